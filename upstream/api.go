@@ -1,0 +1,304 @@
+package upstream
+
+import "context"
+
+// API is the whole documented REST API as Go methods. Every method acts for
+// the Caller in ctx and only ever sees that caller's account. Errors are
+// *Error values with a Code; anything else is internal.
+type API interface {
+	AuthService
+	GoalService
+	MetricService
+	TaskService
+	SessionService
+	UserService
+	TeamService
+}
+
+// AuthService turns credentials into a Caller.
+type AuthService interface {
+	// Authenticate resolves a bearer token. It fails with CodeUnauthenticated
+	// for an unknown token or a deactivated user, and CodePaymentRequired for
+	// an inactive account.
+	Authenticate(ctx context.Context, token string) (Caller, error)
+}
+
+// GoalService serves objectives.
+type GoalService interface {
+	ListGoals(ctx context.Context, q ListQuery) (Page[Goal], error)
+	// GetGoal returns one goal with its key results embedded.
+	GetGoal(ctx context.Context, id string) (Goal, error)
+	CreateGoal(ctx context.Context, in GoalInput) (Goal, error)
+	UpdateGoal(ctx context.Context, id string, in GoalPatch) (Goal, error)
+	// DeleteGoal deletes a goal with its key results, their check-ins and
+	// tasks; its child goals become roots.
+	DeleteGoal(ctx context.Context, id string) error
+	GoalsGroupedByOwners(ctx context.Context, q GroupByOwnersQuery) (GoalsGroupedBy, error)
+	// AddGoalTag tags a goal, creating the tag on first use. added is false
+	// when the goal already carried the tag.
+	AddGoalTag(ctx context.Context, goalID, title string) (tag Tag, added bool, err error)
+	// GoalsMet returns the goals of a session whose attainment is over 0.99,
+	// restricted to goals carrying any of tags (names or titles) when given.
+	GoalsMet(ctx context.Context, sessionID string, tags []string) ([]Goal, error)
+}
+
+// MetricService serves key results and their check-ins.
+type MetricService interface {
+	ListMetrics(ctx context.Context, q ListQuery) (Page[Metric], error)
+	GetMetric(ctx context.Context, id string) (Metric, error)
+	CreateMetric(ctx context.Context, in MetricInput) (Metric, error)
+	UpdateMetric(ctx context.Context, id string, in MetricPatch) (Metric, error)
+	// DeleteMetric deletes a key result with its check-ins and tasks.
+	DeleteMetric(ctx context.Context, id string) error
+	// CheckIn records a new actual value and recomputes the attainment of
+	// the key result, its goal and every ancestor goal in one transaction.
+	CheckIn(ctx context.Context, metricID string, in CheckInInput) (CheckIn, error)
+	ListCheckIns(ctx context.Context, q ListQuery) (Page[CheckIn], error)
+	// GetCheckInSnapshot returns the key result as it was right after the check-in.
+	GetCheckInSnapshot(ctx context.Context, checkInID string) (Metric, error)
+}
+
+// TaskService serves tasks.
+type TaskService interface {
+	ListTasks(ctx context.Context, q ListQuery) (Page[Task], error)
+	GetTask(ctx context.Context, id string) (Task, error)
+	CreateTask(ctx context.Context, in TaskInput) (Task, error)
+	UpdateTask(ctx context.Context, id string, in TaskPatch) (Task, error)
+	DeleteTask(ctx context.Context, id string) error
+}
+
+// SessionService serves planning sessions.
+type SessionService interface {
+	ListSessions(ctx context.Context, q ListQuery, includeDemo bool) (Page[Session], error)
+	GetSession(ctx context.Context, id string) (Session, error)
+	CreateSession(ctx context.Context, in SessionInput) (Session, error)
+	UpdateSession(ctx context.Context, id string, in SessionPatch) (Session, error)
+	// DeleteSession deletes an empty session; one that still holds goals is a conflict.
+	DeleteSession(ctx context.Context, id string) error
+}
+
+// UserService serves the users of the caller's account.
+type UserService interface {
+	ListUsers(ctx context.Context, q ListQuery) (Page[User], error)
+	GetUser(ctx context.Context, id string) (User, error)
+}
+
+// TeamService serves teams.
+type TeamService interface {
+	ListTeams(ctx context.Context, q ListQuery) (Page[Team], error)
+	GetTeam(ctx context.Context, id string) (Team, error)
+}
+
+// GoalInput creates a goal. Name and SessionID are required.
+type GoalInput struct {
+	Name                 string        `json:"name"`
+	Description          string        `json:"description"`
+	RichTextDescription  string        `json:"richTextDescription"`
+	SessionID            string        `json:"sessionId"`
+	ParentID             string        `json:"parentId"`
+	OwnerID              string        `json:"ownerId"`
+	OwnerIDs             []string      `json:"ownerIds"`
+	DateFrom             string        `json:"dateFrom"`
+	DateTo               string        `json:"dateTo"`
+	AttainmentTypeString string        `json:"attainmentTypeString"`
+	Private              bool          `json:"private"`
+	OrderID              int           `json:"orderId"`
+	Watchers             []string      `json:"watchers"`
+	ClosedStatus         *ClosedStatus `json:"closedStatus"`
+	Tags                 []TagInput    `json:"tags"`
+}
+
+// TagInput names a tag by title.
+type TagInput struct {
+	Title string `json:"title"`
+}
+
+// GoalPatch changes the fields of a goal that are set.
+type GoalPatch struct {
+	Name                 *string       `json:"name"`
+	Description          *string       `json:"description"`
+	RichTextDescription  *string       `json:"richTextDescription"`
+	SessionID            *string       `json:"sessionId"`
+	ParentID             *string       `json:"parentId"`
+	OwnerID              *string       `json:"ownerId"`
+	OwnerIDs             *[]string     `json:"ownerIds"`
+	DateFrom             *string       `json:"dateFrom"`
+	DateTo               *string       `json:"dateTo"`
+	AttainmentTypeString *string       `json:"attainmentTypeString"`
+	Private              *bool         `json:"private"`
+	OrderID              *int          `json:"orderId"`
+	Watchers             *[]string     `json:"watchers"`
+	ClosedStatus         *ClosedStatus `json:"closedStatus"`
+}
+
+// MetricInput creates a key result. Name and GoalID are required.
+type MetricInput struct {
+	Name                string        `json:"name"`
+	Description         string        `json:"description"`
+	RichTextDescription string        `json:"richTextDescription"`
+	GoalID              string        `json:"goalId"`
+	OwnerID             string        `json:"ownerId"`
+	OwnerIDs            []string      `json:"ownerIds"`
+	InitialValue        float64       `json:"initialValue"`
+	Target              *float64      `json:"target"`
+	Actual              *float64      `json:"actual"`
+	Critical            *float64      `json:"critical"`
+	TargetOperator      string        `json:"targetOperator"`
+	ManualType          string        `json:"manualType"`
+	DueDate             string        `json:"dueDate"`
+	SoftDueDate         string        `json:"softDueDate"`
+	Format              *MetricFormat `json:"format"`
+	Private             bool          `json:"private"`
+	Settings            []Setting     `json:"settings"`
+}
+
+// MetricPatch changes the fields of a key result that are set. The actual
+// value changes only by check-in.
+type MetricPatch struct {
+	Name                *string       `json:"name"`
+	Description         *string       `json:"description"`
+	RichTextDescription *string       `json:"richTextDescription"`
+	GoalID              *string       `json:"goalId"`
+	OwnerID             *string       `json:"ownerId"`
+	OwnerIDs            *[]string     `json:"ownerIds"`
+	InitialValue        *float64      `json:"initialValue"`
+	Target              *float64      `json:"target"`
+	Critical            *float64      `json:"critical"`
+	TargetOperator      *string       `json:"targetOperator"`
+	ManualType          *string       `json:"manualType"`
+	DueDate             *string       `json:"dueDate"`
+	SoftDueDate         *string       `json:"softDueDate"`
+	Format              *MetricFormat `json:"format"`
+	Private             *bool         `json:"private"`
+	Settings            *[]Setting    `json:"settings"`
+}
+
+// CheckInInput records a key result's new actual value. Actual is required.
+type CheckInInput struct {
+	Actual      *float64 `json:"actual"`
+	CheckInDate string   `json:"checkInDate"`
+	Comment     string   `json:"comment"`
+	Confidence  *float64 `json:"confidence"`
+}
+
+// TaskInput creates a task. Name is required.
+type TaskInput struct {
+	Name                string `json:"name"`
+	Description         string `json:"description"`
+	RichTextDescription string `json:"richTextDescription"`
+	DueDate             string `json:"dueDate"`
+	OwnerID             string `json:"ownerId"`
+	ParentID            string `json:"parentId"`
+	ParentType          string `json:"parentType"`
+	Status              string `json:"status"`
+	Priority            int    `json:"priority"`
+	TaskType            string `json:"taskType"`
+	ExternalID          string `json:"externalId"`
+	ExternalSystem      string `json:"externalSystem"`
+}
+
+// TaskPatch changes the fields of a task that are set.
+type TaskPatch struct {
+	Name                *string `json:"name"`
+	Description         *string `json:"description"`
+	RichTextDescription *string `json:"richTextDescription"`
+	DueDate             *string `json:"dueDate"`
+	OwnerID             *string `json:"ownerId"`
+	ParentID            *string `json:"parentId"`
+	ParentType          *string `json:"parentType"`
+	Status              *string `json:"status"`
+	Priority            *int    `json:"priority"`
+	TaskType            *string `json:"taskType"`
+	Archived            *bool   `json:"archived"`
+	ExternalID          *string `json:"externalId"`
+	ExternalSystem      *string `json:"externalSystem"`
+	Comment             *string `json:"comment"`
+}
+
+// SessionInput creates a session. Title, Start and End are required.
+type SessionInput struct {
+	Title                string           `json:"title"`
+	Status               string           `json:"status"`
+	Start                string           `json:"start"`
+	End                  string           `json:"end"`
+	Color                string           `json:"color"`
+	ParentID             string           `json:"parentId"`
+	Demo                 bool             `json:"demo"`
+	IsSelfApproveAllowed bool             `json:"isSelfApproveAllowed"`
+	CadenceTimeZone      string           `json:"cadenceTimeZone"`
+	Cadence              *Cadence         `json:"cadence"`
+	CadenceStart         *CadenceStart    `json:"cadenceStart"`
+	Settings             *SessionSettings `json:"settings"`
+	Workflow             *SessionWorkflow `json:"workflow"`
+}
+
+// SessionPatch changes the fields of a session that are set.
+type SessionPatch struct {
+	Title                *string          `json:"title"`
+	Status               *string          `json:"status"`
+	Start                *string          `json:"start"`
+	End                  *string          `json:"end"`
+	Color                *string          `json:"color"`
+	ParentID             *string          `json:"parentId"`
+	IsSelfApproveAllowed *bool            `json:"isSelfApproveAllowed"`
+	CadenceTimeZone      *string          `json:"cadenceTimeZone"`
+	Cadence              *Cadence         `json:"cadence"`
+	CadenceStart         *CadenceStart    `json:"cadenceStart"`
+	Settings             *SessionSettings `json:"settings"`
+	Workflow             *SessionWorkflow `json:"workflow"`
+}
+
+// GroupByOwnersQuery is the query of the goals-grouped-by-owners operation.
+// Comparisons hold an operator ("<", "<=", ">", ">=", "=") and a number.
+type GroupByOwnersQuery struct {
+	Deadline         string // "", "current", "past" or "future"
+	IDs              []string
+	OwnerIDs         []string
+	MetricOwnerIDs   []string
+	Confidence       *Comparison
+	Attainment       *Comparison
+	MetricBefore     string // yyyy-mm-dd
+	MetricAfter      string // yyyy-mm-dd
+	MetricAttainment *Comparison
+	Sort             ListQuery // only Sort is used
+	IncludeMetrics   bool
+	Skip             int
+	Take             int
+}
+
+// Comparison is a numeric test such as ">0.5".
+type Comparison struct {
+	Op    string
+	Value float64
+}
+
+// Holds reports whether v satisfies c.
+func (c Comparison) Holds(v float64) bool {
+	switch c.Op {
+	case "<":
+		return v < c.Value
+	case "<=":
+		return v <= c.Value
+	case ">":
+		return v > c.Value
+	case ">=":
+		return v >= c.Value
+	default:
+		return v == c.Value
+	}
+}
+
+// GoalsGroupedBy is the response of the goals-grouped-by-owners operation:
+// one group per owner, each with that owner's goals.
+type GoalsGroupedBy struct {
+	Items      []OwnerGoals `json:"items"`
+	TotalCount int          `json:"totalCount"`
+}
+
+// OwnerGoals are the goals of one owner.
+type OwnerGoals struct {
+	OwnerID    string    `json:"ownerId"`
+	Owner      *Assignee `json:"owner"`
+	Goals      []Goal    `json:"goals"`
+	TotalCount int       `json:"totalCount"`
+}

@@ -1,0 +1,112 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// decodeBody reads the JSON request body into dst, strictly: the
+// Content-Type must be application/json when sent (415 otherwise), the body
+// at most MaxBodyBytes (413), one JSON object with only known fields of the
+// right types and nothing after it (400 naming the field).
+func decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, params, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return &upstream.Error{Code: codeUnsupportedMediaType, Message: "the request body must be application/json"}
+		}
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+			return &upstream.Error{Code: codeUnsupportedMediaType, Message: "the request body must be UTF-8 encoded JSON"}
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return upstream.Errorf(codeTooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
+		}
+		return upstream.Errorf(upstream.CodeInvalid, "the request body could not be read")
+	}
+	return DecodeJSON(body, dst)
+}
+
+// DecodeJSON decodes body, which must hold exactly one JSON object, into dst
+// with unknown fields disallowed. Its errors are *upstream.Error values with
+// code invalid_input that name the offending field where there is one.
+func DecodeJSON(body []byte, dst any) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return upstream.Errorf(upstream.CodeInvalid, "a JSON request body is required")
+	}
+	if trimmed[0] != '{' {
+		return upstream.Errorf(upstream.CodeInvalid, "the request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return upstream.Errorf(upstream.CodeInvalid, "the request body has data after the JSON object")
+	}
+	return nil
+}
+
+// jsonError turns an encoding/json decoding error into a client error.
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return upstream.Errorf(upstream.CodeInvalid, "the request body is not valid JSON (at byte %d): %s", se.Offset, se.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return upstream.Errorf(upstream.CodeInvalid, "the request body is not valid JSON: it ends too early")
+	case errors.As(err, &te):
+		if te.Field == "" {
+			return upstream.Errorf(upstream.CodeInvalid, "the request body must be a JSON object")
+		}
+		return upstream.Invalid(te.Field, "must be %s, not %s", jsonKind(te.Type), te.Value)
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if n, uerr := strconv.Unquote(name); uerr == nil {
+			name = n
+		}
+		return upstream.Invalid(name, "unknown field")
+	}
+	return upstream.Errorf(upstream.CodeInvalid, "the request body could not be decoded as JSON")
+}
+
+// jsonKind names the JSON type that decodes into t.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a JSON value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "a JSON value"
+}

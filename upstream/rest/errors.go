@@ -1,0 +1,191 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// Codes that only the HTTP layer produces.
+const (
+	codeUnsupportedMediaType upstream.Code = "unsupported_media_type" // 415: a body that is not JSON
+	codeTooLarge             upstream.Code = "request_too_large"      // 413: a body over MaxBodyBytes
+	codeMethodNotAllowed     upstream.Code = "method_not_allowed"     // 405
+)
+
+// MaxBodyBytes is the largest request body accepted (1 MiB); a larger one is 413.
+const MaxBodyBytes = 1 << 20
+
+// Problem is an RFC 9457 problem-details body, the shape of every error
+// answer of the facade.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	// Code is the stable machine code (upstream.Code), e.g. "not_found".
+	Code      string                `json:"code"`
+	Errors    []upstream.FieldError `json:"errors,omitempty"`
+	RequestID string                `json:"requestId,omitempty"`
+}
+
+// StatusOf returns the HTTP status of an error code. Unknown codes are 500.
+func StatusOf(c upstream.Code) int {
+	switch c {
+	case upstream.CodeInvalid, upstream.CodeInvalidFilter, upstream.CodeUnknownParam,
+		upstream.CodeLimitExceeded, upstream.CodeAccountHeader:
+		return http.StatusBadRequest
+	case upstream.CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case upstream.CodePaymentRequired:
+		return http.StatusPaymentRequired
+	case upstream.CodeForbidden, upstream.CodeSessionLocked, upstream.CodeSessionClosed, upstream.CodeGoalAbandoned:
+		return http.StatusForbidden
+	case upstream.CodeNotFound:
+		return http.StatusNotFound
+	case upstream.CodeConflict:
+		return http.StatusConflict
+	case upstream.CodeNotModified:
+		return http.StatusNotModified
+	case codeUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
+	case codeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case codeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	}
+	return http.StatusInternalServerError
+}
+
+// ProblemOf returns the status, code, client-safe detail and field errors of
+// err. Anything that is neither an *upstream.Error with a known code nor a
+// *query.Error is internal: its text is never shown.
+func ProblemOf(err error) (status int, code upstream.Code, detail string, fields []upstream.FieldError) {
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		msg := qe.Message
+		if qe.Field != "" {
+			msg = fmt.Sprintf("field %q: %s", qe.Field, qe.Message)
+		}
+		param := qe.Param
+		if param == "" {
+			param = "filter"
+		}
+		return http.StatusBadRequest, upstream.CodeInvalidFilter, fmt.Sprintf("invalid %s: %s", param, msg),
+			[]upstream.FieldError{{Field: param, Message: msg}}
+	}
+	var ue *upstream.Error
+	if errors.As(err, &ue) {
+		status := StatusOf(ue.Code)
+		if status == http.StatusInternalServerError {
+			return status, upstream.CodeInternal, "internal error", nil
+		}
+		return status, ue.Code, ue.Message, ue.Fields
+	}
+	return http.StatusInternalServerError, upstream.CodeInternal, "internal error", nil
+}
+
+// writeError renders err as a problem. Internal errors are logged with the
+// request id that the body carries.
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, code, detail, fields := ProblemOf(err)
+	if status == http.StatusInternalServerError {
+		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
+			slog.String("request_id", requestIDFrom(r.Context())),
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.String("error", err.Error()),
+		)
+	}
+	s.writeProblem(w, r, status, code, detail, fields)
+}
+
+// writeProblem writes an application/problem+json body. A 304 has no body
+// (HTTP forbids one); its detail goes in the X-Message header.
+func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int, code upstream.Code, detail string, fields []upstream.FieldError) {
+	if status == http.StatusNotModified {
+		w.Header().Set("X-Message", detail)
+		w.WriteHeader(status)
+		return
+	}
+	p := Problem{
+		Type:      "urn:okrgate:problem:" + string(code),
+		Title:     http.StatusText(status),
+		Status:    status,
+		Detail:    detail,
+		Code:      string(code),
+		Errors:    fields,
+		RequestID: requestIDFrom(r.Context()),
+	}
+	body, err := json.Marshal(p)
+	if err != nil { // cannot happen: Problem has only strings and ints
+		body = []byte(`{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"internal error","code":"internal"}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Del("Content-Length")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// writeJSON writes v as application/json with the given status.
+func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		s.writeError(w, r, fmt.Errorf("encode response: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// Request ids.
+
+type requestIDKey struct{}
+
+func withRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestIDFrom returns the request id the facade gave the request of ctx,
+// for handlers and APIs that want to log it.
+func RequestIDFrom(ctx context.Context) string { return requestIDFrom(ctx) }
+
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// validRequestID accepts 1 to 64 characters of [A-Za-z0-9_-]: safe to log
+// and echo.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// newRequestID returns 16 random bytes in hex.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

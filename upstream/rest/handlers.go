@@ -1,0 +1,420 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// Query parameter sets.
+var (
+	listParams    = []string{"fields", "sort", "filter", "skip", "limit", "formatting"}
+	groupByParams = []string{"filter", "ids", "ownerIds", "metricOwnerId", "confidence", "attainment",
+		"metricBefore", "metricAfter", "metricAttainment", "sort", "includeMetrics", "skip", "take"}
+	viewParams = []string{"fields", "formatting"}
+)
+
+// table is the route table: every operation with its handler, in the order
+// of the contract's sections.
+func table() []entry {
+	const (
+		get, post, patch, del  = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
+		ok, created, noContent = http.StatusOK, http.StatusCreated, http.StatusNoContent
+	)
+	return []entry{
+		// Objectives (goals).
+		{Route{Method: get, Pattern: "/api/v2/integrations/goals", Account: true, Params: listParams, Success: ok}, (*server).listGoals},
+		{Route{Method: get, Pattern: "/api/v2/integrations/goals/groupBy/owners", Account: true, Params: groupByParams, Success: ok}, (*server).goalsGroupedByOwners},
+		{Route{Method: post, Pattern: "/api/v2/integrations/goals/{id}/tags", Success: created}, (*server).addGoalTag},
+		{Route{Method: post, Pattern: "/api/v1/goals", Success: created, Designed: true}, (*server).createGoal},
+		{Route{Method: get, Pattern: "/api/v1/goals/{id}", Params: viewParams, Success: ok, Designed: true}, (*server).getGoal},
+		{Route{Method: patch, Pattern: "/api/v1/goals/{id}", Success: ok, Designed: true}, (*server).updateGoal},
+		{Route{Method: del, Pattern: "/api/v1/goals/{id}", Success: noContent, Designed: true}, (*server).deleteGoal},
+
+		// Key results (metrics).
+		{Route{Method: get, Pattern: "/api/v2/metrics", Account: true, Params: listParams, Success: ok}, (*server).listMetrics},
+		{Route{Method: get, Pattern: "/api/v1/metrics/checkin/{checkinId}", Account: true, Success: ok}, (*server).getCheckInSnapshot},
+		{Route{Method: get, Pattern: "/api/v1/metrics/owner/{ownerId}", Account: true, Deprecated: true, Successor: "/api/v2/metrics", Params: []string{"formatting"}, Success: ok}, (*server).metricsByOwner},
+		{Route{Method: post, Pattern: "/api/v1/metrics", Success: created, Designed: true}, (*server).createMetric},
+		{Route{Method: get, Pattern: "/api/v1/metrics/{id}", Params: viewParams, Success: ok, Designed: true}, (*server).getMetric},
+		{Route{Method: patch, Pattern: "/api/v1/metrics/{id}", Success: ok, Designed: true}, (*server).updateMetric},
+		{Route{Method: del, Pattern: "/api/v1/metrics/{id}", Success: noContent, Designed: true}, (*server).deleteMetric},
+		{Route{Method: post, Pattern: "/api/v1/metrics/{id}/checkin", Success: created, Designed: true}, (*server).checkIn},
+		{Route{Method: get, Pattern: "/api/v1/metrics/{id}/checkins", Params: []string{"skip", "limit", "sort"}, Success: ok, Designed: true}, (*server).listCheckIns},
+
+		// Tasks.
+		{Route{Method: get, Pattern: "/api/v2/integrations/tasks", Account: true, Params: listParams, Success: ok}, (*server).listTasks},
+		{Route{Method: get, Pattern: "/api/v2/integrations/tasks/{taskId}", Account: true, Params: []string{"formatting"}, Success: ok}, (*server).getTask},
+		{Route{Method: post, Pattern: "/api/v2/integrations/tasks", Account: true, Success: created}, (*server).createTask},
+		{Route{Method: patch, Pattern: "/api/v2/integrations/tasks/{taskId}", Success: ok, Designed: true}, (*server).updateTask},
+		{Route{Method: del, Pattern: "/api/v2/integrations/tasks/{taskId}", Success: noContent, Designed: true}, (*server).deleteTask},
+
+		// Sessions.
+		{Route{Method: get, Pattern: "/api/v2/sessions", Params: []string{"fields", "filter", "skip", "limit", "includeDemo", "sort"}, Success: ok}, (*server).listSessions},
+		{Route{Method: get, Pattern: "/api/v1/sessions/{id}/stats/goalsMet", Account: true, Params: []string{"tags"}, Success: ok}, (*server).goalsMet},
+		{Route{Method: post, Pattern: "/api/v1/sessions", Success: created, Designed: true}, (*server).createSession},
+		{Route{Method: get, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true}, (*server).getSession},
+		{Route{Method: patch, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true}, (*server).updateSession},
+		{Route{Method: del, Pattern: "/api/v1/sessions/{id}", Success: noContent, Designed: true}, (*server).deleteSession},
+
+		// Teams and users (the authorization issue completes these).
+		{Route{Method: get, Pattern: "/api/v2/teams", Params: listParams, Success: ok}, (*server).listTeams},
+		{Route{Method: get, Pattern: "/api/v1/teams/{teamId}", Account: true, Params: []string{"formatting"}, Success: ok}, (*server).getTeam},
+		{Route{Method: get, Pattern: "/api/v2/users", Params: []string{"fields", "sort", "filter", "skip", "limit"}, Success: ok, Designed: true}, (*server).listUsers},
+	}
+}
+
+func urlParam(r *http.Request, name string) string { return chi.URLParam(r, name) }
+
+// nonNil makes an empty page encode its items as [] rather than null.
+func nonNil[T any](p upstream.Page[T]) upstream.Page[T] {
+	if p.Items == nil {
+		p.Items = []T{}
+	}
+	return p
+}
+
+// listed runs a list operation with the parameters of r and shapes the page.
+func listed[T any](r *http.Request, reg *query.Registry, list func(upstream.ListQuery) (upstream.Page[T], error)) (any, error) {
+	lq, vw, err := parseList(r, reg, "limit")
+	if err != nil {
+		return nil, err
+	}
+	p, err := list(lq)
+	if err != nil {
+		return nil, err
+	}
+	return shaped{v: nonNil(p), view: vw, list: true}, nil
+}
+
+// one reads the resource whose id is the path parameter param and shapes it
+// with the fields/formatting of r (reg nil: no projection offered).
+func one[T any](r *http.Request, param, kind string, reg *query.Registry, get func(string) (T, error)) (any, error) {
+	id, err := pathID(r, param, kind)
+	if err != nil {
+		return nil, err
+	}
+	vw, err := parseView(r, reg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := get(id)
+	if err != nil {
+		return nil, err
+	}
+	return shaped{v: v, view: vw}, nil
+}
+
+// create decodes the body into an In and calls the create operation; the
+// Location header points at the new resource.
+func create[In, Out any](w http.ResponseWriter, r *http.Request, location func(Out) string, op func(In) (Out, error)) (any, error) {
+	var in In
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	out, err := op(in)
+	if err != nil {
+		return nil, err
+	}
+	if location != nil {
+		w.Header().Set("Location", location(out))
+	}
+	return out, nil
+}
+
+// update decodes the body into a Patch and calls the update operation on the
+// path id.
+func update[P, Out any](w http.ResponseWriter, r *http.Request, param, kind string, op func(string, P) (Out, error)) (any, error) {
+	id, err := pathID(r, param, kind)
+	if err != nil {
+		return nil, err
+	}
+	var p P
+	if err := decodeBody(w, r, &p); err != nil {
+		return nil, err
+	}
+	return op(id, p)
+}
+
+// remove calls the delete operation on the path id; the answer is 204.
+func remove(r *http.Request, param, kind string, op func(string) error) (any, error) {
+	id, err := pathID(r, param, kind)
+	if err != nil {
+		return nil, err
+	}
+	return nil, op(id)
+}
+
+// Goals.
+
+func (s *server) listGoals(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.GoalFields, func(q upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
+		return s.api.ListGoals(r.Context(), q)
+	})
+}
+
+func (s *server) goalsGroupedByOwners(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := ParseGroupByOwners(r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.api.GoalsGroupedByOwners(r.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	if g.Items == nil {
+		g.Items = []upstream.OwnerGoals{}
+	}
+	return g, nil
+}
+
+// addGoalTag answers 201 with the tag, or 304 (no body; the message in the
+// X-Message header) when the goal already carried it.
+func (s *server) addGoalTag(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, err := pathID(r, "id", "goal")
+	if err != nil {
+		return nil, err
+	}
+	var in struct {
+		Title *string `json:"title"`
+	}
+	if err := decodeBody(w, r, &in); err != nil {
+		return nil, err
+	}
+	if in.Title == nil {
+		return nil, upstream.Invalid("title", "is required")
+	}
+	tag, added, err := s.api.AddGoalTag(r.Context(), id, *in.Title)
+	if err != nil {
+		return nil, err
+	}
+	if !added {
+		return notModified("the goal already carries the tag"), nil
+	}
+	return tag, nil
+}
+
+func (s *server) createGoal(w http.ResponseWriter, r *http.Request) (any, error) {
+	return create(w, r, func(g upstream.Goal) string { return "/api/v1/goals/" + g.ID },
+		func(in upstream.GoalInput) (upstream.Goal, error) { return s.api.CreateGoal(r.Context(), in) })
+}
+
+func (s *server) getGoal(w http.ResponseWriter, r *http.Request) (any, error) {
+	return one(r, "id", "goal", upstream.GoalFields, func(id string) (upstream.Goal, error) {
+		return s.api.GetGoal(r.Context(), id)
+	})
+}
+
+func (s *server) updateGoal(w http.ResponseWriter, r *http.Request) (any, error) {
+	return update(w, r, "id", "goal", func(id string, p upstream.GoalPatch) (upstream.Goal, error) {
+		return s.api.UpdateGoal(r.Context(), id, p)
+	})
+}
+
+func (s *server) deleteGoal(w http.ResponseWriter, r *http.Request) (any, error) {
+	return remove(r, "id", "goal", func(id string) error { return s.api.DeleteGoal(r.Context(), id) })
+}
+
+// Metrics.
+
+func (s *server) listMetrics(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.MetricFields, func(q upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
+		return s.api.ListMetrics(r.Context(), q)
+	})
+}
+
+func (s *server) getCheckInSnapshot(w http.ResponseWriter, r *http.Request) (any, error) {
+	return one(r, "checkinId", "check-in", upstream.MetricFields, func(id string) (upstream.Metric, error) {
+		return s.api.GetCheckInSnapshot(r.Context(), id)
+	})
+}
+
+// metricsByOwner is the deprecated key-results-by-owner operation: the v2
+// listing with the filter ownerId = id OR ownerIds ∋ id, all pages, answered
+// as {items} only.
+func (s *server) metricsByOwner(w http.ResponseWriter, r *http.Request) (any, error) {
+	owner, err := pathID(r, "ownerId", "owner")
+	if err != nil {
+		return nil, err
+	}
+	vw, err := parseView(r, upstream.MetricFields)
+	if err != nil {
+		return nil, err
+	}
+	f, err := query.ParseFilter(upstream.MetricFields, jsonFilter(`{"$or":[{"ownerId":%s},{"ownerIds":%s}]}`, owner, owner))
+	if err != nil {
+		return nil, err
+	}
+	lq := upstream.ListQuery{Filter: f, Limit: upstream.MaxLimit}
+	items := []upstream.Metric{}
+	for {
+		p, err := s.api.ListMetrics(r.Context(), lq)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, p.Items...)
+		if len(p.Items) == 0 || len(items) >= p.TotalCount {
+			break
+		}
+		lq.Skip += len(p.Items)
+	}
+	return shaped{v: struct {
+		Items []upstream.Metric `json:"items"`
+	}{items}, view: vw}, nil
+}
+
+func (s *server) createMetric(w http.ResponseWriter, r *http.Request) (any, error) {
+	return create(w, r, func(m upstream.Metric) string { return "/api/v1/metrics/" + m.ID },
+		func(in upstream.MetricInput) (upstream.Metric, error) { return s.api.CreateMetric(r.Context(), in) })
+}
+
+func (s *server) getMetric(w http.ResponseWriter, r *http.Request) (any, error) {
+	return one(r, "id", "metric", upstream.MetricFields, func(id string) (upstream.Metric, error) {
+		return s.api.GetMetric(r.Context(), id)
+	})
+}
+
+func (s *server) updateMetric(w http.ResponseWriter, r *http.Request) (any, error) {
+	return update(w, r, "id", "metric", func(id string, p upstream.MetricPatch) (upstream.Metric, error) {
+		return s.api.UpdateMetric(r.Context(), id, p)
+	})
+}
+
+func (s *server) deleteMetric(w http.ResponseWriter, r *http.Request) (any, error) {
+	return remove(r, "id", "metric", func(id string) error { return s.api.DeleteMetric(r.Context(), id) })
+}
+
+func (s *server) checkIn(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, err := pathID(r, "id", "metric")
+	if err != nil {
+		return nil, err
+	}
+	return create(w, r, func(c upstream.CheckIn) string { return "/api/v1/metrics/checkin/" + c.ID },
+		func(in upstream.CheckInInput) (upstream.CheckIn, error) { return s.api.CheckIn(r.Context(), id, in) })
+}
+
+// listCheckIns lists the check-ins of one key result; an unknown key result
+// is 404 rather than an empty list.
+func (s *server) listCheckIns(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, err := pathID(r, "id", "metric")
+	if err != nil {
+		return nil, err
+	}
+	lq, vw, err := parseList(r, upstream.CheckInFields, "limit")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.api.GetMetric(r.Context(), id); err != nil {
+		return nil, err
+	}
+	if lq.Filter, err = query.ParseFilter(upstream.CheckInFields, jsonFilter(`{"metricId":%s}`, id)); err != nil {
+		return nil, err
+	}
+	p, err := s.api.ListCheckIns(r.Context(), lq)
+	if err != nil {
+		return nil, err
+	}
+	return shaped{v: nonNil(p), view: vw, list: true}, nil
+}
+
+// Tasks.
+
+func (s *server) listTasks(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.TaskFields, func(q upstream.ListQuery) (upstream.Page[upstream.Task], error) {
+		return s.api.ListTasks(r.Context(), q)
+	})
+}
+
+func (s *server) getTask(w http.ResponseWriter, r *http.Request) (any, error) {
+	return one(r, "taskId", "task", upstream.TaskFields, func(id string) (upstream.Task, error) {
+		return s.api.GetTask(r.Context(), id)
+	})
+}
+
+func (s *server) createTask(w http.ResponseWriter, r *http.Request) (any, error) {
+	return create(w, r, func(t upstream.Task) string { return "/api/v2/integrations/tasks/" + t.ID },
+		func(in upstream.TaskInput) (upstream.Task, error) { return s.api.CreateTask(r.Context(), in) })
+}
+
+func (s *server) updateTask(w http.ResponseWriter, r *http.Request) (any, error) {
+	return update(w, r, "taskId", "task", func(id string, p upstream.TaskPatch) (upstream.Task, error) {
+		return s.api.UpdateTask(r.Context(), id, p)
+	})
+}
+
+func (s *server) deleteTask(w http.ResponseWriter, r *http.Request) (any, error) {
+	return remove(r, "taskId", "task", func(id string) error { return s.api.DeleteTask(r.Context(), id) })
+}
+
+// Sessions.
+
+func (s *server) listSessions(w http.ResponseWriter, r *http.Request) (any, error) {
+	demo, err := ParseBool(r.URL.Query(), "includeDemo")
+	if err != nil {
+		return nil, err
+	}
+	return listed(r, upstream.SessionFields, func(q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
+		return s.api.ListSessions(r.Context(), q, demo)
+	})
+}
+
+func (s *server) goalsMet(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, err := pathID(r, "id", "session")
+	if err != nil {
+		return nil, err
+	}
+	goals, err := s.api.GoalsMet(r.Context(), id, CommaList(r.URL.Query().Get("tags")))
+	if err != nil {
+		return nil, err
+	}
+	if goals == nil {
+		goals = []upstream.Goal{}
+	}
+	return struct {
+		Items []upstream.Goal `json:"items"`
+	}{goals}, nil
+}
+
+func (s *server) createSession(w http.ResponseWriter, r *http.Request) (any, error) {
+	return create(w, r, func(x upstream.Session) string { return "/api/v1/sessions/" + x.ID },
+		func(in upstream.SessionInput) (upstream.Session, error) { return s.api.CreateSession(r.Context(), in) })
+}
+
+func (s *server) getSession(w http.ResponseWriter, r *http.Request) (any, error) {
+	return one(r, "id", "session", upstream.SessionFields, func(id string) (upstream.Session, error) {
+		return s.api.GetSession(r.Context(), id)
+	})
+}
+
+func (s *server) updateSession(w http.ResponseWriter, r *http.Request) (any, error) {
+	return update(w, r, "id", "session", func(id string, p upstream.SessionPatch) (upstream.Session, error) {
+		return s.api.UpdateSession(r.Context(), id, p)
+	})
+}
+
+func (s *server) deleteSession(w http.ResponseWriter, r *http.Request) (any, error) {
+	return remove(r, "id", "session", func(id string) error { return s.api.DeleteSession(r.Context(), id) })
+}
+
+// Teams and users.
+
+func (s *server) listTeams(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.TeamFields, func(q upstream.ListQuery) (upstream.Page[upstream.Team], error) {
+		return s.api.ListTeams(r.Context(), q)
+	})
+}
+
+func (s *server) getTeam(w http.ResponseWriter, r *http.Request) (any, error) {
+	return one(r, "teamId", "team", upstream.TeamFields, func(id string) (upstream.Team, error) {
+		return s.api.GetTeam(r.Context(), id)
+	})
+}
+
+func (s *server) listUsers(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.UserFields, func(q upstream.ListQuery) (upstream.Page[upstream.User], error) {
+		return s.api.ListUsers(r.Context(), q)
+	})
+}

@@ -1,0 +1,286 @@
+// Package rest is the REST facade: it serves any upstream.API at the paths of
+// the documented OKR REST API (shared/spec/okr-rest-api.md), with the
+// conventions of DESIGN.md — bearer authentication, the service-accountId
+// header, RFC 9457 problem bodies, strict list parameters, JSON-only bodies.
+//
+// Handlers are thin: they parse the request, call the API and encode the
+// result. Business rules live behind upstream.API (in the store); this
+// package never touches SQL.
+//
+// Choices where the contract leaves room:
+//   - A path id that is not 24 lowercase hex characters is 404 not_found: such
+//     an id cannot name anything, and answering as for an unknown (or another
+//     account's) id reveals nothing about the id space.
+//   - A request body with a Content-Type other than application/json is 415
+//     (code unsupported_media_type); a missing Content-Type is accepted. A body
+//     over 1 MiB is 413 (code request_too_large).
+//   - 304 Not Modified (a goal that already carries the tag) has no body, as
+//     HTTP requires; the contract's "message string" goes in the X-Message
+//     response header.
+//   - Errors of the filter, sort and fields parameters all carry code
+//     invalid_filter (upstream.CodeInvalidFilter covers all three
+//     expressions); errors[0].field names the query parameter and the
+//     message names the offending field.
+package rest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// Options configures the facade.
+type Options struct {
+	// Logger receives one access-log line per request and the details of
+	// internal errors and panics. Nil discards everything.
+	Logger *slog.Logger
+}
+
+// Route is one operation of the facade, as data. The router is built from
+// this table, so tests can compare it with the contract's endpoint list and
+// generate an authorization matrix from it without drifting from what is
+// served.
+type Route struct {
+	Method  string
+	Pattern string // chi pattern, exactly the contract's path ("/api/v1/goals/{id}")
+	// Account is true when the contract lists the service-accountId header
+	// (Acct) for the operation: the header is then required. Elsewhere it is
+	// optional but, when sent, must still name the caller's account.
+	Account bool
+	// Deprecated operations answer normally and add the RFC 9745
+	// Deprecation header and a Link to Successor.
+	Deprecated bool
+	Successor  string
+	// Params are the query parameters the operation accepts; any other is a
+	// 400 unknown_parameter.
+	Params []string
+	// Success is the status of a successful answer.
+	Success int
+	// Designed is true for operations the contract does not show but
+	// DESIGN.md designs in the same style (goal CRUD, check-ins, ...).
+	Designed bool
+}
+
+// deprecatedAt is the date of the contract's deprecations: the announcements
+// are deprecated as of 2022-03-15, and no other deprecation is dated, so the
+// same date is used for all.
+var deprecatedAt = time.Date(2022, time.March, 15, 0, 0, 0, 0, time.UTC)
+
+// Routes returns the operations the facade serves, in registration order.
+func Routes() []Route {
+	t := table()
+	out := make([]Route, len(t))
+	for i, e := range t {
+		out[i] = e.Route
+		out[i].Params = append([]string(nil), e.Params...)
+	}
+	return out
+}
+
+// New returns an http.Handler serving api at the documented paths.
+func New(api upstream.API, opts Options) http.Handler {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &server{api: api, log: log}
+
+	r := chi.NewRouter()
+	r.Use(s.requestID, s.accessLog, s.recoverer, noStore)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, upstream.Errorf(upstream.CodeNotFound, "no operation at %s %s", r.Method, r.URL.Path))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, &upstream.Error{Code: codeMethodNotAllowed, Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path)})
+	})
+	for _, e := range table() {
+		var h http.Handler = s.endpoint(e)
+		if e.Deprecated {
+			h = middleware.Deprecation(deprecatedAt, fmt.Sprintf("<%s>; rel=\"successor-version\"", e.Successor))(h)
+		}
+		r.Method(e.Method, e.Pattern, h)
+	}
+	return r
+}
+
+// server holds what the handlers share.
+type server struct {
+	api upstream.API
+	log *slog.Logger
+}
+
+// handlerFunc is the shape of an operation's handler: it returns the value to
+// encode with the route's success status, or an error to render as a problem.
+type handlerFunc func(s *server, w http.ResponseWriter, r *http.Request) (any, error)
+
+// entry binds a Route to its handler.
+type entry struct {
+	Route
+	h handlerFunc
+}
+
+// endpoint wraps an operation's handler with the per-route checks:
+// authentication, the account header, the allowed query parameters, and the
+// encoding of the result.
+func (s *server) endpoint(e entry) http.Handler {
+	allowed := make(map[string]bool, len(e.Params))
+	for _, p := range e.Params {
+		allowed[p] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, err := s.authenticate(r, e.Account)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		r = r.WithContext(ctx)
+		if err := checkParams(r, allowed); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		v, err := e.h(s, w, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		switch x := v.(type) {
+		case notModified:
+			w.Header().Set("X-Message", string(x))
+			w.WriteHeader(http.StatusNotModified)
+		case nil:
+			w.WriteHeader(e.Success)
+		case shaped:
+			out, err := render(x.v, x.view, x.list)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			s.writeJSON(w, r, e.Success, out)
+		default:
+			s.writeJSON(w, r, e.Success, v)
+		}
+	})
+}
+
+// notModified is a handler result meaning 304 with the given message.
+type notModified string
+
+// authenticate resolves the bearer token and checks the service-accountId
+// header; it returns the request context carrying the caller.
+func (s *server) authenticate(r *http.Request, accountRequired bool) (context.Context, error) {
+	token, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return nil, upstream.Errorf(upstream.CodeUnauthenticated, "missing or malformed Authorization header; send \"Authorization: Bearer <token>\"")
+	}
+	caller, err := s.api.Authenticate(r.Context(), token)
+	if err != nil {
+		return nil, err
+	}
+	acct := r.Header.Get("service-accountId")
+	switch {
+	case acct == "" && accountRequired:
+		return nil, upstream.Errorf(upstream.CodeAccountHeader, "the service-accountId header is required for this operation")
+	case acct != "" && acct != caller.AccountID:
+		return nil, upstream.Errorf(upstream.CodeForbidden, "the service-accountId header does not name the account of the token")
+	}
+	return upstream.NewContext(r.Context(), caller), nil
+}
+
+// bearerToken extracts the token of an "Authorization: Bearer <token>"
+// header. The scheme is case-insensitive (RFC 9110).
+func bearerToken(h string) (string, bool) {
+	const prefix = "bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return "", false
+	}
+	tok := strings.TrimSpace(h[len(prefix):])
+	if tok == "" {
+		return "", false
+	}
+	return tok, true
+}
+
+// noStore marks every API response as not cacheable: answers are per caller.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requestID gives every request an id: a sane incoming X-Request-Id (at most
+// 64 characters of [A-Za-z0-9_-]) or a fresh random one. It is echoed in the
+// X-Request-Id response header, logged, and put in problem bodies.
+func (s *server) requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(withRequestID(r.Context(), id)))
+	})
+}
+
+// accessLog writes one log line per request.
+func (s *server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		defer func() {
+			route := ""
+			if rc := chi.RouteContext(r.Context()); rc != nil {
+				route = rc.RoutePattern()
+			}
+			status := ww.Status()
+			if status == 0 {
+				status = http.StatusOK
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method),
+				slog.String("route", route),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", status),
+				slog.Int("bytes", ww.BytesWritten()),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("request_id", requestIDFrom(r.Context())),
+			)
+		}()
+		next.ServeHTTP(ww, r)
+	})
+}
+
+// recoverer turns a panic into a 500 problem and logs it with its stack.
+func (s *server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			rec := recover()
+			if rec == nil {
+				return
+			}
+			if rec == http.ErrAbortHandler {
+				panic(rec)
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelError, "panic",
+				slog.String("request_id", requestIDFrom(r.Context())),
+				slog.Any("panic", rec),
+				slog.String("stack", string(debug.Stack())),
+			)
+			if ww, ok := w.(middleware.WrapResponseWriter); ok && ww.Status() != 0 {
+				return // the answer has started; nothing sane can follow
+			}
+			s.writeProblem(w, r, http.StatusInternalServerError, upstream.CodeInternal, "internal error", nil)
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

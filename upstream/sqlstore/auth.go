@@ -1,0 +1,278 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// tokenPrefix marks okrgate tokens so that secret scanners can find leaked ones.
+const tokenPrefix = "okr_"
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+func newToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Authenticate resolves a bearer token to its user and account.
+func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller, error) {
+	if token == "" || len(token) > 256 {
+		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
+	}
+	var accountID, userID string
+	var userDoc, accountDoc []byte
+	err := s.read().QueryRowContext(ctx, `SELECT t.account_id, t.user_id, u.doc, a.doc
+		FROM tokens t JOIN users u ON u.id = t.user_id JOIN accounts a ON a.id = t.account_id
+		WHERE t.hash = ?`, hashToken(token)).Scan(&accountID, &userID, &userDoc, &accountDoc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
+	}
+	if err != nil {
+		return upstream.Caller{}, fmt.Errorf("sqlstore: authenticate: %w", err)
+	}
+	var u upstream.User
+	var a upstream.Account
+	if err := json.Unmarshal(userDoc, &u); err != nil {
+		return upstream.Caller{}, fmt.Errorf("sqlstore: decode user %s: %w", userID, err)
+	}
+	if err := json.Unmarshal(accountDoc, &a); err != nil {
+		return upstream.Caller{}, fmt.Errorf("sqlstore: decode account %s: %w", accountID, err)
+	}
+	if !u.IsActive {
+		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "user is deactivated")
+	}
+	if !a.IsActive {
+		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
+	}
+	roles := make([]string, 0, len(u.Roles))
+	for _, r := range u.Roles {
+		roles = append(roles, r.Name)
+	}
+	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles, Token: token}, nil
+}
+
+// BootstrapInput names a new account and its first (admin) user.
+type BootstrapInput struct {
+	AccountName string
+	Email       string
+	FirstName   string
+	LastName    string
+}
+
+// BootstrapResult identifies what Bootstrap created. Token is shown once;
+// only its hash is stored.
+type BootstrapResult struct {
+	AccountID string `json:"accountId"`
+	UserID    string `json:"userId"`
+	Token     string `json:"token"`
+}
+
+// Bootstrap creates an account with an admin user and an API token for it.
+func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapResult, error) {
+	in.AccountName = strings.TrimSpace(in.AccountName)
+	if in.AccountName == "" {
+		return BootstrapResult{}, upstream.Invalid("account", "must not be empty")
+	}
+	if _, err := mail.ParseAddress(in.Email); err != nil || strings.ContainsAny(in.Email, "<> ") {
+		return BootstrapResult{}, upstream.Invalid("email", "%q is not an email address", in.Email)
+	}
+	now := s.timestamp()
+	acc := upstream.Account{
+		ID: s.ids.New(), Name: in.AccountName, Domain: domainOf(in.AccountName), Language: "en",
+		IsActive: true, DateCreated: now,
+		ConfidenceSettings: upstream.ConfidenceSettings{ConfidenceType: "numeric", ConfidenceMapping: []upstream.ConfidenceMapping{
+			{Color: "#e5484d", Name: "Low", Range: upstream.ConfidenceRange{From: 0, To: 3}},
+			{Color: "#f5a623", Name: "Medium", Range: upstream.ConfidenceRange{From: 4, To: 6}},
+			{Color: "#30a46c", Name: "High", Range: upstream.ConfidenceRange{From: 7, To: 10}},
+		}},
+		Edition:       upstream.Edition{Features: []string{}, Name: "self-hosted"},
+		Subscriptions: []upstream.Subscription{},
+	}
+	res := BootstrapResult{AccountID: acc.ID}
+	err := s.tx(ctx, func(q querier) error {
+		doc, err := json.Marshal(acc)
+		if err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, "INSERT INTO accounts (id, doc) VALUES (?, ?)", acc.ID, string(doc)); err != nil {
+			return fmt.Errorf("sqlstore: insert account: %w", err)
+		}
+		u, err := s.createUser(ctx, q, acc, UserInput{Email: in.Email, FirstName: in.FirstName, LastName: in.LastName, Role: "admin"}, "")
+		if err != nil {
+			return err
+		}
+		acc.OwnerID = u.ID
+		doc, _ = json.Marshal(acc)
+		if _, err := q.ExecContext(ctx, "UPDATE accounts SET doc = ? WHERE id = ?", string(doc), acc.ID); err != nil {
+			return fmt.Errorf("sqlstore: update account: %w", err)
+		}
+		res.UserID = u.ID
+		res.Token, err = s.insertToken(ctx, q, acc.ID, u.ID)
+		return err
+	})
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	return res, nil
+}
+
+func domainOf(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == ' ' || r == '-' || r == '_':
+			b.WriteByte('-')
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+func (s *Store) insertToken(ctx context.Context, q querier, accountID, userID string) (string, error) {
+	token := newToken()
+	if _, err := q.ExecContext(ctx, "INSERT INTO tokens (hash, account_id, user_id, created) VALUES (?, ?, ?, ?)",
+		hashToken(token), accountID, userID, s.timestamp()); err != nil {
+		return "", fmt.Errorf("sqlstore: insert token: %w", err)
+	}
+	return token, nil
+}
+
+// CreateToken issues a new API token for a user of the caller's account.
+func (s *Store) CreateToken(ctx context.Context, userID string) (string, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return "", err
+	}
+	var token string
+	err = s.tx(ctx, func(q querier) error {
+		if _, err := users.get(ctx, q, c.AccountID, userID); err != nil {
+			return err
+		}
+		token, err = s.insertToken(ctx, q, c.AccountID, userID)
+		return err
+	})
+	return token, err
+}
+
+// UserInput creates a user.
+type UserInput struct {
+	Email     string `json:"email"`
+	FirstName string `json:"firstName"`
+	LastName  string `json:"lastName"`
+	// Role is a built-in role name: admin, member (default) or viewer.
+	Role string `json:"role"`
+}
+
+// CreateUser adds a user to the caller's account.
+func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.User{}, err
+	}
+	var u upstream.User
+	err = s.tx(ctx, func(q querier) error {
+		acc, err := s.account(ctx, q, c.AccountID)
+		if err != nil {
+			return err
+		}
+		u, err = s.createUser(ctx, q, acc, in, c.UserID)
+		return err
+	})
+	return u, err
+}
+
+func (s *Store) account(ctx context.Context, q querier, id string) (upstream.Account, error) {
+	var raw []byte
+	err := q.QueryRowContext(ctx, "SELECT doc FROM accounts WHERE id = ?", id).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return upstream.Account{}, upstream.NotFound("account", id)
+	}
+	if err != nil {
+		return upstream.Account{}, fmt.Errorf("sqlstore: get account: %w", err)
+	}
+	var a upstream.Account
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return upstream.Account{}, fmt.Errorf("sqlstore: decode account: %w", err)
+	}
+	return a, nil
+}
+
+func (s *Store) createUser(ctx context.Context, q querier, acc upstream.Account, in UserInput, createdBy string) (upstream.User, error) {
+	email := strings.ToLower(strings.TrimSpace(in.Email))
+	if _, err := mail.ParseAddress(email); err != nil || strings.ContainsAny(email, "<> ") {
+		return upstream.User{}, upstream.Invalid("email", "%q is not an email address", in.Email)
+	}
+	role := in.Role
+	if role == "" {
+		role = "member"
+	}
+	if role != "admin" && role != "member" && role != "viewer" {
+		return upstream.User{}, upstream.Invalid("role", "must be admin, member or viewer")
+	}
+	var exists int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE account_id = ? AND email = ?", acc.ID, email).Scan(&exists); err != nil {
+		return upstream.User{}, fmt.Errorf("sqlstore: check email: %w", err)
+	}
+	if exists > 0 {
+		return upstream.User{}, upstream.Errorf(upstream.CodeConflict, "a user with email %q exists", email)
+	}
+	first, last := strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName)
+	if first == "" && last == "" {
+		first = email[:strings.IndexByte(email, '@')]
+	}
+	now := s.timestamp()
+	u := upstream.User{
+		ID: s.ids.New(), AccountID: acc.ID, AccountDomain: acc.Domain, AccountName: acc.Name,
+		CreatedByID: createdBy, DateCreated: now, DateInvited: now, InvitedBy: createdBy,
+		Email: email, FirstName: first, LastName: last, Name: strings.TrimSpace(first + " " + last),
+		Language: "en", IsActive: true,
+		Identities:           upstream.Identities{Items: []upstream.Identity{}},
+		NotificationSettings: upstream.NotificationOptOuts{SubjectsOptedOut: []string{}},
+		Permissions:          []string{},
+		PictureInfo:          upstream.PictureInfo{CanEditPicture: true, IsActive: true},
+		Roles:                []upstream.UserRole{{AccountID: acc.ID, ID: "role-" + role, Name: role}},
+		SubscriptionType:     "user",
+		TeamIDs:              []string{},
+		UserSettings:         map[string]any{},
+	}
+	if err := users.insert(ctx, q, acc.ID, &u); err != nil {
+		return upstream.User{}, err
+	}
+	return u, nil
+}
+
+// ListUsers lists the users of the caller's account.
+func (s *Store) ListUsers(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.User], error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Page[upstream.User]{}, err
+	}
+	items, total, err := users.list(ctx, s.read(), c.AccountID, lq)
+	return upstream.Page[upstream.User]{Items: items, TotalCount: total}, err
+}
+
+// GetUser returns one user of the caller's account.
+func (s *Store) GetUser(ctx context.Context, id string) (upstream.User, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.User{}, err
+	}
+	return users.get(ctx, s.read(), c.AccountID, id)
+}

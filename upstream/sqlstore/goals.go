@@ -1,0 +1,482 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// gate refuses a write that the session's state forbids. Structural edits
+// (goals and key results) need an open session; progress (check-ins and
+// tasks) is allowed in locked sessions too; closed sessions are read-only.
+func gate(ss upstream.Session, structural bool) error {
+	switch {
+	case ss.Status == upstream.SessionClosed:
+		return upstream.Errorf(upstream.CodeSessionClosed, "session %q is closed", ss.ID)
+	case ss.Status == upstream.SessionLocked && structural:
+		return upstream.Errorf(upstream.CodeSessionLocked, "session %q is locked: only check-ins and task changes are allowed", ss.ID)
+	}
+	return nil
+}
+
+func validMode(m string) bool {
+	return m == upstream.AverageKR || m == upstream.AverageChildren || m == upstream.AverageKRAndChildren
+}
+
+func validClosed(s string) bool {
+	return s == upstream.GoalActive || s == upstream.GoalAchieved || s == upstream.GoalAbandoned
+}
+
+const maxName = 1000
+
+// ListGoals lists goals. Key results and tasks are embedded when the
+// projection names them.
+func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Page[upstream.Goal]{}, err
+	}
+	q := s.read()
+	items, total, err := goals.list(ctx, q, c.AccountID, lq)
+	if err != nil {
+		return upstream.Page[upstream.Goal]{}, err
+	}
+	if err := s.enrichGoals(ctx, q, c.AccountID, items, lq.Fields, false); err != nil {
+		return upstream.Page[upstream.Goal]{}, err
+	}
+	return upstream.Page[upstream.Goal]{Items: items, TotalCount: total}, nil
+}
+
+// GetGoal returns one goal with its key results.
+func (s *Store) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	return s.getGoal(ctx, s.read(), c.AccountID, id)
+}
+
+func (s *Store) getGoal(ctx context.Context, q querier, account, id string) (upstream.Goal, error) {
+	g, err := goals.get(ctx, q, account, id)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	gs := []upstream.Goal{g}
+	if err := s.enrichGoals(ctx, q, account, gs, nil, true); err != nil {
+		return upstream.Goal{}, err
+	}
+	return gs[0], nil
+}
+
+// CreateGoal creates a goal in an open session.
+func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream.Goal, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	now := s.timestamp()
+	g := upstream.Goal{
+		ID: s.ids.New(), AccountID: c.AccountID, Name: strings.TrimSpace(in.Name), Description: in.Description,
+		RichTextDescription: in.RichTextDescription, SessionID: in.SessionID, ParentID: in.ParentID,
+		AttainmentTypeString: in.AttainmentTypeString, Private: in.Private, OrderID: in.OrderID,
+		ClosedStatus: upstream.ClosedStatus{Status: upstream.GoalActive},
+		CreatedByID:  c.UserID, ModifiedByID: c.UserID, DateCreated: now,
+		Watchers: nonNil(in.Watchers),
+	}
+	if in.ClosedStatus != nil {
+		g.ClosedStatus = *in.ClosedStatus
+	}
+	g.OwnerID, g.OwnerIDs = owners(in.OwnerID, in.OwnerIDs, c.UserID)
+	if g.AttainmentTypeString == "" {
+		g.AttainmentTypeString = upstream.AverageKR
+	}
+	if g.DateFrom, err = upstream.ParseTime("dateFrom", in.DateFrom); err != nil {
+		return upstream.Goal{}, err
+	}
+	if g.DateTo, err = upstream.ParseTime("dateTo", in.DateTo); err != nil {
+		return upstream.Goal{}, err
+	}
+	for i, t := range in.Tags {
+		if upstream.TagName(t.Title) == "" {
+			return upstream.Goal{}, upstream.Invalid("tags", "tag %d has an empty title", i)
+		}
+	}
+	err = s.tx(ctx, func(q querier) error {
+		ss, err := s.sessionFor(ctx, q, c.AccountID, g.SessionID)
+		if err != nil {
+			return err
+		}
+		if err := gate(ss, true); err != nil {
+			return err
+		}
+		if g.DateFrom == "" {
+			g.DateFrom = ss.Start
+		}
+		if g.DateTo == "" {
+			g.DateTo = ss.End
+		}
+		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss); err != nil {
+			return err
+		}
+		if err := s.checkGoalLimit(ctx, q, c.AccountID, ss, g.OwnerID, ""); err != nil {
+			return err
+		}
+		if err := goals.insert(ctx, q, c.AccountID, &g); err != nil {
+			return err
+		}
+		for _, t := range in.Tags {
+			if _, _, err := s.tagItem(ctx, q, c, g.ID, "goal", t.Title); err != nil {
+				return err
+			}
+		}
+		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
+			return err
+		}
+		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
+		return err
+	})
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	return g, nil
+}
+
+// owners settles ownerId and ownerIds: either may be given; the caller owns
+// what names no owner.
+func owners(ownerID string, ownerIDs []string, caller string) (string, []string) {
+	ids := dedupe(ownerIDs)
+	if ownerID == "" && len(ids) > 0 {
+		ownerID = ids[0]
+	}
+	if ownerID == "" {
+		ownerID = caller
+	}
+	if !slices.Contains(ids, ownerID) {
+		ids = append([]string{ownerID}, ids...)
+	}
+	return ownerID, ids
+}
+
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+// sessionFor loads the session a write names; a missing one is bad input.
+func (s *Store) sessionFor(ctx context.Context, q querier, account, id string) (upstream.Session, error) {
+	if id == "" {
+		return upstream.Session{}, upstream.Invalid("sessionId", "is required")
+	}
+	ss, err := sessions.get(ctx, q, account, id)
+	if upstream.ErrorCode(err) == upstream.CodeNotFound {
+		return upstream.Session{}, upstream.Invalid("sessionId", "no session %q", id)
+	}
+	return ss, err
+}
+
+// checkGoal validates a goal about to be written and fills what derives
+// from its fields.
+func (s *Store) checkGoal(ctx context.Context, q querier, account string, g *upstream.Goal, ss upstream.Session) error {
+	if g.Name == "" {
+		return upstream.Invalid("name", "must not be empty")
+	}
+	if len(g.Name) > maxName {
+		return upstream.Invalid("name", "must be at most %d characters", maxName)
+	}
+	if !validMode(g.AttainmentTypeString) {
+		return upstream.Invalid("attainmentTypeString", "must be average_kr, average_children or average_kr_and_children")
+	}
+	if !validClosed(g.ClosedStatus.Status) {
+		return upstream.Invalid("closedStatus.status", "must be active, achieved or abandoned")
+	}
+	if g.DateTo != "" && g.DateFrom != "" && g.DateTo < g.DateFrom {
+		return upstream.Invalid("dateTo", "must not be before dateFrom")
+	}
+	if len(g.OwnerIDs) > 1 && ss.Settings.MultipleOwners.DisabledForGoals {
+		return upstream.Invalid("ownerIds", "the session allows one owner per goal")
+	}
+	if err := s.checkOwners(ctx, q, account, "ownerIds", g.OwnerIDs); err != nil {
+		return err
+	}
+	g.ParentType, g.ParentGoalSessionID = "", ""
+	if g.ParentID != "" {
+		if g.ParentID == g.ID {
+			return upstream.Invalid("parentId", "a goal cannot be its own parent")
+		}
+		p, err := goals.get(ctx, q, account, g.ParentID)
+		if err != nil {
+			return upstream.Invalid("parentId", "no goal %q", g.ParentID)
+		}
+		below, err := isDescendant(ctx, q, account, g.ID, p.ID)
+		if err != nil {
+			return err
+		}
+		if below {
+			return upstream.Invalid("parentId", "goal %q is below this goal: that would make a cycle", p.ID)
+		}
+		g.ParentType, g.ParentGoalSessionID = "goal", p.SessionID
+	}
+	g.NumberOfOwners = len(g.OwnerIDs)
+	g.Duration = upstream.DurationDays(g.DateFrom, g.DateTo)
+	g.URL = "/results/goals/" + g.ID
+	g.Metrics, g.Tasks, g.Tags, g.Assignee, g.Assignees = nil, nil, nil, nil, nil
+	return nil
+}
+
+// checkGoalLimit enforces the session's goalsPerOwnerLimit for owner,
+// not counting the goal except.
+func (s *Store) checkGoalLimit(ctx context.Context, q querier, account string, ss upstream.Session, owner, except string) error {
+	limit := ss.Settings.GoalsPerOwnerLimit
+	if limit <= 0 {
+		return nil
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM goals WHERE account_id = ? AND session_id = ? AND owner_id = ? AND id <> ?",
+		account, ss.ID, owner, except).Scan(&n); err != nil {
+		return err
+	}
+	if n >= limit {
+		return upstream.Errorf(upstream.CodeLimitExceeded, "owner %q already has %d goals in session %q (limit %d)", owner, n, ss.ID, limit)
+	}
+	return nil
+}
+
+// UpdateGoal changes a goal. Moving it (parentId or sessionId) recomputes
+// both the old and the new tree.
+func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch) (upstream.Goal, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	var g upstream.Goal
+	err = s.tx(ctx, func(q querier) error {
+		old, err := goals.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		oldSession, err := sessions.get(ctx, q, c.AccountID, old.SessionID)
+		if err != nil {
+			return err
+		}
+		onlyClosing := in == upstream.GoalPatch{ClosedStatus: in.ClosedStatus} && in.ClosedStatus != nil
+		if err := gate(oldSession, !onlyClosing); err != nil {
+			return err
+		}
+		g = old
+		set(&g.Name, in.Name, strings.TrimSpace)
+		set(&g.Description, in.Description, nil)
+		set(&g.RichTextDescription, in.RichTextDescription, nil)
+		set(&g.SessionID, in.SessionID, nil)
+		set(&g.ParentID, in.ParentID, nil)
+		set(&g.AttainmentTypeString, in.AttainmentTypeString, nil)
+		if in.OwnerID != nil || in.OwnerIDs != nil {
+			var ids []string
+			if in.OwnerIDs != nil {
+				ids = *in.OwnerIDs
+			}
+			oid := ""
+			if in.OwnerID != nil {
+				oid = *in.OwnerID
+			}
+			if in.OwnerIDs == nil && oid != "" {
+				ids = []string{oid}
+			}
+			g.OwnerID, g.OwnerIDs = owners(oid, ids, c.UserID)
+		}
+		if in.DateFrom != nil {
+			if g.DateFrom, err = upstream.ParseTime("dateFrom", *in.DateFrom); err != nil {
+				return err
+			}
+		}
+		if in.DateTo != nil {
+			if g.DateTo, err = upstream.ParseTime("dateTo", *in.DateTo); err != nil {
+				return err
+			}
+		}
+		if in.Private != nil {
+			g.Private = *in.Private
+		}
+		if in.OrderID != nil {
+			g.OrderID = *in.OrderID
+		}
+		if in.Watchers != nil {
+			g.Watchers = nonNil(*in.Watchers)
+		}
+		if in.ClosedStatus != nil {
+			g.ClosedStatus = *in.ClosedStatus
+		}
+		ss := oldSession
+		if g.SessionID != old.SessionID {
+			if ss, err = s.sessionFor(ctx, q, c.AccountID, g.SessionID); err != nil {
+				return err
+			}
+			if err := gate(ss, true); err != nil {
+				return err
+			}
+		}
+		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss); err != nil {
+			return err
+		}
+		if g.OwnerID != old.OwnerID || g.SessionID != old.SessionID {
+			if err := s.checkGoalLimit(ctx, q, c.AccountID, ss, g.OwnerID, g.ID); err != nil {
+				return err
+			}
+		}
+		g.ModifiedByID = c.UserID
+		if err := goals.update(ctx, q, c.AccountID, &g); err != nil {
+			return err
+		}
+		if err := s.syncGoalCopies(ctx, q, c.AccountID, old, g); err != nil {
+			return err
+		}
+		if err := s.recompute(ctx, q, c.AccountID, old.ParentID, g.ID); err != nil {
+			return err
+		}
+		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
+		return err
+	})
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	return g, nil
+}
+
+// syncGoalCopies updates what key results and tasks copy from their goal.
+func (s *Store) syncGoalCopies(ctx context.Context, q querier, account string, old, g upstream.Goal) error {
+	if old.Name == g.Name && old.Description == g.Description && old.OwnerID == g.OwnerID &&
+		slices.Equal(old.OwnerIDs, g.OwnerIDs) && old.ClosedStatus == g.ClosedStatus && old.SessionID == g.SessionID {
+		return nil
+	}
+	ms, err := metrics.in(ctx, q, account, "goal_id", []string{g.ID})
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		copyGoal(&m, g)
+		if err := metrics.update(ctx, q, account, &m); err != nil {
+			return err
+		}
+	}
+	parents := []string{g.ID}
+	for _, m := range ms {
+		parents = append(parents, m.ID)
+	}
+	ts, err := tasks.in(ctx, q, account, "parent_id", parents)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		t.SessionID = g.SessionID
+		if t.ParentID == g.ID {
+			t.ParentName = g.Name
+		}
+		if err := tasks.update(ctx, q, account, &t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyGoal sets the fields a key result copies from its goal.
+func copyGoal(m *upstream.Metric, g upstream.Goal) {
+	m.GoalID, m.GoalName, m.GoalDescription = g.ID, g.Name, g.Description
+	m.GoalOwnerID, m.GoalOwnerIDs, m.GoalClosedStatus = g.OwnerID, slices.Clone(g.OwnerIDs), g.ClosedStatus
+	m.SessionID = g.SessionID
+}
+
+// DeleteGoal deletes a goal with its key results, their check-ins and all
+// their tasks; child goals become roots.
+func (s *Store) DeleteGoal(ctx context.Context, id string) error {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(q querier) error {
+		g, err := goals.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		ss, err := sessions.get(ctx, q, c.AccountID, g.SessionID)
+		if err != nil {
+			return err
+		}
+		if err := gate(ss, true); err != nil {
+			return err
+		}
+		const metricIDs = "SELECT id FROM metrics WHERE account_id = ? AND goal_id = ?"
+		if err := tasks.deleteWhere(ctx, q, c.AccountID, "parent_id = ? OR parent_id IN ("+metricIDs+")", id, c.AccountID, id); err != nil {
+			return err
+		}
+		if err := checkins.deleteWhere(ctx, q, c.AccountID, "goal_id = ?", id); err != nil {
+			return err
+		}
+		if err := metrics.deleteWhere(ctx, q, c.AccountID, "goal_id = ?", id); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, "DELETE FROM item_tags WHERE account_id = ? AND item_id = ?", c.AccountID, id); err != nil {
+			return err
+		}
+		children, err := goals.in(ctx, q, c.AccountID, "parent_id", []string{id})
+		if err != nil {
+			return err
+		}
+		for _, ch := range children {
+			ch.ParentID, ch.ParentType, ch.ParentGoalSessionID = "", "", ""
+			if err := goals.update(ctx, q, c.AccountID, &ch); err != nil {
+				return err
+			}
+		}
+		if err := goals.deleteWhere(ctx, q, c.AccountID, "id = ?", id); err != nil {
+			return err
+		}
+		return s.recompute(ctx, q, c.AccountID, g.ParentID)
+	})
+}
+
+// GoalsMet returns the goals of a session over 99% attainment, optionally
+// only those carrying any of tags (names or titles).
+func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) ([]upstream.Goal, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := s.read()
+	if _, err := sessions.get(ctx, q, c.AccountID, sessionID); err != nil {
+		return nil, err
+	}
+	cond := "session_id = ? AND json_extract(doc, '$.attainment') > 0.99"
+	args := []any{sessionID}
+	var names []string
+	for _, t := range tags {
+		if n := upstream.TagName(t); n != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		cond += ` AND id IN (SELECT it.item_id FROM item_tags it JOIN tags t ON t.id = it.tag_id
+			WHERE it.account_id = ? AND t.name IN (SELECT value FROM json_each(?)))`
+		args = append(args, c.AccountID, idsParam(names))
+	}
+	gs, err := goals.where(ctx, q, c.AccountID, cond, args...)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.enrichGoals(ctx, q, c.AccountID, gs, nil, false); err != nil {
+		return nil, err
+	}
+	return gs, nil
+}
+
+// goalIDFilter is the filter "id in ids".
+func goalIDFilter(ids []string) *query.Expr {
+	vals := make([]any, len(ids))
+	for i, id := range ids {
+		vals[i] = id
+	}
+	return query.In("id", vals...)
+}

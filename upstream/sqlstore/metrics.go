@@ -1,0 +1,440 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+func validOperator(op string) bool {
+	return op == upstream.AtLeast || op == upstream.AtMost || op == upstream.StayAbove || op == upstream.StayBelow
+}
+
+// ListMetrics lists key results.
+func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Page[upstream.Metric]{}, err
+	}
+	q := s.read()
+	items, total, err := metrics.list(ctx, q, c.AccountID, lq)
+	if err != nil {
+		return upstream.Page[upstream.Metric]{}, err
+	}
+	if err := s.enrichMetrics(ctx, q, c.AccountID, items); err != nil {
+		return upstream.Page[upstream.Metric]{}, err
+	}
+	return upstream.Page[upstream.Metric]{Items: items, TotalCount: total}, nil
+}
+
+// GetMetric returns one key result.
+func (s *Store) GetMetric(ctx context.Context, id string) (upstream.Metric, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	return s.getMetric(ctx, s.read(), c.AccountID, id)
+}
+
+func (s *Store) getMetric(ctx context.Context, q querier, account, id string) (upstream.Metric, error) {
+	m, err := metrics.get(ctx, q, account, id)
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	ms := []upstream.Metric{m}
+	if err := s.enrichMetrics(ctx, q, account, ms); err != nil {
+		return upstream.Metric{}, err
+	}
+	return ms[0], nil
+}
+
+// goalFor loads the goal a key result names, with its session.
+func (s *Store) goalFor(ctx context.Context, q querier, account, id string) (upstream.Goal, upstream.Session, error) {
+	if id == "" {
+		return upstream.Goal{}, upstream.Session{}, upstream.Invalid("goalId", "is required")
+	}
+	g, err := goals.get(ctx, q, account, id)
+	if upstream.ErrorCode(err) == upstream.CodeNotFound {
+		return upstream.Goal{}, upstream.Session{}, upstream.Invalid("goalId", "no goal %q", id)
+	}
+	if err != nil {
+		return upstream.Goal{}, upstream.Session{}, err
+	}
+	ss, err := sessions.get(ctx, q, account, g.SessionID)
+	return g, ss, err
+}
+
+// CreateMetric adds a key result to a goal in an open session.
+func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upstream.Metric, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	m := upstream.Metric{
+		ID: s.ids.New(), AccountID: c.AccountID, Name: strings.TrimSpace(in.Name), Description: in.Description,
+		RichTextDescription: in.RichTextDescription, InitialValue: in.InitialValue, Critical: in.Critical,
+		TargetOperator: in.TargetOperator, ManualType: in.ManualType, Private: in.Private,
+		Settings: nonNil(in.Settings), TargetMetrics: map[string]any{}, CurrentUserAllowedActions: []string{},
+	}
+	if in.Format != nil {
+		m.Format = *in.Format
+	}
+	if m.ManualType == "" {
+		m.ManualType = upstream.TypeDouble
+	}
+	if m.TargetOperator == "" {
+		m.TargetOperator = upstream.AtLeast
+	}
+	switch {
+	case in.Target != nil:
+		m.Target = *in.Target
+	case m.ManualType == upstream.TypeBool:
+		m.Target = 1
+	default:
+		return upstream.Metric{}, upstream.Invalid("target", "is required")
+	}
+	m.Actual = m.InitialValue
+	if in.Actual != nil {
+		m.Actual = *in.Actual
+	}
+	if m.DueDate, err = upstream.ParseDate("dueDate", in.DueDate); err != nil {
+		return upstream.Metric{}, err
+	}
+	if m.SoftDueDate, err = upstream.ParseDate("softDueDate", in.SoftDueDate); err != nil {
+		return upstream.Metric{}, err
+	}
+	m.OwnerID, m.OwnerIDs = owners(in.OwnerID, in.OwnerIDs, c.UserID)
+	err = s.tx(ctx, func(q querier) error {
+		g, ss, err := s.goalFor(ctx, q, c.AccountID, in.GoalID)
+		if err != nil {
+			return err
+		}
+		if err := gate(ss, true); err != nil {
+			return err
+		}
+		if lim := ss.Settings.MetricsPerGoalLimit; lim > 0 && g.MetricsCount >= lim {
+			return upstream.Errorf(upstream.CodeLimitExceeded, "goal %q already has %d key results (limit %d)", g.ID, g.MetricsCount, lim)
+		}
+		copyGoal(&m, g)
+		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
+			return err
+		}
+		if err := metrics.insert(ctx, q, c.AccountID, &m); err != nil {
+			return err
+		}
+		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
+			return err
+		}
+		m, err = s.getMetric(ctx, q, c.AccountID, m.ID)
+		return err
+	})
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	return m, nil
+}
+
+// checkMetric validates a key result about to be written and recomputes its attainment.
+func (s *Store) checkMetric(ctx context.Context, q querier, account string, m *upstream.Metric, ss upstream.Session) error {
+	if m.Name == "" {
+		return upstream.Invalid("name", "must not be empty")
+	}
+	if len(m.Name) > maxName {
+		return upstream.Invalid("name", "must be at most %d characters", maxName)
+	}
+	if !validOperator(m.TargetOperator) {
+		return upstream.Invalid("targetOperator", "must be at_least, at_most, stay_above or stay_below")
+	}
+	if m.ManualType != upstream.TypeDouble && m.ManualType != upstream.TypeBool {
+		return upstream.Invalid("manualType", "must be double or boolean")
+	}
+	for field, v := range map[string]float64{"initialValue": m.InitialValue, "target": m.Target, "actual": m.Actual} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return upstream.Invalid(field, "must be a finite number")
+		}
+	}
+	if m.ManualType == upstream.TypeBool && m.Actual != 0 && m.Actual != 1 {
+		return upstream.Invalid("actual", "a boolean key result's actual must be 0 or 1")
+	}
+	if len(m.OwnerIDs) > 1 && ss.Settings.MultipleOwners.DisabledForMetrics {
+		return upstream.Invalid("ownerIds", "the session allows one owner per key result")
+	}
+	if err := s.checkOwners(ctx, q, account, "ownerIds", m.OwnerIDs); err != nil {
+		return err
+	}
+	m.NumberOfOwners = len(m.OwnerIDs)
+	m.Attainment = round(upstream.MetricAttainment(m.ManualType, m.TargetOperator, m.InitialValue, m.Target, m.Actual))
+	m.URL = "/results/metrics/" + m.ID
+	m.Assignee, m.Assignees = nil, nil
+	return nil
+}
+
+// UpdateMetric changes a key result; moving it to another goal recomputes both trees.
+func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricPatch) (upstream.Metric, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	var m upstream.Metric
+	err = s.tx(ctx, func(q querier) error {
+		old, err := metrics.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		g, ss, err := s.goalFor(ctx, q, c.AccountID, old.GoalID)
+		if err != nil {
+			return err
+		}
+		if err := gate(ss, true); err != nil {
+			return err
+		}
+		m = old
+		set(&m.Name, in.Name, strings.TrimSpace)
+		set(&m.Description, in.Description, nil)
+		set(&m.RichTextDescription, in.RichTextDescription, nil)
+		set(&m.TargetOperator, in.TargetOperator, nil)
+		set(&m.ManualType, in.ManualType, nil)
+		if in.InitialValue != nil {
+			m.InitialValue = *in.InitialValue
+		}
+		if in.Target != nil {
+			m.Target = *in.Target
+		}
+		if in.Critical != nil {
+			m.Critical = in.Critical
+		}
+		if in.Format != nil {
+			m.Format = *in.Format
+		}
+		if in.Private != nil {
+			m.Private = *in.Private
+		}
+		if in.Settings != nil {
+			m.Settings = nonNil(*in.Settings)
+		}
+		if in.DueDate != nil {
+			if m.DueDate, err = upstream.ParseDate("dueDate", *in.DueDate); err != nil {
+				return err
+			}
+		}
+		if in.SoftDueDate != nil {
+			if m.SoftDueDate, err = upstream.ParseDate("softDueDate", *in.SoftDueDate); err != nil {
+				return err
+			}
+		}
+		if in.OwnerID != nil || in.OwnerIDs != nil {
+			oid, ids := "", []string(nil)
+			if in.OwnerID != nil {
+				oid = *in.OwnerID
+			}
+			if in.OwnerIDs != nil {
+				ids = *in.OwnerIDs
+			} else if oid != "" {
+				ids = []string{oid}
+			}
+			m.OwnerID, m.OwnerIDs = owners(oid, ids, c.UserID)
+		}
+		if in.GoalID != nil && *in.GoalID != old.GoalID {
+			ng, nss, err := s.goalFor(ctx, q, c.AccountID, *in.GoalID)
+			if err != nil {
+				return err
+			}
+			if err := gate(nss, true); err != nil {
+				return err
+			}
+			if lim := nss.Settings.MetricsPerGoalLimit; lim > 0 && ng.MetricsCount >= lim {
+				return upstream.Errorf(upstream.CodeLimitExceeded, "goal %q already has %d key results (limit %d)", ng.ID, ng.MetricsCount, lim)
+			}
+			g, ss = ng, nss
+			copyGoal(&m, g)
+			if _, err := q.ExecContext(ctx, "UPDATE checkins SET goal_id = ? WHERE account_id = ? AND metric_id = ?", g.ID, c.AccountID, m.ID); err != nil {
+				return err
+			}
+			if err := s.retask(ctx, q, c.AccountID, m.ID, m.Name, g.SessionID); err != nil {
+				return err
+			}
+		} else if m.Name != old.Name {
+			if err := s.retask(ctx, q, c.AccountID, m.ID, m.Name, g.SessionID); err != nil {
+				return err
+			}
+		}
+		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
+			return err
+		}
+		if err := metrics.update(ctx, q, c.AccountID, &m); err != nil {
+			return err
+		}
+		if err := s.recompute(ctx, q, c.AccountID, old.GoalID, m.GoalID); err != nil {
+			return err
+		}
+		m, err = s.getMetric(ctx, q, c.AccountID, m.ID)
+		return err
+	})
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	return m, nil
+}
+
+// retask updates the parent name and session that tasks of a key result copy.
+func (s *Store) retask(ctx context.Context, q querier, account, parentID, name, sessionID string) error {
+	ts, err := tasks.in(ctx, q, account, "parent_id", []string{parentID})
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		t.ParentName, t.SessionID = name, sessionID
+		if err := tasks.update(ctx, q, account, &t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteMetric deletes a key result with its check-ins and tasks.
+func (s *Store) DeleteMetric(ctx context.Context, id string) error {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(q querier) error {
+		m, err := metrics.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		_, ss, err := s.goalFor(ctx, q, c.AccountID, m.GoalID)
+		if err != nil {
+			return err
+		}
+		if err := gate(ss, true); err != nil {
+			return err
+		}
+		if err := tasks.deleteWhere(ctx, q, c.AccountID, "parent_id = ?", id); err != nil {
+			return err
+		}
+		if err := checkins.deleteWhere(ctx, q, c.AccountID, "metric_id = ?", id); err != nil {
+			return err
+		}
+		if err := metrics.deleteWhere(ctx, q, c.AccountID, "id = ?", id); err != nil {
+			return err
+		}
+		return s.recompute(ctx, q, c.AccountID, m.GoalID)
+	})
+}
+
+// CheckIn records a new actual value of a key result: the history gets a
+// snapshot, and the key result, its goal and every ancestor goal get their
+// attainment recomputed, all in one transaction.
+func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.CheckIn{}, err
+	}
+	if in.Actual == nil {
+		return upstream.CheckIn{}, upstream.Invalid("actual", "is required")
+	}
+	if math.IsNaN(*in.Actual) || math.IsInf(*in.Actual, 0) {
+		return upstream.CheckIn{}, upstream.Invalid("actual", "must be a finite number")
+	}
+	if in.Confidence != nil && (*in.Confidence < 0 || *in.Confidence > 10) {
+		return upstream.CheckIn{}, upstream.Invalid("confidence", "must be between 0 and 10")
+	}
+	if len(in.Comment) > 10000 {
+		return upstream.CheckIn{}, upstream.Invalid("comment", "must be at most 10000 characters")
+	}
+	now := s.timestamp()
+	ci := upstream.CheckIn{ID: s.ids.New(), AccountID: c.AccountID, MetricID: metricID, Actual: *in.Actual,
+		Comment: in.Comment, Confidence: in.Confidence, CreatedByID: c.UserID, DateCreated: now, CheckInDate: now}
+	if in.CheckInDate != "" {
+		if ci.CheckInDate, err = upstream.ParseTime("checkInDate", in.CheckInDate); err != nil {
+			return upstream.CheckIn{}, err
+		}
+	}
+	err = s.tx(ctx, func(q querier) error {
+		m, err := metrics.get(ctx, q, c.AccountID, metricID)
+		if err != nil {
+			return err
+		}
+		g, ss, err := s.goalFor(ctx, q, c.AccountID, m.GoalID)
+		if err != nil {
+			return err
+		}
+		if err := gate(ss, false); err != nil {
+			return err
+		}
+		if g.ClosedStatus.Status == upstream.GoalAbandoned {
+			return upstream.Errorf(upstream.CodeGoalAbandoned, "goal %q is abandoned: its key results take no check-ins", g.ID)
+		}
+		ci.GoalID, ci.PreviousActual = g.ID, m.Actual
+		m.Actual = ci.Actual
+		if in.Confidence != nil {
+			m.Confidence = in.Confidence
+		}
+		if ci.CheckInDate >= m.LastCheckInDate {
+			m.LastCheckInDate = ci.CheckInDate
+		}
+		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
+			return err
+		}
+		ci.Attainment = m.Attainment
+		if err := metrics.update(ctx, q, c.AccountID, &m); err != nil {
+			return err
+		}
+		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
+			return err
+		}
+		snap, err := s.getMetric(ctx, q, c.AccountID, m.ID)
+		if err != nil {
+			return err
+		}
+		doc, _ := json.Marshal(ci)
+		sdoc, _ := json.Marshal(snap)
+		if _, err := q.ExecContext(ctx, "INSERT INTO checkins (id, account_id, metric_id, goal_id, doc, snapshot) VALUES (?, ?, ?, ?, ?, ?)",
+			ci.ID, c.AccountID, ci.MetricID, ci.GoalID, string(doc), string(sdoc)); err != nil {
+			return fmt.Errorf("sqlstore: insert check-in: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return upstream.CheckIn{}, err
+	}
+	return ci, nil
+}
+
+// ListCheckIns lists check-ins.
+func (s *Store) ListCheckIns(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Page[upstream.CheckIn]{}, err
+	}
+	items, total, err := checkins.list(ctx, s.read(), c.AccountID, lq)
+	return upstream.Page[upstream.CheckIn]{Items: items, TotalCount: total}, err
+}
+
+// GetCheckInSnapshot returns the key result as it was right after a check-in.
+func (s *Store) GetCheckInSnapshot(ctx context.Context, checkInID string) (upstream.Metric, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	if !upstream.ValidID(checkInID) {
+		return upstream.Metric{}, upstream.NotFound("check-in", checkInID)
+	}
+	var raw []byte
+	err = s.read().QueryRowContext(ctx, "SELECT snapshot FROM checkins WHERE id = ? AND account_id = ?", checkInID, c.AccountID).Scan(&raw)
+	if err != nil {
+		if isNoRows(err) {
+			return upstream.Metric{}, upstream.NotFound("check-in", checkInID)
+		}
+		return upstream.Metric{}, fmt.Errorf("sqlstore: get check-in: %w", err)
+	}
+	var m upstream.Metric
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return upstream.Metric{}, fmt.Errorf("sqlstore: decode snapshot: %w", err)
+	}
+	return m, nil
+}

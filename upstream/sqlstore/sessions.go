@@ -1,0 +1,205 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+func validSessionStatus(s string) bool {
+	return s == upstream.SessionOpen || s == upstream.SessionLocked || s == upstream.SessionClosed
+}
+
+// CreateSession creates a planning session.
+func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (upstream.Session, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Session{}, err
+	}
+	ss := upstream.Session{
+		ID: s.ids.New(), AccountID: c.AccountID, Title: strings.TrimSpace(in.Title), Status: in.Status,
+		Color: in.Color, Demo: in.Demo, ParentID: in.ParentID, Inherits: true,
+		IsSelfApproveAllowed: in.IsSelfApproveAllowed, CadenceTimeZone: in.CadenceTimeZone,
+		Cadence: in.Cadence, CadenceStart: in.CadenceStart, Workflow: in.Workflow,
+		CurrentUserAllowedActions: []string{}, Permissions: []upstream.PermissionEntry{}, Tags: []upstream.Tag{},
+	}
+	if in.Settings != nil {
+		ss.Settings = *in.Settings
+	}
+	if ss.Status == "" {
+		ss.Status = upstream.SessionOpen
+	}
+	if ss.Start, err = upstream.ParseTime("start", in.Start); err != nil {
+		return upstream.Session{}, err
+	}
+	if ss.End, err = upstream.ParseTime("end", in.End); err != nil {
+		return upstream.Session{}, err
+	}
+	err = s.tx(ctx, func(q querier) error {
+		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
+			return err
+		}
+		return sessions.insert(ctx, q, c.AccountID, &ss)
+	})
+	if err != nil {
+		return upstream.Session{}, err
+	}
+	return ss, nil
+}
+
+// checkSession validates a session about to be written.
+func (s *Store) checkSession(ctx context.Context, q querier, account string, ss *upstream.Session) error {
+	if ss.Title == "" {
+		return upstream.Invalid("title", "must not be empty")
+	}
+	if len(ss.Title) > 500 {
+		return upstream.Invalid("title", "must be at most 500 characters")
+	}
+	if !validSessionStatus(ss.Status) {
+		return upstream.Invalid("status", "must be open, locked or closed")
+	}
+	if ss.Start == "" {
+		return upstream.Invalid("start", "is required")
+	}
+	if ss.End == "" {
+		return upstream.Invalid("end", "is required")
+	}
+	if ss.End < ss.Start {
+		return upstream.Invalid("end", "must not be before start")
+	}
+	if ss.Settings.GoalsPerOwnerLimit < 0 || ss.Settings.MetricsPerGoalLimit < 0 {
+		return upstream.Invalid("settings", "limits must not be negative")
+	}
+	if ss.ParentID != "" {
+		if ss.ParentID == ss.ID {
+			return upstream.Invalid("parentId", "a session cannot be its own parent")
+		}
+		// Walk up to refuse cycles.
+		for id, depth := ss.ParentID, 0; id != ""; depth++ {
+			p, err := sessions.get(ctx, q, account, id)
+			if err != nil {
+				return upstream.Invalid("parentId", "no session %q", id)
+			}
+			if p.ParentID == ss.ID || depth > 100 {
+				return upstream.Invalid("parentId", "would make a cycle")
+			}
+			id = p.ParentID
+		}
+	}
+	return nil
+}
+
+// ListSessions lists sessions; demo sessions only when includeDemo.
+func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, includeDemo bool) (upstream.Page[upstream.Session], error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Page[upstream.Session]{}, err
+	}
+	if !includeDemo {
+		lq.Filter = query.And(lq.Filter, query.Eq("demo", false))
+	}
+	items, total, err := sessions.list(ctx, s.read(), c.AccountID, lq)
+	return upstream.Page[upstream.Session]{Items: items, TotalCount: total}, err
+}
+
+// GetSession returns one session.
+func (s *Store) GetSession(ctx context.Context, id string) (upstream.Session, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Session{}, err
+	}
+	return sessions.get(ctx, s.read(), c.AccountID, id)
+}
+
+// UpdateSession changes a session. A closed session can only be reopened
+// (a patch that sets status and nothing else).
+func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.SessionPatch) (upstream.Session, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Session{}, err
+	}
+	var ss upstream.Session
+	err = s.tx(ctx, func(q querier) error {
+		ss, err = sessions.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		if ss.Status == upstream.SessionClosed && (in.Status == nil || *in.Status == upstream.SessionClosed) {
+			return upstream.Errorf(upstream.CodeSessionClosed, "session %q is closed; reopen it first", id)
+		}
+		set(&ss.Title, in.Title, strings.TrimSpace)
+		set(&ss.Status, in.Status, nil)
+		set(&ss.Color, in.Color, nil)
+		set(&ss.ParentID, in.ParentID, nil)
+		set(&ss.CadenceTimeZone, in.CadenceTimeZone, nil)
+		if in.IsSelfApproveAllowed != nil {
+			ss.IsSelfApproveAllowed = *in.IsSelfApproveAllowed
+		}
+		if in.Start != nil {
+			if ss.Start, err = upstream.ParseTime("start", *in.Start); err != nil {
+				return err
+			}
+		}
+		if in.End != nil {
+			if ss.End, err = upstream.ParseTime("end", *in.End); err != nil {
+				return err
+			}
+		}
+		if in.Cadence != nil {
+			ss.Cadence = in.Cadence
+		}
+		if in.CadenceStart != nil {
+			ss.CadenceStart = in.CadenceStart
+		}
+		if in.Settings != nil {
+			ss.Settings = *in.Settings
+		}
+		if in.Workflow != nil {
+			ss.Workflow = in.Workflow
+		}
+		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
+			return err
+		}
+		return sessions.update(ctx, q, c.AccountID, &ss)
+	})
+	if err != nil {
+		return upstream.Session{}, err
+	}
+	return ss, nil
+}
+
+// DeleteSession deletes a session that holds no goals and no child sessions.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(q querier) error {
+		if _, err := sessions.get(ctx, q, c.AccountID, id); err != nil {
+			return err
+		}
+		var n int
+		if err := q.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM goals WHERE account_id = ? AND session_id = ?) + (SELECT count(*) FROM sessions WHERE account_id = ? AND parent_id = ?)",
+			c.AccountID, id, c.AccountID, id).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return upstream.Errorf(upstream.CodeConflict, "session %q still holds goals or child sessions", id)
+		}
+		return sessions.deleteWhere(ctx, q, c.AccountID, "id = ?", id)
+	})
+}
+
+// set assigns *src (transformed by f, when given) to *dst when src is set.
+func set(dst *string, src *string, f func(string) string) {
+	if src == nil {
+		return
+	}
+	if f != nil {
+		*dst = f(*src)
+		return
+	}
+	*dst = *src
+}

@@ -1,0 +1,218 @@
+// Package sqlstore implements upstream.API on SQL: an embedded SQLite file
+// by default. Each resource is a JSON document plus the keys that lists and
+// dataloaders filter by in indexed columns; every query is scoped to the
+// caller's account, and every write that changes derived figures recomputes
+// them in the same transaction.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+//go:embed migrations/sqlite/*.sql
+var migrations embed.FS
+
+// Store is the SQL implementation of upstream.API. It is safe for concurrent
+// use. Writes go through a single connection in IMMEDIATE transactions, so
+// they never fail on a lock upgrade; reads use a pool of read-only
+// connections that WAL lets run beside the writer.
+type Store struct {
+	w, r    *sql.DB
+	ids     *upstream.IDSource
+	now     func() time.Time
+	queries atomic.Int64
+}
+
+var _ upstream.API = (*Store)(nil)
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock makes the store read the time from now (tests pin it).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// Open opens (creating if needed) the SQLite database at path and migrates
+// it to the current schema.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	registerFunctions()
+	if path == "" {
+		return nil, errors.New("sqlstore: empty database path")
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("sqlstore: database path %q must not contain ? or #", path)
+	}
+	base := path
+	common := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	w, err := sql.Open("sqlite", base+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	s := &Store{w: w, ids: upstream.NewIDSource(), now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", base+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlstore: open %s for reading: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	if err := r.PingContext(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("sqlstore: ping %s: %w", path, err)
+	}
+	s.r = r
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migrations/sqlite")
+	if err != nil {
+		return fmt.Errorf("sqlstore: migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.w, sub)
+	if err != nil {
+		return fmt.Errorf("sqlstore: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("sqlstore: migrate: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// Ping reports whether the database answers; /healthz uses it.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.r.PingContext(ctx)
+}
+
+// QueryCount returns the number of SQL statements the store has run, so
+// batching can be checked from outside (tests, /metrics).
+func (s *Store) QueryCount() int64 { return s.queries.Load() }
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// counted wraps a querier and counts its statements.
+type counted struct {
+	q querier
+	n *atomic.Int64
+}
+
+func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	c.n.Add(1)
+	return c.q.ExecContext(ctx, q, args...)
+}
+
+func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	c.n.Add(1)
+	return c.q.QueryContext(ctx, q, args...)
+}
+
+func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	c.n.Add(1)
+	return c.q.QueryRowContext(ctx, q, args...)
+}
+
+// read returns the querier for reads.
+func (s *Store) read() querier { return counted{s.r, &s.queries} }
+
+// tx runs fn in one write transaction, committing when fn returns nil and
+// rolling back otherwise, so a failed write leaves nothing behind.
+func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
+	t, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	s.queries.Add(1)
+	if err := fn(counted{t, &s.queries}); err != nil {
+		_ = t.Rollback()
+		return err
+	}
+	if err := t.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) timestamp() string { return upstream.FormatTime(s.now()) }
+
+var registerOnce sync.Once
+
+// registerFunctions adds regexp(pattern, value) to the SQLite driver, with
+// Go's RE2 semantics, for the filter language's $regex. Registration is
+// process-wide in the driver, hence the Once.
+func registerFunctions() {
+	registerOnce.Do(func() {
+		var cache sync.Map
+		var size atomic.Int64
+		sqlite.MustRegisterDeterministicScalarFunction("regexp", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			pat, ok := args[0].(string)
+			if !ok {
+				return nil, errors.New("regexp: pattern must be text")
+			}
+			var subject string
+			switch v := args[1].(type) {
+			case nil:
+				return int64(0), nil
+			case string:
+				subject = v
+			case []byte:
+				subject = string(v)
+			default:
+				subject = fmt.Sprint(v)
+			}
+			var re *regexp.Regexp
+			if v, ok := cache.Load(pat); ok {
+				re = v.(*regexp.Regexp)
+			} else {
+				var err error
+				if re, err = regexp.Compile(pat); err != nil {
+					return nil, fmt.Errorf("regexp: %w", err)
+				}
+				if size.Add(1) > 4096 {
+					cache.Clear()
+					size.Store(0)
+				}
+				cache.Store(pat, re)
+			}
+			if re.MatchString(subject) {
+				return int64(1), nil
+			}
+			return int64(0), nil
+		})
+	})
+}

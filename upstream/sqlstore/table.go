@@ -1,0 +1,200 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// table maps one resource type to its SQL table: the JSON document in column
+// doc, and key columns (beyond id and account_id) that are kept in step with
+// the document on every write.
+type table[T any] struct {
+	name string // SQL table
+	kind string // resource name in errors
+	reg  *query.Registry
+	cols []string        // key columns after id and account_id
+	keys func(*T) []any  // values of cols for a document
+	id   func(*T) string // the document's id
+}
+
+// idsParam encodes ids as one JSON array parameter, used as
+// "IN (SELECT value FROM json_each(?))": one bound value however many ids,
+// so a batch never meets SQLite's variable limit.
+func idsParam(ids []string) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// list returns one page of the documents of account matching lq, plus the
+// total count of matches.
+func (t table[T]) list(ctx context.Context, q querier, account string, lq upstream.ListQuery) ([]T, int, error) {
+	where, args := lq.Filter.SQL(query.SQLite, t.reg, "doc", 1)
+	args = append([]any{account}, args...)
+	var total int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+t.name+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: count %s: %w", t.name, err)
+	}
+	if total == 0 || lq.Skip >= total {
+		return []T{}, total, nil
+	}
+	order := query.OrderBy(query.SQLite, t.reg, "doc", lq.Sort)
+	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+t.name+" WHERE account_id = ? AND ("+where+") ORDER BY "+order+" LIMIT ? OFFSET ?",
+		append(args, lq.PageLimit(), lq.Skip)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	items, err := scanDocs[T](rows)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	return items, total, nil
+}
+
+// where returns all documents of account matching a SQL condition on the
+// table's columns, in id order.
+func (t table[T]) where(ctx context.Context, q querier, account, cond string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+t.name+" WHERE account_id = ? AND ("+cond+") ORDER BY id", append([]any{account}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: select %s: %w", t.name, err)
+	}
+	items, err := scanDocs[T](rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: select %s: %w", t.name, err)
+	}
+	return items, nil
+}
+
+// in returns the documents of account whose column col is one of values.
+func (t table[T]) in(ctx context.Context, q querier, account, col string, values []string) ([]T, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	return t.where(ctx, q, account, col+" IN (SELECT value FROM json_each(?))", idsParam(values))
+}
+
+// get returns one document, or a not_found error. Ids of other accounts are
+// not found either.
+func (t table[T]) get(ctx context.Context, q querier, account, id string) (T, error) {
+	var zero T
+	if !upstream.ValidID(id) {
+		return zero, upstream.NotFound(t.kind, id)
+	}
+	var raw []byte
+	err := q.QueryRowContext(ctx, "SELECT doc FROM "+t.name+" WHERE id = ? AND account_id = ?", id, account).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return zero, upstream.NotFound(t.kind, id)
+	}
+	if err != nil {
+		return zero, fmt.Errorf("sqlstore: get %s %s: %w", t.kind, id, err)
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return zero, fmt.Errorf("sqlstore: decode %s %s: %w", t.kind, id, err)
+	}
+	return v, nil
+}
+
+// insert stores a new document.
+func (t table[T]) insert(ctx context.Context, q querier, account string, v *T) error {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("sqlstore: encode %s: %w", t.kind, err)
+	}
+	cols := append([]string{"id", "account_id"}, t.cols...)
+	args := append([]any{t.id(v), account}, t.keys(v)...)
+	cols = append(cols, "doc")
+	args = append(args, string(doc))
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",")
+	if _, err := q.ExecContext(ctx, "INSERT INTO "+t.name+" ("+strings.Join(cols, ",")+") VALUES ("+ph+")", args...); err != nil {
+		return fmt.Errorf("sqlstore: insert %s: %w", t.kind, err)
+	}
+	return nil
+}
+
+// update replaces a document and its key columns.
+func (t table[T]) update(ctx context.Context, q querier, account string, v *T) error {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("sqlstore: encode %s: %w", t.kind, err)
+	}
+	set := make([]string, 0, len(t.cols)+1)
+	for _, c := range t.cols {
+		set = append(set, c+" = ?")
+	}
+	set = append(set, "doc = ?")
+	args := append(t.keys(v), string(doc), t.id(v), account)
+	res, err := q.ExecContext(ctx, "UPDATE "+t.name+" SET "+strings.Join(set, ", ")+" WHERE id = ? AND account_id = ?", args...)
+	if err != nil {
+		return fmt.Errorf("sqlstore: update %s: %w", t.kind, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return upstream.NotFound(t.kind, t.id(v))
+	}
+	return nil
+}
+
+// deleteWhere deletes the documents of account matching a condition.
+func (t table[T]) deleteWhere(ctx context.Context, q querier, account, cond string, args ...any) error {
+	if _, err := q.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE account_id = ? AND ("+cond+")", append([]any{account}, args...)...); err != nil {
+		return fmt.Errorf("sqlstore: delete %s: %w", t.kind, err)
+	}
+	return nil
+}
+
+func scanDocs[T any](rows *sql.Rows) ([]T, error) {
+	defer rows.Close()
+	items := []T{}
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, err
+		}
+		items = append(items, v)
+	}
+	return items, rows.Err()
+}
+
+// The tables.
+var (
+	goals = table[upstream.Goal]{name: "goals", kind: "goal", reg: upstream.GoalFields,
+		cols: []string{"parent_id", "session_id", "owner_id"},
+		keys: func(g *upstream.Goal) []any { return []any{g.ParentID, g.SessionID, g.OwnerID} },
+		id:   func(g *upstream.Goal) string { return g.ID }}
+	metrics = table[upstream.Metric]{name: "metrics", kind: "metric", reg: upstream.MetricFields,
+		cols: []string{"goal_id", "session_id", "owner_id"},
+		keys: func(m *upstream.Metric) []any { return []any{m.GoalID, m.SessionID, m.OwnerID} },
+		id:   func(m *upstream.Metric) string { return m.ID }}
+	checkins = table[upstream.CheckIn]{name: "checkins", kind: "check-in", reg: upstream.CheckInFields,
+		cols: []string{"metric_id", "goal_id"},
+		keys: func(c *upstream.CheckIn) []any { return []any{c.MetricID, c.GoalID} },
+		id:   func(c *upstream.CheckIn) string { return c.ID }}
+	tasks = table[upstream.Task]{name: "tasks", kind: "task", reg: upstream.TaskFields,
+		cols: []string{"parent_id", "session_id", "owner_id"},
+		keys: func(t *upstream.Task) []any { return []any{t.ParentID, t.SessionID, t.OwnerID} },
+		id:   func(t *upstream.Task) string { return t.ID }}
+	sessions = table[upstream.Session]{name: "sessions", kind: "session", reg: upstream.SessionFields,
+		cols: []string{"parent_id"},
+		keys: func(s *upstream.Session) []any { return []any{s.ParentID} },
+		id:   func(s *upstream.Session) string { return s.ID }}
+	users = table[upstream.User]{name: "users", kind: "user", reg: upstream.UserFields,
+		cols: []string{"email"},
+		keys: func(u *upstream.User) []any { return []any{u.Email} },
+		id:   func(u *upstream.User) string { return u.ID }}
+	teams = table[upstream.Team]{name: "teams", kind: "team", reg: upstream.TeamFields,
+		cols: []string{"parent_id"},
+		keys: func(t *upstream.Team) []any { return []any{t.ParentID} },
+		id:   func(t *upstream.Team) string { return t.ID }}
+)
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

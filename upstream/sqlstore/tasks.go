@@ -1,0 +1,292 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+func validTaskStatus(s string) bool {
+	return s == upstream.TaskTodo || s == upstream.TaskInProgress || s == upstream.TaskDone
+}
+
+// ListTasks lists tasks.
+func (s *Store) ListTasks(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Task], error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Page[upstream.Task]{}, err
+	}
+	q := s.read()
+	items, total, err := tasks.list(ctx, q, c.AccountID, lq)
+	if err != nil {
+		return upstream.Page[upstream.Task]{}, err
+	}
+	if err := s.enrichTasks(ctx, q, c.AccountID, items); err != nil {
+		return upstream.Page[upstream.Task]{}, err
+	}
+	return upstream.Page[upstream.Task]{Items: items, TotalCount: total}, nil
+}
+
+// GetTask returns one task.
+func (s *Store) GetTask(ctx context.Context, id string) (upstream.Task, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	return s.getTask(ctx, s.read(), c.AccountID, id)
+}
+
+func (s *Store) getTask(ctx context.Context, q querier, account, id string) (upstream.Task, error) {
+	t, err := tasks.get(ctx, q, account, id)
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	ts := []upstream.Task{t}
+	if err := s.enrichTasks(ctx, q, account, ts); err != nil {
+		return upstream.Task{}, err
+	}
+	return ts[0], nil
+}
+
+// taskParent resolves a task's parent: it sets parentType (inferred when
+// empty), parentName and sessionId, checks the session's state, and returns
+// the goal whose figures the task counts in ("" for none).
+func (s *Store) taskParent(ctx context.Context, q querier, account string, t *upstream.Task) (string, error) {
+	t.ParentName, t.SessionID = "", ""
+	if t.ParentID == "" {
+		if t.ParentType != "" {
+			return "", upstream.Invalid("parentId", "is required when parentType is set")
+		}
+		return "", nil
+	}
+	switch t.ParentType {
+	case "", upstream.ParentGoal, upstream.ParentMetric:
+	default:
+		return "", upstream.Invalid("parentType", "must be goal, metric or empty")
+	}
+	var goalID string
+	if t.ParentType != upstream.ParentMetric {
+		if g, err := goals.get(ctx, q, account, t.ParentID); err == nil {
+			t.ParentType, t.ParentName, t.SessionID, goalID = upstream.ParentGoal, g.Name, g.SessionID, g.ID
+		} else if upstream.ErrorCode(err) != upstream.CodeNotFound {
+			return "", err
+		}
+	}
+	if goalID == "" && t.ParentType != upstream.ParentGoal {
+		if m, err := metrics.get(ctx, q, account, t.ParentID); err == nil {
+			t.ParentType, t.ParentName, t.SessionID, goalID = upstream.ParentMetric, m.Name, m.SessionID, ""
+		} else if upstream.ErrorCode(err) != upstream.CodeNotFound {
+			return "", err
+		}
+	}
+	if t.ParentName == "" && t.SessionID == "" {
+		return "", upstream.Invalid("parentId", "no goal or key result %q", t.ParentID)
+	}
+	ss, err := sessions.get(ctx, q, account, t.SessionID)
+	if err != nil {
+		return "", err
+	}
+	if err := gate(ss, false); err != nil {
+		return "", err
+	}
+	return goalID, nil
+}
+
+func checkTask(t *upstream.Task) error {
+	if t.Name == "" {
+		return upstream.Invalid("name", "must not be empty")
+	}
+	if len(t.Name) > maxName {
+		return upstream.Invalid("name", "must be at most %d characters", maxName)
+	}
+	if !validTaskStatus(t.Status) {
+		return upstream.Invalid("status", "must be todo, inprogress or done")
+	}
+	if t.Priority < 0 || t.Priority > 3 {
+		return upstream.Invalid("priority", "must be between 0 and 3")
+	}
+	t.Assignee = nil
+	return nil
+}
+
+// CreateTask creates a task, under a goal or key result when parentId is set.
+func (s *Store) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream.Task, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	now := s.timestamp()
+	t := upstream.Task{
+		ID: s.ids.New(), AccountID: c.AccountID, Name: strings.TrimSpace(in.Name), Description: in.Description,
+		RichTextDescription: in.RichTextDescription, Status: in.Status, TaskType: in.TaskType, Priority: in.Priority,
+		OwnerID: in.OwnerID, ParentID: in.ParentID, ParentType: in.ParentType, ExternalID: in.ExternalID,
+		ExternalSystem: in.ExternalSystem, CreatedByID: c.UserID, ModifiedByID: c.UserID, DateCreated: now,
+		DateModified: now, Snapshots: []upstream.TaskSnapshot{},
+	}
+	if t.Status == "" {
+		t.Status = upstream.TaskTodo
+	}
+	if t.OwnerID == "" {
+		t.OwnerID = c.UserID
+	}
+	if t.DueDate, err = upstream.ParseDate("dueDate", in.DueDate); err != nil {
+		return upstream.Task{}, err
+	}
+	if err := checkTask(&t); err != nil {
+		return upstream.Task{}, err
+	}
+	err = s.tx(ctx, func(q querier) error {
+		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
+		if err != nil {
+			return err
+		}
+		if err := s.checkOwners(ctx, q, c.AccountID, "ownerId", []string{t.OwnerID}); err != nil {
+			return err
+		}
+		if err := tasks.insert(ctx, q, c.AccountID, &t); err != nil {
+			return err
+		}
+		if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
+			return err
+		}
+		t, err = s.getTask(ctx, q, c.AccountID, t.ID)
+		return err
+	})
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	return t, nil
+}
+
+// taskCounts refreshes the counts that a task's parent shows.
+func (s *Store) taskCounts(ctx context.Context, q querier, account string, t upstream.Task, goalID string) error {
+	if t.ParentType == upstream.ParentMetric {
+		m, err := metrics.get(ctx, q, account, t.ParentID)
+		if err != nil {
+			return err
+		}
+		var n int
+		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM tasks WHERE account_id = ? AND parent_id = ?", account, m.ID).Scan(&n); err != nil {
+			return err
+		}
+		if m.TasksCount != n {
+			m.TasksCount = n
+			return metrics.update(ctx, q, account, &m)
+		}
+		return nil
+	}
+	return s.recompute(ctx, q, account, goalID)
+}
+
+// UpdateTask changes a task; a status change is recorded in its snapshots.
+func (s *Store) UpdateTask(ctx context.Context, id string, in upstream.TaskPatch) (upstream.Task, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	var t upstream.Task
+	err = s.tx(ctx, func(q querier) error {
+		old, err := tasks.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		if _, err := s.taskParent(ctx, q, c.AccountID, &old); err != nil {
+			return err
+		}
+		t = old
+		set(&t.Name, in.Name, strings.TrimSpace)
+		set(&t.Description, in.Description, nil)
+		set(&t.RichTextDescription, in.RichTextDescription, nil)
+		set(&t.OwnerID, in.OwnerID, nil)
+		set(&t.ParentID, in.ParentID, nil)
+		set(&t.ParentType, in.ParentType, nil)
+		set(&t.Status, in.Status, nil)
+		set(&t.TaskType, in.TaskType, nil)
+		set(&t.ExternalID, in.ExternalID, nil)
+		set(&t.ExternalSystem, in.ExternalSystem, nil)
+		if in.ParentID != nil && in.ParentType == nil {
+			t.ParentType = "" // infer it from the new parent
+		}
+		if in.Priority != nil {
+			t.Priority = *in.Priority
+		}
+		if in.Archived != nil {
+			t.Archived = *in.Archived
+		}
+		if in.DueDate != nil {
+			if t.DueDate, err = upstream.ParseDate("dueDate", *in.DueDate); err != nil {
+				return err
+			}
+		}
+		if in.Comment != nil {
+			t.LastComment = &upstream.TaskComment{CreatedByID: c.UserID, Text: *in.Comment}
+		}
+		if err := checkTask(&t); err != nil {
+			return err
+		}
+		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
+		if err != nil {
+			return err
+		}
+		if t.OwnerID != old.OwnerID {
+			if err := s.checkOwners(ctx, q, c.AccountID, "ownerId", []string{t.OwnerID}); err != nil {
+				return err
+			}
+		}
+		now := s.timestamp()
+		if t.Status != old.Status {
+			t.Snapshots = append(t.Snapshots, upstream.TaskSnapshot{ID: s.ids.New(), ModifiedAt: now, ModifiedBy: c.UserID,
+				NewStatus: t.Status, OldStatus: old.Status, PreviouslyModifiedAt: old.DateModified})
+		}
+		t.ModifiedByID, t.DateModified = c.UserID, now
+		if err := tasks.update(ctx, q, c.AccountID, &t); err != nil {
+			return err
+		}
+		if old.ParentID != t.ParentID {
+			oldGoal := ""
+			if old.ParentType == upstream.ParentGoal {
+				oldGoal = old.ParentID
+			}
+			if old.ParentID != "" {
+				if err := s.taskCounts(ctx, q, c.AccountID, old, oldGoal); err != nil {
+					return err
+				}
+			}
+		}
+		if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
+			return err
+		}
+		t, err = s.getTask(ctx, q, c.AccountID, t.ID)
+		return err
+	})
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	return t, nil
+}
+
+// DeleteTask deletes a task.
+func (s *Store) DeleteTask(ctx context.Context, id string) error {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(q querier) error {
+		t, err := tasks.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
+		if err != nil {
+			return err
+		}
+		if err := tasks.deleteWhere(ctx, q, c.AccountID, "id = ?", id); err != nil {
+			return err
+		}
+		if t.ParentID == "" {
+			return nil
+		}
+		return s.taskCounts(ctx, q, c.AccountID, t, goalID)
+	})
+}
