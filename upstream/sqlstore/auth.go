@@ -276,3 +276,21 @@ func (s *Store) GetUser(ctx context.Context, id string) (upstream.User, error) {
 	}
 	return users.get(ctx, s.read(), c.AccountID, id)
 }
+
+// AccountCount returns the number of accounts in the database.
+func (s *Store) AccountCount(ctx context.Context) (int, error) {
+	var n int
+	if err := s.read().QueryRowContext(ctx, "SELECT count(*) FROM accounts").Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlstore: count accounts: %w", err)
+	}
+	return n, nil
+}
+
+// AccountOwner returns the id of the user who owns an account (its first admin).
+func (s *Store) AccountOwner(ctx context.Context, accountID string) (string, error) {
+	a, err := s.account(ctx, s.read(), accountID)
+	if err != nil {
+		return "", err
+	}
+	return a.OwnerID, nil
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/seed"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// errUsage reports bad flags; the flag package has already said why.
+var errUsage = errors.New("usage")
+
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected arguments: %v\n", fs.Args())
+		return errUsage
+	}
+	return nil
+}
+
+func bootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
+	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+	account := fs.String("account", "", "account `name` (required)")
+	email := fs.String("email", "", "email of the admin user (required)")
+	asJSON := fs.Bool("json", false, `print exactly {"accountId","userId","token"} as JSON`)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	st, err := sqlstore.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	res, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: *account, Email: *email})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	fmt.Fprintf(stdout, "account %s\nuser    %s\ntoken   %s  (shown once: keep it)\n", res.AccountID, res.UserID, res.Token)
+	return nil
+}
+
+func seedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+	account := fs.String("account", "", "account `id` to fill (required)")
+	goals := fs.Int("goals", 100, "number of objectives")
+	s := fs.Uint64("seed", 1, "random seed: the same seed gives the same dataset")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	st, err := sqlstore.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	owner, err := st.AccountOwner(ctx, *account)
+	if err != nil {
+		return err
+	}
+	sctx := upstream.NewContext(ctx, upstream.Caller{AccountID: *account, UserID: owner, Roles: []string{"admin"}})
+	sum, err := seed.Synthetic(sctx, st, seed.Options{Goals: *goals, Seed: *s})
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(sum)
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/rest"
+	"github.com/okrgate/okrgate/upstream/seed"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// shutdownGrace bounds how long in-flight requests may take to finish after SIGTERM.
+const shutdownGrace = 20 * time.Second
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", envOr(getenv, "OKRGATE_ADDR", "127.0.0.1:8080"), "listen `address` (env OKRGATE_ADDR)")
+	db := fs.String("db", envOr(getenv, "OKRGATE_DB", "okrgate.db"), "SQLite database `file` (env OKRGATE_DB)")
+	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	st, err := sqlstore.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	var boot sqlstore.BootstrapResult
+	if *demo {
+		if boot, err = demoAccount(ctx, st); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	base := "http://" + ln.Addr().String()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := st.Ping(r.Context()); err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	mux.Handle("/api/", rest.New(st, rest.Options{Logger: log}))
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(stdout, "okrgate listening on %s (database %s)\n", base, *db)
+	switch {
+	case *demo && boot.Token != "":
+		fmt.Fprintf(stdout, "demo account:     %s\ndemo admin token: %s  (shown once)\n", boot.AccountID, boot.Token)
+		fmt.Fprintf(stdout, "try: curl -g -H 'Authorization: Bearer %s' -H 'service-accountId: %s' '%s/api/v2/integrations/goals?fields=name,attainment'\n",
+			boot.Token, boot.AccountID, base)
+	case *demo:
+		fmt.Fprintln(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created)")
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", "grace", shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// demoAccount seeds the demo account when the database holds no account and
+// returns its id and a fresh admin token. On a database that already has
+// data it returns the zero result and changes nothing: tokens are shown once.
+func demoAccount(ctx context.Context, st *sqlstore.Store) (sqlstore.BootstrapResult, error) {
+	var none sqlstore.BootstrapResult
+	n, err := st.AccountCount(ctx)
+	if err != nil || n > 0 {
+		return none, err
+	}
+	res, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Demo Company", Email: "admin@demo.test", FirstName: "Dana", LastName: "Admin"})
+	if err != nil {
+		return none, err
+	}
+	c, err := st.Authenticate(ctx, res.Token)
+	if err != nil {
+		return none, err
+	}
+	if _, err := seed.Demo(upstream.NewContext(ctx, c), st); err != nil {
+		return none, err
+	}
+	return res, nil
+}
