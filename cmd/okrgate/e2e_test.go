@@ -1,0 +1,402 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binary is the okrgate binary built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "okrgate-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "okrgate")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building okrgate:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type bootResult struct {
+	AccountID string `json:"accountId"`
+	UserID    string `json:"userId"`
+	Token     string `json:"token"`
+}
+
+func bootstrapDB(t *testing.T, db, account, email string) bootResult {
+	t.Helper()
+	out, err := exec.Command(binary, "bootstrap", "--db", db, "--account", account, "--email", email, "--json").Output()
+	if err != nil {
+		t.Fatalf("bootstrap: %v", err)
+	}
+	var r bootResult
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil || r.AccountID == "" || r.UserID == "" || !strings.HasPrefix(r.Token, "okr_") {
+		t.Fatalf("bootstrap printed %q (%v)", out, err)
+	}
+	return r
+}
+
+// server is a running okrgate process.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+	done chan error
+}
+
+func startServer(t *testing.T, db string, extra ...string) *server {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, extra...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, done: make(chan error, 1)}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		s.done <- cmd.Wait()
+	}()
+	deadline := time.After(30 * time.Second)
+	for s.base == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("server exited before listening")
+			}
+			if rest, found := strings.CutPrefix(l, "okrgate listening on "); found {
+				s.base = strings.Fields(rest)[0]
+			}
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatal("server did not report its address")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	// Wait until /healthz answers.
+	for i := 0; ; i++ {
+		resp, err := http.Get(s.base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if i > 100 {
+			t.Fatal("healthz never answered 200")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s
+}
+
+// stop sends SIGTERM and requires a clean exit.
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("server exited with %v after SIGTERM", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not exit after SIGTERM")
+	}
+}
+
+// client calls the REST API as one account.
+type client struct {
+	t     *testing.T
+	base  string
+	token string
+	acct  string
+}
+
+func (c client) do(method, path string, body any) (int, map[string]any, http.Header) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		switch b := body.(type) {
+		case string:
+			rd = strings.NewReader(b)
+		default:
+			raw, _ := json.Marshal(b)
+			rd = bytes.NewReader(raw)
+		}
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.acct != "" {
+		req.Header.Set("service-accountId", c.acct)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			c.t.Fatalf("%s %s: body is not a JSON object: %q", method, path, raw)
+		}
+	}
+	if resp.StatusCode >= 400 {
+		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			c.t.Errorf("%s %s: error content type %q", method, path, ct)
+		}
+		if out["code"] == nil || out["status"] == nil || out["title"] == nil {
+			c.t.Errorf("%s %s: not a problem body: %q", method, path, raw)
+		}
+	}
+	return resp.StatusCode, out, resp.Header
+}
+
+func (c client) must(method, path string, body any, want int) map[string]any {
+	c.t.Helper()
+	code, out, _ := c.do(method, path, body)
+	if code != want {
+		c.t.Fatalf("%s %s: status %d, want %d: %v", method, path, code, want, out)
+	}
+	return out
+}
+
+func num(v any) float64 { f, _ := v.(float64); return f }
+
+func TestEndToEnd(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "e2e.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	other := bootstrapDB(t, db, "Rival", "admin@rival.test")
+	srv := startServer(t, db)
+	c := client{t: t, base: srv.base, token: boot.Token, acct: boot.AccountID}
+
+	sess := c.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1 2027", "start": "2027-01-01", "end": "2027-03-31"}, 201)
+	sid := sess["id"].(string)
+	root := c.must("POST", "/api/v1/goals", map[string]any{"name": "Grow", "sessionId": sid, "attainmentTypeString": "average_children"}, 201)
+	child := c.must("POST", "/api/v1/goals", map[string]any{"name": "Sell more", "sessionId": sid, "parentId": root["id"]}, 201)
+	kr := c.must("POST", "/api/v1/metrics", map[string]any{"name": "Revenue", "goalId": child["id"], "initialValue": 0, "target": 100, "targetOperator": "at_least"}, 201)
+	ci := c.must("POST", "/api/v1/metrics/"+kr["id"].(string)+"/checkin", map[string]any{"actual": 50, "comment": "half way"}, 201)
+	if ci["id"] == nil || num(ci["attainment"]) != 0.5 {
+		t.Fatalf("check-in = %v", ci)
+	}
+	if m := c.must("GET", "/api/v1/metrics/"+kr["id"].(string), nil, 200); num(m["attainment"]) != 0.5 {
+		t.Errorf("key result attainment = %v", m["attainment"])
+	}
+	for _, id := range []any{child["id"], root["id"]} {
+		g := c.must("GET", "/api/v1/goals/"+id.(string), nil, 200)
+		if num(g["attainment"]) != 0.5 || num(g["fullAggregatedAttainment"]) != 0.5 {
+			t.Errorf("goal %s: attainment %v full %v, want 0.5", g["name"], g["attainment"], g["fullAggregatedAttainment"])
+		}
+	}
+	snap := c.must("GET", "/api/v1/metrics/checkin/"+ci["id"].(string), nil, 200)
+	if num(snap["actual"]) != 50 {
+		t.Errorf("snapshot = %v", snap)
+	}
+	hist := c.must("GET", "/api/v1/metrics/"+kr["id"].(string)+"/checkins", nil, 200)
+	if num(hist["totalCount"]) != 1 {
+		t.Errorf("history = %v", hist)
+	}
+
+	// Listing with filter, sort and nested projection.
+	list := c.must("GET", `/api/v2/integrations/goals?filter={sessionId:"`+sid+`"}&sort=-name&fields=name,metrics{name,attainment}`, nil, 200)
+	items := list["items"].([]any)
+	if num(list["totalCount"]) != 2 || items[0].(map[string]any)["name"] != "Sell more" {
+		t.Fatalf("list = %v", list)
+	}
+	first := items[0].(map[string]any)
+	if _, ok := first["attainment"]; ok {
+		t.Errorf("projection leaked attainment: %v", first)
+	}
+	if ms := first["metrics"].([]any); len(ms) != 1 || ms[0].(map[string]any)["name"] != "Revenue" {
+		t.Errorf("embedded metrics = %v", first["metrics"])
+	}
+	if c.must("GET", "/api/v2/metrics?filter={goalId:\""+child["id"].(string)+"\"}", nil, 200)["totalCount"] != 1.0 {
+		t.Error("metrics listing by goalId")
+	}
+	_, _, hdr := c.do("GET", "/api/v1/metrics/owner/"+boot.UserID, nil)
+	if hdr.Get("Deprecation") == "" || !strings.Contains(hdr.Get("Link"), "successor-version") {
+		t.Errorf("deprecated route headers: %v", hdr)
+	}
+
+	// Tasks.
+	task := c.must("POST", "/api/v2/integrations/tasks", map[string]any{"name": "Call customers", "parentId": child["id"], "parentType": "goal", "status": "todo", "dueDate": "2027-02-01"}, 201)
+	tid := task["id"].(string)
+	if upd := c.must("PATCH", "/api/v2/integrations/tasks/"+tid, map[string]any{"status": "done"}, 200); upd["status"] != "done" {
+		t.Errorf("task update = %v", upd)
+	}
+	if g := c.must("GET", "/api/v1/goals/"+child["id"].(string), nil, 200); num(g["tasksCount"]) != 1 {
+		t.Errorf("tasksCount = %v", g["tasksCount"])
+	}
+	c.must("DELETE", "/api/v2/integrations/tasks/"+tid, nil, 204)
+	c.must("GET", "/api/v2/integrations/tasks/"+tid, nil, 404)
+
+	// Tags, grouping, stats.
+	c.must("POST", "/api/v2/integrations/goals/"+child["id"].(string)+"/tags", map[string]any{"title": " Growth "}, 201)
+	if code, _, _ := c.do("POST", "/api/v2/integrations/goals/"+child["id"].(string)+"/tags", map[string]any{"title": "growth"}); code != 304 {
+		t.Errorf("re-tagging answered %d, want 304", code)
+	}
+	grouped := c.must("GET", "/api/v2/integrations/goals/groupBy/owners?includeMetrics=true", nil, 200)
+	if num(grouped["totalCount"]) != 1 {
+		t.Errorf("groupBy = %v", grouped)
+	}
+	c.must("POST", "/api/v1/metrics/"+kr["id"].(string)+"/checkin", map[string]any{"actual": 100}, 201)
+	met := c.must("GET", "/api/v1/sessions/"+sid+"/stats/goalsMet?tags=GROWTH", nil, 200)
+	if len(met["items"].([]any)) != 1 {
+		t.Errorf("goalsMet = %v", met)
+	}
+
+	// Bad input answers 4xx with a problem body, and writes nothing.
+	before := num(c.must("GET", "/api/v2/integrations/goals", nil, 200)["totalCount"])
+	bad := []struct {
+		name, method, path string
+		body               any
+		want               int
+		client             client
+	}{
+		{"malformed JSON", "POST", "/api/v1/goals", `{"name": `, 400, c},
+		{"wrong type", "POST", "/api/v1/goals", `{"name": 5, "sessionId": "` + sid + `"}`, 400, c},
+		{"unknown field", "POST", "/api/v1/goals", `{"name": "x", "sessionId": "` + sid + `", "bogus": 1}`, 400, c},
+		{"bad date", "POST", "/api/v1/goals", `{"name": "x", "sessionId": "` + sid + `", "dateFrom": "yesterday"}`, 400, c},
+		{"missing session", "POST", "/api/v1/goals", `{"name": "x"}`, 400, c},
+		{"$where", "GET", `/api/v2/integrations/goals?filter={"$where":"1"}`, nil, 400, c},
+		{"unknown filter field", "GET", `/api/v2/integrations/goals?filter={"nmae":"x"}`, nil, 400, c},
+		{"limit 5000", "GET", "/api/v2/integrations/goals?limit=5000", nil, 400, c},
+		{"unknown parameter", "GET", "/api/v2/integrations/goals?colour=red", nil, 400, c},
+		{"missing token", "GET", "/api/v2/integrations/goals", nil, 401, client{t: t, base: srv.base, acct: boot.AccountID}},
+		{"bad token", "GET", "/api/v2/integrations/goals", nil, 401, client{t: t, base: srv.base, token: "okr_nope", acct: boot.AccountID}},
+		{"missing account header", "GET", "/api/v2/integrations/goals", nil, 400, client{t: t, base: srv.base, token: boot.Token}},
+		{"other account header", "GET", "/api/v2/integrations/goals", nil, 403, client{t: t, base: srv.base, token: boot.Token, acct: other.AccountID}},
+		{"other account's goal", "GET", "/api/v1/goals/" + root["id"].(string), nil, 404, client{t: t, base: srv.base, token: other.Token, acct: other.AccountID}},
+		{"other account's goal patch", "PATCH", "/api/v1/goals/" + root["id"].(string), `{"name":"pwned"}`, 404, client{t: t, base: srv.base, token: other.Token, acct: other.AccountID}},
+		{"check-in without actual", "POST", "/api/v1/metrics/" + kr["id"].(string) + "/checkin", `{"comment":"x"}`, 400, c},
+		{"cycle", "PATCH", "/api/v1/goals/" + root["id"].(string), `{"parentId":"` + child["id"].(string) + `"}`, 400, c},
+	}
+	for _, b := range bad {
+		code, body, _ := b.client.do(b.method, b.path, b.body)
+		if code != b.want {
+			t.Errorf("%s: status %d, want %d (%v)", b.name, code, b.want, body)
+		}
+	}
+	if after := num(c.must("GET", "/api/v2/integrations/goals", nil, 200)["totalCount"]); after != before {
+		t.Errorf("goals before bad input %v, after %v", before, after)
+	}
+	if g := c.must("GET", "/api/v1/goals/"+root["id"].(string), nil, 200); g["name"] != "Grow" || g["parentId"] != "" {
+		t.Errorf("root changed by rejected writes: %v", g)
+	}
+
+	// SIGTERM exits 0; data written before the restart is there after it.
+	srv.stop(t)
+	srv2 := startServer(t, db)
+	c2 := client{t: t, base: srv2.base, token: boot.Token, acct: boot.AccountID}
+	g := c2.must("GET", "/api/v1/goals/"+root["id"].(string), nil, 200)
+	if g["name"] != "Grow" || num(g["attainment"]) != 1 {
+		t.Errorf("after restart: %v", g)
+	}
+	srv2.stop(t)
+}
+
+func TestServeDemo(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "demo.db")
+	cmd := exec.Command(binary, "serve", "--demo", "--db", db, "--addr", "127.0.0.1:0")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	var base, token, acct string
+	for sc.Scan() && (base == "" || token == "" || acct == "") {
+		l := sc.Text()
+		if r, ok := strings.CutPrefix(l, "okrgate listening on "); ok {
+			base = strings.Fields(r)[0]
+		}
+		if r, ok := strings.CutPrefix(l, "demo admin token: "); ok {
+			token = strings.Fields(r)[0]
+		}
+		if r, ok := strings.CutPrefix(l, "demo account:"); ok {
+			acct = strings.TrimSpace(r)
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	c := client{t: t, base: base, token: token, acct: acct}
+	goals := c.must("GET", "/api/v2/integrations/goals?limit=1000&fields=name,parentId,fullSubTreeCount", nil, 200)
+	if n := num(goals["totalCount"]); n < 8 {
+		t.Fatalf("demo has %v goals", n)
+	}
+	deepest := 0.0
+	for _, it := range goals["items"].([]any) {
+		deepest = max(deepest, num(it.(map[string]any)["fullSubTreeCount"]))
+	}
+	if deepest < 6 {
+		t.Errorf("demo tree is too small: largest subtree %v", deepest)
+	}
+	if n := num(c.must("GET", "/api/v2/sessions", nil, 200)["totalCount"]); n != 2 {
+		t.Errorf("demo sessions = %v", n)
+	}
+	if n := num(c.must("GET", "/api/v2/teams", nil, 200)["totalCount"]); n != 3 {
+		t.Errorf("demo teams = %v", n)
+	}
+	if n := num(c.must("GET", "/api/v2/users", nil, 200)["totalCount"]); n != 12 {
+		t.Errorf("demo users = %v", n)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{{}, {"nope"}, {"serve", "--bogus"}, {"bootstrap", "--db", filepath.Join(t.TempDir(), "x.db"), "--account", "", "--email", "x"}} {
+		cmd := exec.Command(binary, args...)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("okrgate %v succeeded", args)
+		}
+		if len(out) == 0 {
+			t.Errorf("okrgate %v printed nothing", args)
+		}
+	}
+}
