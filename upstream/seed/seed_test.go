@@ -3,9 +3,9 @@ package seed_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
