@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -73,7 +75,7 @@ func ProblemOf(err error) (status int, code upstream.Code, detail string, fields
 	var qe *query.Error
 	if errors.As(err, &qe) {
 		msg := qe.Message
-		if qe.Field != "" {
+		if qe.Field != "" && !strings.Contains(msg, strconv.Quote(qe.Field)) {
 			msg = fmt.Sprintf("field %q: %s", qe.Field, qe.Message)
 		}
 		param := qe.Param

@@ -338,3 +338,17 @@ func TestRoutesTable(t *testing.T) {
 		t.Error("Routes shares its Params slices")
 	}
 }
+
+// FuzzDecodeJSON: any body decodes or fails with a client error, never a
+// panic or an internal error.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{`{"name":"x","sessionId":"a"}`, `{"closedStatus":{"status":1}}`, `{`, `[]`, `{"tags":[{"title":2}]}`, `{"orderId":1e400}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var in upstream.GoalInput
+		if err := rest.DecodeJSON(b, &in); err != nil && upstream.ErrorCode(err) != upstream.CodeInvalid {
+			t.Fatalf("DecodeJSON(%q) = %v, want nil or invalid_input", b, err)
+		}
+	})
+}
