@@ -194,7 +194,11 @@ func (p *jparser) object() (*jvalue, error) {
 		}
 		for _, m := range v.obj {
 			if m.key == key {
-				return nil, errorf("filter", key, "duplicate key %q in one object (combine conditions with $and)", key)
+				field := key
+				if strings.HasPrefix(key, "$") {
+					field = "" // an operator, not a field
+				}
+				return nil, errorf("filter", field, "duplicate key %q in one object (combine conditions with $and)", key)
 			}
 		}
 		p.skipSpace()

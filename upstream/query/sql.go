@@ -240,7 +240,7 @@ func (c *compiler) elements(b *strings.Builder, f Field, e *Expr) {
 	x := "value"
 	if c.d == Postgres {
 		x = "e.v"
-		if e.op >= opGt && e.op <= opLte {
+		if e.op >= opGt && e.op <= opLte && f.Type == StringList {
 			x += ` COLLATE "C"`
 		}
 	}
@@ -292,8 +292,8 @@ func (c *compiler) nullable(f Field) string {
 }
 
 // value returns the typed scalar SQL expression of f, for use with
-// operator o (Postgres text comparisons use the "C" collation so that they
-// order bytewise, like Go and SQLite).
+// operator o (Postgres comparisons of String fields use the "C" collation so
+// that they order bytewise, like Go and SQLite).
 func (c *compiler) value(f Field, o op) string {
 	x := c.nullable(f)
 	if c.d != Postgres {
@@ -308,7 +308,10 @@ func (c *compiler) value(f Field, o op) string {
 		if f.Column == "" {
 			x = "(" + x + "::boolean)"
 		}
-	default:
+	case String:
+		// Free text: order bytewise whatever the database collation. ID,
+		// Date and DateTime values are fixed-format ASCII that every
+		// collation orders bytewise, so their indexes stay usable.
 		if o >= opGt && o <= opLte {
 			x += ` COLLATE "C"`
 		}
@@ -320,7 +323,9 @@ func (c *compiler) value(f Field, o op) string {
 // with the id tie-breaker "id ASC" unless id is already a key, so that
 // paging is stable. Missing values sort before null values, which sort
 // before all others (ascending; descending reverses this), exactly as Less
-// orders documents. Fields reg does not know are skipped.
+// orders documents. A Column field cannot tell missing from null, so for the
+// two to agree the store keeps Column fields present in its documents.
+// Fields reg does not know are skipped.
 func OrderBy(d Dialect, reg *Registry, docCol string, keys []SortKey) string {
 	c := &compiler{d: d, reg: reg, doc: docCol}
 	var parts []string

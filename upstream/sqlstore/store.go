@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
 )
 
 //go:embed migrations/sqlite/*.sql
@@ -172,47 +172,14 @@ func (s *Store) timestamp() string { return upstream.FormatTime(s.now()) }
 
 var registerOnce sync.Once
 
-// registerFunctions adds regexp(pattern, value) to the SQLite driver, with
-// Go's RE2 semantics, for the filter language's $regex. Registration is
-// process-wide in the driver, hence the Once.
+// registerFunctions adds regexp(pattern, value) to the SQLite driver for the
+// filter language's $regex, with the query package's semantics (Go RE2).
+// Registration is process-wide in the driver, hence the Once.
 func registerFunctions() {
 	registerOnce.Do(func() {
-		var cache sync.Map
-		var size atomic.Int64
+		var re query.RegexpFunc
 		sqlite.MustRegisterDeterministicScalarFunction("regexp", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			pat, ok := args[0].(string)
-			if !ok {
-				return nil, errors.New("regexp: pattern must be text")
-			}
-			var subject string
-			switch v := args[1].(type) {
-			case nil:
-				return int64(0), nil
-			case string:
-				subject = v
-			case []byte:
-				subject = string(v)
-			default:
-				subject = fmt.Sprint(v)
-			}
-			var re *regexp.Regexp
-			if v, ok := cache.Load(pat); ok {
-				re = v.(*regexp.Regexp)
-			} else {
-				var err error
-				if re, err = regexp.Compile(pat); err != nil {
-					return nil, fmt.Errorf("regexp: %w", err)
-				}
-				if size.Add(1) > 4096 {
-					cache.Clear()
-					size.Store(0)
-				}
-				cache.Store(pat, re)
-			}
-			if re.MatchString(subject) {
-				return int64(1), nil
-			}
-			return int64(0), nil
+			return re.Call(args)
 		})
 	})
 }
