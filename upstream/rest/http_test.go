@@ -628,3 +628,18 @@ func TestRoutesServed(t *testing.T) {
 		checkProblem(t, r, 401, "unauthenticated")
 	}
 }
+
+func TestSuspendedAccountIs402(t *testing.T) {
+	e := newEnv(t)
+	if err := e.store.SetAccountActive(context.Background(), e.acct.AccountID, false); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do(req{method: "GET", path: "/api/v2/integrations/goals"})
+	if r.status != http.StatusPaymentRequired || r.json(t)["code"] != "account_suspended" {
+		t.Fatalf("suspended account: %d %s", r.status, r.body)
+	}
+	// The other account is unaffected.
+	if r := e.do(req{method: "GET", path: "/api/v2/integrations/goals", as: &e.other}); r.status != http.StatusOK {
+		t.Fatalf("other account: %d %s", r.status, r.body)
+	}
+}

@@ -294,3 +294,24 @@ func (s *Store) AccountOwner(ctx context.Context, accountID string) (string, err
 	}
 	return a.OwnerID, nil
 }
+
+// SetAccountActive suspends (false) or resumes (true) an account. Every call
+// made with a suspended account's tokens answers account_suspended (402).
+// It is an operator's command, not an API operation.
+func (s *Store) SetAccountActive(ctx context.Context, accountID string, active bool) error {
+	return s.tx(ctx, func(q querier) error {
+		a, err := s.account(ctx, q, accountID)
+		if err != nil {
+			return err
+		}
+		a.IsActive = active
+		doc, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, "UPDATE accounts SET doc = ? WHERE id = ?", string(doc), accountID); err != nil {
+			return fmt.Errorf("sqlstore: update account: %w", err)
+		}
+		return nil
+	})
+}

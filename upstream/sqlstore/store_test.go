@@ -389,3 +389,19 @@ func TestAuthenticate(t *testing.T) {
 		t.Fatalf("caller %+v, %v", c, err)
 	}
 }
+
+func TestSuspendedAccount(t *testing.T) {
+	e := newEnv(t)
+	if err := e.store.SetAccountActive(context.Background(), e.boot.AccountID, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.store.Authenticate(context.Background(), e.boot.Token)
+	wantCode(t, err, upstream.CodePaymentRequired)
+	if err := e.store.SetAccountActive(context.Background(), e.boot.AccountID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Authenticate(context.Background(), e.boot.Token); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, e.store.SetAccountActive(context.Background(), "000000000000000000000000", false), upstream.CodeNotFound)
+}
