@@ -11,8 +11,20 @@ type API interface {
 	MetricService
 	TaskService
 	SessionService
+	// The organisation: accounts, users, employees, teams, roles, permissions (api_org.go).
 	UserService
 	TeamService
+	AccountService
+	EmployeeService
+	RoleService
+	PermissionService
+	// The rest of the contract (api_content.go).
+	TagService
+	BadgeService
+	DashboardService
+	KPIService
+	ListService
+	AnnouncementService
 }
 
 // AuthService turns credentials into a Caller.
@@ -75,18 +87,6 @@ type SessionService interface {
 	UpdateSession(ctx context.Context, id string, in SessionPatch) (Session, error)
 	// DeleteSession deletes an empty session; one that still holds goals is a conflict.
 	DeleteSession(ctx context.Context, id string) error
-}
-
-// UserService serves the users of the caller's account.
-type UserService interface {
-	ListUsers(ctx context.Context, q ListQuery) (Page[User], error)
-	GetUser(ctx context.Context, id string) (User, error)
-}
-
-// TeamService serves teams.
-type TeamService interface {
-	ListTeams(ctx context.Context, q ListQuery) (Page[Team], error)
-	GetTeam(ctx context.Context, id string) (Team, error)
 }
 
 // GoalInput creates a goal. Name and SessionID are required.

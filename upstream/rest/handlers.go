@@ -17,9 +17,8 @@ var (
 	viewParams = []string{"fields", "formatting"}
 )
 
-// table is the route table: every operation with its handler, in the order
-// of the contract's sections.
-func table() []entry {
+// coreTable holds the OKR core: goals, key results, tasks and sessions.
+func coreTable() []entry {
 	const (
 		get, post, patch, del  = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
 		ok, created, noContent = http.StatusOK, http.StatusCreated, http.StatusNoContent
@@ -59,12 +58,15 @@ func table() []entry {
 		{Route{Method: get, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true}, (*server).getSession},
 		{Route{Method: patch, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true}, (*server).updateSession},
 		{Route{Method: del, Pattern: "/api/v1/sessions/{id}", Success: noContent, Designed: true}, (*server).deleteSession},
-
-		// Teams and users (the authorization issue completes these).
-		{Route{Method: get, Pattern: "/api/v2/teams", Params: listParams, Success: ok}, (*server).listTeams},
-		{Route{Method: get, Pattern: "/api/v1/teams/{teamId}", Account: true, Params: []string{"formatting"}, Success: ok}, (*server).getTeam},
-		{Route{Method: get, Pattern: "/api/v2/users", Params: []string{"fields", "sort", "filter", "skip", "limit"}, Success: ok, Designed: true}, (*server).listUsers},
 	}
+}
+
+// table is the route table: every operation with its handler, in the order
+// of the contract's sections.
+func table() []entry {
+	t := coreTable()
+	t = append(t, orgTable()...)
+	return append(t, contentTable()...)
 }
 
 func urlParam(r *http.Request, name string) string { return chi.URLParam(r, name) }
@@ -400,21 +402,3 @@ func (s *server) deleteSession(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 // Teams and users.
-
-func (s *server) listTeams(w http.ResponseWriter, r *http.Request) (any, error) {
-	return listed(r, upstream.TeamFields, func(q upstream.ListQuery) (upstream.Page[upstream.Team], error) {
-		return s.api.ListTeams(r.Context(), q)
-	})
-}
-
-func (s *server) getTeam(w http.ResponseWriter, r *http.Request) (any, error) {
-	return one(r, "teamId", "team", upstream.TeamFields, func(id string) (upstream.Team, error) {
-		return s.api.GetTeam(r.Context(), id)
-	})
-}
-
-func (s *server) listUsers(w http.ResponseWriter, r *http.Request) (any, error) {
-	return listed(r, upstream.UserFields, func(q upstream.ListQuery) (upstream.Page[upstream.User], error) {
-		return s.api.ListUsers(r.Context(), q)
-	})
-}
