@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/rest"
 	"github.com/okrgate/okrgate/upstream/seed"
@@ -32,6 +33,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	addr := fs.String("addr", envOr(getenv, "OKRGATE_ADDR", "127.0.0.1:8080"), "listen `address` (env OKRGATE_ADDR)")
 	db := fs.String("db", envOr(getenv, "OKRGATE_DB", "okrgate.db"), "SQLite database `file` (env OKRGATE_DB)")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
+	playgroundAssets := fs.String("playground-assets", envOr(getenv, "OKRGATE_PLAYGROUND_ASSETS", ""), "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh; env OKRGATE_PLAYGROUND_ASSETS)")
+	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -65,6 +68,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		io.WriteString(w, "ok\n")
 	})
 	mux.Handle("/api/", rest.New(st, rest.Options{Logger: log}))
+	gqlMetrics := resolvers.NewMetrics(st.QueryCount)
+	gqlAPI := resolvers.Instrument(st, gqlMetrics.Calls)
+	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{API: gqlAPI, Auth: gqlAPI, Metrics: gqlMetrics, Logger: log, DisableIntrospection: !*introspection}))
+	mux.Handle("GET /metrics", gqlMetrics.Handler())
+	playgroundHandler, err := resolvers.Playground("/graphql", *playgroundAssets)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mux.Handle("GET /{$}", playgroundHandler)
+	mux.Handle("GET "+resolvers.PlaygroundAssetsPath, playgroundHandler)
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,0 +1,56 @@
+package resolvers
+
+import (
+	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/model"
+)
+
+// Estimated sizes of edge lists, for the cost bound. A field costs 1 plus
+// its selections; a connection multiplies its selections by first; an edge
+// list multiplies them by its estimate here. The estimates are generous
+// averages of real OKR data (a few children, key results and tasks per
+// objective), not maxima: the bound is about refusing abusive shapes, not
+// about predicting exact row counts.
+const (
+	EstChildren = 5  // Goal.children, Session.children, Team.children
+	EstMetrics  = 5  // Goal.metrics
+	EstTasks    = 5  // Goal.tasks, Metric.tasks
+	EstCheckins = 10 // Metric.checkins
+	EstOwners   = 2  // owners
+	EstGoals    = 50 // Session.goals, User.goals
+	EstMembers  = 20 // Team.members, User.teams
+)
+
+func mul(c, n int) int {
+	if c > 1<<40/max(n, 1) {
+		return 1 << 40
+	}
+	return c * n
+}
+
+func firstOr(first *int) int {
+	if first == nil {
+		return DefaultFirst
+	}
+	return max(*first, 1)
+}
+
+// SetComplexity installs the cost functions on cfg.
+func SetComplexity(cfg *graph.Config) {
+	c := &cfg.Complexity
+	type conn = func(child int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+	paged := func(child int, first *int, _ *string, _ map[string]any, _ []model.Order) int {
+		return mul(child, firstOr(first))
+	}
+	c.Query.Goals, c.Query.Metrics, c.Query.Checkins, c.Query.Tasks, c.Query.Teams, c.Query.Users = conn(paged), paged, paged, paged, paged, paged
+	c.Query.Sessions = func(child int, first *int, _ *string, _ map[string]any, _ []model.Order, _ *bool) int {
+		return mul(child, firstOr(first))
+	}
+	est := func(n int) func(int) int { return func(child int) int { return mul(child, n) } }
+	c.Goal.Children, c.Goal.Metrics, c.Goal.Tasks, c.Goal.Owners = est(EstChildren), est(EstMetrics), est(EstTasks), est(EstOwners)
+	c.Metric.Checkins, c.Metric.Tasks, c.Metric.Owners = est(EstCheckins), est(EstTasks), est(EstOwners)
+	c.Session.Children = est(EstChildren)
+	c.Session.Goals = func(child int, _ *bool) int { return mul(child, EstGoals) }
+	c.Team.Children, c.Team.Members = est(EstChildren), est(EstMembers)
+	c.User.Goals, c.User.Teams = est(EstGoals), est(EstMembers)
+}

@@ -1,0 +1,80 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/okrgate/okrgate/graph/model"
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// Helpers that the edge resolvers share: every edge goes through the
+// request's loaders.
+
+func loaders(ctx context.Context) *loaderSet {
+	l := LoadersFrom(ctx)
+	if l == nil {
+		panic("resolvers: no loaders in the request context (LoaderMiddleware missing)")
+	}
+	return l.get()
+}
+
+// loadOne loads by id; "" is nil without a call.
+func loadOne[T any](ctx context.Context, l one[T], id string) (*T, error) {
+	if id == "" {
+		return nil, nil
+	}
+	return l.Load(ctx, id)()
+}
+
+// loadList loads the items of key.
+func loadList[T any](ctx context.Context, l many[T], key string) ([]T, error) {
+	return l.Load(ctx, key)()
+}
+
+// loadOwners loads owners (users or teams) in ids order, skipping unknown ids.
+func loadOwners(ctx context.Context, ids []string) ([]model.Owner, error) {
+	out := make([]model.Owner, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	vals, errs := loaders(ctx).ownerByID.LoadMany(ctx, ids)()
+	for i, v := range vals {
+		if i < len(errs) && errs[i] != nil {
+			return nil, errs[i]
+		}
+		if v != nil {
+			out = append(out, v)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// loadMany loads items by ids, in ids order, skipping unknown ids.
+func loadMany[T any](ctx context.Context, l one[T], ids []string) ([]T, error) {
+	out := make([]T, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	vals, errs := l.LoadMany(ctx, ids)()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, v := range vals {
+		if v != nil {
+			out = append(out, *v)
+		}
+	}
+	return out, nil
+}
+
+// deref returns a pointer to a copy of v: gqlgen resolvers return pointers.
+func ptr[T any](v T) *T { return &v }
+
+var _ = upstream.MaxLimit

@@ -1,0 +1,137 @@
+package resolvers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// GraphQL error codes (extensions.code).
+const (
+	CodeUnauthenticated   = "UNAUTHENTICATED"
+	CodeForbidden         = "FORBIDDEN"
+	CodeNotFound          = "NOT_FOUND"
+	CodeBadUserInput      = "BAD_USER_INPUT"
+	CodeConflict          = "CONFLICT"
+	CodeNotModified       = "NOT_MODIFIED"
+	CodeAccountSuspended  = "ACCOUNT_SUSPENDED"
+	CodeSessionLocked     = "SESSION_LOCKED"
+	CodeSessionClosed     = "SESSION_CLOSED"
+	CodeGoalAbandoned     = "GOAL_ABANDONED"
+	CodeLimitExceeded     = "LIMIT_EXCEEDED"
+	CodeDepthLimit        = "DEPTH_LIMIT_EXCEEDED"
+	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
+	CodeTimeout           = "TIMEOUT"
+	CodeInternal          = "INTERNAL_SERVER_ERROR"
+	CodeBadRequest        = "BAD_REQUEST"
+	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
+	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
+	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
+	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
+)
+
+// GraphQLCode maps an upstream error code to extensions.code.
+func GraphQLCode(c upstream.Code) string {
+	switch c {
+	case upstream.CodeInvalid, upstream.CodeInvalidFilter, upstream.CodeUnknownParam, upstream.CodeAccountHeader:
+		return CodeBadUserInput
+	case upstream.CodeUnauthenticated:
+		return CodeUnauthenticated
+	case upstream.CodePaymentRequired:
+		return CodeAccountSuspended
+	case upstream.CodeForbidden:
+		return CodeForbidden
+	case upstream.CodeNotFound:
+		return CodeNotFound
+	case upstream.CodeConflict:
+		return CodeConflict
+	case upstream.CodeNotModified:
+		return CodeNotModified
+	case upstream.CodeSessionLocked:
+		return CodeSessionLocked
+	case upstream.CodeSessionClosed:
+		return CodeSessionClosed
+	case upstream.CodeGoalAbandoned:
+		return CodeGoalAbandoned
+	case upstream.CodeLimitExceeded:
+		return CodeLimitExceeded
+	}
+	return CodeInternal
+}
+
+type requestIDKey struct{}
+
+// RequestID returns the id of the request in ctx ("" if none).
+func RequestID(ctx context.Context) string {
+	s, _ := ctx.Value(requestIDKey{}).(string)
+	return s
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// errorPresenter gives every error an extensions.code and masks internal
+// errors: their detail goes to the log with the request id, the client sees
+// only "internal error" and that id.
+func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gerr := graphql.DefaultErrorPresenter(ctx, err)
+		var ue *upstream.Error
+		switch {
+		case errors.As(err, &ue) && ue.Code != upstream.CodeInternal:
+			gerr.Message = ue.Message
+			setCode(gerr, GraphQLCode(ue.Code))
+			if len(ue.Fields) > 0 {
+				gerr.Extensions["fields"] = ue.Fields
+			}
+		case errors.Is(err, context.DeadlineExceeded):
+			gerr.Message = "the request took too long and was stopped"
+			setCode(gerr, CodeTimeout)
+		case isGraphQLOwn(err):
+			// Parse, validation, coercion and limit errors of gqlgen itself:
+			// their messages are safe and helpful.
+			if gerr.Extensions == nil || gerr.Extensions["code"] == nil {
+				setCode(gerr, CodeBadUserInput)
+			}
+		default:
+			id := RequestID(ctx)
+			log.ErrorContext(ctx, "graphql: internal error", "request_id", id, "path", gerr.Path.String(), "err", err)
+			gerr.Message = "internal error"
+			gerr.Extensions = map[string]any{"code": CodeInternal, "requestId": id}
+		}
+		return gerr
+	}
+}
+
+// isGraphQLOwn reports whether err was made by gqlgen/gqlparser rather than
+// returned by a resolver: a *gqlerror.Error without a wrapped cause.
+func isGraphQLOwn(err error) bool {
+	var g *gqlerror.Error
+	if !errors.As(err, &g) {
+		return false
+	}
+	if g.Err == nil {
+		return true
+	}
+	// Input coercion errors wrap the scalar's error; their message says what
+	// was wrong with the input.
+	return strings.Contains(g.Message, "cannot unmarshal") || g.Extensions["code"] != nil
+}
+
+func setCode(e *gqlerror.Error, code string) {
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["code"] = code
+}

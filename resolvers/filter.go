@@ -1,0 +1,185 @@
+package resolvers
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/okrgate/okrgate/graph/model"
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// Paging limits of connections.
+const (
+	DefaultFirst = 20
+	MaxFirst     = 100
+)
+
+// fieldName maps a GraphQL filter or sort field name back to the registry
+// name (the schema generator turned dots into underscores).
+func fieldName(gql string) string { return strings.ReplaceAll(gql, "_", ".") }
+
+// BuildFilter translates a GraphQL filter input (GoalFilter, ...) into the
+// REST filter language and validates it against reg, so GraphQL filters mean
+// exactly what REST filters mean.
+func BuildFilter(reg *query.Registry, in map[string]any) (*query.Expr, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	doc, err := translateFilter(in)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, upstream.Invalid("filter", "%v", err)
+	}
+	e, err := query.ParseFilter(reg, string(b))
+	if err != nil {
+		return nil, &upstream.Error{Code: upstream.CodeInvalidFilter, Message: err.Error(), Err: err}
+	}
+	return e, nil
+}
+
+func translateFilter(in map[string]any) (map[string]any, error) {
+	out := make(map[string]any, len(in))
+	for k, v := range in {
+		if v == nil {
+			continue
+		}
+		switch k {
+		case "and", "or":
+			list, ok := v.([]any)
+			if !ok {
+				return nil, upstream.Invalid("filter."+k, "must be a list of filters")
+			}
+			var subs []any
+			for _, item := range list {
+				m, ok := item.(map[string]any)
+				if !ok {
+					return nil, upstream.Invalid("filter."+k, "must be a list of filters")
+				}
+				sub, err := translateFilter(m)
+				if err != nil {
+					return nil, err
+				}
+				if len(sub) > 0 {
+					subs = append(subs, sub)
+				}
+			}
+			if len(subs) > 0 {
+				out["$"+k] = subs
+			}
+		default:
+			ops, ok := v.(map[string]any)
+			if !ok {
+				return nil, upstream.Invalid("filter."+k, "must be an operator object")
+			}
+			cond := map[string]any{}
+			for op, val := range ops {
+				if val == nil && op != "eq" && op != "ne" {
+					continue
+				}
+				cond["$"+op] = val
+			}
+			if len(cond) > 0 {
+				out[fieldName(k)] = cond
+			}
+		}
+	}
+	return out, nil
+}
+
+// BuildSort translates orderBy keys.
+func BuildSort(reg *query.Registry, order []model.Order) ([]query.SortKey, error) {
+	if len(order) > query.MaxSortKeys {
+		return nil, upstream.Invalid("orderBy", "at most %d keys", query.MaxSortKeys)
+	}
+	keys := make([]query.SortKey, 0, len(order))
+	seen := map[string]bool{}
+	for _, o := range order {
+		name := fieldName(o.Field)
+		f, ok := reg.Field(name)
+		if !ok || !f.Sortable {
+			return nil, upstream.Invalid("orderBy", "%q is not sortable", o.Field)
+		}
+		if seen[f.Name] {
+			return nil, upstream.Invalid("orderBy", "%q given twice", o.Field)
+		}
+		seen[f.Name] = true
+		keys = append(keys, query.SortKey{Field: f.Name, Desc: o.Direction == "DESC"})
+	}
+	return keys, nil
+}
+
+// Page is the resolved window of a connection.
+type Page struct{ Offset, First int }
+
+// PageArgs validates first/after. Cursors are opaque: base64 of "o:<offset>".
+func PageArgs(first *int, after *string) (Page, error) {
+	p := Page{First: DefaultFirst}
+	if first != nil {
+		if *first < 0 || *first > MaxFirst {
+			return p, upstream.Invalid("first", "must be between 0 and %d", MaxFirst)
+		}
+		p.First = *first
+	}
+	if after != nil && *after != "" {
+		off, err := decodeCursor(*after)
+		if err != nil {
+			return p, upstream.Invalid("after", "not a cursor of this API")
+		}
+		p.Offset = off + 1
+	}
+	return p, nil
+}
+
+// Cursor encodes the position offset.
+func Cursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(offset)))
+}
+
+func decodeCursor(c string) (int, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, err
+	}
+	s, ok := strings.CutPrefix(string(b), "o:")
+	if !ok {
+		return 0, fmt.Errorf("bad cursor")
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1<<30 {
+		return 0, fmt.Errorf("bad cursor")
+	}
+	return n, nil
+}
+
+// listQuery builds the upstream list query of a connection.
+func listQuery(reg *query.Registry, p Page, filter map[string]any, order []model.Order) (upstream.ListQuery, error) {
+	f, err := BuildFilter(reg, filter)
+	if err != nil {
+		return upstream.ListQuery{}, err
+	}
+	s, err := BuildSort(reg, order)
+	if err != nil {
+		return upstream.ListQuery{}, err
+	}
+	return upstream.ListQuery{Filter: f, Sort: s, Skip: p.Offset, Limit: max(p.First, 1)}, nil
+}
+
+// pageInfo returns the page info and cursors of n items at p out of total.
+func pageInfo(p Page, n, total int) (*model.PageInfo, []string) {
+	cursors := make([]string, n)
+	for i := range cursors {
+		cursors[i] = Cursor(p.Offset + i)
+	}
+	pi := &model.PageInfo{HasNextPage: p.Offset+n < total, HasPreviousPage: p.Offset > 0}
+	if n > 0 {
+		pi.StartCursor, pi.EndCursor = &cursors[0], &cursors[n-1]
+	}
+	return pi, cursors
+}

@@ -1,0 +1,296 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+
+	"github.com/okrgate/okrgate/graph/model"
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// DefaultBatchWait is how long a dataloader collects keys after the first
+// Load of a batch before it calls upstream. See docs/graphql.md
+// ("Decisions") for the measurement behind the value.
+const DefaultBatchWait = 2 * time.Millisecond
+
+// maxKeys bounds the keys of one batch: an $in filter takes at most
+// query.MaxInValues values, so larger batches are split into several calls.
+const maxKeys = query.MaxInValues
+
+// Loaders are the dataloaders of one request. Every edge of the graph loads
+// through one of them, so a level of a query costs one upstream list call
+// (one per 1000 keys or 1000 results) however many parents it has. Never
+// share Loaders between requests: the batch runs with the context, and so
+// the caller, of the request that created them.
+type Loaders struct {
+	api  upstream.API
+	wait time.Duration
+
+	mu  sync.Mutex
+	set *loaderSet
+}
+
+type (
+	one[T any]  = *dataloader.Loader[string, *T]
+	many[T any] = *dataloader.Loader[string, []T]
+)
+
+type loaderSet struct {
+	goalByID    one[upstream.Goal]
+	metricByID  one[upstream.Metric]
+	sessionByID one[upstream.Session]
+	userByID    one[upstream.User]
+	teamByID    one[upstream.Team]
+	ownerByID   *dataloader.Loader[string, model.Owner]
+
+	goalsByParent      many[upstream.Goal]
+	goalsBySession     many[upstream.Goal]
+	rootGoalsBySession many[upstream.Goal]
+	goalsByOwner       many[upstream.Goal]
+	metricsByGoal      many[upstream.Metric]
+	checkinsByMetric   many[upstream.CheckIn]
+	tasksByParent      many[upstream.Task]
+	sessionsByParent   many[upstream.Session]
+	teamsByParent      many[upstream.Team]
+}
+
+// NewLoaders returns the loaders of one request over api; wait <= 0 means
+// DefaultBatchWait.
+func NewLoaders(api upstream.API, wait time.Duration) *Loaders {
+	if wait <= 0 {
+		wait = DefaultBatchWait
+	}
+	l := &Loaders{api: api, wait: wait}
+	l.set = l.newSet()
+	return l
+}
+
+// Reset drops every cached result; mutations call it so that what they
+// return is read after the write.
+func (l *Loaders) Reset() {
+	l.mu.Lock()
+	l.set = l.newSet()
+	l.mu.Unlock()
+}
+
+func (l *Loaders) get() *loaderSet {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.set
+}
+
+func (l *Loaders) newSet() *loaderSet {
+	api := l.api
+	sessions := func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
+		return api.ListSessions(ctx, q, true)
+	}
+	goalID := func(g *upstream.Goal) []string { return []string{g.ID} }
+	roots := query.Eq("parentId", "")
+	return &loaderSet{
+		goalByID:    byID(l, api.ListGoals, upstream.GoalFields, goalID),
+		metricByID:  byID(l, api.ListMetrics, upstream.MetricFields, func(m *upstream.Metric) []string { return []string{m.ID} }),
+		sessionByID: byID(l, sessions, upstream.SessionFields, func(s *upstream.Session) []string { return []string{s.ID} }),
+		userByID:    byID(l, api.ListUsers, upstream.UserFields, func(u *upstream.User) []string { return []string{u.ID} }),
+		teamByID:    byID(l, api.ListTeams, upstream.TeamFields, func(t *upstream.Team) []string { return []string{t.ID} }),
+		ownerByID:   dataloader.NewBatchedLoader(l.loadOwners, opts[model.Owner](l)...),
+
+		goalsByParent:      byKey(l, api.ListGoals, upstream.GoalFields, "parentId", nil, func(g *upstream.Goal) []string { return []string{g.ParentID} }),
+		goalsBySession:     byKey(l, api.ListGoals, upstream.GoalFields, "sessionId", nil, func(g *upstream.Goal) []string { return []string{g.SessionID} }),
+		rootGoalsBySession: byKey(l, api.ListGoals, upstream.GoalFields, "sessionId", roots, func(g *upstream.Goal) []string { return []string{g.SessionID} }),
+		goalsByOwner:       byKey(l, api.ListGoals, upstream.GoalFields, "ownerIds", nil, func(g *upstream.Goal) []string { return g.OwnerIDs }),
+		metricsByGoal:      byKey(l, api.ListMetrics, upstream.MetricFields, "goalId", nil, func(m *upstream.Metric) []string { return []string{m.GoalID} }),
+		checkinsByMetric:   byKey(l, api.ListCheckIns, upstream.CheckInFields, "metricId", nil, func(c *upstream.CheckIn) []string { return []string{c.MetricID} }),
+		tasksByParent:      byKey(l, api.ListTasks, upstream.TaskFields, "parentId", nil, func(t *upstream.Task) []string { return []string{t.ParentID} }),
+		sessionsByParent:   byKey(l, sessions, upstream.SessionFields, "parentId", nil, func(s *upstream.Session) []string { return []string{s.ParentID} }),
+		teamsByParent:      byKey(l, api.ListTeams, upstream.TeamFields, "parentId", nil, func(t *upstream.Team) []string { return []string{t.ParentID} }),
+	}
+}
+
+func opts[V any](l *Loaders) []dataloader.Option[string, V] {
+	return []dataloader.Option[string, V]{
+		dataloader.WithWait[string, V](l.wait),
+		dataloader.WithBatchCapacity[string, V](maxKeys),
+	}
+}
+
+// lister is an upstream list operation.
+type lister[T any] func(ctx context.Context, q upstream.ListQuery) (upstream.Page[T], error)
+
+// listAll returns every item matching filter, in id order, paging by id
+// (keyset) through pages of upstream.MaxLimit so that no item is lost and a
+// concurrent insert cannot shift a page.
+func listAll[T any](ctx context.Context, list lister[T], reg *query.Registry, filter *query.Expr, idOf func(*T) string) ([]T, error) {
+	var out []T
+	f := filter
+	for {
+		p, err := list(ctx, upstream.ListQuery{Filter: f, Sort: []query.SortKey{{Field: "id"}}, Limit: upstream.MaxLimit})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Items...)
+		if len(p.Items) == 0 || len(p.Items) >= p.TotalCount || len(p.Items) < upstream.MaxLimit {
+			return out, nil
+		}
+		after, err := idAfter(reg, idOf(&p.Items[len(p.Items)-1]))
+		if err != nil {
+			return nil, err
+		}
+		f = query.And(filter, after)
+	}
+}
+
+// idAfter is the filter id > last.
+func idAfter(reg *query.Registry, last string) (*query.Expr, error) {
+	b, _ := json.Marshal(map[string]any{"id": map[string]any{"$gt": last}})
+	return query.ParseFilter(reg, string(b))
+}
+
+func anyKeys(keys []string) []any {
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		vals[i] = k
+	}
+	return vals
+}
+
+func errResults[V any](n int, err error) []*dataloader.Result[V] {
+	out := make([]*dataloader.Result[V], n)
+	for i := range out {
+		out[i] = &dataloader.Result[V]{Error: err}
+	}
+	return out
+}
+
+// byKey loads, for each key, the items whose field (one of keysOf) equals
+// it, in id order; a key without items gets an empty list.
+func byKey[T any](l *Loaders, list lister[T], reg *query.Registry, field string, extra *query.Expr, keysOf func(*T) []string) many[T] {
+	idOf := func(t *T) string { return keysOfID(any(t)) }
+	batch := func(ctx context.Context, keys []string) []*dataloader.Result[[]T] {
+		items, err := listAll(ctx, list, reg, query.And(query.In(field, anyKeys(keys)...), extra), idOf)
+		if err != nil {
+			return errResults[[]T](len(keys), err)
+		}
+		want := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			want[k] = true
+		}
+		grouped := make(map[string][]T, len(keys))
+		for i := range items {
+			for _, k := range keysOf(&items[i]) {
+				if want[k] {
+					grouped[k] = append(grouped[k], items[i])
+				}
+			}
+		}
+		out := make([]*dataloader.Result[[]T], len(keys))
+		for i, k := range keys {
+			g := grouped[k]
+			if g == nil {
+				g = []T{}
+			}
+			out[i] = &dataloader.Result[[]T]{Data: g}
+		}
+		return out
+	}
+	return dataloader.NewBatchedLoader(batch, opts[[]T](l)...)
+}
+
+// byID loads items by id; a missing id yields nil (not an error).
+func byID[T any](l *Loaders, list lister[T], reg *query.Registry, idOf func(*T) []string) one[T] {
+	batch := func(ctx context.Context, keys []string) []*dataloader.Result[*T] {
+		items, err := listAll(ctx, list, reg, query.In("id", anyKeys(keys)...), func(t *T) string { return idOf(t)[0] })
+		if err != nil {
+			return errResults[*T](len(keys), err)
+		}
+		found := make(map[string]*T, len(items))
+		for i := range items {
+			found[idOf(&items[i])[0]] = &items[i]
+		}
+		out := make([]*dataloader.Result[*T], len(keys))
+		for i, k := range keys {
+			out[i] = &dataloader.Result[*T]{Data: found[k]}
+		}
+		return out
+	}
+	return dataloader.NewBatchedLoader(batch, opts[*T](l)...)
+}
+
+// keysOfID returns the id of an upstream resource value.
+func keysOfID(v any) string {
+	switch t := v.(type) {
+	case *upstream.Goal:
+		return t.ID
+	case *upstream.Metric:
+		return t.ID
+	case *upstream.CheckIn:
+		return t.ID
+	case *upstream.Task:
+		return t.ID
+	case *upstream.Session:
+		return t.ID
+	case *upstream.User:
+		return t.ID
+	case *upstream.Team:
+		return t.ID
+	}
+	panic("resolvers: no id for this type")
+}
+
+// loadOwners resolves owner ids to users, and the ids that are no user to
+// teams (a second call only when some id is not a user).
+func (l *Loaders) loadOwners(ctx context.Context, keys []string) []*dataloader.Result[model.Owner] {
+	out := make([]*dataloader.Result[model.Owner], len(keys))
+	users, err := listAll(ctx, l.api.ListUsers, upstream.UserFields, query.In("id", anyKeys(keys)...), func(u *upstream.User) string { return u.ID })
+	if err != nil {
+		return errResults[model.Owner](len(keys), err)
+	}
+	found := make(map[string]model.Owner, len(keys))
+	for i := range users {
+		found[users[i].ID] = &users[i]
+	}
+	var rest []string
+	for _, k := range keys {
+		if _, ok := found[k]; !ok {
+			rest = append(rest, k)
+		}
+	}
+	if len(rest) > 0 {
+		teams, err := listAll(ctx, l.api.ListTeams, upstream.TeamFields, query.In("id", anyKeys(rest)...), func(t *upstream.Team) string { return t.ID })
+		if err != nil {
+			return errResults[model.Owner](len(keys), err)
+		}
+		for i := range teams {
+			found[teams[i].ID] = &teams[i]
+		}
+	}
+	for i, k := range keys {
+		out[i] = &dataloader.Result[model.Owner]{Data: found[k]}
+	}
+	return out
+}
+
+type loadersKey struct{}
+
+// WithLoaders returns ctx carrying l.
+func WithLoaders(ctx context.Context, l *Loaders) context.Context {
+	return context.WithValue(ctx, loadersKey{}, l)
+}
+
+// LoadersFrom returns the loaders of the request in ctx.
+func LoadersFrom(ctx context.Context) *Loaders {
+	l, _ := ctx.Value(loadersKey{}).(*Loaders)
+	return l
+}
+
+// LoaderMiddleware creates fresh loaders for every request.
+func LoaderMiddleware(api upstream.API, wait time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(WithLoaders(r.Context(), NewLoaders(api, wait))))
+	})
+}

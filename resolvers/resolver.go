@@ -1,0 +1,15 @@
+// Package resolvers implements the GraphQL schema of package graph over
+// upstream.API: thin resolvers, per-request dataloaders for every edge, the
+// HTTP handler with its limits (depth, cost, tokens, timeout), auth, error
+// mapping, the playground and Prometheus metrics.
+package resolvers
+
+import (
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// Resolver is the root resolver. API is the upstream every resolver and
+// loader calls (usually Instrument(store, counter)).
+type Resolver struct {
+	API upstream.API
+}

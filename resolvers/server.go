@@ -1,0 +1,202 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxDepth         = 15
+	DefaultMaxComplexity    = 200_000
+	DefaultParserTokenLimit = 10_000
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxBodyBytes     = 1 << 20
+	DefaultAPQCacheSize     = 1000
+	DefaultQueryCacheSize   = 1000
+)
+
+// Config configures the GraphQL handler. Zero values mean the defaults.
+type Config struct {
+	// API serves every resolver and loader; wrap it with Instrument to count calls.
+	API upstream.API
+	// Auth turns the bearer token into a caller (usually the same store).
+	Auth upstream.AuthService
+	// Metrics, when not nil, records requests and latency per operation.
+	Metrics *Metrics
+	Logger  *slog.Logger
+
+	BatchWait        time.Duration // dataloader wait; DefaultBatchWait
+	MaxDepth         int           // DefaultMaxDepth
+	MaxComplexity    int           // DefaultMaxComplexity
+	ParserTokenLimit int           // DefaultParserTokenLimit
+	Timeout          time.Duration // per request; DefaultTimeout
+	// DisableIntrospection turns introspection off (it is on by default).
+	DisableIntrospection bool
+}
+
+func (c *Config) defaults() {
+	if c.BatchWait <= 0 {
+		c.BatchWait = DefaultBatchWait
+	}
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxComplexity <= 0 {
+		c.MaxComplexity = DefaultMaxComplexity
+	}
+	if c.ParserTokenLimit <= 0 {
+		c.ParserTokenLimit = DefaultParserTokenLimit
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// NewServer returns the gqlgen server: explicit transports (POST JSON and
+// GET for queries only; no form or multipart transports, which browsers can
+// send cross-site), limits that run before execution, APQ, and error masking.
+// Use NewHandler for the HTTP handler with auth and loaders around it.
+func NewServer(cfg Config) *handler.Server {
+	cfg.defaults()
+	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API}}
+	SetComplexity(&gcfg)
+	srv := handler.New(graph.NewExecutableSchema(gcfg))
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](DefaultQueryCacheSize))
+	srv.SetParserTokenLimit(cfg.ParserTokenLimit)
+	if !cfg.DisableIntrospection {
+		srv.Use(extension.Introspection{})
+	}
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](DefaultAPQCacheSize)})
+	srv.Use(DepthLimit{Max: cfg.MaxDepth})
+	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
+	srv.SetErrorPresenter(errorPresenter(cfg.Logger))
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		cfg.Logger.ErrorContext(ctx, "graphql: panic", "request_id", RequestID(ctx), "panic", p, "stack", string(debug.Stack()))
+		return fmt.Errorf("panic: %v", p) // masked by the error presenter
+	})
+	if m := cfg.Metrics; m != nil {
+		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+			start := time.Now()
+			resp := next(ctx)
+			name := ""
+			if graphql.HasOperationContext(ctx) {
+				oc := graphql.GetOperationContext(ctx)
+				name = oc.OperationName
+				if name == "" && oc.Operation != nil {
+					name = oc.Operation.Name
+				}
+			}
+			op := m.opLabel(name)
+			outcome := "ok"
+			if resp == nil || len(resp.Errors) > 0 {
+				outcome = "error"
+			}
+			m.requests.WithLabelValues(op, outcome).Inc()
+			m.latency.WithLabelValues(op).Observe(time.Since(start).Seconds())
+			return resp
+		})
+	}
+	return srv
+}
+
+// NewHandler returns the /graphql endpoint: request id, CSRF and method
+// checks, body limit, per-request timeout, bearer auth, fresh dataloaders,
+// then the gqlgen server.
+func NewHandler(cfg Config) http.Handler {
+	cfg.defaults()
+	srv := NewServer(cfg)
+	var h http.Handler = srv
+	h = LoaderMiddleware(cfg.API, cfg.BatchWait, h)
+	h = authMiddleware(cfg.Auth, h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		switch r.Method {
+		case http.MethodGet:
+		case http.MethodPost:
+			// CSRF: only JSON bodies. Browsers send form and text/plain
+			// bodies cross-site without a preflight; JSON needs one.
+			mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			if mt != "application/json" {
+				writeError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+					"POST bodies must be application/json (form, multipart and text/plain bodies are refused as a CSRF protection)")
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, DefaultMaxBodyBytes)
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			writeError(w, http.StatusMethodNotAllowed, CodeBadRequest, "use GET (queries only) or POST")
+			return
+		}
+		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// authMiddleware authenticates "Authorization: Bearer <token>" like the REST
+// facade. A missing or unknown token is HTTP 401 with a GraphQL error body
+// whose extensions.code is UNAUTHENTICATED.
+func authMiddleware(auth upstream.AuthService, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="okrgate"`)
+			writeError(w, http.StatusUnauthorized, CodeUnauthenticated, "missing bearer token: send Authorization: Bearer <token>")
+			return
+		}
+		c, err := auth.Authenticate(r.Context(), strings.TrimSpace(token))
+		if err != nil {
+			code := upstream.ErrorCode(err)
+			switch code {
+			case upstream.CodeUnauthenticated:
+				w.Header().Set("WWW-Authenticate", `Bearer realm="okrgate", error="invalid_token"`)
+				writeError(w, http.StatusUnauthorized, CodeUnauthenticated, upstream.ErrorMessage(err))
+			case upstream.CodePaymentRequired:
+				writeError(w, http.StatusPaymentRequired, CodeAccountSuspended, upstream.ErrorMessage(err))
+			default:
+				slog.ErrorContext(r.Context(), "graphql: authenticate", "request_id", RequestID(r.Context()), "err", err)
+				writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+			}
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(upstream.NewContext(r.Context(), c)))
+	})
+}
+
+// writeError writes a GraphQL response with one error.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		Errors gqlerror.List `json:"errors"`
+	}{gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}})
+}
