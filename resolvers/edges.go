@@ -10,14 +10,6 @@ import (
 // Helpers that the edge resolvers share: every edge goes through the
 // request's loaders.
 
-func loaders(ctx context.Context) *loaderSet {
-	l := LoadersFrom(ctx)
-	if l == nil {
-		panic("resolvers: no loaders in the request context (LoaderMiddleware missing)")
-	}
-	return l.get()
-}
-
 // loadOne loads by id; "" is nil without a call.
 func loadOne[T any](ctx context.Context, l one[T], id string) (*T, error) {
 	if id == "" {
@@ -37,7 +29,7 @@ func loadOwners(ctx context.Context, ids []string) ([]model.Owner, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	vals, errs := loaders(ctx).ownerByID.LoadMany(ctx, ids)()
+	vals, errs := pick(ctx, "ownerByID", ownerByID).LoadMany(ctx, ids)()
 	for i, v := range vals {
 		if i < len(errs) && errs[i] != nil {
 			return nil, errs[i]

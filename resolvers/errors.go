@@ -32,6 +32,7 @@ const (
 	CodeTimeout           = "TIMEOUT"
 	CodeInternal          = "INTERNAL_SERVER_ERROR"
 	CodeBadRequest        = "BAD_REQUEST"
+	CodeIntrospectionOff  = "INTROSPECTION_DISABLED"
 	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
 	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
 	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
@@ -98,6 +99,9 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case errors.Is(err, context.DeadlineExceeded):
 			gerr.Message = "the request took too long and was stopped"
 			setCode(gerr, CodeTimeout)
+		case strings.HasSuffix(err.Error(), "introspection disabled"):
+			gerr.Message = "introspection is disabled on this server"
+			setCode(gerr, CodeIntrospectionOff)
 		case isGraphQLOwn(err):
 			// Parse, validation, coercion and limit errors of gqlgen itself:
 			// their messages are safe and helpful.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/graph-gophers/dataloader/v7"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
@@ -25,15 +28,22 @@ const maxKeys = query.MaxInValues
 
 // Loaders are the dataloaders of one request. Every edge of the graph loads
 // through one of them, so a level of a query costs one upstream list call
-// (one per 1000 keys or 1000 results) however many parents it has. Never
-// share Loaders between requests: the batch runs with the context, and so
-// the caller, of the request that created them.
+// (one per 1000 keys or 1000 results) however many parents it has.
+//
+// There is one loader per edge kind and per field path (list indices
+// dropped): session.goals.children.metrics and session.goals.metrics get
+// their own loaders. Sharing one loader between paths would let batches of
+// different levels merge or not depending on timing, so the number of
+// upstream calls of a query would vary from run to run; per path it is
+// exactly one batch per level. Never share Loaders between requests: a
+// batch runs with the context, and so the caller, of the request that
+// created it.
 type Loaders struct {
 	api  upstream.API
 	wait time.Duration
 
-	mu  sync.Mutex
-	set *loaderSet
+	mu sync.Mutex
+	m  map[string]any
 }
 
 type (
@@ -41,75 +51,108 @@ type (
 	many[T any] = *dataloader.Loader[string, []T]
 )
 
-type loaderSet struct {
-	goalByID    one[upstream.Goal]
-	metricByID  one[upstream.Metric]
-	sessionByID one[upstream.Session]
-	userByID    one[upstream.User]
-	teamByID    one[upstream.Team]
-	ownerByID   *dataloader.Loader[string, model.Owner]
-
-	goalsByParent      many[upstream.Goal]
-	goalsBySession     many[upstream.Goal]
-	rootGoalsBySession many[upstream.Goal]
-	goalsByOwner       many[upstream.Goal]
-	metricsByGoal      many[upstream.Metric]
-	checkinsByMetric   many[upstream.CheckIn]
-	tasksByParent      many[upstream.Task]
-	sessionsByParent   many[upstream.Session]
-	teamsByParent      many[upstream.Team]
-}
-
 // NewLoaders returns the loaders of one request over api; wait <= 0 means
 // DefaultBatchWait.
 func NewLoaders(api upstream.API, wait time.Duration) *Loaders {
 	if wait <= 0 {
 		wait = DefaultBatchWait
 	}
-	l := &Loaders{api: api, wait: wait}
-	l.set = l.newSet()
-	return l
+	return &Loaders{api: api, wait: wait, m: map[string]any{}}
 }
 
-// Reset drops every cached result; mutations call it so that what they
-// return is read after the write.
+// Reset drops every loader and its cache; mutations call it so that what
+// they return is read after the write.
 func (l *Loaders) Reset() {
 	l.mu.Lock()
-	l.set = l.newSet()
+	l.m = map[string]any{}
 	l.mu.Unlock()
 }
 
-func (l *Loaders) get() *loaderSet {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.set
+// pathKey is the field path of ctx without list indices.
+func pathKey(ctx context.Context) string {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, el := range fc.Path() {
+		if name, ok := el.(ast.PathName); ok {
+			b.WriteByte('.')
+			b.WriteString(string(name))
+		}
+	}
+	return b.String()
 }
 
-func (l *Loaders) newSet() *loaderSet {
-	api := l.api
-	sessions := func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
+// pick returns the loader of kind for the field path of ctx, creating it
+// with mk on first use.
+func pick[L any](ctx context.Context, kind string, mk func(*Loaders) L) L {
+	l := LoadersFrom(ctx)
+	if l == nil {
+		panic("resolvers: no loaders in the request context (LoaderMiddleware missing)")
+	}
+	key := kind + "@" + pathKey(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if v, ok := l.m[key]; ok {
+		return v.(L)
+	}
+	v := mk(l)
+	l.m[key] = v
+	return v
+}
+
+func sessionLister(api upstream.API) lister[upstream.Session] {
+	return func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
 		return api.ListSessions(ctx, q, true)
 	}
-	goalID := func(g *upstream.Goal) []string { return []string{g.ID} }
-	roots := query.Eq("parentId", "")
-	return &loaderSet{
-		goalByID:    byID(l, api.ListGoals, upstream.GoalFields, goalID),
-		metricByID:  byID(l, api.ListMetrics, upstream.MetricFields, func(m *upstream.Metric) []string { return []string{m.ID} }),
-		sessionByID: byID(l, sessions, upstream.SessionFields, func(s *upstream.Session) []string { return []string{s.ID} }),
-		userByID:    byID(l, api.ListUsers, upstream.UserFields, func(u *upstream.User) []string { return []string{u.ID} }),
-		teamByID:    byID(l, api.ListTeams, upstream.TeamFields, func(t *upstream.Team) []string { return []string{t.ID} }),
-		ownerByID:   dataloader.NewBatchedLoader(l.loadOwners, opts[model.Owner](l)...),
+}
 
-		goalsByParent:      byKey(l, api.ListGoals, upstream.GoalFields, "parentId", nil, func(g *upstream.Goal) []string { return []string{g.ParentID} }),
-		goalsBySession:     byKey(l, api.ListGoals, upstream.GoalFields, "sessionId", nil, func(g *upstream.Goal) []string { return []string{g.SessionID} }),
-		rootGoalsBySession: byKey(l, api.ListGoals, upstream.GoalFields, "sessionId", roots, func(g *upstream.Goal) []string { return []string{g.SessionID} }),
-		goalsByOwner:       byKey(l, api.ListGoals, upstream.GoalFields, "ownerIds", nil, func(g *upstream.Goal) []string { return g.OwnerIDs }),
-		metricsByGoal:      byKey(l, api.ListMetrics, upstream.MetricFields, "goalId", nil, func(m *upstream.Metric) []string { return []string{m.GoalID} }),
-		checkinsByMetric:   byKey(l, api.ListCheckIns, upstream.CheckInFields, "metricId", nil, func(c *upstream.CheckIn) []string { return []string{c.MetricID} }),
-		tasksByParent:      byKey(l, api.ListTasks, upstream.TaskFields, "parentId", nil, func(t *upstream.Task) []string { return []string{t.ParentID} }),
-		sessionsByParent:   byKey(l, sessions, upstream.SessionFields, "parentId", nil, func(s *upstream.Session) []string { return []string{s.ParentID} }),
-		teamsByParent:      byKey(l, api.ListTeams, upstream.TeamFields, "parentId", nil, func(t *upstream.Team) []string { return []string{t.ParentID} }),
-	}
+// The loader kinds.
+func goalByID(l *Loaders) one[upstream.Goal] {
+	return byID(l, l.api.ListGoals, upstream.GoalFields, func(g *upstream.Goal) []string { return []string{g.ID} })
+}
+func metricByID(l *Loaders) one[upstream.Metric] {
+	return byID(l, l.api.ListMetrics, upstream.MetricFields, func(m *upstream.Metric) []string { return []string{m.ID} })
+}
+func sessionByID(l *Loaders) one[upstream.Session] {
+	return byID(l, sessionLister(l.api), upstream.SessionFields, func(s *upstream.Session) []string { return []string{s.ID} })
+}
+func userByID(l *Loaders) one[upstream.User] {
+	return byID(l, l.api.ListUsers, upstream.UserFields, func(u *upstream.User) []string { return []string{u.ID} })
+}
+func teamByID(l *Loaders) one[upstream.Team] {
+	return byID(l, l.api.ListTeams, upstream.TeamFields, func(t *upstream.Team) []string { return []string{t.ID} })
+}
+func ownerByID(l *Loaders) *dataloader.Loader[string, model.Owner] {
+	return dataloader.NewBatchedLoader(l.loadOwners, opts[model.Owner](l)...)
+}
+func goalsByParent(l *Loaders) many[upstream.Goal] {
+	return byKey(l, l.api.ListGoals, upstream.GoalFields, "parentId", nil, func(g *upstream.Goal) []string { return []string{g.ParentID} })
+}
+func goalsBySession(l *Loaders) many[upstream.Goal] {
+	return byKey(l, l.api.ListGoals, upstream.GoalFields, "sessionId", nil, func(g *upstream.Goal) []string { return []string{g.SessionID} })
+}
+func rootGoalsBySession(l *Loaders) many[upstream.Goal] {
+	return byKey(l, l.api.ListGoals, upstream.GoalFields, "sessionId", query.Eq("parentId", ""), func(g *upstream.Goal) []string { return []string{g.SessionID} })
+}
+func goalsByOwner(l *Loaders) many[upstream.Goal] {
+	return byKey(l, l.api.ListGoals, upstream.GoalFields, "ownerIds", nil, func(g *upstream.Goal) []string { return g.OwnerIDs })
+}
+func metricsByGoal(l *Loaders) many[upstream.Metric] {
+	return byKey(l, l.api.ListMetrics, upstream.MetricFields, "goalId", nil, func(m *upstream.Metric) []string { return []string{m.GoalID} })
+}
+func checkinsByMetric(l *Loaders) many[upstream.CheckIn] {
+	return byKey(l, l.api.ListCheckIns, upstream.CheckInFields, "metricId", nil, func(c *upstream.CheckIn) []string { return []string{c.MetricID} })
+}
+func tasksByParent(l *Loaders) many[upstream.Task] {
+	return byKey(l, l.api.ListTasks, upstream.TaskFields, "parentId", nil, func(t *upstream.Task) []string { return []string{t.ParentID} })
+}
+func sessionsByParent(l *Loaders) many[upstream.Session] {
+	return byKey(l, sessionLister(l.api), upstream.SessionFields, "parentId", nil, func(s *upstream.Session) []string { return []string{s.ParentID} })
+}
+func teamsByParent(l *Loaders) many[upstream.Team] {
+	return byKey(l, l.api.ListTeams, upstream.TeamFields, "parentId", nil, func(t *upstream.Team) []string { return []string{t.ParentID} })
 }
 
 func opts[V any](l *Loaders) []dataloader.Option[string, V] {

@@ -19,7 +19,7 @@ func (r *queryResolver) Viewer(ctx context.Context) (*upstream.User, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := loadOne(ctx, loaders(ctx).userByID, c.UserID)
+	u, err := loadOne(ctx, pick(ctx, "userByID", userByID), c.UserID)
 	if err == nil && u == nil {
 		err = upstream.NotFound("user", c.UserID)
 	}
@@ -34,7 +34,7 @@ func (r *queryResolver) Account(ctx context.Context) (*model.Account, error) {
 	}
 	// upstream.API has no account read yet: name and domain come from the
 	// caller's user, which carries them.
-	u, err := loadOne(ctx, loaders(ctx).userByID, c.UserID)
+	u, err := loadOne(ctx, pick(ctx, "userByID", userByID), c.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +47,12 @@ func (r *queryResolver) Account(ctx context.Context) (*model.Account, error) {
 
 // Goal is the resolver for the goal field.
 func (r *queryResolver) Goal(ctx context.Context, id string) (*upstream.Goal, error) {
-	return loadOne(ctx, loaders(ctx).goalByID, id)
+	return loadOne(ctx, pick(ctx, "goalByID", goalByID), id)
 }
 
 // Metric is the resolver for the metric field.
 func (r *queryResolver) Metric(ctx context.Context, id string) (*upstream.Metric, error) {
-	return loadOne(ctx, loaders(ctx).metricByID, id)
+	return loadOne(ctx, pick(ctx, "metricByID", metricByID), id)
 }
 
 // Task is the resolver for the task field.
@@ -69,17 +69,17 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*upstream.Task, er
 
 // Session is the resolver for the session field.
 func (r *queryResolver) Session(ctx context.Context, id string) (*upstream.Session, error) {
-	return loadOne(ctx, loaders(ctx).sessionByID, id)
+	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID), id)
 }
 
 // Team is the resolver for the team field.
 func (r *queryResolver) Team(ctx context.Context, id string) (*upstream.Team, error) {
-	return loadOne(ctx, loaders(ctx).teamByID, id)
+	return loadOne(ctx, pick(ctx, "teamByID", teamByID), id)
 }
 
 // User is the resolver for the user field.
 func (r *queryResolver) User(ctx context.Context, id string) (*upstream.User, error) {
-	return loadOne(ctx, loaders(ctx).userByID, id)
+	return loadOne(ctx, pick(ctx, "userByID", userByID), id)
 }
 
 // Goals is the resolver for the goals field.

@@ -38,27 +38,27 @@ func (r *goalResolver) Parent(ctx context.Context, obj *upstream.Goal) (*upstrea
 	if obj.ParentType != "" && obj.ParentType != upstream.ParentGoal {
 		return nil, nil
 	}
-	return loadOne(ctx, loaders(ctx).goalByID, obj.ParentID)
+	return loadOne(ctx, pick(ctx, "goalByID", goalByID), obj.ParentID)
 }
 
 // Children is the resolver for the children field.
 func (r *goalResolver) Children(ctx context.Context, obj *upstream.Goal) ([]upstream.Goal, error) {
-	return loadList(ctx, loaders(ctx).goalsByParent, obj.ID)
+	return loadList(ctx, pick(ctx, "goalsByParent", goalsByParent), obj.ID)
 }
 
 // Metrics is the resolver for the metrics field.
 func (r *goalResolver) Metrics(ctx context.Context, obj *upstream.Goal) ([]upstream.Metric, error) {
-	return loadList(ctx, loaders(ctx).metricsByGoal, obj.ID)
+	return loadList(ctx, pick(ctx, "metricsByGoal", metricsByGoal), obj.ID)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *goalResolver) Tasks(ctx context.Context, obj *upstream.Goal) ([]upstream.Task, error) {
-	return loadList(ctx, loaders(ctx).tasksByParent, obj.ID)
+	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent), obj.ID)
 }
 
 // Session is the resolver for the session field.
 func (r *goalResolver) Session(ctx context.Context, obj *upstream.Goal) (*upstream.Session, error) {
-	return loadOne(ctx, loaders(ctx).sessionByID, obj.SessionID)
+	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID), obj.SessionID)
 }
 
 // Owners is the resolver for the owners field.
@@ -68,7 +68,7 @@ func (r *goalResolver) Owners(ctx context.Context, obj *upstream.Goal) ([]model.
 
 // CreatedBy is the resolver for the createdBy field.
 func (r *goalResolver) CreatedBy(ctx context.Context, obj *upstream.Goal) (*upstream.User, error) {
-	return loadOne(ctx, loaders(ctx).userByID, obj.CreatedByID)
+	return loadOne(ctx, pick(ctx, "userByID", userByID), obj.CreatedByID)
 }
 
 // TargetMetrics is the resolver for the targetMetrics field.
@@ -88,17 +88,17 @@ func (r *metricResolver) Links(ctx context.Context, obj *upstream.Metric) (any, 
 
 // Goal is the resolver for the goal field.
 func (r *metricResolver) Goal(ctx context.Context, obj *upstream.Metric) (*upstream.Goal, error) {
-	return loadOne(ctx, loaders(ctx).goalByID, obj.GoalID)
+	return loadOne(ctx, pick(ctx, "goalByID", goalByID), obj.GoalID)
 }
 
 // Checkins is the resolver for the checkins field.
 func (r *metricResolver) Checkins(ctx context.Context, obj *upstream.Metric) ([]upstream.CheckIn, error) {
-	return loadList(ctx, loaders(ctx).checkinsByMetric, obj.ID)
+	return loadList(ctx, pick(ctx, "checkinsByMetric", checkinsByMetric), obj.ID)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric) ([]upstream.Task, error) {
-	return loadList(ctx, loaders(ctx).tasksByParent, obj.ID)
+	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent), obj.ID)
 }
 
 // Owners is the resolver for the owners field.
@@ -138,20 +138,20 @@ func (r *sessionResolver) Workflow(ctx context.Context, obj *upstream.Session) (
 
 // Parent is the resolver for the parent field.
 func (r *sessionResolver) Parent(ctx context.Context, obj *upstream.Session) (*upstream.Session, error) {
-	return loadOne(ctx, loaders(ctx).sessionByID, obj.ParentID)
+	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID), obj.ParentID)
 }
 
 // Children is the resolver for the children field.
 func (r *sessionResolver) Children(ctx context.Context, obj *upstream.Session) ([]upstream.Session, error) {
-	return loadList(ctx, loaders(ctx).sessionsByParent, obj.ID)
+	return loadList(ctx, pick(ctx, "sessionsByParent", sessionsByParent), obj.ID)
 }
 
 // Goals is the resolver for the goals field.
 func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, roots *bool) ([]upstream.Goal, error) {
 	if roots != nil && *roots {
-		return loadList(ctx, loaders(ctx).rootGoalsBySession, obj.ID)
+		return loadList(ctx, pick(ctx, "rootGoalsBySession", rootGoalsBySession), obj.ID)
 	}
-	return loadList(ctx, loaders(ctx).goalsBySession, obj.ID)
+	return loadList(ctx, pick(ctx, "goalsBySession", goalsBySession), obj.ID)
 }
 
 // Access is the resolver for the access field.
@@ -173,13 +173,13 @@ func (r *taskResolver) Snapshots(ctx context.Context, obj *upstream.Task) (any, 
 func (r *taskResolver) Parent(ctx context.Context, obj *upstream.Task) (model.TaskParent, error) {
 	switch obj.ParentType {
 	case upstream.ParentGoal:
-		g, err := loadOne(ctx, loaders(ctx).goalByID, obj.ParentID)
+		g, err := loadOne(ctx, pick(ctx, "goalByID", goalByID), obj.ParentID)
 		if g == nil || err != nil {
 			return nil, err
 		}
 		return g, nil
 	case upstream.ParentMetric:
-		m, err := loadOne(ctx, loaders(ctx).metricByID, obj.ParentID)
+		m, err := loadOne(ctx, pick(ctx, "metricByID", metricByID), obj.ParentID)
 		if m == nil || err != nil {
 			return nil, err
 		}
@@ -193,7 +193,7 @@ func (r *taskResolver) Owner(ctx context.Context, obj *upstream.Task) (model.Own
 	if obj.OwnerID == "" {
 		return nil, nil
 	}
-	return loaders(ctx).ownerByID.Load(ctx, obj.OwnerID)()
+	return pick(ctx, "ownerByID", ownerByID).Load(ctx, obj.OwnerID)()
 }
 
 // ManagerID is the resolver for the managerId field.
@@ -211,32 +211,32 @@ func (r *teamResolver) MemberIds(ctx context.Context, obj *upstream.Team) ([]str
 
 // Parent is the resolver for the parent field.
 func (r *teamResolver) Parent(ctx context.Context, obj *upstream.Team) (*upstream.Team, error) {
-	return loadOne(ctx, loaders(ctx).teamByID, obj.ParentID)
+	return loadOne(ctx, pick(ctx, "teamByID", teamByID), obj.ParentID)
 }
 
 // Children is the resolver for the children field.
 func (r *teamResolver) Children(ctx context.Context, obj *upstream.Team) ([]upstream.Team, error) {
-	return loadList(ctx, loaders(ctx).teamsByParent, obj.ID)
+	return loadList(ctx, pick(ctx, "teamsByParent", teamsByParent), obj.ID)
 }
 
 // Members is the resolver for the members field.
 func (r *teamResolver) Members(ctx context.Context, obj *upstream.Team) ([]upstream.User, error) {
-	return loadMany(ctx, loaders(ctx).userByID, obj.Members)
+	return loadMany(ctx, pick(ctx, "userByID", userByID), obj.Members)
 }
 
 // Manager is the resolver for the manager field.
 func (r *teamResolver) Manager(ctx context.Context, obj *upstream.Team) (*upstream.User, error) {
-	return loadOne(ctx, loaders(ctx).userByID, obj.Manager)
+	return loadOne(ctx, pick(ctx, "userByID", userByID), obj.Manager)
 }
 
 // Teams is the resolver for the teams field.
 func (r *userResolver) Teams(ctx context.Context, obj *upstream.User) ([]upstream.Team, error) {
-	return loadMany(ctx, loaders(ctx).teamByID, obj.TeamIDs)
+	return loadMany(ctx, pick(ctx, "teamByID", teamByID), obj.TeamIDs)
 }
 
 // Goals is the resolver for the goals field.
 func (r *userResolver) Goals(ctx context.Context, obj *upstream.User) ([]upstream.Goal, error) {
-	return loadList(ctx, loaders(ctx).goalsByOwner, obj.ID)
+	return loadList(ctx, pick(ctx, "goalsByOwner", goalsByOwner), obj.ID)
 }
 
 // Goal returns graph.GoalResolver implementation.
