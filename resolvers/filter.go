@@ -52,8 +52,15 @@ func translateFilter(in map[string]any) (map[string]any, error) {
 		}
 		switch k {
 		case "and", "or":
-			list, ok := v.([]any)
-			if !ok {
+			var list []any
+			switch l := v.(type) {
+			case []any:
+				list = l
+			case []map[string]any:
+				for _, m := range l {
+					list = append(list, m)
+				}
+			default:
 				return nil, upstream.Invalid("filter."+k, "must be a list of filters")
 			}
 			var subs []any

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
@@ -95,7 +96,10 @@ func seeded(tb testing.TB, n, sessions int) *fixture {
 	if f, ok := fixtures[key]; ok {
 		return f
 	}
-	f := newFixture(tb, key, resolvers.Config{}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
+	// A generous batch wait: these fixtures assert exact call counts, and a
+	// loaded CI machine must not split a level into two batches (see
+	// TestBatchWaitExperiment and docs/graphql.md for the production default).
+	f := newFixture(tb, key, resolvers.Config{BatchWait: 50 * time.Millisecond}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
 		sum, err := seed.Synthetic(ctx, st, seed.Options{Goals: n, Seed: 7, Sessions: sessions})
 		return sum.Sessions, err
 	})
@@ -291,7 +295,7 @@ func chunked[T any](ids []string, fn func([]string) ([]T, error)) ([]T, error) {
 
 // directTree builds the tree of session sid with direct store calls: the
 // reference for correctness and the baseline of the benchmark.
-func directTree(ctx context.Context, st *sqlstore.Store, sid string) (treeOut, error) {
+func directTree(ctx context.Context, st upstream.API, sid string) (treeOut, error) {
 	ss, err := st.GetSession(ctx, sid)
 	if err != nil {
 		return treeOut{}, err

@@ -20,7 +20,7 @@ import (
 // DefaultBatchWait is how long a dataloader collects keys after the first
 // Load of a batch before it calls upstream. See docs/graphql.md
 // ("Decisions") for the measurement behind the value.
-const DefaultBatchWait = 2 * time.Millisecond
+const DefaultBatchWait = 10 * time.Millisecond
 
 // maxKeys bounds the keys of one batch: an $in filter takes at most
 // query.MaxInValues values, so larger batches are split into several calls.

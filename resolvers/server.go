@@ -26,7 +26,7 @@ import (
 // Defaults of Config.
 const (
 	DefaultMaxDepth         = 15
-	DefaultMaxComplexity    = 200_000
+	DefaultMaxComplexity    = 1_000_000
 	DefaultParserTokenLimit = 10_000
 	DefaultTimeout          = 30 * time.Second
 	DefaultMaxBodyBytes     = 1 << 20

@@ -1,0 +1,250 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/seed"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// Benchmark datasets. Seeding through the store costs about 50 ms per
+// objective, so the benchmark seeds 100 objectives once through the store
+// (seed.Synthetic) and builds the larger datasets by replicating those rows
+// with fresh ids (replicate below): every copy is a real store-written tree,
+// so derived figures (attainment, counts) stay consistent.
+
+var (
+	benchBaseOnce sync.Once
+	benchBase     string // database file with 100 seeded objectives
+	benchToken    string
+	benchBaseErr  error
+)
+
+const benchBaseGoals = 100
+
+func benchBaseDB() (string, string, error) {
+	benchBaseOnce.Do(func() {
+		ctx := context.Background()
+		benchBase = filepath.Join(tmpRoot, "bench-base.db")
+		st, err := sqlstore.Open(ctx, benchBase)
+		if err != nil {
+			benchBaseErr = err
+			return
+		}
+		defer st.Close()
+		boot, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Bench", Email: "bench@bench.test"})
+		if err != nil {
+			benchBaseErr = err
+			return
+		}
+		c, err := st.Authenticate(ctx, boot.Token)
+		if err != nil {
+			benchBaseErr = err
+			return
+		}
+		benchToken = boot.Token
+		_, benchBaseErr = seed.Synthetic(upstream.NewContext(ctx, c), st, seed.Options{Goals: benchBaseGoals, Seed: 11, Sessions: 2})
+	})
+	return benchBase, benchToken, benchBaseErr
+}
+
+var hexID = regexp.MustCompile(`[0-9a-f]{24}`)
+
+// replicate copies the goals, key results, check-ins and tasks of the
+// database at path copies-1 more times, giving every copied row fresh ids
+// (ids of users, sessions and the account are kept, so copies land in the
+// same sessions with the same owners). It writes SQL directly: a bulk path
+// for benchmarks only.
+func replicate(path string, copies int) error {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tables := []string{"goals", "metrics", "checkins", "tasks"}
+	type row struct{ vals []any }
+	rows := map[string][]row{}
+	cols := map[string][]string{}
+	owned := map[string]bool{} // ids to remap
+	for _, t := range tables {
+		r, err := db.Query("SELECT * FROM " + t)
+		if err != nil {
+			return err
+		}
+		cs, _ := r.Columns()
+		cols[t] = cs
+		for r.Next() {
+			vals := make([]any, len(cs))
+			ptrs := make([]any, len(cs))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := r.Scan(ptrs...); err != nil {
+				r.Close()
+				return err
+			}
+			for i, v := range vals {
+				if b, ok := v.([]byte); ok {
+					vals[i] = string(b)
+				}
+			}
+			owned[vals[0].(string)] = true
+			rows[t] = append(rows[t], row{vals})
+		}
+		r.Close()
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	ids := upstream.NewIDSource()
+	for c := 1; c < copies; c++ {
+		remap := map[string]string{}
+		for id := range owned {
+			remap[id] = ids.New()
+		}
+		fix := func(v any) any {
+			s, ok := v.(string)
+			if !ok {
+				return v
+			}
+			return hexID.ReplaceAllStringFunc(s, func(id string) string {
+				if n, ok := remap[id]; ok {
+					return n
+				}
+				return id
+			})
+		}
+		for _, t := range tables {
+			ph := strings.TrimSuffix(strings.Repeat("?,", len(cols[t])), ",")
+			stmt, err := tx.Prepare("INSERT INTO " + t + " (" + strings.Join(cols[t], ",") + ") VALUES (" + ph + ")")
+			if err != nil {
+				tx.Rollback()
+				return err
+			}
+			for _, r := range rows[t] {
+				vals := make([]any, len(r.vals))
+				for i, v := range r.vals {
+					vals[i] = fix(v)
+				}
+				if _, err := stmt.Exec(vals...); err != nil {
+					stmt.Close()
+					tx.Rollback()
+					return err
+				}
+			}
+			stmt.Close()
+		}
+	}
+	return tx.Commit()
+}
+
+// benchStore opens a copy of the base database holding n objectives.
+func benchStore(b *testing.B, n int) (*sqlstore.Store, string) {
+	b.Helper()
+	base, token, err := benchBaseDB()
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(tmpRoot, fmt.Sprintf("bench-%d.db", n))
+	if _, err := os.Stat(path); err != nil {
+		raw, err := os.ReadFile(base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		if err := replicate(path, n/benchBaseGoals); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := sqlstore.Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st, token
+}
+
+// BenchmarkNestedTree runs the nested tree query (treeQuery, every session
+// of the account) over GraphQL, against the baseline of reading the same
+// data with direct store calls and encoding it with encoding/json.
+//
+//	go test ./resolvers -run '^$' -bench BenchmarkNestedTree -benchtime 5x
+func BenchmarkNestedTree(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		st, token := benchStore(b, n)
+		ctx := context.Background()
+		caller, err := st.Authenticate(ctx, token)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cctx := upstream.NewContext(ctx, caller)
+		sp, err := st.ListSessions(cctx, upstream.ListQuery{}, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var sessions []string
+		for _, s := range sp.Items {
+			sessions = append(sessions, s.ID)
+		}
+		calls := resolvers.NewCallCounter()
+		api := resolvers.Instrument(st, calls)
+		h := resolvers.NewHandler(resolvers.Config{API: api, Auth: st})
+		bodies := make([][]byte, len(sessions))
+		for i, sid := range sessions {
+			bodies[i], _ = json.Marshal(map[string]any{"query": treeQuery, "variables": map[string]any{"id": sid}})
+		}
+		b.Run(fmt.Sprintf("graphql/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			before := calls.Total()
+			for b.Loop() {
+				for _, body := range bodies {
+					req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Authorization", "Bearer "+token)
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					if rec.Code != 200 || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
+						b.Fatalf("HTTP %d: %.500s", rec.Code, rec.Body.String())
+					}
+				}
+			}
+			b.ReportMetric(float64(calls.Total()-before)/float64(b.N), "upstream-calls/op")
+		})
+		b.Run(fmt.Sprintf("baseline/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			before := calls.Total()
+			for b.Loop() {
+				for _, sid := range sessions {
+					tree, err := directTree(cctx, api, sid)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := json.NewEncoder(io.Discard).Encode(map[string]any{"data": tree}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(calls.Total()-before)/float64(b.N), "upstream-calls/op")
+		})
+		st.Close()
+	}
+}
