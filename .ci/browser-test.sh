@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds okrgate, installs the playground assets (npm) and playwright-core,
+# and runs .ci/browser-test.mjs in headless Chromium (/usr/bin/chromium;
+# install with `apt-get install -y chromium`). The screenshot is written to
+# $SCREENSHOT (default ${TMPDIR:-/tmp}/okrgate-ci/playground.png).
+#
+#   .ci/browser-test.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+cache=${OKRGATE_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/okrgate-ci}
+out=${OKRGATE_CI_OUT:-${TMPDIR:-/tmp}/okrgate-ci}
+mkdir -p "$cache" "$out"
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ]; then
+  echo "chromium not found at $chromium (apt-get install -y chromium)" >&2
+  exit 1
+fi
+go build -o "$cache/okrgate" ./cmd/okrgate
+assets="$cache/playground-assets"
+if [ ! -f "$assets/graphiql.min.js" ]; then
+  .ci/playground-assets.sh "$assets"
+fi
+if [ ! -d "$cache/node/node_modules/playwright-core" ]; then
+  mkdir -p "$cache/node"
+  (cd "$cache/node" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent playwright-core@1.65.1)
+fi
+OKRGATE_BIN="$cache/okrgate" ASSETS="$assets" CHROMIUM="$chromium" \
+  SCREENSHOT="${SCREENSHOT:-$out/playground.png}" \
+  PLAYWRIGHT_CORE="$cache/node/node_modules/playwright-core" \
+  node .ci/browser-test.mjs
