@@ -90,6 +90,7 @@ func goalFields() []query.Field {
 		obj("links"),
 		fs("url", query.String),
 		obj("workflow"),
+		obj("currentUserAllowedActions"),
 	)
 }
 

@@ -47,6 +47,9 @@ type Goal struct {
 	Links                        *Links        `json:"links,omitempty"`
 	URL                          string        `json:"url"`
 	Workflow                     *GoalWorkflow `json:"workflow,omitempty"`
+	// CurrentUserAllowedActions are what the caller may do on the goal
+	// (computed per read, per page; not stored).
+	CurrentUserAllowedActions []string `json:"currentUserAllowedActions,omitempty"`
 }
 
 // DesignScore rates how well an objective is written.

@@ -272,6 +272,11 @@ type Role struct {
 	Description string `json:"description"`
 	UserCount   int    `json:"userCount"`
 	TeamID      string `json:"teamId,omitempty"`
+	// MappingID is the id of the role mapping on mapping responses (what
+	// DELETE /api/v1/roles/account/mapping/{id} takes).
+	MappingID string `json:"mappingId,omitempty"`
+	// BuiltIn is true for admin, member and viewer, which cannot be changed.
+	BuiltIn bool `json:"builtIn"`
 }
 
 // Permission is a persistent grant of one action to principals (users or roles).
@@ -287,4 +292,145 @@ type ActionDescriptor struct {
 	Description string `json:"description"`
 	Name        string `json:"name"`
 	Title       string `json:"title"`
+}
+
+// RoleMapping links a role to a team: the team's members hold the role (a
+// "team role", shadowed in user listings unless includeShadowedRoles).
+type RoleMapping struct {
+	ID        string `json:"id"`
+	AccountID string `json:"accountId"`
+	RoleID    string `json:"roleId"`
+	TeamID    string `json:"teamId"`
+}
+
+// RoleInput creates an account role.
+type RoleInput struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// RolePatch changes an account role.
+type RolePatch struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+// RoleMappingInput maps a role to a team.
+type RoleMappingInput struct {
+	RoleID string `json:"roleId"`
+	TeamID string `json:"teamId"`
+}
+
+// PermissionInput creates a persistent grant.
+type PermissionInput struct {
+	Action     string   `json:"action"`
+	Principals []string `json:"principals"`
+}
+
+// PrincipalPermissions are the actions a principal (user or role) holds.
+type PrincipalPermissions struct {
+	PrincipalID   string   `json:"principalId"`
+	PrincipalKind string   `json:"principalKind"` // "user" or "role"
+	Actions       []string `json:"actions"`
+}
+
+// PrincipalPermissionsInput replaces the granted actions of a principal.
+type PrincipalPermissionsInput struct {
+	Actions []string `json:"actions"`
+}
+
+// AllowedActions are the actions the current user may perform on one item.
+type AllowedActions struct {
+	CurrentUserActions []string `json:"currentUserActions"`
+}
+
+// EffectivePermissions are the account-level actions of the current user.
+type EffectivePermissions struct {
+	UserID  string   `json:"userId"`
+	Roles   []string `json:"roles"`
+	Actions []string `json:"actions"`
+}
+
+// AccountPatch is the account update: the fields that are set change.
+type AccountPatch struct {
+	AccountName *string `json:"accountName"`
+	Domain      *string `json:"domain"`
+	Language    *string `json:"language"`
+	Settings    *string `json:"settings"`
+}
+
+// DomainCheck asks whether an account name and domain are free for a change.
+type DomainCheck struct {
+	AccountName string `json:"accountName"`
+	Domain      string `json:"domain"`
+}
+
+// DomainAvailability answers a DomainCheck.
+type DomainAvailability struct {
+	AccountNameAvailable bool `json:"accountNameAvailable"`
+	DomainAvailable      bool `json:"domainAvailable"`
+}
+
+// UserInput creates a user. RoleIDs name built-in or account roles; none
+// means the built-in member role. Role (a built-in role name) is for
+// in-process callers (bootstrap, seeds) and is not part of the REST body.
+type UserInput struct {
+	Email     string   `json:"email"`
+	FirstName string   `json:"firstName"`
+	LastName  string   `json:"lastName"`
+	RoleIDs   []string `json:"roleIds"`
+	Role      string   `json:"-"`
+}
+
+// UserPatch changes a user; IsActive false deactivates it (its tokens stop
+// working at once).
+type UserPatch struct {
+	FirstName *string   `json:"firstName"`
+	LastName  *string   `json:"lastName"`
+	Language  *string   `json:"language"`
+	Picture   *string   `json:"picture"`
+	IsActive  *bool     `json:"isActive"`
+	RoleIDs   *[]string `json:"roleIds"`
+}
+
+// UserToken is a new API token, shown once.
+type UserToken struct {
+	Token string `json:"token"`
+}
+
+// LegacyUserQuery is the query of the deprecated user listing: a
+// `property:value` full-text filter on email, name and roles.
+type LegacyUserQuery struct {
+	Email                []string // substrings, any matches
+	Name                 []string
+	Roles                []string // role ids, any matches
+	Skip, Take           int
+	IncludeShadowedRoles bool
+}
+
+// TeamInput creates a team.
+type TeamInput struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Color       string   `json:"color"`
+	Avatar      string   `json:"avatar"`
+	ParentID    string   `json:"parentId"`
+	Manager     string   `json:"manager"`
+	Members     []string `json:"members"`
+}
+
+// TeamPatch changes a team.
+type TeamPatch struct {
+	Name        *string   `json:"name"`
+	Description *string   `json:"description"`
+	Color       *string   `json:"color"`
+	Avatar      *string   `json:"avatar"`
+	ParentID    *string   `json:"parentId"`
+	Manager     *string   `json:"manager"`
+	Members     *[]string `json:"members"`
+}
+
+// EmployeeInfo is the answer of the employee-by-id operation.
+type EmployeeInfo struct {
+	Info Employee `json:"info"`
 }

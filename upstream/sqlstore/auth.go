@@ -154,7 +154,8 @@ func (s *Store) insertToken(ctx context.Context, q querier, accountID, userID st
 	return token, nil
 }
 
-// CreateToken issues a new API token for a user of the caller's account.
+// CreateToken issues a new API token for a user of the caller's account:
+// the caller's own, or anyone's with users:manage.
 func (s *Store) CreateToken(ctx context.Context, userID string) (string, error) {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -162,8 +163,17 @@ func (s *Store) CreateToken(ctx context.Context, userID string) (string, error) 
 	}
 	var token string
 	err = s.tx(ctx, func(q querier) error {
-		if _, err := users.get(ctx, q, c.AccountID, userID); err != nil {
+		u, err := users.get(ctx, q, c.AccountID, userID)
+		if err != nil {
 			return err
+		}
+		if userID != c.UserID {
+			if err := s.authorize(ctx, q, c, upstream.UsersManage, nil); err != nil {
+				return err
+			}
+		}
+		if !u.IsActive {
+			return upstream.Errorf(upstream.CodeConflict, "user %q is deactivated", userID)
 		}
 		token, err = s.insertToken(ctx, q, c.AccountID, userID)
 		return err
@@ -171,14 +181,15 @@ func (s *Store) CreateToken(ctx context.Context, userID string) (string, error) 
 	return token, err
 }
 
-// UserInput creates a user.
-type UserInput struct {
-	Email     string `json:"email"`
-	FirstName string `json:"firstName"`
-	LastName  string `json:"lastName"`
-	// Role is a built-in role name: admin, member (default) or viewer.
-	Role string `json:"role"`
+// CreateUserToken issues an API token for a user; it is shown once.
+func (s *Store) CreateUserToken(ctx context.Context, id string) (upstream.UserToken, error) {
+	t, err := s.CreateToken(ctx, id)
+	return upstream.UserToken{Token: t}, err
 }
+
+// UserInput creates a user (upstream.UserInput; Role names a built-in role
+// for in-process callers).
+type UserInput = upstream.UserInput
 
 // CreateUser adds a user to the caller's account.
 func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, error) {
@@ -188,6 +199,9 @@ func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, er
 	}
 	var u upstream.User
 	err = s.tx(ctx, func(q querier) error {
+		if err := s.authorize(ctx, q, c, upstream.UsersManage, nil); err != nil {
+			return err
+		}
 		acc, err := s.account(ctx, q, c.AccountID)
 		if err != nil {
 			return err
@@ -219,12 +233,9 @@ func (s *Store) createUser(ctx context.Context, q querier, acc upstream.Account,
 	if _, err := mail.ParseAddress(email); err != nil || strings.ContainsAny(email, "<> ") {
 		return upstream.User{}, upstream.Invalid("email", "%q is not an email address", in.Email)
 	}
-	role := in.Role
-	if role == "" {
-		role = "member"
-	}
-	if role != "admin" && role != "member" && role != "viewer" {
-		return upstream.User{}, upstream.Invalid("role", "must be admin, member or viewer")
+	roles, err := s.userRoles(ctx, q, acc.ID, in.Role, in.RoleIDs)
+	if err != nil {
+		return upstream.User{}, err
 	}
 	var exists int
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE account_id = ? AND email = ?", acc.ID, email).Scan(&exists); err != nil {
@@ -247,7 +258,7 @@ func (s *Store) createUser(ctx context.Context, q querier, acc upstream.Account,
 		NotificationSettings: upstream.NotificationOptOuts{SubjectsOptedOut: []string{}},
 		Permissions:          []string{},
 		PictureInfo:          upstream.PictureInfo{CanEditPicture: true, IsActive: true},
-		Roles:                []upstream.UserRole{{AccountID: acc.ID, ID: "role-" + role, Name: role}},
+		Roles:                roles,
 		SubscriptionType:     "user",
 		TeamIDs:              []string{},
 		UserSettings:         map[string]any{},
@@ -264,7 +275,11 @@ func (s *Store) ListUsers(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.User]{}, err
 	}
-	items, total, err := users.list(ctx, s.read(), c.AccountID, lq)
+	q := s.read()
+	if err := s.authorize(ctx, q, c, upstream.UsersRead, nil); err != nil {
+		return upstream.Page[upstream.User]{}, err
+	}
+	items, total, err := users.list(ctx, q, c.AccountID, lq)
 	return upstream.Page[upstream.User]{Items: items, TotalCount: total}, err
 }
 
@@ -274,7 +289,17 @@ func (s *Store) GetUser(ctx context.Context, id string) (upstream.User, error) {
 	if err != nil {
 		return upstream.User{}, err
 	}
-	return users.get(ctx, s.read(), c.AccountID, id)
+	q := s.read()
+	u, err := users.get(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.User{}, err
+	}
+	if id != c.UserID {
+		if err := s.authorize(ctx, q, c, upstream.UsersRead, nil); err != nil {
+			return upstream.User{}, err
+		}
+	}
+	return u, nil
 }
 
 // AccountCount returns the number of accounts in the database.

@@ -2,9 +2,30 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sort"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
 )
+
+// The authorization model (docs/authorization.md):
+//
+//   - A subject is the caller seen as principals: its user id, its role ids
+//     (held directly or through a team's role mapping) and its team ids.
+//   - Roles bundle actions: built-in admin (everything), member (reads,
+//     creates, edits what it owns), viewer (reads); account roles hold
+//     what is granted to them. Grants (permissions) add actions to users and
+//     roles account-wide.
+//   - Items (sessions, goals, dashboards) carry access: per-principal grant
+//     and deny, owner grant and deny, and inherits (goals, key results and
+//     tasks inherit their session's access unless inherits is false).
+//   - Deny beats grant. Admins are never denied.
+//   - Private goals (and key results) are visible only to their owners, the
+//     managers of their session (sessions:manage there) and admins; to
+//     anyone else they do not exist (404), except as obfuscated stubs where
+//     a visible goal's tree passes through them.
 
 // item describes what an action applies to, for the per-item access rules
 // (owners, private goals, an item's access list, its session's access).
@@ -18,9 +39,618 @@ type item struct {
 	Access    *upstream.Access
 }
 
+// subject is the caller as principals, with the actions its roles and
+// grants give it account-wide.
+type subject struct {
+	userID     string
+	admin      bool
+	roleNames  []string
+	roleIDs    []string
+	teamIDs    []string
+	principals map[string]bool // user, role and team ids
+	always     map[upstream.Action]bool
+	own        map[upstream.Action]bool
+}
+
+func (sub *subject) is(principal string) bool { return sub.principals[principal] }
+
+// owns reports whether the subject is one of owners, directly or through a team.
+func (sub *subject) owns(owners []string) bool {
+	for _, o := range owners {
+		if o == sub.userID || slices.Contains(sub.teamIDs, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerPrincipals are the ids that make the subject an owner: its user id and its teams.
+func (sub *subject) ownerPrincipals() []string {
+	return append([]string{sub.userID}, sub.teamIDs...)
+}
+
+func (sub *subject) principalList() []string {
+	out := make([]string, 0, len(sub.principals))
+	for p := range sub.principals {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// loadSubject resolves the caller's roles (direct and through teams), teams
+// and grants: three queries.
+func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
+	sub := &subject{userID: c.UserID, principals: map[string]bool{c.UserID: true},
+		always: map[upstream.Action]bool{}, own: map[upstream.Action]bool{}}
+	var roleRefs []upstream.UserRole
+	u, err := users.get(ctx, q, c.AccountID, c.UserID)
+	switch {
+	case err == nil:
+		roleRefs = u.Roles
+		sub.teamIDs = u.TeamIDs
+	case upstream.ErrorCode(err) == upstream.CodeNotFound:
+		// A caller without a user document (in-process tools): its role names.
+		for _, n := range c.Roles {
+			roleRefs = append(roleRefs, upstream.UserRole{Name: n})
+		}
+	default:
+		return nil, err
+	}
+	for _, t := range sub.teamIDs {
+		sub.principals[t] = true
+	}
+	var roleIDs []string
+	for _, r := range roleRefs {
+		if b, ok := upstream.BuiltinRoleByName(r.Name); ok && (r.ID == "" || r.ID == b.ID || r.ID == "role-"+b.Name) {
+			roleIDs = append(roleIDs, b.ID)
+			continue
+		}
+		roleIDs = append(roleIDs, r.ID)
+	}
+	if len(sub.teamIDs) > 0 {
+		rows, err := q.QueryContext(ctx, "SELECT role_id FROM role_mappings WHERE account_id = ? AND team_id IN (SELECT value FROM json_each(?))",
+			c.AccountID, idsParam(sub.teamIDs))
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
+			}
+			roleIDs = append(roleIDs, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
+		}
+	}
+	sub.roleIDs = dedupe(roleIDs)
+	for _, id := range sub.roleIDs {
+		sub.principals[id] = true
+		b, ok := upstream.BuiltinRoleByID(id)
+		if !ok {
+			continue
+		}
+		sub.roleNames = append(sub.roleNames, b.Name)
+		if b.Name == upstream.RoleAdmin {
+			sub.admin = true
+		}
+		for _, a := range b.Actions {
+			sub.always[a] = true
+		}
+		for _, a := range b.OwnActions {
+			sub.own[a] = true
+		}
+	}
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT action FROM permissions WHERE account_id = ? AND EXISTS (
+		SELECT 1 FROM json_each(permissions.doc, '$.principals') p WHERE p.value IN (SELECT value FROM json_each(?)))`,
+		c.AccountID, idsParam(sub.principalList()))
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: load grants: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, fmt.Errorf("sqlstore: load grants: %w", err)
+		}
+		sub.always[upstream.Action(a)] = true
+	}
+	return sub, rows.Err()
+}
+
+// sessionAccess is a session's own access as an Access value.
+func sessionAccess(ss upstream.Session) *upstream.Access {
+	return &upstream.Access{Inherits: ss.Inherits, OwnerPermissions: ss.OwnerPermissions, Permissions: ss.Permissions}
+}
+
+func marks(m map[string]int, a upstream.Action) bool { return m[string(a)] != 0 || m["*"] != 0 }
+
+// allowed decides action on it (nil: account level) for sub. sess is the
+// item's session when the item inherits from one.
+func (sub *subject) allowed(a upstream.Action, it *item, sess *upstream.Session) bool {
+	if sub.admin {
+		return true
+	}
+	if it == nil {
+		return sub.always[a]
+	}
+	var entries []upstream.PermissionEntry
+	var ownerPerms []*upstream.OwnerPermissions
+	inherits := true
+	if it.Access != nil {
+		entries = append(entries, it.Access.Permissions...)
+		ownerPerms = append(ownerPerms, it.Access.OwnerPermissions)
+		inherits = it.Access.Inherits
+	}
+	if it.Kind == "session" || it.Kind == "dashboard" {
+		inherits = false
+	}
+	if inherits && sess != nil {
+		entries = append(entries, sess.Permissions...)
+		ownerPerms = append(ownerPerms, sess.OwnerPermissions)
+	}
+	owner := sub.owns(it.Owners)
+	for _, e := range entries {
+		if sub.is(e.PrincipalID) && marks(e.Deny, a) {
+			return false
+		}
+	}
+	if owner {
+		for _, op := range ownerPerms {
+			if op != nil && marks(op.Deny, a) {
+				return false
+			}
+		}
+	}
+	if sub.always[a] || owner && sub.own[a] {
+		return true
+	}
+	for _, e := range entries {
+		if sub.is(e.PrincipalID) && marks(e.Grant, a) {
+			return true
+		}
+	}
+	if owner {
+		for _, op := range ownerPerms {
+			if op != nil && marks(op.Grant, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// manages reports whether sub may manage the session (sessions:manage there):
+// the managers of a session see its private goals.
+func (sub *subject) manages(ss *upstream.Session) bool {
+	if ss == nil {
+		return sub.admin || sub.always[upstream.SessionsManage]
+	}
+	return sub.allowed(upstream.SessionsManage, &item{Kind: "session", ID: ss.ID, Access: sessionAccess(*ss)}, nil)
+}
+
+// sees reports whether sub may see a (possibly private) item at all.
+func (sub *subject) sees(it *item, sess *upstream.Session) bool {
+	return it == nil || !it.Private || sub.admin || sub.owns(it.Owners) || sub.manages(sess)
+}
+
 // authorize is the one place where the store decides whether the caller may
-// perform action (on it, when given). It returns a forbidden error when not.
-// Every operation calls it before reading or writing.
+// perform action (on it, when given). It returns a forbidden error when not,
+// and not_found for a private item the caller may not see, so that its
+// existence does not leak. Every operation calls it before reading or
+// writing.
 func (s *Store) authorize(ctx context.Context, q querier, c upstream.Caller, action upstream.Action, it *item) error {
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return err
+	}
+	var sess *upstream.Session
+	if it != nil && it.SessionID != "" && it.Kind != "session" {
+		ss, err := sessions.get(ctx, q, c.AccountID, it.SessionID)
+		if err != nil && upstream.ErrorCode(err) != upstream.CodeNotFound {
+			return err
+		}
+		if err == nil {
+			sess = &ss
+		}
+	}
+	return sub.decide(action, it, sess)
+}
+
+func (sub *subject) decide(action upstream.Action, it *item, sess *upstream.Session) error {
+	if !sub.sees(it, sess) {
+		return upstream.NotFound(it.Kind, it.ID)
+	}
+	if !sub.allowed(action, it, sess) {
+		if it == nil {
+			return upstream.Errorf(upstream.CodeForbidden, "you may not %s", action)
+		}
+		return upstream.Errorf(upstream.CodeForbidden, "you may not %s on %s %q", action, it.Kind, it.ID)
+	}
+	return nil
+}
+
+// Items of the core resources.
+
+func goalItem(g upstream.Goal) *item {
+	return &item{Kind: "goal", ID: g.ID, Owners: g.OwnerIDs, SessionID: g.SessionID, Private: g.Private, Access: g.Access}
+}
+
+// metricItem: a key result belongs to its owners and its goal's owners, is
+// private when it or its goal is, and takes its goal's access.
+func metricItem(m upstream.Metric, g upstream.Goal) *item {
+	return &item{Kind: "metric", ID: m.ID, Owners: append(slices.Clone(m.OwnerIDs), g.OwnerIDs...), SessionID: g.SessionID,
+		Private: m.Private || g.Private, Access: g.Access}
+}
+
+func sessionItem(ss upstream.Session) *item {
+	return &item{Kind: "session", ID: ss.ID, Access: sessionAccess(ss)}
+}
+
+// taskItem: a task belongs to its owner and to the owners of its parent,
+// and is private when its parent is.
+func (s *Store) taskItem(ctx context.Context, q querier, account string, t upstream.Task) (*item, error) {
+	it := &item{Kind: "task", ID: t.ID, Owners: []string{t.OwnerID}, SessionID: t.SessionID}
+	switch t.ParentType {
+	case upstream.ParentGoal:
+		g, err := goals.get(ctx, q, account, t.ParentID)
+		if err != nil {
+			return it, nil
+		}
+		it.Owners = append(it.Owners, g.OwnerIDs...)
+		it.Private, it.Access = g.Private, g.Access
+	case upstream.ParentMetric:
+		m, err := metrics.get(ctx, q, account, t.ParentID)
+		if err != nil {
+			return it, nil
+		}
+		g, err := goals.get(ctx, q, account, m.GoalID)
+		if err != nil {
+			return it, nil
+		}
+		mi := metricItem(m, g)
+		it.Owners = append(it.Owners, mi.Owners...)
+		it.Private, it.Access = mi.Private, mi.Access
+	}
+	return it, nil
+}
+
+// authorizeTask checks action on a task; a private parent hides the task
+// from those who may not see it, unless they own the task itself — then
+// hideParent says its parentName must not be shown.
+func (s *Store) authorizeTask(ctx context.Context, q querier, c upstream.Caller, action upstream.Action, t upstream.Task) (hideParent bool, err error) {
+	it, err := s.taskItem(ctx, q, c.AccountID, t)
+	if err != nil {
+		return false, err
+	}
+	if it.Private && t.OwnerID == c.UserID {
+		sub, err := s.loadSubject(ctx, q, c)
+		if err != nil {
+			return false, err
+		}
+		var sess *upstream.Session
+		if ss, err := sessions.get(ctx, q, c.AccountID, t.SessionID); err == nil {
+			sess = &ss
+		}
+		parent := *it
+		parent.Owners = it.Owners[1:] // without the task's own owner
+		hideParent = !sub.sees(&parent, sess)
+		it.Private = false
+	}
+	return hideParent, s.authorize(ctx, q, c, action, it)
+}
+
+// scope is what a listing needs to filter in SQL: the caller's principals,
+// and the sessions whose goals it may read and whose private goals it sees.
+type scope struct {
+	sub      *subject
+	all      bool   // admin: no filtering
+	owners   string // JSON array: user id and team ids
+	deniers  string // JSON array: every principal of the subject
+	readable string // JSON array of session ids whose goals the subject may read
+	managed  string // JSON array of session ids the subject manages
+	sessions map[string]*upstream.Session
+}
+
+// scopeFor loads the subject and every session of the account (sessions are
+// few) and decides per session, once per listing.
+func (s *Store) scopeFor(ctx context.Context, q querier, c upstream.Caller) (*scope, error) {
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scope{sub: sub, all: sub.admin, sessions: map[string]*upstream.Session{}}
+	if sc.all {
+		return sc, nil
+	}
+	ss, err := sessions.where(ctx, q, c.AccountID, "1")
+	if err != nil {
+		return nil, err
+	}
+	readable, managed := []string{}, []string{}
+	for i := range ss {
+		x := &ss[i]
+		sc.sessions[x.ID] = x
+		if sub.allowed(upstream.GoalsRead, &item{Kind: "goal"}, x) {
+			readable = append(readable, x.ID)
+		}
+		if sub.manages(x) {
+			managed = append(managed, x.ID)
+		}
+	}
+	sc.owners = idsParam(sub.ownerPrincipals())
+	sc.deniers = idsParam(sub.principalList())
+	sc.readable, sc.managed = idsParam(readable), idsParam(managed)
+	return sc, nil
+}
+
+// goalVisible is the SQL condition "the goal row (columns prefixed by p, e.g.
+// "g.") is visible": its session lets the subject read goals (unless the goal
+// does not inherit), the goal's own access does not deny goals:read, and it
+// is not private or the subject owns it or manages its session.
+func (sc *scope) goalVisible(p string) (string, []any) {
+	if sc.all {
+		return "1", nil
+	}
+	cond := `((` + p + `session_id IN (SELECT value FROM json_each(?)) OR json_extract(` + p + `doc, '$.access.inherits') = 0)
+		AND NOT EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.access.permissions') ap
+			WHERE json_extract(ap.value, '$.principalId') IN (SELECT value FROM json_each(?))
+			AND (COALESCE(json_extract(ap.value, '$.deny."goals:read"'), 0) <> 0 OR COALESCE(json_extract(ap.value, '$.deny."*"'), 0) <> 0))
+		AND (COALESCE(json_extract(` + p + `doc, '$.private'), 0) = 0
+			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.ownerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
+			OR ` + p + `session_id IN (SELECT value FROM json_each(?))))`
+	return cond, []any{sc.readable, sc.deniers, sc.owners, sc.managed}
+}
+
+// metricVisible is "the key result row (prefix p) is visible": its goal is,
+// and it is not private or the subject owns it or manages its session.
+func (sc *scope) metricVisible(p string, account string) (string, []any) {
+	if sc.all {
+		return "1", nil
+	}
+	gv, gargs := sc.goalVisible("vg.")
+	cond := `(` + p + `goal_id IN (SELECT vg.id FROM goals vg WHERE vg.account_id = ? AND ` + gv + `)
+		AND (COALESCE(json_extract(` + p + `doc, '$.private'), 0) = 0
+			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.ownerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
+			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.goalOwnerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
+			OR ` + p + `session_id IN (SELECT value FROM json_each(?))))`
+	args := append([]any{account}, gargs...)
+	return cond, append(args, sc.owners, sc.owners, sc.managed)
+}
+
+// taskParentVisible is "the task row's (prefix p) parent, if any, is visible".
+func (sc *scope) taskParentVisible(p, account string) (string, []any) {
+	if sc.all {
+		return "1", nil
+	}
+	gv, gargs := sc.goalVisible("tg.")
+	mv, margs := sc.metricVisible("tm.", account)
+	cond := `(` + p + `parent_id = ''
+		OR ` + p + `parent_id IN (SELECT tg.id FROM goals tg WHERE tg.account_id = ? AND ` + gv + `)
+		OR ` + p + `parent_id IN (SELECT tm.id FROM metrics tm WHERE tm.account_id = ? AND ` + mv + `)
+		OR (` + p + `parent_id NOT IN (SELECT id FROM goals WHERE account_id = ?) AND ` + p + `parent_id NOT IN (SELECT id FROM metrics WHERE account_id = ?)))`
+	args := append([]any{account}, gargs...)
+	args = append(args, account)
+	args = append(args, margs...)
+	return cond, append(args, account, account)
+}
+
+// stubIDs returns the goals the subject may not see that lie on the way up
+// from a visible goal: they are shown obfuscated.
+func (s *Store) stubIDs(ctx context.Context, q querier, account string, sc *scope) ([]string, error) {
+	if sc.all {
+		return nil, nil
+	}
+	vi, viArgs := sc.goalVisible("")
+	vc, vcArgs := sc.goalVisible("c.")
+	args := append([]any{account}, viArgs...)
+	args = append(args, account)
+	args = append(args, vcArgs...)
+	args = append(args, account)
+	rows, err := q.QueryContext(ctx, `WITH RECURSIVE inv(id) AS (SELECT id FROM goals WHERE account_id = ? AND NOT `+vi+`),
+		stub(id) AS (
+			SELECT i.id FROM inv i WHERE EXISTS (SELECT 1 FROM goals c WHERE c.account_id = ? AND c.parent_id = i.id AND `+vc+`)
+			UNION
+			SELECT g.parent_id FROM goals g JOIN stub ON g.id = stub.id WHERE g.account_id = ? AND g.parent_id IN (SELECT id FROM inv))
+		SELECT id FROM stub ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: find obfuscated goals: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// stubDoc is the SQL expression of an obfuscated goal's document: what the
+// tree needs (ids, parent, session) and nothing else — no name,
+// description, owners, figures or tags.
+const stubDoc = `json_object('id', id, 'accountId', account_id, 'sessionId', session_id, 'parentId', parent_id,
+	'parentType', json_extract(doc, '$.parentType'), 'parentGoalSessionId', json_extract(doc, '$.parentGoalSessionId'),
+	'private', json('true'), 'obfuscated', json('true'), 'ownerIds', json('[]'), 'watchers', json('[]'),
+	'closedStatus', json_object('status', '', 'reason', ''))`
+
+// obfuscate empties what an obfuscated goal must not show.
+func obfuscate(g upstream.Goal) upstream.Goal {
+	return upstream.Goal{ID: g.ID, AccountID: g.AccountID, SessionID: g.SessionID, ParentID: g.ParentID,
+		ParentType: g.ParentType, ParentGoalSessionID: g.ParentGoalSessionID, Private: true, Obfuscated: true,
+		OwnerIDs: []string{}, Watchers: []string{}, Tags: []upstream.Tag{}, Assignees: []upstream.Assignee{}}
+}
+
+// goalSource is the goals table as the subject sees it: visible goals as
+// they are, goals on the way up from them obfuscated (owner_id emptied too,
+// so no filter or sort can read them), the rest absent.
+func (s *Store) goalSource(ctx context.Context, q querier, account string, sc *scope) (string, []any, error) {
+	if sc.all {
+		return "goals", nil, nil
+	}
+	stubs, err := s.stubIDs(ctx, q, account, sc)
+	if err != nil {
+		return "", nil, err
+	}
+	vis, args := sc.goalVisible("")
+	st := idsParam(nonNil(stubs))
+	src := `(SELECT id, account_id, parent_id, session_id,
+			CASE WHEN id IN (SELECT value FROM json_each(?)) THEN '' ELSE owner_id END AS owner_id,
+			CASE WHEN id IN (SELECT value FROM json_each(?)) THEN ` + stubDoc + ` ELSE doc END AS doc
+		FROM goals WHERE account_id = ? AND (` + vis + ` OR id IN (SELECT value FROM json_each(?))))`
+	all := append([]any{st, st, account}, args...)
+	return src, append(all, st), nil
+}
+
+// metricSource is the metrics table as the subject sees it.
+func (s *Store) metricSource(account string, sc *scope) (string, []any) {
+	if sc.all {
+		return "metrics", nil
+	}
+	vis, args := sc.metricVisible("", account)
+	return `(SELECT * FROM metrics WHERE account_id = ? AND ` + vis + `)`, append([]any{account}, args...)
+}
+
+// taskSource is the tasks table as the subject sees it: tasks whose parent
+// is visible, and the subject's own tasks under a parent it may not see,
+// with parentName emptied.
+func (s *Store) taskSource(account string, sc *scope) (string, []any) {
+	if sc.all {
+		return "tasks", nil
+	}
+	vis, args := sc.taskParentVisible("", account)
+	src := `(SELECT id, account_id, parent_id, session_id, owner_id,
+			CASE WHEN ` + vis + ` THEN doc ELSE json_set(doc, '$.parentName', '') END AS doc
+		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
+	all := append([]any{}, args...)
+	all = append(all, account, sc.sub.userID)
+	return src, append(all, args...)
+}
+
+// checkinSource is the check-ins of visible key results.
+func (s *Store) checkinSource(account string, sc *scope) (string, []any) {
+	if sc.all {
+		return "checkins", nil
+	}
+	mv, args := sc.metricVisible("cm.", account)
+	return `(SELECT * FROM checkins WHERE account_id = ? AND metric_id IN (SELECT cm.id FROM metrics cm WHERE cm.account_id = ? AND ` + mv + `))`,
+		append([]any{account, account}, args...)
+}
+
+// listFrom is table.list over a source (a table or a subquery with the
+// table's columns) instead of the table itself.
+func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs []any, account string, lq upstream.ListQuery) ([]T, int, error) {
+	if src == t.name {
+		return t.list(ctx, q, account, lq)
+	}
+	shadow := t
+	shadow.name = src + " AS " + t.name
+	where, args := lq.Filter.SQL(query.SQLite, t.reg, "doc", 1)
+	args = append(append(slices.Clone(srcArgs), account), args...)
+	var total int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+shadow.name+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: count %s: %w", t.name, err)
+	}
+	if total == 0 || lq.Skip >= total {
+		return []T{}, total, nil
+	}
+	order := query.OrderBy(query.SQLite, t.reg, "doc", lq.Sort)
+	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+shadow.name+" WHERE account_id = ? AND ("+where+") ORDER BY "+order+" LIMIT ? OFFSET ?",
+		append(args, lq.PageLimit(), lq.Skip)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	items, err := scanDocs[T](rows)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	return items, total, nil
+}
+
+// allowedOn lists the actions of the catalogue sub may perform on it.
+func (sub *subject) allowedOn(it *item, sess *upstream.Session, candidates []upstream.Action) []string {
+	out := []string{}
+	if !sub.sees(it, sess) {
+		return out
+	}
+	for _, a := range candidates {
+		if sub.allowed(a, it, sess) {
+			out = append(out, string(a))
+		}
+	}
+	return out
+}
+
+// Actions that make sense per kind of item (currentUserAllowedActions).
+var (
+	goalActions    = []upstream.Action{upstream.GoalsRead, upstream.GoalsUpdate, upstream.GoalsDelete, upstream.MetricsCreate, upstream.TasksCreate}
+	metricActions  = []upstream.Action{upstream.MetricsRead, upstream.MetricsUpdate, upstream.MetricsDelete, upstream.MetricsCheckIn, upstream.TasksCreate}
+	sessionActions = []upstream.Action{upstream.SessionsRead, upstream.SessionsManage, upstream.GoalsCreate}
+	boardActions   = []upstream.Action{upstream.DashboardsRead, upstream.DashboardsEdit, upstream.DashboardsAdmin}
+)
+
+// sessionsByID loads the sessions a page refers to, in one query.
+func sessionsByID(ctx context.Context, q querier, account string, ids []string) (map[string]*upstream.Session, error) {
+	ss, err := sessions.in(ctx, q, account, "id", dedupe(ids))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*upstream.Session, len(ss))
+	for i := range ss {
+		out[ss[i].ID] = &ss[i]
+	}
+	return out, nil
+}
+
+// metricActionsFor fills currentUserAllowedActions of a page of key results:
+// one query for their goals, one for their sessions, whatever the page size.
+func (s *Store) metricActionsFor(ctx context.Context, q querier, c upstream.Caller, ms []upstream.Metric) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return err
+	}
+	gids, sids := make([]string, len(ms)), make([]string, len(ms))
+	for i, m := range ms {
+		gids[i], sids[i] = m.GoalID, m.SessionID
+	}
+	gs, err := goals.in(ctx, q, c.AccountID, "id", dedupe(gids))
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]upstream.Goal, len(gs))
+	for _, g := range gs {
+		byID[g.ID] = g
+	}
+	sess, err := sessionsByID(ctx, q, c.AccountID, sids)
+	if err != nil {
+		return err
+	}
+	for i := range ms {
+		ms[i].CurrentUserAllowedActions = sub.allowedOn(metricItem(ms[i], byID[ms[i].GoalID]), sess[ms[i].SessionID], metricActions)
+	}
+	return nil
+}
+
+// sessionActionsFor fills currentUserAllowedActions of a page of sessions.
+func (s *Store) sessionActionsFor(ctx context.Context, q querier, c upstream.Caller, ss []upstream.Session) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return err
+	}
+	for i := range ss {
+		ss[i].CurrentUserAllowedActions = sub.allowedOn(sessionItem(ss[i]), nil, sessionActions)
+	}
 	return nil
 }

@@ -40,11 +40,25 @@ func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.
 		return upstream.Page[upstream.Goal]{}, err
 	}
 	q := s.read()
-	items, total, err := goals.list(ctx, q, c.AccountID, lq)
+	sc, err := s.scopeFor(ctx, q, c)
+	if err != nil {
+		return upstream.Page[upstream.Goal]{}, err
+	}
+	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+		return upstream.Page[upstream.Goal]{}, err
+	}
+	src, args, err := s.goalSource(ctx, q, c.AccountID, sc)
+	if err != nil {
+		return upstream.Page[upstream.Goal]{}, err
+	}
+	items, total, err := goals.listFrom(ctx, q, src, args, c.AccountID, lq)
 	if err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
 	if err := s.enrichGoals(ctx, q, c.AccountID, items, lq.Fields, false); err != nil {
+		return upstream.Page[upstream.Goal]{}, err
+	}
+	if err := s.redactGoals(ctx, q, c, items); err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
 	return upstream.Page[upstream.Goal]{Items: items, TotalCount: total}, nil
@@ -56,7 +70,26 @@ func (s *Store) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
 	if err != nil {
 		return upstream.Goal{}, err
 	}
-	return s.getGoal(ctx, s.read(), c.AccountID, id)
+	q := s.read()
+	g, err := goals.get(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(g)); err != nil {
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			return s.goalStub(ctx, q, c, g, err)
+		}
+		return upstream.Goal{}, err
+	}
+	g, err = s.getGoal(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	gs := []upstream.Goal{g}
+	if err := s.redactGoals(ctx, q, c, gs); err != nil {
+		return upstream.Goal{}, err
+	}
+	return gs[0], nil
 }
 
 func (s *Store) getGoal(ctx context.Context, q querier, account, id string) (upstream.Goal, error) {
@@ -110,6 +143,12 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 			return err
 		}
 		if err := gate(ss, true); err != nil {
+			return err
+		}
+		if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+			return err
+		}
+		if err := s.visibleParent(ctx, q, c, g.ParentID); err != nil {
 			return err
 		}
 		if g.DateFrom == "" {
@@ -263,6 +302,9 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		if err != nil {
 			return err
 		}
+		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, goalItem(old)); err != nil {
+			return err
+		}
 		onlyClosing := in == upstream.GoalPatch{ClosedStatus: in.ClosedStatus} && in.ClosedStatus != nil
 		if err := gate(oldSession, !onlyClosing); err != nil {
 			return err
@@ -316,6 +358,14 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 				return err
 			}
 			if err := gate(ss, true); err != nil {
+				return err
+			}
+			if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+				return err
+			}
+		}
+		if g.ParentID != old.ParentID {
+			if err := s.visibleParent(ctx, q, c, g.ParentID); err != nil {
 				return err
 			}
 		}
@@ -401,6 +451,9 @@ func (s *Store) DeleteGoal(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
+		if err := s.authorize(ctx, q, c, upstream.GoalsDelete, goalItem(g)); err != nil {
+			return err
+		}
 		ss, err := sessions.get(ctx, q, c.AccountID, g.SessionID)
 		if err != nil {
 			return err
@@ -446,11 +499,23 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 		return nil, err
 	}
 	q := s.read()
-	if _, err := sessions.get(ctx, q, c.AccountID, sessionID); err != nil {
+	ss, err := sessions.get(ctx, q, c.AccountID, sessionID)
+	if err != nil {
 		return nil, err
 	}
-	cond := "session_id = ? AND json_extract(doc, '$.attainment') > 0.99"
-	args := []any{sessionID}
+	if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+		return nil, err
+	}
+	sc, err := s.scopeFor(ctx, q, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+		return nil, err
+	}
+	vis, visArgs := sc.goalVisible("")
+	cond := "session_id = ? AND json_extract(doc, '$.attainment') > 0.99 AND " + vis
+	args := append([]any{sessionID}, visArgs...)
 	var names []string
 	for _, t := range tags {
 		if n := upstream.TagName(t); n != "" {
@@ -467,6 +532,9 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 		return nil, err
 	}
 	if err := s.enrichGoals(ctx, q, c.AccountID, gs, nil, false); err != nil {
+		return nil, err
+	}
+	if err := s.redactGoals(ctx, q, c, gs); err != nil {
 		return nil, err
 	}
 	return gs, nil

@@ -29,12 +29,26 @@ func (s *Store) GoalsGroupedByOwners(ctx context.Context, gq upstream.GroupByOwn
 		return upstream.GoalsGroupedBy{}, err
 	}
 	q := s.read()
+	sc, err := s.scopeFor(ctx, q, c)
+	if err != nil {
+		return upstream.GoalsGroupedBy{}, err
+	}
+	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+		return upstream.GoalsGroupedBy{}, err
+	}
 	lq := upstream.ListQuery{
 		Filter: query.And(anyOf("id", gq.IDs), anyOf("ownerIds", gq.OwnerIDs)),
 		Sort:   gq.Sort.Sort,
 		Limit:  1 << 30,
 	}
-	all, _, err := goals.list(ctx, q, c.AccountID, lq)
+	// Only goals the caller sees (no obfuscated stubs: they have no owners),
+	// and only key results it sees count in the conditions.
+	src, srcArgs := "goals", []any(nil)
+	if !sc.all {
+		vis, args := sc.goalVisible("")
+		src, srcArgs = "(SELECT * FROM goals WHERE account_id = ? AND "+vis+")", append([]any{c.AccountID}, args...)
+	}
+	all, _, err := goals.listFrom(ctx, q, src, srcArgs, c.AccountID, lq)
 	if err != nil {
 		return upstream.GoalsGroupedBy{}, err
 	}
@@ -45,6 +59,16 @@ func (s *Store) GoalsGroupedByOwners(ctx context.Context, gq upstream.GroupByOwn
 	ms, err := metrics.in(ctx, q, c.AccountID, "goal_id", ids)
 	if err != nil {
 		return upstream.GoalsGroupedBy{}, err
+	}
+	if !sc.all {
+		goalByID := make(map[string]upstream.Goal, len(all))
+		for _, g := range all {
+			goalByID[g.ID] = g
+		}
+		ms = slices.DeleteFunc(ms, func(m upstream.Metric) bool {
+			g := goalByID[m.GoalID]
+			return !sc.sub.sees(metricItem(m, g), sc.sessions[g.SessionID])
+		})
 	}
 	byGoal := map[string][]upstream.Metric{}
 	for _, m := range ms {
@@ -58,6 +82,9 @@ func (s *Store) GoalsGroupedByOwners(ctx context.Context, gq upstream.GroupByOwn
 		}
 	}
 	if err := s.enrichGoals(ctx, q, c.AccountID, kept, nil, gq.IncludeMetrics); err != nil {
+		return upstream.GoalsGroupedBy{}, err
+	}
+	if err := s.redactGoals(ctx, q, c, kept); err != nil {
 		return upstream.GoalsGroupedBy{}, err
 	}
 	groups := map[string]*upstream.OwnerGoals{}

@@ -21,11 +21,22 @@ func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstrea
 		return upstream.Page[upstream.Metric]{}, err
 	}
 	q := s.read()
-	items, total, err := metrics.list(ctx, q, c.AccountID, lq)
+	sc, err := s.scopeFor(ctx, q, c)
+	if err != nil {
+		return upstream.Page[upstream.Metric]{}, err
+	}
+	if err := sc.sub.decide(upstream.MetricsRead, nil, nil); err != nil {
+		return upstream.Page[upstream.Metric]{}, err
+	}
+	src, args := s.metricSource(c.AccountID, sc)
+	items, total, err := metrics.listFrom(ctx, q, src, args, c.AccountID, lq)
 	if err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
 	if err := s.enrichMetrics(ctx, q, c.AccountID, items); err != nil {
+		return upstream.Page[upstream.Metric]{}, err
+	}
+	if err := s.metricActionsFor(ctx, q, c, items); err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
 	return upstream.Page[upstream.Metric]{Items: items, TotalCount: total}, nil
@@ -37,7 +48,32 @@ func (s *Store) GetMetric(ctx context.Context, id string) (upstream.Metric, erro
 	if err != nil {
 		return upstream.Metric{}, err
 	}
-	return s.getMetric(ctx, s.read(), c.AccountID, id)
+	q := s.read()
+	if err := s.authorizeMetric(ctx, q, c, upstream.MetricsRead, id); err != nil {
+		return upstream.Metric{}, err
+	}
+	m, err := s.getMetric(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.Metric{}, err
+	}
+	ms := []upstream.Metric{m}
+	if err := s.metricActionsFor(ctx, q, c, ms); err != nil {
+		return upstream.Metric{}, err
+	}
+	return ms[0], nil
+}
+
+// authorizeMetric checks action on the key result id (and its goal).
+func (s *Store) authorizeMetric(ctx context.Context, q querier, c upstream.Caller, action upstream.Action, id string) error {
+	m, err := metrics.get(ctx, q, c.AccountID, id)
+	if err != nil {
+		return err
+	}
+	g, err := goals.get(ctx, q, c.AccountID, m.GoalID)
+	if err != nil {
+		return err
+	}
+	return s.authorize(ctx, q, c, action, metricItem(m, g))
 }
 
 func (s *Store) getMetric(ctx context.Context, q querier, account, id string) (upstream.Metric, error) {
@@ -116,6 +152,12 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err := gate(ss, true); err != nil {
 			return err
 		}
+		if err := s.visibleGoal(ctx, q, c, g, "goalId"); err != nil {
+			return err
+		}
+		if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(m, g)); err != nil {
+			return err
+		}
 		if lim := ss.Settings.MetricsPerGoalLimit; lim > 0 && g.MetricsCount >= lim {
 			return upstream.Errorf(upstream.CodeLimitExceeded, "goal %q already has %d key results (limit %d)", g.ID, g.MetricsCount, lim)
 		}
@@ -189,6 +231,9 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 		if err != nil {
 			return err
 		}
+		if err := s.authorize(ctx, q, c, upstream.MetricsUpdate, metricItem(old, g)); err != nil {
+			return err
+		}
 		if err := gate(ss, true); err != nil {
 			return err
 		}
@@ -244,6 +289,12 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 				return err
 			}
 			if err := gate(nss, true); err != nil {
+				return err
+			}
+			if err := s.visibleGoal(ctx, q, c, ng, "goalId"); err != nil {
+				return err
+			}
+			if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(old, ng)); err != nil {
 				return err
 			}
 			if lim := nss.Settings.MetricsPerGoalLimit; lim > 0 && ng.MetricsCount >= lim {
@@ -306,8 +357,11 @@ func (s *Store) DeleteMetric(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		_, ss, err := s.goalFor(ctx, q, c.AccountID, m.GoalID)
+		g, ss, err := s.goalFor(ctx, q, c.AccountID, m.GoalID)
 		if err != nil {
+			return err
+		}
+		if err := s.authorize(ctx, q, c, upstream.MetricsDelete, metricItem(m, g)); err != nil {
 			return err
 		}
 		if err := gate(ss, true); err != nil {
@@ -363,6 +417,9 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		if err != nil {
 			return err
 		}
+		if err := s.authorize(ctx, q, c, upstream.MetricsCheckIn, metricItem(m, g)); err != nil {
+			return err
+		}
 		if err := gate(ss, false); err != nil {
 			return err
 		}
@@ -411,7 +468,16 @@ func (s *Store) ListCheckIns(ctx context.Context, lq upstream.ListQuery) (upstre
 	if err != nil {
 		return upstream.Page[upstream.CheckIn]{}, err
 	}
-	items, total, err := checkins.list(ctx, s.read(), c.AccountID, lq)
+	q := s.read()
+	sc, err := s.scopeFor(ctx, q, c)
+	if err != nil {
+		return upstream.Page[upstream.CheckIn]{}, err
+	}
+	if err := sc.sub.decide(upstream.MetricsRead, nil, nil); err != nil {
+		return upstream.Page[upstream.CheckIn]{}, err
+	}
+	src, args := s.checkinSource(c.AccountID, sc)
+	items, total, err := checkins.listFrom(ctx, q, src, args, c.AccountID, lq)
 	return upstream.Page[upstream.CheckIn]{Items: items, TotalCount: total}, err
 }
 
@@ -435,6 +501,14 @@ func (s *Store) GetCheckInSnapshot(ctx context.Context, checkInID string) (upstr
 	var m upstream.Metric
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return upstream.Metric{}, fmt.Errorf("sqlstore: decode snapshot: %w", err)
+	}
+	// The snapshot shows the key result and its goal's name: it is read as
+	// the key result is now.
+	if err := s.authorizeMetric(ctx, s.read(), c, upstream.MetricsRead, m.ID); err != nil {
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			return upstream.Metric{}, upstream.NotFound("check-in", checkInID)
+		}
+		return upstream.Metric{}, err
 	}
 	return m, nil
 }

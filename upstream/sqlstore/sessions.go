@@ -38,6 +38,9 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 		return upstream.Session{}, err
 	}
 	err = s.tx(ctx, func(q querier) error {
+		if err := s.authorize(ctx, q, c, upstream.SessionsManage, nil); err != nil {
+			return err
+		}
 		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
 			return err
 		}
@@ -100,8 +103,18 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 	if !includeDemo {
 		lq.Filter = query.And(lq.Filter, query.Eq("demo", false))
 	}
-	items, total, err := sessions.list(ctx, s.read(), c.AccountID, lq)
-	return upstream.Page[upstream.Session]{Items: items, TotalCount: total}, err
+	q := s.read()
+	if err := s.authorize(ctx, q, c, upstream.SessionsRead, nil); err != nil {
+		return upstream.Page[upstream.Session]{}, err
+	}
+	items, total, err := sessions.list(ctx, q, c.AccountID, lq)
+	if err != nil {
+		return upstream.Page[upstream.Session]{}, err
+	}
+	if err := s.sessionActionsFor(ctx, q, c, items); err != nil {
+		return upstream.Page[upstream.Session]{}, err
+	}
+	return upstream.Page[upstream.Session]{Items: items, TotalCount: total}, nil
 }
 
 // GetSession returns one session.
@@ -110,7 +123,19 @@ func (s *Store) GetSession(ctx context.Context, id string) (upstream.Session, er
 	if err != nil {
 		return upstream.Session{}, err
 	}
-	return sessions.get(ctx, s.read(), c.AccountID, id)
+	q := s.read()
+	ss, err := sessions.get(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.Session{}, err
+	}
+	if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+		return upstream.Session{}, err
+	}
+	out := []upstream.Session{ss}
+	if err := s.sessionActionsFor(ctx, q, c, out); err != nil {
+		return upstream.Session{}, err
+	}
+	return out[0], nil
 }
 
 // UpdateSession changes a session. A closed session can only be reopened
@@ -124,6 +149,9 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 	err = s.tx(ctx, func(q querier) error {
 		ss, err = sessions.get(ctx, q, c.AccountID, id)
 		if err != nil {
+			return err
+		}
+		if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
 			return err
 		}
 		if ss.Status == upstream.SessionClosed && (in.Status == nil || *in.Status == upstream.SessionClosed) {
@@ -177,7 +205,11 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		return err
 	}
 	return s.tx(ctx, func(q querier) error {
-		if _, err := sessions.get(ctx, q, c.AccountID, id); err != nil {
+		ss, err := sessions.get(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
 			return err
 		}
 		var n int

@@ -72,6 +72,9 @@ func (s *Store) AddGoalTag(ctx context.Context, goalID, title string) (upstream.
 		if err != nil {
 			return err
 		}
+		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, goalItem(g)); err != nil {
+			return err
+		}
 		ss, err := sessions.get(ctx, q, c.AccountID, g.SessionID)
 		if err != nil {
 			return err

@@ -18,7 +18,15 @@ func (s *Store) ListTasks(ctx context.Context, lq upstream.ListQuery) (upstream.
 		return upstream.Page[upstream.Task]{}, err
 	}
 	q := s.read()
-	items, total, err := tasks.list(ctx, q, c.AccountID, lq)
+	sc, err := s.scopeFor(ctx, q, c)
+	if err != nil {
+		return upstream.Page[upstream.Task]{}, err
+	}
+	if err := sc.sub.decide(upstream.TasksRead, nil, nil); err != nil {
+		return upstream.Page[upstream.Task]{}, err
+	}
+	src, args := s.taskSource(c.AccountID, sc)
+	items, total, err := tasks.listFrom(ctx, q, src, args, c.AccountID, lq)
 	if err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
@@ -34,7 +42,20 @@ func (s *Store) GetTask(ctx context.Context, id string) (upstream.Task, error) {
 	if err != nil {
 		return upstream.Task{}, err
 	}
-	return s.getTask(ctx, s.read(), c.AccountID, id)
+	q := s.read()
+	t, err := tasks.get(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	hide, err := s.authorizeTask(ctx, q, c, upstream.TasksRead, t)
+	if err != nil {
+		return upstream.Task{}, err
+	}
+	t, err = s.getTask(ctx, q, c.AccountID, id)
+	if hide {
+		t.ParentName = ""
+	}
+	return t, err
 }
 
 func (s *Store) getTask(ctx context.Context, q querier, account, id string) (upstream.Task, error) {
@@ -141,6 +162,9 @@ func (s *Store) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream
 		if err != nil {
 			return err
 		}
+		if err := s.authorizeTaskWrite(ctx, q, c, upstream.TasksCreate, t); err != nil {
+			return err
+		}
 		if err := s.checkOwners(ctx, q, c.AccountID, "ownerId", []string{t.OwnerID}); err != nil {
 			return err
 		}
@@ -191,6 +215,9 @@ func (s *Store) UpdateTask(ctx context.Context, id string, in upstream.TaskPatch
 		if err != nil {
 			return err
 		}
+		if _, err := s.authorizeTask(ctx, q, c, upstream.TasksUpdate, old); err != nil {
+			return err
+		}
 		if _, err := s.taskParent(ctx, q, c.AccountID, &old); err != nil {
 			return err
 		}
@@ -228,6 +255,11 @@ func (s *Store) UpdateTask(ctx context.Context, id string, in upstream.TaskPatch
 		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
 		if err != nil {
 			return err
+		}
+		if t.ParentID != old.ParentID {
+			if err := s.authorizeTaskWrite(ctx, q, c, upstream.TasksCreate, t); err != nil {
+				return err
+			}
 		}
 		if t.OwnerID != old.OwnerID {
 			if err := s.checkOwners(ctx, q, c.AccountID, "ownerId", []string{t.OwnerID}); err != nil {
@@ -275,6 +307,9 @@ func (s *Store) DeleteTask(ctx context.Context, id string) error {
 	return s.tx(ctx, func(q querier) error {
 		t, err := tasks.get(ctx, q, c.AccountID, id)
 		if err != nil {
+			return err
+		}
+		if _, err := s.authorizeTask(ctx, q, c, upstream.TasksDelete, t); err != nil {
 			return err
 		}
 		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)

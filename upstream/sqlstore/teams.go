@@ -9,15 +9,7 @@ import (
 )
 
 // TeamInput creates a team.
-type TeamInput struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Color       string   `json:"color"`
-	Avatar      string   `json:"avatar"`
-	ParentID    string   `json:"parentId"`
-	Manager     string   `json:"manager"`
-	Members     []string `json:"members"`
-}
+type TeamInput = upstream.TeamInput
 
 // CreateTeam adds a team to the caller's account; its members get the team
 // in their teamIds.
@@ -38,6 +30,9 @@ func (s *Store) CreateTeam(ctx context.Context, in TeamInput) (upstream.Team, er
 		CreatedByID: c.UserID, ModifiedByID: c.UserID, DateCreated: s.timestamp(),
 	}
 	err = s.tx(ctx, func(q querier) error {
+		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
+			return err
+		}
 		if t.ParentID != "" {
 			if _, err := teams.get(ctx, q, c.AccountID, t.ParentID); err != nil {
 				return upstream.Invalid("parentId", "no team %q", t.ParentID)
@@ -75,7 +70,11 @@ func (s *Store) ListTeams(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Team]{}, err
 	}
-	items, total, err := teams.list(ctx, s.read(), c.AccountID, lq)
+	q := s.read()
+	if err := s.authorize(ctx, q, c, upstream.TeamsRead, nil); err != nil {
+		return upstream.Page[upstream.Team]{}, err
+	}
+	items, total, err := teams.list(ctx, q, c.AccountID, lq)
 	return upstream.Page[upstream.Team]{Items: items, TotalCount: total}, err
 }
 
@@ -85,7 +84,15 @@ func (s *Store) GetTeam(ctx context.Context, id string) (upstream.Team, error) {
 	if err != nil {
 		return upstream.Team{}, err
 	}
-	return teams.get(ctx, s.read(), c.AccountID, id)
+	q := s.read()
+	t, err := teams.get(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.Team{}, err
+	}
+	if err := s.authorize(ctx, q, c, upstream.TeamsRead, nil); err != nil {
+		return upstream.Team{}, err
+	}
+	return t, nil
 }
 
 func dedupe(xs []string) []string {

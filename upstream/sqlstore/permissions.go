@@ -1,0 +1,456 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sort"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// ListActions returns the action catalogue.
+func (s *Store) ListActions(ctx context.Context) ([]upstream.ActionDescriptor, error) {
+	if _, err := upstream.MustCaller(ctx); err != nil {
+		return nil, err
+	}
+	return upstream.Actions(), nil
+}
+
+// AllowedActions returns what the caller may do on one item. An item the
+// caller may not see is not found.
+func (s *Store) AllowedActions(ctx context.Context, targetType, targetID string) (upstream.AllowedActions, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.AllowedActions{}, err
+	}
+	q := s.read()
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return upstream.AllowedActions{}, err
+	}
+	var it *item
+	var sess *upstream.Session
+	var candidates []upstream.Action
+	loadSession := func(id string) {
+		if ss, err := sessions.get(ctx, q, c.AccountID, id); err == nil {
+			sess = &ss
+		}
+	}
+	switch targetType {
+	case "goal":
+		g, err := goals.get(ctx, q, c.AccountID, targetID)
+		if err != nil {
+			return upstream.AllowedActions{}, err
+		}
+		it, candidates = goalItem(g), goalActions
+		loadSession(g.SessionID)
+	case "metric":
+		m, err := metrics.get(ctx, q, c.AccountID, targetID)
+		if err != nil {
+			return upstream.AllowedActions{}, err
+		}
+		g, err := goals.get(ctx, q, c.AccountID, m.GoalID)
+		if err != nil {
+			return upstream.AllowedActions{}, err
+		}
+		it, candidates = metricItem(m, g), metricActions
+		loadSession(g.SessionID)
+	case "session":
+		ss, err := sessions.get(ctx, q, c.AccountID, targetID)
+		if err != nil {
+			return upstream.AllowedActions{}, err
+		}
+		it, candidates = sessionItem(ss), sessionActions
+	case "insightBoard", "dashboard":
+		a, owners, err := s.dashboardAccess(ctx, q, c.AccountID, targetID)
+		if err != nil {
+			return upstream.AllowedActions{}, err
+		}
+		it, candidates = &item{Kind: "dashboard", ID: targetID, Owners: owners, Access: a}, boardActions
+	default:
+		return upstream.AllowedActions{}, upstream.Invalid("targetType", "must be metric, goal, session or insightBoard")
+	}
+	if !sub.sees(it, sess) {
+		return upstream.AllowedActions{}, upstream.NotFound(targetType, targetID)
+	}
+	return upstream.AllowedActions{CurrentUserActions: sub.allowedOn(it, sess, candidates)}, nil
+}
+
+// dashboardAccess reads a dashboard's access and owners from the content
+// part's table, if that part is installed.
+func (s *Store) dashboardAccess(ctx context.Context, q querier, account, id string) (*upstream.Access, []string, error) {
+	if !upstream.ValidID(id) {
+		return nil, nil, upstream.NotFound("dashboard", id)
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'dashboards'").Scan(&n); err != nil || n == 0 {
+		return nil, nil, upstream.NotFound("dashboard", id)
+	}
+	var raw []byte
+	if err := q.QueryRowContext(ctx, "SELECT doc FROM dashboards WHERE id = ? AND account_id = ?", id, account).Scan(&raw); err != nil {
+		if isNoRows(err) {
+			return nil, nil, upstream.NotFound("dashboard", id)
+		}
+		return nil, nil, err
+	}
+	var d struct {
+		Access      *upstream.Access `json:"access"`
+		OwnerID     string           `json:"ownerId"`
+		CreatedByID string           `json:"createdById"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, nil, err
+	}
+	owners := []string{}
+	for _, o := range []string{d.OwnerID, d.CreatedByID} {
+		if o != "" {
+			owners = append(owners, o)
+		}
+	}
+	return d.Access, owners, nil
+}
+
+// defaultOwnerPermissions are what owners of a new session or dashboard get.
+func defaultAccess(itemType string) upstream.Access {
+	grant := map[string]int{}
+	switch itemType {
+	case "session":
+		for _, a := range []upstream.Action{upstream.GoalsUpdate, upstream.GoalsDelete, upstream.MetricsUpdate, upstream.MetricsDelete, upstream.MetricsCheckIn, upstream.TasksUpdate, upstream.TasksDelete} {
+			grant[string(a)] = 1
+		}
+	case "dashboard":
+		grant[string(upstream.DashboardsEdit)] = 1
+	}
+	return upstream.Access{Inherits: true, OwnerPermissions: &upstream.OwnerPermissions{Grant: grant, Deny: map[string]int{}},
+		Permissions: []upstream.PermissionEntry{}}
+}
+
+// DefaultAccess is the access a new session or dashboard gets.
+func (s *Store) DefaultAccess(ctx context.Context, itemType string) (upstream.Access, error) {
+	if _, err := upstream.MustCaller(ctx); err != nil {
+		return upstream.Access{}, err
+	}
+	if itemType != "session" && itemType != "dashboard" {
+		return upstream.Access{}, upstream.NotFound("item type", itemType)
+	}
+	return defaultAccess(itemType), nil
+}
+
+// ItemAccess is the access of one session, goal or dashboard; reading it
+// needs the right to read the item.
+func (s *Store) ItemAccess(ctx context.Context, itemType, itemID string) (upstream.Access, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Access{}, err
+	}
+	q := s.read()
+	var a *upstream.Access
+	switch itemType {
+	case "session":
+		ss, err := sessions.get(ctx, q, c.AccountID, itemID)
+		if err != nil {
+			return upstream.Access{}, err
+		}
+		if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+			return upstream.Access{}, err
+		}
+		a = sessionAccess(ss)
+	case "goal":
+		g, err := goals.get(ctx, q, c.AccountID, itemID)
+		if err != nil {
+			return upstream.Access{}, err
+		}
+		if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(g)); err != nil {
+			return upstream.Access{}, err
+		}
+		a = g.Access
+		if a == nil {
+			a = &upstream.Access{Inherits: true}
+		}
+	case "dashboard", "insightBoard":
+		acc, owners, err := s.dashboardAccess(ctx, q, c.AccountID, itemID)
+		if err != nil {
+			return upstream.Access{}, err
+		}
+		if err := s.authorize(ctx, q, c, upstream.DashboardsRead, &item{Kind: "dashboard", ID: itemID, Owners: owners, Access: acc}); err != nil {
+			return upstream.Access{}, err
+		}
+		a = acc
+		if a == nil {
+			d := defaultAccess("dashboard")
+			a = &d
+		}
+	default:
+		return upstream.Access{}, upstream.NotFound("item type", itemType)
+	}
+	out := *a
+	if out.Permissions == nil {
+		out.Permissions = []upstream.PermissionEntry{}
+	}
+	return out, nil
+}
+
+// SetItemAccess replaces the access of a session (needs sessions:manage on
+// it) or a goal (goals:update on it).
+func (s *Store) SetItemAccess(ctx context.Context, itemType, itemID string, in upstream.Access) (upstream.Access, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Access{}, err
+	}
+	for i, p := range in.Permissions {
+		if p.PrincipalID == "" {
+			return upstream.Access{}, upstream.Invalid("permissions", "entry %d names no principalId", i)
+		}
+		for a := range p.Grant {
+			if a != "*" && !upstream.KnownAction(a) {
+				return upstream.Access{}, upstream.Invalid("permissions", "entry %d grants unknown action %q", i, a)
+			}
+		}
+		for a := range p.Deny {
+			if a != "*" && !upstream.KnownAction(a) {
+				return upstream.Access{}, upstream.Invalid("permissions", "entry %d denies unknown action %q", i, a)
+			}
+		}
+	}
+	if in.Permissions == nil {
+		in.Permissions = []upstream.PermissionEntry{}
+	}
+	err = s.tx(ctx, func(q querier) error {
+		switch itemType {
+		case "session":
+			ss, err := sessions.get(ctx, q, c.AccountID, itemID)
+			if err != nil {
+				return err
+			}
+			if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
+				return err
+			}
+			ss.Inherits, ss.OwnerPermissions, ss.Permissions = in.Inherits, in.OwnerPermissions, in.Permissions
+			return sessions.update(ctx, q, c.AccountID, &ss)
+		case "goal":
+			g, err := goals.get(ctx, q, c.AccountID, itemID)
+			if err != nil {
+				return err
+			}
+			if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, goalItem(g)); err != nil {
+				return err
+			}
+			g.Access = &in
+			return goals.update(ctx, q, c.AccountID, &g)
+		}
+		return upstream.NotFound("item type", itemType)
+	})
+	return in, err
+}
+
+// EffectivePermissions are the caller's account-level actions.
+func (s *Store) EffectivePermissions(ctx context.Context) (upstream.EffectivePermissions, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.EffectivePermissions{}, err
+	}
+	sub, err := s.loadSubject(ctx, s.read(), c)
+	if err != nil {
+		return upstream.EffectivePermissions{}, err
+	}
+	return upstream.EffectivePermissions{UserID: c.UserID, Roles: nonNil(sub.roleNames), Actions: sub.actionList()}, nil
+}
+
+// actionList lists the subject's account-level actions in catalogue order;
+// actions it holds only on what it owns are suffixed ":own".
+func (sub *subject) actionList() []string {
+	out := []string{}
+	for _, d := range upstream.Actions() {
+		a := upstream.Action(d.Name)
+		switch {
+		case sub.admin || sub.always[a]:
+			out = append(out, d.Name)
+		case sub.own[a]:
+			out = append(out, d.Name+":own")
+		}
+	}
+	return out
+}
+
+// principalKind says whether id names a user or a role of the account.
+func (s *Store) principalKind(ctx context.Context, q querier, account, id string) (string, error) {
+	if _, ok := upstream.BuiltinRoleByID(id); ok {
+		return "role", nil
+	}
+	if _, err := roles.get(ctx, q, account, id); err == nil {
+		return "role", nil
+	}
+	if _, err := users.get(ctx, q, account, id); err == nil {
+		return "user", nil
+	}
+	return "", upstream.NotFound("principal", id)
+}
+
+// GetPrincipalPermissions returns the actions a user or role holds: for a
+// role its bundle and grants; for a user everything it holds. Reading
+// another principal needs permissions:manage.
+func (s *Store) GetPrincipalPermissions(ctx context.Context, id string) (upstream.PrincipalPermissions, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.PrincipalPermissions{}, err
+	}
+	q := s.read()
+	kind, err := s.principalKind(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.PrincipalPermissions{}, err
+	}
+	if id != c.UserID {
+		if err := s.authorize(ctx, q, c, upstream.PermsManage, nil); err != nil {
+			return upstream.PrincipalPermissions{}, err
+		}
+	}
+	out := upstream.PrincipalPermissions{PrincipalID: id, PrincipalKind: kind}
+	if kind == "user" {
+		sub, err := s.loadSubject(ctx, q, upstream.Caller{AccountID: c.AccountID, UserID: id})
+		if err != nil {
+			return upstream.PrincipalPermissions{}, err
+		}
+		out.Actions = sub.actionList()
+		return out, nil
+	}
+	sub := &subject{principals: map[string]bool{id: true}, always: map[upstream.Action]bool{}, own: map[upstream.Action]bool{}}
+	if b, ok := upstream.BuiltinRoleByID(id); ok {
+		sub.admin = b.Name == upstream.RoleAdmin
+		for _, a := range b.Actions {
+			sub.always[a] = true
+		}
+		for _, a := range b.OwnActions {
+			sub.own[a] = true
+		}
+	}
+	gs, err := s.grantsOf(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.PrincipalPermissions{}, err
+	}
+	for _, g := range gs {
+		sub.always[upstream.Action(g.Action)] = true
+	}
+	out.Actions = sub.actionList()
+	return out, nil
+}
+
+// grantsOf returns the grants naming principal.
+func (s *Store) grantsOf(ctx context.Context, q querier, account, principal string) ([]upstream.Permission, error) {
+	return grants.where(ctx, q, account, "EXISTS (SELECT 1 FROM json_each(permissions.doc, '$.principals') p WHERE p.value = ?)", principal)
+}
+
+// SetPrincipalPermissions makes the principal's grants exactly in.Actions
+// (its role bundle is not changed by grants).
+func (s *Store) SetPrincipalPermissions(ctx context.Context, id string, in upstream.PrincipalPermissionsInput) error {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return err
+	}
+	want := dedupe(in.Actions)
+	for _, a := range want {
+		if !upstream.KnownAction(a) {
+			return upstream.Invalid("actions", "unknown action %q", a)
+		}
+	}
+	return s.tx(ctx, func(q querier) error {
+		if err := s.authorize(ctx, q, c, upstream.PermsManage, nil); err != nil {
+			return err
+		}
+		if _, err := s.principalKind(ctx, q, c.AccountID, id); err != nil {
+			return err
+		}
+		have, err := s.grantsOf(ctx, q, c.AccountID, id)
+		if err != nil {
+			return err
+		}
+		held := map[string]bool{}
+		for _, g := range have {
+			if slices.Contains(want, g.Action) {
+				held[g.Action] = true
+				continue
+			}
+			g.Principals = slices.DeleteFunc(g.Principals, func(p string) bool { return p == id })
+			if len(g.Principals) == 0 {
+				if err := grants.deleteWhere(ctx, q, c.AccountID, "id = ?", g.ID); err != nil {
+					return err
+				}
+			} else if err := grants.update(ctx, q, c.AccountID, &g); err != nil {
+				return err
+			}
+		}
+		sort.Strings(want)
+		for _, a := range want {
+			if held[a] {
+				continue
+			}
+			g := upstream.Permission{ID: s.ids.New(), AccountID: c.AccountID, Action: a, Principals: []string{id}}
+			if err := grants.insert(ctx, q, c.AccountID, &g); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// dropPrincipal takes a deleted principal out of every grant.
+func (s *Store) dropPrincipal(ctx context.Context, q querier, account, id string) error {
+	have, err := s.grantsOf(ctx, q, account, id)
+	if err != nil {
+		return err
+	}
+	for _, g := range have {
+		g.Principals = slices.DeleteFunc(g.Principals, func(p string) bool { return p == id })
+		if len(g.Principals) == 0 {
+			err = grants.deleteWhere(ctx, q, account, "id = ?", g.ID)
+		} else {
+			err = grants.update(ctx, q, account, &g)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetPermission returns one grant.
+func (s *Store) GetPermission(ctx context.Context, id string) (upstream.Permission, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Permission{}, err
+	}
+	q := s.read()
+	p, err := grants.get(ctx, q, c.AccountID, id)
+	if err != nil {
+		return upstream.Permission{}, err
+	}
+	return p, s.authorize(ctx, q, c, upstream.PermsManage, nil)
+}
+
+// CreatePermission grants an action to principals (users or roles of the account).
+func (s *Store) CreatePermission(ctx context.Context, in upstream.PermissionInput) (upstream.Permission, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Permission{}, err
+	}
+	if !upstream.KnownAction(in.Action) {
+		return upstream.Permission{}, upstream.Invalid("action", "unknown action %q", in.Action)
+	}
+	ps := dedupe(in.Principals)
+	if len(ps) == 0 {
+		return upstream.Permission{}, upstream.Invalid("principals", "name at least one user or role")
+	}
+	p := upstream.Permission{ID: s.ids.New(), AccountID: c.AccountID, Action: in.Action, Principals: ps}
+	err = s.tx(ctx, func(q querier) error {
+		if err := s.authorize(ctx, q, c, upstream.PermsManage, nil); err != nil {
+			return err
+		}
+		for _, id := range ps {
+			if _, err := s.principalKind(ctx, q, c.AccountID, id); err != nil {
+				return upstream.Invalid("principals", "no user or role %q", id)
+			}
+		}
+		return grants.insert(ctx, q, c.AccountID, &p)
+	})
+	return p, err
+}

@@ -1,0 +1,115 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// goalStub answers the read of a goal the caller may not see: an obfuscated
+// stub when the goal lies on the way up from a goal the caller sees (so
+// following a visible goal's parent edge works), else notFound.
+func (s *Store) goalStub(ctx context.Context, q querier, c upstream.Caller, g upstream.Goal, notFound error) (upstream.Goal, error) {
+	sc, err := s.scopeFor(ctx, q, c)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	stubs, err := s.stubIDs(ctx, q, c.AccountID, sc)
+	if err != nil {
+		return upstream.Goal{}, err
+	}
+	if !slices.Contains(stubs, g.ID) {
+		return upstream.Goal{}, notFound
+	}
+	return obfuscate(g), nil
+}
+
+// redactGoals makes a page of goals fit for the caller: obfuscated stubs
+// lose everything but their place in the tree, embedded key results the
+// caller may not see are dropped, and each goal gets the caller's allowed
+// actions. It costs one query for the sessions of the page, whatever its size.
+func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, gs []upstream.Goal) error {
+	if len(gs) == 0 {
+		return nil
+	}
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return err
+	}
+	sids := make([]string, len(gs))
+	for i, g := range gs {
+		sids[i] = g.SessionID
+	}
+	sess, err := sessionsByID(ctx, q, c.AccountID, sids)
+	if err != nil {
+		return err
+	}
+	for i := range gs {
+		g := &gs[i]
+		if g.Obfuscated {
+			*g = obfuscate(*g)
+			g.CurrentUserAllowedActions = []string{}
+			continue
+		}
+		if g.Metrics != nil {
+			kept := g.Metrics[:0]
+			for _, m := range g.Metrics {
+				if sub.sees(metricItem(m, *g), sess[g.SessionID]) {
+					m.CurrentUserAllowedActions = sub.allowedOn(metricItem(m, *g), sess[g.SessionID], metricActions)
+					kept = append(kept, m)
+				}
+			}
+			g.Metrics = kept
+		}
+		g.CurrentUserAllowedActions = sub.allowedOn(goalItem(*g), sess[g.SessionID], goalActions)
+	}
+	return nil
+}
+
+// visibleParent refuses a parent goal the caller may not see as if it did
+// not exist (bad input), so that its existence does not leak.
+func (s *Store) visibleParent(ctx context.Context, q querier, c upstream.Caller, parentID string) error {
+	if parentID == "" {
+		return nil
+	}
+	p, err := goals.get(ctx, q, c.AccountID, parentID)
+	if err != nil {
+		return upstream.Invalid("parentId", "no goal %q", parentID)
+	}
+	if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(p)); err != nil {
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			return upstream.Invalid("parentId", "no goal %q", parentID)
+		}
+		return err
+	}
+	return nil
+}
+
+// visibleGoal loads the goal a key result or task names, refusing one the
+// caller may not see as bad input.
+func (s *Store) visibleGoal(ctx context.Context, q querier, c upstream.Caller, g upstream.Goal, field string) error {
+	if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(g)); err != nil {
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			return upstream.Invalid(field, "no goal %q", g.ID)
+		}
+		return err
+	}
+	return nil
+}
+
+// authorizeTaskWrite checks a task write against its (new) parent: a parent
+// the caller may not see is bad input, as if it did not exist.
+func (s *Store) authorizeTaskWrite(ctx context.Context, q querier, c upstream.Caller, action upstream.Action, t upstream.Task) error {
+	it, err := s.taskItem(ctx, q, c.AccountID, t)
+	if err != nil {
+		return err
+	}
+	if err := s.authorize(ctx, q, c, action, it); err != nil {
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			return upstream.Invalid("parentId", "no goal or key result %q", t.ParentID)
+		}
+		return err
+	}
+	return nil
+}
