@@ -103,10 +103,17 @@ func New(api upstream.API, opts Options) http.Handler {
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &upstream.Error{Code: codeMethodNotAllowed, Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path)})
 	})
+	r.Get(OpenAPIPath, serveOpenAPI) // the OpenAPI document needs no credentials
 	for _, e := range table() {
 		var h http.Handler = s.endpoint(e)
 		if e.Deprecated {
-			h = middleware.Deprecation(deprecatedAt, fmt.Sprintf("<%s>; rel=\"successor-version\"", e.Successor))(h)
+			// A retired feature (announcements) has no successor: its Link
+			// is RFC 9745's rel="deprecation", to the document marking it so.
+			link := fmt.Sprintf("<%s>; rel=\"deprecation\"", OpenAPIPath)
+			if e.Successor != "" {
+				link = fmt.Sprintf("<%s>; rel=\"successor-version\"", e.Successor)
+			}
+			h = middleware.Deprecation(deprecatedAt, link)(h)
 		}
 		r.Method(e.Method, e.Pattern, h)
 	}
@@ -159,6 +166,8 @@ func (s *server) endpoint(e entry) http.Handler {
 			w.WriteHeader(http.StatusNotModified)
 		case nil:
 			w.WriteHeader(e.Success)
+		case withStatus:
+			s.writeJSON(w, r, x.status, x.v)
 		case shaped:
 			out, err := render(x.v, x.view, x.list)
 			if err != nil {

@@ -1,0 +1,464 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// opSpec gives the Go types of an operation's request body and success
+// response, for the OpenAPI document. Nil means none.
+type opSpec struct {
+	body any
+	resp any
+	// optionalBody: the body may be left out (list load, GET listings that
+	// take their query from a body).
+	optionalBody bool
+	// also are further success statuses (besides Route.Success).
+	also []int
+	// summary overrides the generated one.
+	summary string
+}
+
+type (
+	itemsOf[T any] struct {
+		Items []T `json:"items"`
+	}
+)
+
+// opSpecs maps "METHOD pattern" to the operation's types. A route missing
+// here is still documented, with untyped bodies (x-untyped: true); the
+// OpenAPI tests list such routes.
+func opSpecs() map[string]opSpec {
+	u := func(v any) any { return v }
+	return map[string]opSpec{
+		// Goals.
+		"GET /api/v2/integrations/goals":                {resp: upstream.Page[upstream.Goal]{}},
+		"GET /api/v2/integrations/goals/groupBy/owners": {resp: upstream.GoalsGroupedBy{}},
+		"POST /api/v2/integrations/goals/{id}/tags":     {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusNotModified}},
+		"POST /api/v1/goals":                            {body: upstream.GoalInput{}, resp: upstream.Goal{}},
+		"GET /api/v1/goals/{id}":                        {resp: upstream.Goal{}},
+		"PATCH /api/v1/goals/{id}":                      {body: upstream.GoalPatch{}, resp: upstream.Goal{}},
+		"DELETE /api/v1/goals/{id}":                     {},
+		// Metrics.
+		"GET /api/v2/metrics":                     {resp: upstream.Page[upstream.Metric]{}},
+		"GET /api/v1/metrics/checkin/{checkinId}": {resp: upstream.Metric{}},
+		"GET /api/v1/metrics/owner/{ownerId}":     {resp: itemsOf[upstream.Metric]{}},
+		"POST /api/v1/metrics":                    {body: upstream.MetricInput{}, resp: upstream.Metric{}},
+		"GET /api/v1/metrics/{id}":                {resp: upstream.Metric{}},
+		"PATCH /api/v1/metrics/{id}":              {body: upstream.MetricPatch{}, resp: upstream.Metric{}},
+		"DELETE /api/v1/metrics/{id}":             {},
+		"POST /api/v1/metrics/{id}/checkin":       {body: upstream.CheckInInput{}, resp: upstream.CheckIn{}},
+		"GET /api/v1/metrics/{id}/checkins":       {resp: upstream.Page[upstream.CheckIn]{}},
+		// Tasks.
+		"GET /api/v2/integrations/tasks":             {resp: upstream.Page[upstream.Task]{}},
+		"GET /api/v2/integrations/tasks/{taskId}":    {resp: upstream.Task{}},
+		"POST /api/v2/integrations/tasks":            {body: upstream.TaskInput{}, resp: upstream.Task{}},
+		"PATCH /api/v2/integrations/tasks/{taskId}":  {body: upstream.TaskPatch{}, resp: upstream.Task{}},
+		"DELETE /api/v2/integrations/tasks/{taskId}": {},
+		// Sessions.
+		"GET /api/v2/sessions":                     {resp: upstream.Page[upstream.Session]{}},
+		"GET /api/v1/sessions/{id}/stats/goalsMet": {resp: itemsOf[upstream.Goal]{}},
+		"POST /api/v1/sessions":                    {body: upstream.SessionInput{}, resp: upstream.Session{}},
+		"GET /api/v1/sessions/{id}":                {resp: upstream.Session{}},
+		"PATCH /api/v1/sessions/{id}":              {body: upstream.SessionPatch{}, resp: upstream.Session{}},
+		"DELETE /api/v1/sessions/{id}":             {},
+		// Teams and users.
+		"GET /api/v2/teams":          {resp: upstream.Page[upstream.Team]{}},
+		"GET /api/v1/teams/{teamId}": {resp: upstream.Team{}},
+		"GET /api/v2/users":          {resp: upstream.Page[upstream.User]{}},
+
+		// Announcements.
+		"GET /api/v1/announcements":             {resp: upstream.Page[upstream.Announcement]{}},
+		"GET /api/v1/announcements/{id}":        {resp: upstream.Announcement{}},
+		"POST /api/v1/announcements":            {body: upstream.AnnouncementInput{}, resp: upstream.Announcement{}},
+		"POST /api/v1/announcements/{id}/react": {body: upstream.ReactionInput{}, resp: upstream.Announcement{}},
+		"PATCH /api/v1/announcements/{id}":      {body: upstream.AnnouncementPatch{}, resp: upstream.Announcement{}},
+		"DELETE /api/v1/announcements/{id}":     {},
+		// KPI groups and KPIs.
+		"GET /api/v1/kpis/groups":                       {body: ListBody{}, optionalBody: true, resp: upstream.CountedPage[upstream.KPIGroup]{}},
+		"GET /api/v1/kpis/groups/{groupId}":             {resp: upstream.KPIGroup{}},
+		"POST /api/v1/kpis/groups":                      {body: upstream.KPIGroupInput{}, resp: upstream.KPIGroup{}},
+		"PATCH /api/v1/kpis/groups/{groupId}":           {body: upstream.KPIGroupInput{}, resp: upstream.KPIGroup{}},
+		"DELETE /api/v1/kpis/groups/{groupId}":          {},
+		"PUT /api/v1/kpis/groups/{groupId}/favorite":    {},
+		"DELETE /api/v1/kpis/groups/{groupId}/favorite": {},
+		"PUT /api/v1/kpis/{kpiId}/groups/{groupId}":     {},
+		"DELETE /api/v1/kpis/{kpiId}/groups/{groupId}":  {},
+		"GET /api/v1/kpis":                              {resp: upstream.Page[upstream.KPI]{}},
+		"POST /api/v1/kpis":                             {body: upstream.KPIInput{}, resp: upstream.KPI{}},
+		"GET /api/v1/kpis/{kpiId}":                      {resp: upstream.KPI{}},
+		"PATCH /api/v1/kpis/{kpiId}":                    {body: upstream.KPIPatch{}, resp: upstream.KPI{}},
+		"DELETE /api/v1/kpis/{kpiId}":                   {},
+		// Lists.
+		"GET /api/v1/lists":                     {resp: upstream.Page[upstream.List]{}},
+		"GET /api/v1/lists/supported-types":     {resp: upstream.SupportedTypes{}},
+		"GET /api/v1/lists/{listId}":            {resp: upstream.List{}},
+		"GET /api/v1/lists/{targetType}/schema": {resp: upstream.ListSchema{}},
+		"POST /api/v1/lists":                    {body: upstream.ListInput{}, resp: upstream.List{}},
+		"POST /api/v1/lists/{id}/clone":         {resp: upstream.List{}},
+		"POST /api/v1/lists/{id}/load":          {body: upstream.ListLoadInput{}, optionalBody: true, resp: upstream.ListData{}},
+		"PATCH /api/v1/lists/{id}":              {body: upstream.ListPatch{}, resp: upstream.List{}},
+		"DELETE /api/v1/lists/{id}":             {},
+		// Tags.
+		"GET /api/v2/integrations/tags":              {resp: upstream.TagsPage[upstream.TagDetail]{}},
+		"POST /api/v1/dashboards/{dashboardId}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}},
+		"POST /api/v2/integrations/insights/{id}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusOK},
+			summary: "adds a tag to an insight, creating the tag on first use: 201 when added, 200 when the insight already carried it"},
+		"POST /api/v1/tags":            {body: upstream.TagCreateInput{}, resp: upstream.TagsPage[upstream.Tag]{}},
+		"POST /api/v1/tags/activate":   {body: upstream.TagIDsInput{}, resp: upstream.ModifiedCount{}, also: []int{http.StatusNotModified}},
+		"POST /api/v1/tags/deactivate": {body: upstream.TagIDsInput{}, resp: upstream.ModifiedCount{}, also: []int{http.StatusNotModified}},
+		// Dashboard parameters.
+		"GET /api/v1/dashboards/parameters":                  {resp: upstream.Page[upstream.DashboardParameter]{}},
+		"GET /api/v1/dashboards/parameters/{parameterId}":    {resp: upstream.DashboardParameter{}},
+		"POST /api/v1/dashboards/parameters":                 {body: upstream.DashboardParameterInput{}, resp: upstream.DashboardParameter{}},
+		"PUT /api/v1/dashboards/parameters/{parameterId}":    {body: upstream.DashboardParameterInput{}, resp: upstream.DashboardParameter{}},
+		"DELETE /api/v1/dashboards/parameters/{parameterId}": {},
+		// Dashboards.
+		"GET /api/v2/dashboards":                  {body: ListBody{}, optionalBody: true, resp: upstream.CountedPage[upstream.Dashboard]{}},
+		"GET /api/v1/dashboards/reports":          {resp: u([]upstream.ReportSummary{})},
+		"GET /api/v1/dashboards/tag/{tag}":        {resp: u([]upstream.Dashboard{})},
+		"GET /api/v1/dashboards/tags/usages":      {resp: itemsOf[upstream.DashboardTagUsage]{}},
+		"GET /api/v1/dashboards/{dashboardId}":    {resp: upstream.Dashboard{}},
+		"POST /api/v1/dashboards":                 {body: upstream.DashboardInput{}, resp: upstream.Dashboard{}},
+		"PATCH /api/v1/dashboards/{dashboardId}":  {body: upstream.DashboardPatch{}, resp: upstream.Dashboard{}},
+		"DELETE /api/v1/dashboards/{dashboardId}": {},
+		// Badges.
+		"GET /api/v1/badges":                 {resp: upstream.Page[upstream.Badge]{}},
+		"GET /api/v1/badges/approve":         {resp: upstream.Page[upstream.AssignedBadge]{}},
+		"GET /api/v1/badges/assign":          {resp: upstream.Page[upstream.AssignedBadge]{}},
+		"GET /api/v1/badges/assign/{id}":     {resp: upstream.BadgeAssignees{}},
+		"GET /api/v1/badges/current":         {resp: upstream.Page[upstream.AssignedBadge]{}},
+		"GET /api/v1/badges/{id}":            {resp: upstream.Badge{}},
+		"POST /api/v1/badges":                {body: upstream.BadgeInput{}, resp: upstream.Badge{}},
+		"POST /api/v1/badges/approve/{id}":   {resp: upstream.AssignedBadge{}, also: []int{http.StatusNotModified}},
+		"POST /api/v1/badges/assign":         {body: upstream.AssignBadgeInput{}, resp: upstream.AssignedBadge{}},
+		"PATCH /api/v1/badges/{id}":          {body: upstream.BadgePatch{}},
+		"DELETE /api/v1/badges/approve/{id}": {also: []int{http.StatusNotModified}},
+		"DELETE /api/v1/badges/{id}":         {},
+	}
+}
+
+// ListBody is the JSON body a GET listing (dashboards v2, KPI groups) may
+// carry instead of query parameters.
+type ListBody struct {
+	// Filter is a filter object, or a string in the filter language.
+	Filter any    `json:"filter"`
+	Sort   string `json:"sort"`
+	Fields string `json:"fields"`
+	Skip   int    `json:"skip"`
+	Limit  int    `json:"limit"`
+}
+
+// GenerateOpenAPI returns the OpenAPI 3.1 document of every route of the
+// table, with schemas derived from the Go types by reflection: what the
+// committed openapi.json must equal.
+func GenerateOpenAPI() ([]byte, error) {
+	g := &oaGen{schemas: map[string]any{}}
+	specs := opSpecs()
+	paths := map[string]map[string]any{}
+	seenOps := map[string]int{}
+	for _, e := range table() {
+		key := e.Method + " " + e.Pattern
+		sp, typed := specs[key]
+		op := g.operation(e, sp, typed)
+		id := handlerName(e.h)
+		if n := seenOps[id]; n > 0 {
+			op["operationId"] = id + strconv.Itoa(n+1)
+		} else {
+			op["operationId"] = id
+		}
+		seenOps[id]++
+		if paths[e.Pattern] == nil {
+			paths[e.Pattern] = map[string]any{}
+		}
+		paths[e.Pattern][strings.ToLower(e.Method)] = op
+	}
+	paths[OpenAPIPath] = map[string]any{"get": map[string]any{
+		"operationId": "openAPIDocument",
+		"summary":     "this OpenAPI document; needs no credentials",
+		"tags":        []string{"meta"},
+		"security":    []any{},
+		"responses": map[string]any{"200": map[string]any{"description": "the document",
+			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}}},
+	}}
+	g.ref(reflect.TypeOf(Problem{}))
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":   "okrgate REST API",
+			"version": "1.0.0",
+			"description": "The documented OKR REST API (shared/spec/okr-rest-api.md) as okrgate serves it, generated from the route table " +
+				"(upstream/rest) and the Go types (upstream). Operations marked x-designed are designed where the contract shows none; " +
+				"see docs/contract.md. Errors are RFC 9457 problem documents.",
+		},
+		"servers":  []any{map[string]any{"url": "/"}},
+		"security": []any{map[string]any{"bearerAuth": []any{}}},
+		"paths":    paths,
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
+				"description": "an API token of one user of one account"}},
+			"schemas": g.schemas,
+		},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// handlerName is the Go name of a handler, e.g. "listGoals".
+func handlerName(h handlerFunc) string {
+	name := runtime.FuncForPC(reflect.ValueOf(h).Pointer()).Name()
+	name = name[strings.LastIndexByte(name, '.')+1:]
+	return strings.TrimSuffix(name, "-fm")
+}
+
+var pathParamRE = regexp.MustCompile(`\{([^}]+)\}`)
+
+// errorStatuses are the problem answers every operation may give; writes
+// may also conflict (409) and bodies may be too large or not JSON.
+var errorStatuses = []int{400, 401, 402, 403, 404, 500}
+
+func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
+	op := map[string]any{
+		"tags":    []string{tagOf(e.Pattern)},
+		"summary": sp.summary,
+	}
+	if sp.summary == "" {
+		op["summary"] = fmt.Sprintf("%s %s", e.Method, e.Pattern)
+	}
+	if !typed {
+		op["x-untyped"] = true
+	}
+	if e.Deprecated {
+		op["deprecated"] = true
+		if e.Successor != "" {
+			op["description"] = "Deprecated; successor: " + e.Successor
+		} else {
+			op["description"] = "Deprecated as of 2022-03-15; the feature is retired (no successor)."
+		}
+	}
+	if e.Designed {
+		op["x-designed"] = true
+	}
+	var params []any
+	for _, m := range pathParamRE.FindAllStringSubmatch(e.Pattern, -1) {
+		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+	}
+	hdr := map[string]any{"name": "service-accountId", "in": "header", "required": e.Account, "schema": map[string]any{"type": "string"},
+		"description": "the account id; must be the token's account"}
+	params = append(params, hdr)
+	for _, p := range e.Params {
+		params = append(params, queryParam(p))
+	}
+	op["parameters"] = params
+
+	hasBody := sp.body != nil || (!typed && (e.Method == http.MethodPost || e.Method == http.MethodPut || e.Method == http.MethodPatch))
+	if hasBody {
+		var schema any = map[string]any{"type": "object"}
+		if sp.body != nil {
+			schema = g.ref(reflect.TypeOf(sp.body))
+		}
+		op["requestBody"] = map[string]any{"required": !sp.optionalBody,
+			"content": map[string]any{"application/json": map[string]any{"schema": schema}}}
+	}
+	resps := map[string]any{}
+	success := append([]int{e.Success}, sp.also...)
+	for _, st := range success {
+		r := map[string]any{"description": http.StatusText(st)}
+		switch {
+		case st == http.StatusNoContent:
+		case st == http.StatusNotModified:
+			r["description"] = "nothing changed; no body, the message is in the X-Message header"
+			r["headers"] = map[string]any{"X-Message": map[string]any{"schema": map[string]any{"type": "string"}}}
+		case sp.resp != nil:
+			r["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(sp.resp))}}
+		case !typed:
+			r["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{}}}
+		}
+		if e.Deprecated {
+			r["headers"] = map[string]any{
+				"Deprecation": map[string]any{"schema": map[string]any{"type": "string"}, "description": "RFC 9745 date of deprecation"},
+				"Link":        map[string]any{"schema": map[string]any{"type": "string"}, "description": "successor-version or deprecation link"},
+			}
+		}
+		resps[strconv.Itoa(st)] = r
+	}
+	errs := slices.Clone(errorStatuses)
+	if e.Method != http.MethodGet {
+		errs = append(errs, http.StatusConflict)
+	}
+	if hasBody {
+		errs = append(errs, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	}
+	for _, st := range errs {
+		resps[strconv.Itoa(st)] = map[string]any{"description": http.StatusText(st),
+			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}}
+	}
+	op["responses"] = resps
+	return op
+}
+
+func tagOf(pattern string) string {
+	parts := strings.Split(strings.Trim(pattern, "/"), "/")
+	for _, p := range parts[2:] {
+		if p != "integrations" && !strings.HasPrefix(p, "{") {
+			return p
+		}
+	}
+	return parts[len(parts)-1]
+}
+
+func queryParam(name string) map[string]any {
+	schema := map[string]any{"type": "string"}
+	desc := ""
+	switch name {
+	case "skip":
+		schema = map[string]any{"type": "integer", "minimum": 0, "default": 0}
+		desc = "items to skip"
+	case "limit", "take":
+		schema = map[string]any{"type": "integer", "minimum": 1, "maximum": upstream.MaxLimit, "default": upstream.DefaultLimit}
+		desc = "page size; above the maximum is a 400"
+	case "includeDemo", "includeMetrics":
+		schema = map[string]any{"type": "boolean"}
+	case "formatting":
+		schema = map[string]any{"type": "string", "enum": []string{upstream.MentionsMarkup, upstream.PlainText}}
+	case "filter":
+		desc = "Mongo-style filter (relaxed JSON)"
+	case "sort":
+		desc = "comma-separated fields, - for descending"
+	case "fields":
+		desc = "projection, e.g. name,metrics{id,name}"
+	}
+	p := map[string]any{"name": name, "in": "query", "schema": schema}
+	if desc != "" {
+		p["description"] = desc
+	}
+	if name == "name" {
+		p["required"] = true
+		p["description"] = "part of the tag name, case-insensitive; empty matches all"
+	}
+	return p
+}
+
+// oaGen turns Go types into JSON Schemas (OpenAPI 3.1 dialect) under
+// components/schemas.
+type oaGen struct {
+	schemas map[string]any
+}
+
+var pkgPathRE = regexp.MustCompile(`[A-Za-z0-9_./-]*\.`)
+
+// schemaName is a type's component name: "Page[...upstream.Goal]" → "Page_Goal".
+func schemaName(t reflect.Type) string {
+	n := pkgPathRE.ReplaceAllString(t.Name(), "")
+	n = strings.NewReplacer("[", "_", "]", "", ",", "_", " ", "").Replace(n)
+	return strings.TrimSuffix(n, "_")
+}
+
+// ref returns the schema of t: a $ref for named structs (defined once in
+// components), inline otherwise.
+func (g *oaGen) ref(t reflect.Type) map[string]any {
+	switch t.Kind() {
+	case reflect.Pointer:
+		inner := g.ref(t.Elem())
+		return nullable(inner)
+	case reflect.Struct:
+		if t.Name() == "" {
+			return g.object(t)
+		}
+		name := schemaName(t)
+		if _, ok := g.schemas[name]; !ok {
+			g.schemas[name] = map[string]any{} // placeholder against recursion
+			g.schemas[name] = g.object(t)
+		}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
+	case reflect.Slice, reflect.Array:
+		return map[string]any{"type": []string{"array", "null"}, "items": g.ref(t.Elem())}
+	case reflect.Map:
+		return map[string]any{"type": []string{"object", "null"}, "additionalProperties": g.ref(t.Elem())}
+	case reflect.Interface:
+		return map[string]any{}
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer"}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	}
+	return map[string]any{}
+}
+
+// nullable allows null besides what s allows.
+func nullable(s map[string]any) map[string]any {
+	if _, isRef := s["$ref"]; isRef {
+		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+	}
+	switch t := s["type"].(type) {
+	case string:
+		s["type"] = []string{t, "null"}
+	case []string:
+		if !slices.Contains(t, "null") {
+			s["type"] = append(t, "null")
+		}
+	}
+	return s
+}
+
+// object is the schema of a struct: its JSON fields (embedded structs
+// flattened). No field is required: projections (fields=) drop any but id
+// and accountId.
+func (g *oaGen) object(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	g.fields(t, props)
+	s := map[string]any{"type": "object", "properties": props}
+	if t == reflect.TypeOf(Problem{}) {
+		s["required"] = []string{"type", "title", "status", "detail", "code"}
+	}
+	return s
+}
+
+func (g *oaGen) fields(t reflect.Type, props map[string]any) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				g.fields(ft, props)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		props[name] = g.ref(f.Type)
+	}
+}
