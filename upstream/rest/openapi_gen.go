@@ -72,10 +72,45 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v1/sessions/{id}":                {resp: upstream.Session{}},
 		"PATCH /api/v1/sessions/{id}":              {body: upstream.SessionPatch{}, resp: upstream.Session{}},
 		"DELETE /api/v1/sessions/{id}":             {},
-		// Teams and users.
-		"GET /api/v2/teams":          {resp: upstream.Page[upstream.Team]{}},
-		"GET /api/v1/teams/{teamId}": {resp: upstream.Team{}},
-		"GET /api/v2/users":          {resp: upstream.Page[upstream.User]{}},
+		// The organisation (rest/org.go).
+		"GET /api/v1/accounts/{id}":                                     {resp: upstream.Account{}},
+		"PUT /api/v1/accounts/{id}":                                     {body: upstream.AccountPatch{}, resp: upstream.Account{}},
+		"POST /api/v1/accounts/domain":                                  {body: upstream.DomainCheck{}, resp: upstream.DomainAvailability{}},
+		"PUT /api/v1/accounts/{id}/confidence":                          {body: upstream.ConfidenceSettings{}},
+		"PUT /api/v1/accounts/{id}/notifications":                       {body: upstream.NotificationSettings{}, resp: upstream.NotificationSettings{}},
+		"GET /api/v1/accounts/users":                                    {resp: upstream.Page[upstream.User]{}},
+		"GET /api/v2/users":                                             {resp: upstream.Page[upstream.User]{}},
+		"GET /api/v2/users/{id}":                                        {resp: upstream.User{}},
+		"POST /api/v2/users":                                            {body: upstream.UserInput{}, resp: upstream.User{}},
+		"PATCH /api/v2/users/{id}":                                      {body: upstream.UserPatch{}, resp: upstream.User{}},
+		"POST /api/v2/users/{id}/tokens":                                {resp: upstream.UserToken{}},
+		"GET /api/v2/employees":                                         {resp: upstream.Page[upstream.Employee]{}},
+		"GET /api/v1/employees/{employeeId}":                            {resp: upstream.EmployeeInfo{}},
+		"GET /api/v2/teams":                                             {resp: upstream.Page[upstream.Team]{}},
+		"GET /api/v1/teams/{teamId}":                                    {resp: upstream.Team{}},
+		"POST /api/v1/teams":                                            {body: upstream.TeamInput{}, resp: upstream.Team{}},
+		"PATCH /api/v1/teams/{teamId}":                                  {body: upstream.TeamPatch{}, resp: upstream.Team{}},
+		"DELETE /api/v1/teams/{teamId}":                                 {},
+		"PUT /api/v1/teams/{teamId}/members/{userId}":                   {resp: upstream.Team{}},
+		"DELETE /api/v1/teams/{teamId}/members/{userId}":                {},
+		"GET /api/v2/roles":                                             {resp: upstream.Page[upstream.Role]{}},
+		"GET /api/v1/roles/account/mapping/":                            {resp: upstream.Page[upstream.Role]{}},
+		"GET /api/v1/roles/{id}":                                        {resp: upstream.Role{}},
+		"POST /api/v1/roles/account":                                    {body: upstream.RoleInput{}, resp: upstream.Role{}},
+		"POST /api/v1/roles/account/mapping":                            {body: upstream.RoleMappingInput{}, resp: upstream.Role{}},
+		"PUT /api/v1/roles/account/{id}":                                {body: upstream.RolePatch{}, resp: upstream.Role{}},
+		"DELETE /api/v1/roles/account/mapping/{id}":                     {},
+		"DELETE /api/v1/roles/account/{id}":                             {},
+		"GET /api/v1/permissions/actions":                               {resp: itemsOf[upstream.ActionDescriptor]{}},
+		"GET /api/v1/permissions/currentUser-allowedActions/{targetId}": {resp: upstream.AllowedActions{}},
+		"GET /api/v1/permissions/default-access/{itemType}":             {resp: upstream.Access{}},
+		"GET /api/v1/permissions/default-access/{itemType}/{itemId}":    {resp: upstream.Access{}},
+		"PUT /api/v1/permissions/default-access/{itemType}/{itemId}":    {body: upstream.Access{}, resp: upstream.Access{}},
+		"GET /api/v1/permissions/effective":                             {resp: upstream.EffectivePermissions{}},
+		"GET /api/v1/permissions/principal/{id}":                        {resp: upstream.PrincipalPermissions{}},
+		"PUT /api/v1/permissions/principal/{id}":                        {body: upstream.PrincipalPermissionsInput{}},
+		"GET /api/v1/permissions/{id}":                                  {resp: upstream.Permission{}},
+		"POST /api/v1/permissions":                                      {body: upstream.PermissionInput{}, resp: upstream.Permission{}},
 
 		// Announcements.
 		"GET /api/v1/announcements":             {resp: upstream.Page[upstream.Announcement]{}},
@@ -167,6 +202,7 @@ func GenerateOpenAPI() ([]byte, error) {
 	specs := opSpecs()
 	paths := map[string]map[string]any{}
 	seenOps := map[string]int{}
+	shapes := map[string]string{}
 	for _, e := range table() {
 		key := e.Method + " " + e.Pattern
 		sp, typed := specs[key]
@@ -178,10 +214,23 @@ func GenerateOpenAPI() ([]byte, error) {
 			op["operationId"] = id
 		}
 		seenOps[id]++
-		if paths[e.Pattern] == nil {
-			paths[e.Pattern] = map[string]any{}
+		// OpenAPI forbids two templates of one shape ("/lists/{listId}" and
+		// "/lists/{id}", as the contract spells them): the first one of the
+		// table names the path; the others are noted.
+		shape := PathShape(e.Pattern)
+		path, seen := shapes[shape]
+		if !seen {
+			path = e.Pattern
+			shapes[shape] = path
 		}
-		paths[e.Pattern][strings.ToLower(e.Method)] = op
+		if path != e.Pattern {
+			op["x-contract-path"] = e.Pattern
+			op["parameters"] = g.pathParams(path, op["parameters"].([]any))
+		}
+		if paths[path] == nil {
+			paths[path] = map[string]any{}
+		}
+		paths[path][strings.ToLower(e.Method)] = op
 	}
 	paths[OpenAPIPath] = map[string]any{"get": map[string]any{
 		"operationId": "openAPIDocument",
@@ -228,6 +277,24 @@ func handlerName(h handlerFunc) string {
 }
 
 var pathParamRE = regexp.MustCompile(`\{([^}]+)\}`)
+
+// PathShape is a path template with its parameter names erased:
+// "/api/v1/lists/{id}" → "/api/v1/lists/{}".
+func PathShape(pattern string) string { return pathParamRE.ReplaceAllString(pattern, "{}") }
+
+// pathParams replaces the path parameters of params by those of path.
+func (g *oaGen) pathParams(path string, params []any) []any {
+	var out []any
+	for _, m := range pathParamRE.FindAllStringSubmatch(path, -1) {
+		out = append(out, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+	}
+	for _, p := range params {
+		if p.(map[string]any)["in"] != "path" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // errorStatuses are the problem answers every operation may give; writes
 // may also conflict (409) and bodies may be too large or not JSON.
