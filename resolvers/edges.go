@@ -23,13 +23,14 @@ func loadList[T any](ctx context.Context, l many[T], key string) ([]T, error) {
 	return l.Load(ctx, key)()
 }
 
-// loadOwners loads owners (users or teams) in ids order, skipping unknown ids.
-func loadOwners(ctx context.Context, ids []string) ([]model.Owner, error) {
+// loadOwners loads owners (users or teams) in ids order, skipping unknown
+// ids; keys gives the owner ids of every parent item of the level.
+func loadOwners(ctx context.Context, ids []string, keys edgeKeys) ([]model.Owner, error) {
 	out := make([]model.Owner, 0, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	vals, errs := pick(ctx, "ownerByID", ownerByID).LoadMany(ctx, ids)()
+	vals, errs := pick(ctx, "ownerByID", ownerByID, keys).LoadMany(ctx, ids)()
 	for i, v := range vals {
 		if i < len(errs) && errs[i] != nil {
 			return nil, errs[i]
@@ -66,7 +67,39 @@ func loadMany[T any](ctx context.Context, l one[T], ids []string) ([]T, error) {
 	return out, nil
 }
 
+// produced records the nodes a connection resolved, under both paths its
+// items are reachable by (nodes and edges.node), for the loaders below them.
+func produced[T any](ctx context.Context, items []T) {
+	if l := LoadersFrom(ctx); l != nil {
+		objs := make([]any, len(items))
+		for i, it := range items {
+			objs[i] = it
+		}
+		path := pathKey(ctx)
+		l.Complete(path+".nodes", objs)
+		l.Complete(path+".edges.node", objs)
+	}
+}
+
 // deref returns a pointer to a copy of v: gqlgen resolvers return pointers.
 func ptr[T any](v T) *T { return &v }
 
 var _ = upstream.MaxLimit
+
+// goalParentKeys gives a goal's parent goal id, if it has one.
+var goalParentKeys = keysOf(func(g *upstream.Goal) []string {
+	if g.ParentType != "" && g.ParentType != upstream.ParentGoal {
+		return nil
+	}
+	return nonEmpty(g.ParentID)
+})
+
+// taskParentKeys gives a task's parent id when the parent is of kind.
+func taskParentKeys(kind string) edgeKeys {
+	return keysOf(func(t *upstream.Task) []string {
+		if t.ParentType != kind {
+			return nil
+		}
+		return nonEmpty(t.ParentID)
+	})
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
+	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
@@ -524,4 +525,38 @@ func TestBatchWaitExperiment(t *testing.T) {
 		srv.Close()
 		t.Logf("wait %v: ListMetrics*100+ListCheckIns per run %v", d*time.Millisecond, res)
 	}
+}
+
+// TestTreeDispatchesWithoutWaiting: every level of the tree query knows how
+// many keys it will get from the level above, so its loader dispatches on
+// the last key instead of waiting. With a batch wait of an hour the query
+// still answers (a level that waited would run into the request timeout
+// and fail), with the same tree and the same call count.
+func TestTreeDispatchesWithoutWaiting(t *testing.T) {
+	f := newFixture(t, "no-wait", resolvers.Config{BatchWait: time.Hour, Timeout: 20 * time.Second}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
+		sum, err := seed.Synthetic(ctx, st, seed.Options{Goals: 40, Seed: 3, Sessions: 1})
+		return sum.Sessions, err
+	})
+	sid := biggestSession(t, f)
+	want, err := directTree(f.ctx, f.store, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, calls := runTree(t, f, sid)
+	if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
+		t.Fatalf("tree differs from the store's\n got: %.2000s\nwant: %.2000s", g, w)
+	}
+	ref := seeded(t, 10, 1)
+	_, refCalls := runTree(t, ref, biggestSession(t, ref))
+	if total(calls) != total(refCalls) {
+		t.Errorf("calls without waiting %v, with the timer %v", calls, refCalls)
+	}
+}
+
+func total(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
 }

@@ -38,12 +38,64 @@ const maxKeys = query.MaxInValues
 // exactly one batch per level. Never share Loaders between requests: a
 // batch runs with the context, and so the caller, of the request that
 // created it.
+//
+// Waiting is the fallback, not the rule. Every loader records the items it
+// resolved at its field path; once a level is complete (every key it
+// expected was dispatched), the loaders of the next level know exactly
+// which distinct keys they will be asked for (the parents' ids, owner ids,
+// parent ids, ... — see edgeKeys) and dispatch on the last one. A query
+// then pays no wait at its levels. See docs/graphql.md ("Decisions").
 type Loaders struct {
 	api  upstream.API
 	wait time.Duration
 
-	mu sync.Mutex
-	m  map[string]any
+	mu    sync.Mutex
+	m     map[string]any
+	level map[string]*level // field path → what was resolved there
+}
+
+// level tracks the items resolved at one field path.
+type level struct {
+	want     int   // distinct keys the loaders at this path expect (0: unknown)
+	keys     int   // keys dispatched so far
+	objs     []any // items resolved so far (values of the upstream types, or model.Owner)
+	complete bool  // every expected key was dispatched: objs is final
+}
+
+// edgeKeys returns the keys an edge resolver loads for one parent item (an
+// element of the parent level's objs).
+type edgeKeys func(parent any) []string
+
+// keysOf adapts a key function of a parent type P; other parents give none.
+func keysOf[P any](f func(*P) []string) edgeKeys {
+	return func(o any) []string {
+		switch p := o.(type) {
+		case P:
+			return f(&p)
+		case *P:
+			return f(p)
+		}
+		return nil
+	}
+}
+
+// nonEmpty returns ids without "".
+func nonEmpty(ids ...string) []string {
+	out := ids[:0:0]
+	for _, id := range ids {
+		if id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// ownID is the edge key of loaders keyed by the parent's own id.
+func ownID(o any) []string {
+	if id := idOf(o); id != "" {
+		return []string{id}
+	}
+	return nil
 }
 
 type (
@@ -57,7 +109,7 @@ func NewLoaders(api upstream.API, wait time.Duration) *Loaders {
 	if wait <= 0 {
 		wait = DefaultBatchWait
 	}
-	return &Loaders{api: api, wait: wait, m: map[string]any{}}
+	return &Loaders{api: api, wait: wait, m: map[string]any{}, level: map[string]*level{}}
 }
 
 // Reset drops every loader and its cache; mutations call it so that what
@@ -65,7 +117,68 @@ func NewLoaders(api upstream.API, wait time.Duration) *Loaders {
 func (l *Loaders) Reset() {
 	l.mu.Lock()
 	l.m = map[string]any{}
+	l.level = map[string]*level{}
 	l.mu.Unlock()
+}
+
+// Complete records the items resolved at the field path, all at once (a
+// top-level connection).
+func (l *Loaders) Complete(path string, objs []any) {
+	l.mu.Lock()
+	l.level[path] = &level{objs: objs, complete: true}
+	l.mu.Unlock()
+}
+
+// dispatched records a batch of a loader at path: its keys and the items it
+// resolved.
+func (l *Loaders) dispatched(path string, keys int, objs []any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lv := l.level[path]
+	if lv == nil {
+		lv = &level{}
+		l.level[path] = lv
+	}
+	lv.keys += keys
+	lv.objs = append(lv.objs, objs...)
+	if lv.want > 0 && lv.keys >= lv.want {
+		lv.complete = true
+	}
+}
+
+// expect returns how many distinct keys a loader at path will receive: 1 at
+// a top-level field, and at a deeper field the distinct keys of the parent
+// level's items when that level is complete; 0 when unknown. Loaders of
+// different kinds at one path (a union edge) add up. Call with l.mu held.
+func (l *Loaders) expect(path string, keys edgeKeys) int {
+	want := 0
+	i := strings.LastIndexByte(path, '.')
+	switch {
+	case i == 0:
+		want = 1
+	case i > 0 && keys != nil:
+		parent := l.level[path[:i]]
+		if parent == nil || !parent.complete {
+			return 0
+		}
+		seen := map[string]bool{}
+		for _, o := range parent.objs {
+			for _, k := range keys(o) {
+				seen[k] = true
+			}
+		}
+		want = len(seen)
+	}
+	if want == 0 {
+		return 0
+	}
+	lv := l.level[path]
+	if lv == nil {
+		lv = &level{}
+		l.level[path] = lv
+	}
+	lv.want += want
+	return want
 }
 
 // pathKey is the field path of ctx without list indices.
@@ -86,18 +199,22 @@ func pathKey(ctx context.Context) string {
 
 // pick returns the loader of kind for the field path of ctx, creating it
 // with mk on first use.
-func pick[L any](ctx context.Context, kind string, mk func(*Loaders) L) L {
+//
+// keys says which keys the edge loads for each parent item, so that the
+// loader can dispatch on its last key (see Loaders); nil means unknown.
+func pick[L any](ctx context.Context, kind string, mk func(*Loaders, string, int) L, keys edgeKeys) L {
 	l := LoadersFrom(ctx)
 	if l == nil {
 		panic("resolvers: no loaders in the request context (LoaderMiddleware missing)")
 	}
-	key := kind + "@" + pathKey(ctx)
+	path := pathKey(ctx)
+	key := kind + "@" + path
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if v, ok := l.m[key]; ok {
 		return v.(L)
 	}
-	v := mk(l)
+	v := mk(l, path, l.expect(path, keys))
 	l.m[key] = v
 	return v
 }
@@ -109,58 +226,83 @@ func sessionLister(api upstream.API) lister[upstream.Session] {
 }
 
 // The loader kinds.
-func goalByID(l *Loaders) one[upstream.Goal] {
-	return byID(l, l.api.ListGoals, upstream.GoalFields, func(g *upstream.Goal) []string { return []string{g.ID} })
+func goalByID(l *Loaders, path string, want int) one[upstream.Goal] {
+	return byID(l, path, want, l.api.ListGoals, upstream.GoalFields, func(g *upstream.Goal) []string { return []string{g.ID} })
 }
-func metricByID(l *Loaders) one[upstream.Metric] {
-	return byID(l, l.api.ListMetrics, upstream.MetricFields, func(m *upstream.Metric) []string { return []string{m.ID} })
+func metricByID(l *Loaders, path string, want int) one[upstream.Metric] {
+	return byID(l, path, want, l.api.ListMetrics, upstream.MetricFields, func(m *upstream.Metric) []string { return []string{m.ID} })
 }
-func sessionByID(l *Loaders) one[upstream.Session] {
-	return byID(l, sessionLister(l.api), upstream.SessionFields, func(s *upstream.Session) []string { return []string{s.ID} })
+func sessionByID(l *Loaders, path string, want int) one[upstream.Session] {
+	return byID(l, path, want, sessionLister(l.api), upstream.SessionFields, func(s *upstream.Session) []string { return []string{s.ID} })
 }
-func userByID(l *Loaders) one[upstream.User] {
-	return byID(l, l.api.ListUsers, upstream.UserFields, func(u *upstream.User) []string { return []string{u.ID} })
+func userByID(l *Loaders, path string, want int) one[upstream.User] {
+	return byID(l, path, want, l.api.ListUsers, upstream.UserFields, func(u *upstream.User) []string { return []string{u.ID} })
 }
-func teamByID(l *Loaders) one[upstream.Team] {
-	return byID(l, l.api.ListTeams, upstream.TeamFields, func(t *upstream.Team) []string { return []string{t.ID} })
+func teamByID(l *Loaders, path string, want int) one[upstream.Team] {
+	return byID(l, path, want, l.api.ListTeams, upstream.TeamFields, func(t *upstream.Team) []string { return []string{t.ID} })
 }
-func ownerByID(l *Loaders) *dataloader.Loader[string, model.Owner] {
-	return dataloader.NewBatchedLoader(l.loadOwners, opts[model.Owner](l)...)
+func ownerByID(l *Loaders, path string, want int) *dataloader.Loader[string, model.Owner] {
+	batch := func(ctx context.Context, keys []string) []*dataloader.Result[model.Owner] {
+		out := l.loadOwners(ctx, keys)
+		objs := make([]any, 0, len(out))
+		for _, r := range out {
+			if r.Data != nil {
+				objs = append(objs, r.Data)
+			}
+		}
+		l.dispatched(path, len(keys), objs)
+		return out
+	}
+	return dataloader.NewBatchedLoader(batch, opts[model.Owner](l, want)...)
 }
-func goalsByParent(l *Loaders) many[upstream.Goal] {
-	return byKey(l, l.api.ListGoals, upstream.GoalFields, "parentId", nil, func(g *upstream.Goal) []string { return []string{g.ParentID} })
+func goalsByParent(l *Loaders, path string, want int) many[upstream.Goal] {
+	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "parentId", nil, func(g *upstream.Goal) []string { return []string{g.ParentID} })
 }
-func goalsBySession(l *Loaders) many[upstream.Goal] {
-	return byKey(l, l.api.ListGoals, upstream.GoalFields, "sessionId", nil, func(g *upstream.Goal) []string { return []string{g.SessionID} })
+func goalsBySession(l *Loaders, path string, want int) many[upstream.Goal] {
+	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "sessionId", nil, func(g *upstream.Goal) []string { return []string{g.SessionID} })
 }
-func rootGoalsBySession(l *Loaders) many[upstream.Goal] {
-	return byKey(l, l.api.ListGoals, upstream.GoalFields, "sessionId", query.Eq("parentId", ""), func(g *upstream.Goal) []string { return []string{g.SessionID} })
+func rootGoalsBySession(l *Loaders, path string, want int) many[upstream.Goal] {
+	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "sessionId", query.Eq("parentId", ""), func(g *upstream.Goal) []string { return []string{g.SessionID} })
 }
-func goalsByOwner(l *Loaders) many[upstream.Goal] {
-	return byKey(l, l.api.ListGoals, upstream.GoalFields, "ownerIds", nil, func(g *upstream.Goal) []string { return g.OwnerIDs })
+func goalsByOwner(l *Loaders, path string, want int) many[upstream.Goal] {
+	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "ownerIds", nil, func(g *upstream.Goal) []string { return g.OwnerIDs })
 }
-func metricsByGoal(l *Loaders) many[upstream.Metric] {
-	return byKey(l, l.api.ListMetrics, upstream.MetricFields, "goalId", nil, func(m *upstream.Metric) []string { return []string{m.GoalID} })
+func metricsByGoal(l *Loaders, path string, want int) many[upstream.Metric] {
+	return byKey(l, path, want, l.api.ListMetrics, upstream.MetricFields, "goalId", nil, func(m *upstream.Metric) []string { return []string{m.GoalID} })
 }
-func checkinsByMetric(l *Loaders) many[upstream.CheckIn] {
-	return byKey(l, l.api.ListCheckIns, upstream.CheckInFields, "metricId", nil, func(c *upstream.CheckIn) []string { return []string{c.MetricID} })
+func checkinsByMetric(l *Loaders, path string, want int) many[upstream.CheckIn] {
+	return byKey(l, path, want, l.api.ListCheckIns, upstream.CheckInFields, "metricId", nil, func(c *upstream.CheckIn) []string { return []string{c.MetricID} })
 }
-func tasksByParent(l *Loaders) many[upstream.Task] {
-	return byKey(l, l.api.ListTasks, upstream.TaskFields, "parentId", nil, func(t *upstream.Task) []string { return []string{t.ParentID} })
+func tasksByParent(l *Loaders, path string, want int) many[upstream.Task] {
+	return byKey(l, path, want, l.api.ListTasks, upstream.TaskFields, "parentId", nil, func(t *upstream.Task) []string { return []string{t.ParentID} })
 }
-func sessionsByParent(l *Loaders) many[upstream.Session] {
-	return byKey(l, sessionLister(l.api), upstream.SessionFields, "parentId", nil, func(s *upstream.Session) []string { return []string{s.ParentID} })
+func sessionsByParent(l *Loaders, path string, want int) many[upstream.Session] {
+	return byKey(l, path, want, sessionLister(l.api), upstream.SessionFields, "parentId", nil, func(s *upstream.Session) []string { return []string{s.ParentID} })
 }
-func teamsByParent(l *Loaders) many[upstream.Team] {
-	return byKey(l, l.api.ListTeams, upstream.TeamFields, "parentId", nil, func(t *upstream.Team) []string { return []string{t.ParentID} })
+func teamsByParent(l *Loaders, path string, want int) many[upstream.Team] {
+	return byKey(l, path, want, l.api.ListTeams, upstream.TeamFields, "parentId", nil, func(t *upstream.Team) []string { return []string{t.ParentID} })
 }
 
-func opts[V any](l *Loaders) []dataloader.Option[string, V] {
+// opts configures a loader. When want, the number of distinct keys, is
+// known, the batch dispatches on the last key (capacity) and the wait is only
+// a safety net (knownWaitFactor × the wait); otherwise it dispatches after
+// the wait or at maxKeys keys.
+func opts[V any](l *Loaders, want int) []dataloader.Option[string, V] {
+	capacity, wait := maxKeys, l.wait
+	if want > 0 {
+		capacity, wait = min(want, maxKeys), knownWaitFactor*l.wait
+	}
 	return []dataloader.Option[string, V]{
-		dataloader.WithWait[string, V](l.wait),
-		dataloader.WithBatchCapacity[string, V](maxKeys),
+		dataloader.WithWait[string, V](wait),
+		dataloader.WithBatchCapacity[string, V](capacity),
 	}
 }
+
+// knownWaitFactor stretches the wait of a loader whose number of keys is
+// known: the batch normally dispatches on its last key, and the stretched
+// wait only catches the case where fewer keys come (a parent whose field
+// failed).
+const knownWaitFactor = 5
 
 // lister is an upstream list operation.
 type lister[T any] func(ctx context.Context, q upstream.ListQuery) (upstream.Page[T], error)
@@ -211,8 +353,10 @@ func errResults[V any](n int, err error) []*dataloader.Result[V] {
 }
 
 // byKey loads, for each key, the items whose field (one of keysOf) equals
-// it, in id order; a key without items gets an empty list.
-func byKey[T any](l *Loaders, list lister[T], reg *query.Registry, field string, extra *query.Expr, keysOf func(*T) []string) many[T] {
+// it, in id order; a key without items gets an empty list. Its keys are the
+// ids of the items one level up, so it dispatches on the last of them when
+// that level is complete (see Loaders).
+func byKey[T any](l *Loaders, path string, want int, list lister[T], reg *query.Registry, field string, extra *query.Expr, keysOf func(*T) []string) many[T] {
 	idOf := func(t *T) string { return keysOfID(any(t)) }
 	batch := func(ctx context.Context, keys []string) []*dataloader.Result[[]T] {
 		items, err := listAll(ctx, list, reg, query.And(query.In(field, anyKeys(keys)...), extra), idOf)
@@ -232,20 +376,25 @@ func byKey[T any](l *Loaders, list lister[T], reg *query.Registry, field string,
 			}
 		}
 		out := make([]*dataloader.Result[[]T], len(keys))
+		var objs []any
 		for i, k := range keys {
 			g := grouped[k]
 			if g == nil {
 				g = []T{}
 			}
+			for _, v := range g {
+				objs = append(objs, v)
+			}
 			out[i] = &dataloader.Result[[]T]{Data: g}
 		}
+		l.dispatched(path, len(keys), objs)
 		return out
 	}
-	return dataloader.NewBatchedLoader(batch, opts[[]T](l)...)
+	return dataloader.NewBatchedLoader(batch, opts[[]T](l, want)...)
 }
 
 // byID loads items by id; a missing id yields nil (not an error).
-func byID[T any](l *Loaders, list lister[T], reg *query.Registry, idOf func(*T) []string) one[T] {
+func byID[T any](l *Loaders, path string, want int, list lister[T], reg *query.Registry, idOf func(*T) []string) one[T] {
 	batch := func(ctx context.Context, keys []string) []*dataloader.Result[*T] {
 		items, err := listAll(ctx, list, reg, query.In("id", anyKeys(keys)...), func(t *T) string { return idOf(t)[0] })
 		if err != nil {
@@ -256,17 +405,44 @@ func byID[T any](l *Loaders, list lister[T], reg *query.Registry, idOf func(*T) 
 			found[idOf(&items[i])[0]] = &items[i]
 		}
 		out := make([]*dataloader.Result[*T], len(keys))
+		objs := make([]any, 0, len(keys))
 		for i, k := range keys {
+			if found[k] != nil {
+				objs = append(objs, *found[k])
+			}
 			out[i] = &dataloader.Result[*T]{Data: found[k]}
 		}
+		l.dispatched(path, len(keys), objs)
 		return out
 	}
-	return dataloader.NewBatchedLoader(batch, opts[*T](l)...)
+	return dataloader.NewBatchedLoader(batch, opts[*T](l, want)...)
 }
 
 // keysOfID returns the id of an upstream resource value.
 func keysOfID(v any) string {
+	if id := idOf(v); id != "" {
+		return id
+	}
+	panic("resolvers: no id for this type")
+}
+
+// idOf returns the id of an upstream resource (value or pointer), or "".
+func idOf(v any) string {
 	switch t := v.(type) {
+	case upstream.Goal:
+		return t.ID
+	case upstream.Metric:
+		return t.ID
+	case upstream.CheckIn:
+		return t.ID
+	case upstream.Task:
+		return t.ID
+	case upstream.Session:
+		return t.ID
+	case upstream.User:
+		return t.ID
+	case upstream.Team:
+		return t.ID
 	case *upstream.Goal:
 		return t.ID
 	case *upstream.Metric:
@@ -282,7 +458,7 @@ func keysOfID(v any) string {
 	case *upstream.Team:
 		return t.ID
 	}
-	panic("resolvers: no id for this type")
+	return ""
 }
 
 // loadOwners resolves owner ids to users, and the ids that are no user to

@@ -50,7 +50,7 @@ func (r *mutationResolver) TagGoal(ctx context.Context, goalID string, title str
 	}
 	l := LoadersFrom(ctx)
 	l.Reset()
-	g, err := loadOne(ctx, pick(ctx, "goalByID", goalByID), goalID)
+	g, err := loadOne(ctx, pick(ctx, "goalByID", goalByID, nil), goalID)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +96,8 @@ func (r *mutationResolver) CheckIn(ctx context.Context, metricID string, input u
 	l.Reset()
 	// Read back after the write: the key result and its goal (whose
 	// ancestors are reachable through goal.parent) with their new attainment.
-	mt := pick(ctx, "metricByID", metricByID).Load(ctx, c.MetricID)
-	gt := pick(ctx, "goalByID", goalByID).Load(ctx, c.GoalID)
+	mt := pick(ctx, "metricByID", metricByID, nil).Load(ctx, c.MetricID)
+	gt := pick(ctx, "goalByID", goalByID, nil).Load(ctx, c.GoalID)
 	m, err := mt()
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ func (r *queryResolver) Viewer(ctx context.Context) (*upstream.User, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := loadOne(ctx, pick(ctx, "userByID", userByID), c.UserID)
+	u, err := loadOne(ctx, pick(ctx, "userByID", userByID, nil), c.UserID)
 	if err == nil && u == nil {
 		err = upstream.NotFound("user", c.UserID)
 	}
@@ -34,7 +34,7 @@ func (r *queryResolver) Account(ctx context.Context) (*model.Account, error) {
 	}
 	// upstream.API has no account read yet: name and domain come from the
 	// caller's user, which carries them.
-	u, err := loadOne(ctx, pick(ctx, "userByID", userByID), c.UserID)
+	u, err := loadOne(ctx, pick(ctx, "userByID", userByID, nil), c.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +47,12 @@ func (r *queryResolver) Account(ctx context.Context) (*model.Account, error) {
 
 // Goal is the resolver for the goal field.
 func (r *queryResolver) Goal(ctx context.Context, id string) (*upstream.Goal, error) {
-	return loadOne(ctx, pick(ctx, "goalByID", goalByID), id)
+	return loadOne(ctx, pick(ctx, "goalByID", goalByID, nil), id)
 }
 
 // Metric is the resolver for the metric field.
 func (r *queryResolver) Metric(ctx context.Context, id string) (*upstream.Metric, error) {
-	return loadOne(ctx, pick(ctx, "metricByID", metricByID), id)
+	return loadOne(ctx, pick(ctx, "metricByID", metricByID, nil), id)
 }
 
 // Task is the resolver for the task field.
@@ -69,17 +69,17 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*upstream.Task, er
 
 // Session is the resolver for the session field.
 func (r *queryResolver) Session(ctx context.Context, id string) (*upstream.Session, error) {
-	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID), id)
+	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID, nil), id)
 }
 
 // Team is the resolver for the team field.
 func (r *queryResolver) Team(ctx context.Context, id string) (*upstream.Team, error) {
-	return loadOne(ctx, pick(ctx, "teamByID", teamByID), id)
+	return loadOne(ctx, pick(ctx, "teamByID", teamByID, nil), id)
 }
 
 // User is the resolver for the user field.
 func (r *queryResolver) User(ctx context.Context, id string) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID), id)
+	return loadOne(ctx, pick(ctx, "userByID", userByID, nil), id)
 }
 
 // Goals is the resolver for the goals field.
@@ -97,6 +97,7 @@ func (r *queryResolver) Goals(ctx context.Context, first *int, after *string, fi
 		return nil, err
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
 	pi, cursors := pageInfo(p, len(items), page.TotalCount)
 	edges := make([]model.GoalEdge, len(items))
 	for i := range items {
@@ -120,6 +121,7 @@ func (r *queryResolver) Metrics(ctx context.Context, first *int, after *string, 
 		return nil, err
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
 	pi, cursors := pageInfo(p, len(items), page.TotalCount)
 	edges := make([]model.MetricEdge, len(items))
 	for i := range items {
@@ -143,6 +145,7 @@ func (r *queryResolver) Checkins(ctx context.Context, first *int, after *string,
 		return nil, err
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
 	pi, cursors := pageInfo(p, len(items), page.TotalCount)
 	edges := make([]model.CheckInEdge, len(items))
 	for i := range items {
@@ -166,6 +169,7 @@ func (r *queryResolver) Tasks(ctx context.Context, first *int, after *string, fi
 		return nil, err
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
 	pi, cursors := pageInfo(p, len(items), page.TotalCount)
 	edges := make([]model.TaskEdge, len(items))
 	for i := range items {
@@ -189,6 +193,7 @@ func (r *queryResolver) Sessions(ctx context.Context, first *int, after *string,
 		return nil, err
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
 	pi, cursors := pageInfo(p, len(items), page.TotalCount)
 	edges := make([]model.SessionEdge, len(items))
 	for i := range items {
@@ -212,6 +217,7 @@ func (r *queryResolver) Teams(ctx context.Context, first *int, after *string, fi
 		return nil, err
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
 	pi, cursors := pageInfo(p, len(items), page.TotalCount)
 	edges := make([]model.TeamEdge, len(items))
 	for i := range items {
@@ -235,6 +241,7 @@ func (r *queryResolver) Users(ctx context.Context, first *int, after *string, fi
 		return nil, err
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
 	pi, cursors := pageInfo(p, len(items), page.TotalCount)
 	edges := make([]model.UserEdge, len(items))
 	for i := range items {

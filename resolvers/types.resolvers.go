@@ -38,37 +38,37 @@ func (r *goalResolver) Parent(ctx context.Context, obj *upstream.Goal) (*upstrea
 	if obj.ParentType != "" && obj.ParentType != upstream.ParentGoal {
 		return nil, nil
 	}
-	return loadOne(ctx, pick(ctx, "goalByID", goalByID), obj.ParentID)
+	return loadOne(ctx, pick(ctx, "goalByID", goalByID, goalParentKeys), obj.ParentID)
 }
 
 // Children is the resolver for the children field.
 func (r *goalResolver) Children(ctx context.Context, obj *upstream.Goal) ([]upstream.Goal, error) {
-	return loadList(ctx, pick(ctx, "goalsByParent", goalsByParent), obj.ID)
+	return loadList(ctx, pick(ctx, "goalsByParent", goalsByParent, ownID), obj.ID)
 }
 
 // Metrics is the resolver for the metrics field.
 func (r *goalResolver) Metrics(ctx context.Context, obj *upstream.Goal) ([]upstream.Metric, error) {
-	return loadList(ctx, pick(ctx, "metricsByGoal", metricsByGoal), obj.ID)
+	return loadList(ctx, pick(ctx, "metricsByGoal", metricsByGoal, ownID), obj.ID)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *goalResolver) Tasks(ctx context.Context, obj *upstream.Goal) ([]upstream.Task, error) {
-	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent), obj.ID)
+	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent, ownID), obj.ID)
 }
 
 // Session is the resolver for the session field.
 func (r *goalResolver) Session(ctx context.Context, obj *upstream.Goal) (*upstream.Session, error) {
-	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID), obj.SessionID)
+	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID, keysOf(func(g *upstream.Goal) []string { return nonEmpty(g.SessionID) })), obj.SessionID)
 }
 
 // Owners is the resolver for the owners field.
 func (r *goalResolver) Owners(ctx context.Context, obj *upstream.Goal) ([]model.Owner, error) {
-	return loadOwners(ctx, obj.OwnerIDs)
+	return loadOwners(ctx, obj.OwnerIDs, keysOf(func(x *upstream.Goal) []string { return x.OwnerIDs }))
 }
 
 // CreatedBy is the resolver for the createdBy field.
 func (r *goalResolver) CreatedBy(ctx context.Context, obj *upstream.Goal) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID), obj.CreatedByID)
+	return loadOne(ctx, pick(ctx, "userByID", userByID, keysOf(func(g *upstream.Goal) []string { return nonEmpty(g.CreatedByID) })), obj.CreatedByID)
 }
 
 // TargetMetrics is the resolver for the targetMetrics field.
@@ -88,22 +88,22 @@ func (r *metricResolver) Links(ctx context.Context, obj *upstream.Metric) (any, 
 
 // Goal is the resolver for the goal field.
 func (r *metricResolver) Goal(ctx context.Context, obj *upstream.Metric) (*upstream.Goal, error) {
-	return loadOne(ctx, pick(ctx, "goalByID", goalByID), obj.GoalID)
+	return loadOne(ctx, pick(ctx, "goalByID", goalByID, keysOf(func(m *upstream.Metric) []string { return nonEmpty(m.GoalID) })), obj.GoalID)
 }
 
 // Checkins is the resolver for the checkins field.
 func (r *metricResolver) Checkins(ctx context.Context, obj *upstream.Metric) ([]upstream.CheckIn, error) {
-	return loadList(ctx, pick(ctx, "checkinsByMetric", checkinsByMetric), obj.ID)
+	return loadList(ctx, pick(ctx, "checkinsByMetric", checkinsByMetric, ownID), obj.ID)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric) ([]upstream.Task, error) {
-	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent), obj.ID)
+	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent, ownID), obj.ID)
 }
 
 // Owners is the resolver for the owners field.
 func (r *metricResolver) Owners(ctx context.Context, obj *upstream.Metric) ([]model.Owner, error) {
-	return loadOwners(ctx, obj.OwnerIDs)
+	return loadOwners(ctx, obj.OwnerIDs, keysOf(func(x *upstream.Metric) []string { return x.OwnerIDs }))
 }
 
 // OwnerPermissions is the resolver for the ownerPermissions field.
@@ -138,20 +138,20 @@ func (r *sessionResolver) Workflow(ctx context.Context, obj *upstream.Session) (
 
 // Parent is the resolver for the parent field.
 func (r *sessionResolver) Parent(ctx context.Context, obj *upstream.Session) (*upstream.Session, error) {
-	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID), obj.ParentID)
+	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID, keysOf(func(s *upstream.Session) []string { return nonEmpty(s.ParentID) })), obj.ParentID)
 }
 
 // Children is the resolver for the children field.
 func (r *sessionResolver) Children(ctx context.Context, obj *upstream.Session) ([]upstream.Session, error) {
-	return loadList(ctx, pick(ctx, "sessionsByParent", sessionsByParent), obj.ID)
+	return loadList(ctx, pick(ctx, "sessionsByParent", sessionsByParent, ownID), obj.ID)
 }
 
 // Goals is the resolver for the goals field.
 func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, roots *bool) ([]upstream.Goal, error) {
 	if roots != nil && *roots {
-		return loadList(ctx, pick(ctx, "rootGoalsBySession", rootGoalsBySession), obj.ID)
+		return loadList(ctx, pick(ctx, "rootGoalsBySession", rootGoalsBySession, ownID), obj.ID)
 	}
-	return loadList(ctx, pick(ctx, "goalsBySession", goalsBySession), obj.ID)
+	return loadList(ctx, pick(ctx, "goalsBySession", goalsBySession, ownID), obj.ID)
 }
 
 // Access is the resolver for the access field.
@@ -173,13 +173,13 @@ func (r *taskResolver) Snapshots(ctx context.Context, obj *upstream.Task) (any, 
 func (r *taskResolver) Parent(ctx context.Context, obj *upstream.Task) (model.TaskParent, error) {
 	switch obj.ParentType {
 	case upstream.ParentGoal:
-		g, err := loadOne(ctx, pick(ctx, "goalByID", goalByID), obj.ParentID)
+		g, err := loadOne(ctx, pick(ctx, "goalByID", goalByID, taskParentKeys(upstream.ParentGoal)), obj.ParentID)
 		if g == nil || err != nil {
 			return nil, err
 		}
 		return g, nil
 	case upstream.ParentMetric:
-		m, err := loadOne(ctx, pick(ctx, "metricByID", metricByID), obj.ParentID)
+		m, err := loadOne(ctx, pick(ctx, "metricByID", metricByID, taskParentKeys(upstream.ParentMetric)), obj.ParentID)
 		if m == nil || err != nil {
 			return nil, err
 		}
@@ -193,7 +193,7 @@ func (r *taskResolver) Owner(ctx context.Context, obj *upstream.Task) (model.Own
 	if obj.OwnerID == "" {
 		return nil, nil
 	}
-	return pick(ctx, "ownerByID", ownerByID).Load(ctx, obj.OwnerID)()
+	return pick(ctx, "ownerByID", ownerByID, keysOf(func(t *upstream.Task) []string { return nonEmpty(t.OwnerID) })).Load(ctx, obj.OwnerID)()
 }
 
 // ManagerID is the resolver for the managerId field.
@@ -211,32 +211,32 @@ func (r *teamResolver) MemberIds(ctx context.Context, obj *upstream.Team) ([]str
 
 // Parent is the resolver for the parent field.
 func (r *teamResolver) Parent(ctx context.Context, obj *upstream.Team) (*upstream.Team, error) {
-	return loadOne(ctx, pick(ctx, "teamByID", teamByID), obj.ParentID)
+	return loadOne(ctx, pick(ctx, "teamByID", teamByID, keysOf(func(t *upstream.Team) []string { return nonEmpty(t.ParentID) })), obj.ParentID)
 }
 
 // Children is the resolver for the children field.
 func (r *teamResolver) Children(ctx context.Context, obj *upstream.Team) ([]upstream.Team, error) {
-	return loadList(ctx, pick(ctx, "teamsByParent", teamsByParent), obj.ID)
+	return loadList(ctx, pick(ctx, "teamsByParent", teamsByParent, ownID), obj.ID)
 }
 
 // Members is the resolver for the members field.
 func (r *teamResolver) Members(ctx context.Context, obj *upstream.Team) ([]upstream.User, error) {
-	return loadMany(ctx, pick(ctx, "userByID", userByID), obj.Members)
+	return loadMany(ctx, pick(ctx, "userByID", userByID, keysOf(func(t *upstream.Team) []string { return t.Members })), obj.Members)
 }
 
 // Manager is the resolver for the manager field.
 func (r *teamResolver) Manager(ctx context.Context, obj *upstream.Team) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID), obj.Manager)
+	return loadOne(ctx, pick(ctx, "userByID", userByID, keysOf(func(t *upstream.Team) []string { return nonEmpty(t.Manager) })), obj.Manager)
 }
 
 // Teams is the resolver for the teams field.
 func (r *userResolver) Teams(ctx context.Context, obj *upstream.User) ([]upstream.Team, error) {
-	return loadMany(ctx, pick(ctx, "teamByID", teamByID), obj.TeamIDs)
+	return loadMany(ctx, pick(ctx, "teamByID", teamByID, keysOf(func(u *upstream.User) []string { return u.TeamIDs })), obj.TeamIDs)
 }
 
 // Goals is the resolver for the goals field.
 func (r *userResolver) Goals(ctx context.Context, obj *upstream.User) ([]upstream.Goal, error) {
-	return loadList(ctx, pick(ctx, "goalsByOwner", goalsByOwner), obj.ID)
+	return loadList(ctx, pick(ctx, "goalsByOwner", goalsByOwner, ownID), obj.ID)
 }
 
 // Goal returns graph.GoalResolver implementation.
