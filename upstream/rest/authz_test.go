@@ -55,6 +55,13 @@ func newAuthzEnv(t *testing.T) *authzEnv {
 type fixture struct {
 	session, emptySession, goal, metric, task, checkin string
 	team, user, role, role2, mapping, grant            string
+	content
+}
+
+// content is the fixture's part for the rest of the contract.
+type content struct {
+	dashboard, insight, parameter, activeTag, inactiveTag string
+	badge, assignment, kpiGroup, kpi, list, announcement  string
 }
 
 func (e *authzEnv) fixture() fixture {
@@ -95,7 +102,46 @@ func (e *authzEnv) fixture() fixture {
 	must(err)
 	f = fixture{session: ss.ID, emptySession: es.ID, goal: g.ID, metric: m.ID, task: tk.ID, checkin: ci.ID,
 		team: tm.ID, user: u.ID, role: r.ID, role2: r2.ID, mapping: mp.MappingID, grant: gr.ID}
+	f.content = e.contentFixture(ctx, u.ID, must)
 	return f
+}
+
+// contentFixture creates one of each item of the rest of the contract.
+func (e *authzEnv) contentFixture(ctx context.Context, user string, must func(error)) content {
+	e.t.Helper()
+	u := e.uniq()
+	var c content
+	d, err := e.store.CreateDashboard(ctx, upstream.DashboardInput{Name: "D" + u,
+		Insights: []upstream.InsightItem{{InsightName: "chart", Type: "insight"}}})
+	must(err)
+	c.dashboard, c.insight = d.ID, d.Insights[0].InsightID
+	p, err := e.store.CreateDashboardParameter(ctx, upstream.DashboardParameterInput{Key: "k" + u, Title: "K", SelectorType: "single"})
+	must(err)
+	c.parameter = p.ID
+	tags, err := e.store.CreateTags(ctx, upstream.TagCreateInput{Titles: []string{"on" + u, "off" + u}})
+	must(err)
+	c.activeTag, c.inactiveTag = tags[0].ID, tags[1].ID
+	_, err = e.store.SetTagsActive(ctx, []string{c.inactiveTag}, false)
+	must(err)
+	b, err := e.store.CreateBadge(ctx, upstream.BadgeInput{Name: "B" + u})
+	must(err)
+	c.badge = b.ID
+	ab, err := e.store.AssignBadge(ctx, upstream.AssignBadgeInput{BadgeID: b.ID, AssigneeIDs: []string{user}})
+	must(err)
+	c.assignment = ab.ID
+	kg, err := e.store.CreateKPIGroup(ctx, upstream.KPIGroupInput{Name: "G" + u})
+	must(err)
+	c.kpiGroup = kg.ID
+	k, err := e.store.CreateKPI(ctx, upstream.KPIInput{Name: "K" + u})
+	must(err)
+	c.kpi = k.ID
+	l, err := e.store.CreateList(ctx, upstream.ListInput{Title: "L" + u, ListType: "goal"})
+	must(err)
+	c.list = l.ID
+	a, err := e.store.CreateAnnouncement(ctx, upstream.AnnouncementInput{Comment: "hello", AnnouncementType: "general"})
+	must(err)
+	c.announcement = a.ID
+	return c
 }
 
 // expect is the status each caller gets.
@@ -178,14 +224,91 @@ var authzRules = map[string]expect{
 	"PUT /api/v1/permissions/principal/{id}":                        adminOnly(204),
 	"GET /api/v1/permissions/{id}":                                  adminOnly(200),
 	"POST /api/v1/permissions":                                      {201, 403, 403, 400}, // other: no such principal
+
+	// The rest of the contract: reads for everyone in the account; tags,
+	// badges, parameters, KPIs, lists and announcements are managed by
+	// admins; dashboards are edited by their owners and admins; a member may
+	// propose a badge (the assignment waits for approval).
+	"GET /api/v1/announcements":                          readAll,
+	"GET /api/v1/announcements/{id}":                     readByID,
+	"POST /api/v1/announcements":                         createAdmin(201),
+	"POST /api/v1/announcements/{id}/react":              {200, 200, 200, 404},
+	"PATCH /api/v1/announcements/{id}":                   adminOnly(200),
+	"DELETE /api/v1/announcements/{id}":                  adminOnly(204),
+	"GET /api/v1/kpis/groups":                            readAll,
+	"GET /api/v1/kpis/groups/{groupId}":                  readByID,
+	"POST /api/v1/kpis/groups":                           createAdmin(201),
+	"PATCH /api/v1/kpis/groups/{groupId}":                adminOnly(200),
+	"DELETE /api/v1/kpis/groups/{groupId}":               adminOnly(204),
+	"PUT /api/v1/kpis/groups/{groupId}/favorite":         {204, 204, 204, 404},
+	"DELETE /api/v1/kpis/groups/{groupId}/favorite":      {204, 204, 204, 404},
+	"PUT /api/v1/kpis/{kpiId}/groups/{groupId}":          adminOnly(204),
+	"DELETE /api/v1/kpis/{kpiId}/groups/{groupId}":       adminOnly(204),
+	"GET /api/v1/kpis":                                   readAll,
+	"POST /api/v1/kpis":                                  createAdmin(201),
+	"GET /api/v1/kpis/{kpiId}":                           readByID,
+	"PATCH /api/v1/kpis/{kpiId}":                         adminOnly(200),
+	"DELETE /api/v1/kpis/{kpiId}":                        adminOnly(204),
+	"GET /api/v1/lists":                                  readAll,
+	"GET /api/v1/lists/supported-types":                  readAll,
+	"GET /api/v1/lists/{listId}":                         readByID,
+	"GET /api/v1/lists/{targetType}/schema":              readAll,
+	"POST /api/v1/lists":                                 createAdmin(201),
+	"POST /api/v1/lists/{id}/clone":                      adminOnly(201),
+	"POST /api/v1/lists/{id}/load":                       readByID,
+	"PATCH /api/v1/lists/{id}":                           adminOnly(200),
+	"DELETE /api/v1/lists/{id}":                          adminOnly(204),
+	"GET /api/v2/integrations/tags":                      readAll,
+	"POST /api/v1/dashboards/{dashboardId}/tags":         adminOnly(200),
+	"POST /api/v2/integrations/insights/{id}/tags":       adminOnly(201),
+	"POST /api/v1/tags":                                  createAdmin(200),
+	"POST /api/v1/tags/activate":                         {200, 403, 403, 400}, // other: no such tag
+	"POST /api/v1/tags/deactivate":                       {200, 403, 403, 400},
+	"GET /api/v1/dashboards/parameters":                  readAll,
+	"GET /api/v1/dashboards/parameters/{parameterId}":    readByID,
+	"POST /api/v1/dashboards/parameters":                 createAdmin(201),
+	"PUT /api/v1/dashboards/parameters/{parameterId}":    adminOnly(200),
+	"DELETE /api/v1/dashboards/parameters/{parameterId}": adminOnly(204),
+	"GET /api/v2/dashboards":                             readAll,
+	"GET /api/v1/dashboards/reports":                     readAll,
+	"GET /api/v1/dashboards/tag/{tag}":                   readAll, // a listing: another account sees []
+	"GET /api/v1/dashboards/tags/usages":                 readAll,
+	"GET /api/v1/dashboards/{dashboardId}":               readByID,
+	"POST /api/v1/dashboards":                            createAdmin(201), // members edit only what they own
+	"PATCH /api/v1/dashboards/{dashboardId}":             adminOnly(200),
+	"DELETE /api/v1/dashboards/{dashboardId}":            adminOnly(204),
+	"GET /api/v1/badges":                                 readAll,
+	"GET /api/v1/badges/approve":                         readAll,
+	"GET /api/v1/badges/assign":                          readAll,
+	"GET /api/v1/badges/assign/{id}":                     readByID,
+	"GET /api/v1/badges/current":                         readAll,
+	"GET /api/v1/badges/{id}":                            readByID,
+	"POST /api/v1/badges":                                createAdmin(201),
+	"POST /api/v1/badges/approve/{id}":                   adminOnly(200),
+	"POST /api/v1/badges/assign":                         {200, 200, 403, 400}, // other: no such badge
+	"PATCH /api/v1/badges/{id}":                          adminOnly(204),
+	"DELETE /api/v1/badges/approve/{id}":                 adminOnly(204),
+	"DELETE /api/v1/badges/{id}":                         adminOnly(204),
 }
 
 // request builds the path and body of a route for a fixture.
 func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 	key := rt.Method + " " + rt.Pattern
 	ids := map[string]string{"checkinId": f.checkin, "ownerId": e.acct.UserID, "taskId": f.task, "employeeId": f.user,
-		"teamId": f.team, "userId": f.user, "targetId": f.goal, "itemType": "session", "itemId": f.session}
+		"teamId": f.team, "userId": f.user, "targetId": f.goal, "itemType": "session", "itemId": f.session,
+		"dashboardId": f.dashboard, "parameterId": f.parameter, "groupId": f.kpiGroup, "kpiId": f.kpi,
+		"listId": f.list, "targetType": "goal", "tag": f.dashboard}
 	switch {
+	case strings.HasPrefix(rt.Pattern, "/api/v1/announcements/"):
+		ids["id"] = f.announcement
+	case strings.HasPrefix(rt.Pattern, "/api/v1/lists/"):
+		ids["id"] = f.list
+	case strings.HasPrefix(rt.Pattern, "/api/v2/integrations/insights/"):
+		ids["id"] = f.insight
+	case strings.HasPrefix(rt.Pattern, "/api/v1/badges/approve/"):
+		ids["id"] = f.assignment
+	case strings.HasPrefix(rt.Pattern, "/api/v1/badges/"):
+		ids["id"] = f.badge
 	case strings.Contains(rt.Pattern, "/goals/"):
 		ids["id"] = f.goal
 	case strings.Contains(rt.Pattern, "/metrics/"):
@@ -208,6 +331,9 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 	path := regexp.MustCompile(`\{([^}]+)\}`).ReplaceAllStringFunc(rt.Pattern, func(m string) string { return ids[m[1:len(m)-1]] })
 	if strings.Contains(rt.Pattern, "currentUser-allowedActions") {
 		path += "?targetType=goal"
+	}
+	if key == "GET /api/v2/integrations/tags" {
+		path += "?name="
 	}
 	u := e.uniq()
 	bodies := map[string]any{
@@ -235,6 +361,29 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 		"PUT /api/v1/permissions/default-access/{itemType}/{itemId}": map[string]any{"inherits": true, "permissions": []any{}},
 		"PUT /api/v1/permissions/principal/{id}":                     map[string]any{"actions": []string{"goals:read"}},
 		"POST /api/v1/permissions":                                   map[string]any{"action": "goals:read", "principals": []string{f.role}},
+
+		"POST /api/v1/announcements":                      map[string]any{"comment": "hi", "announcementType": "general"},
+		"POST /api/v1/announcements/{id}/react":           map[string]any{"reactionId": "like"},
+		"PATCH /api/v1/announcements/{id}":                map[string]any{"comment": "edited"},
+		"POST /api/v1/kpis/groups":                        map[string]any{"name": "G" + u},
+		"PATCH /api/v1/kpis/groups/{groupId}":             map[string]any{"name": "G2" + u},
+		"POST /api/v1/kpis":                               map[string]any{"name": "K" + u},
+		"PATCH /api/v1/kpis/{kpiId}":                      map[string]any{"name": "K2" + u},
+		"POST /api/v1/lists":                              map[string]any{"title": "L" + u, "listType": "goal"},
+		"POST /api/v1/lists/{id}/load":                    map[string]any{},
+		"PATCH /api/v1/lists/{id}":                        map[string]any{"title": "L2" + u},
+		"POST /api/v1/dashboards/{dashboardId}/tags":      map[string]any{"title": "t" + u},
+		"POST /api/v2/integrations/insights/{id}/tags":    map[string]any{"title": "t" + u},
+		"POST /api/v1/tags":                               map[string]any{"title": "t" + u},
+		"POST /api/v1/tags/activate":                      map[string]any{"tagIds": []string{f.inactiveTag}},
+		"POST /api/v1/tags/deactivate":                    map[string]any{"tagIds": []string{f.activeTag}},
+		"POST /api/v1/dashboards/parameters":              map[string]any{"key": "k" + u, "title": "K", "selectorType": "single"},
+		"PUT /api/v1/dashboards/parameters/{parameterId}": map[string]any{"key": "k" + u, "title": "K2", "selectorType": "text"},
+		"POST /api/v1/dashboards":                         map[string]any{"name": "D" + u},
+		"PATCH /api/v1/dashboards/{dashboardId}":          map[string]any{"name": "D2" + u},
+		"POST /api/v1/badges":                             map[string]any{"name": "B" + u},
+		"POST /api/v1/badges/assign":                      map[string]any{"badgeId": f.badge, "assigneeIds": []string{f.user}},
+		"PATCH /api/v1/badges/{id}":                       map[string]any{"name": "B2" + u},
 	}
 	return path, bodies[key]
 }

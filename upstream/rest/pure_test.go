@@ -304,6 +304,21 @@ func TestDecodeJSON(t *testing.T) {
 	}
 }
 
+// contractSuccess lists the routes whose success code the contract states
+// against the designed convention (POST 201, PATCH 200): the contract wins.
+var contractSuccess = map[string]int{
+	"POST /api/v1/accounts/domain":               200, // an availability check creates nothing
+	"POST /api/v1/tags":                          200,
+	"POST /api/v1/tags/activate":                 200,
+	"POST /api/v1/tags/deactivate":               200,
+	"POST /api/v1/dashboards/{dashboardId}/tags": 200,
+	"POST /api/v1/badges/approve/{id}":           200,
+	"POST /api/v1/badges/assign":                 200,
+	"PATCH /api/v1/badges/{id}":                  204,
+	"POST /api/v1/announcements/{id}/react":      200,
+	"POST /api/v1/lists/{id}/load":               200,
+}
+
 func TestRoutesTable(t *testing.T) {
 	routes := rest.Routes()
 	if len(routes) == 0 {
@@ -319,15 +334,18 @@ func TestRoutesTable(t *testing.T) {
 		if !strings.HasPrefix(r.Pattern, "/api/v1/") && !strings.HasPrefix(r.Pattern, "/api/v2/") {
 			t.Errorf("%s: not under /api/v1 or /api/v2", key)
 		}
-		if r.Deprecated != (r.Successor != "") {
+		// Deprecated routes name their successor, except the announcements,
+		// whose feature the contract retires without one.
+		retired := strings.HasPrefix(r.Pattern, "/api/v1/announcements")
+		if r.Successor != "" && !r.Deprecated || r.Deprecated && r.Successor == "" && !retired {
 			t.Errorf("%s: Deprecated=%v but Successor=%q", key, r.Deprecated, r.Successor)
 		}
 		want := map[string]int{http.MethodGet: 200, http.MethodPatch: 200, http.MethodPost: 201, http.MethodDelete: 204}[r.Method]
-		switch {
-		case r.Method == http.MethodPut && (r.Success == 200 || r.Success == 204):
+		if code, ok := contractSuccess[key]; ok {
+			want = code
+		}
+		if r.Method == http.MethodPut && (r.Success == 200 || r.Success == 204) {
 			want = r.Success // a PUT answers the resource (200) or nothing (204)
-		case key == "POST /api/v1/accounts/domain":
-			want = 200 // an availability check creates nothing
 		}
 		if r.Success != want {
 			t.Errorf("%s: success %d, want %d", key, r.Success, want)
