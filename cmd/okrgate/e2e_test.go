@@ -400,3 +400,63 @@ func TestBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServeGraphQL: the binary serves GraphQL over the same data as REST,
+// the playground page and Prometheus metrics that count upstream calls and
+// store queries.
+func TestServeGraphQL(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "gql.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	srv := startServer(t, db)
+	c := client{t: t, base: srv.base, token: boot.Token, acct: boot.AccountID}
+	sess := c.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1", "start": "2027-01-01", "end": "2027-03-31"}, 201)
+	root := c.must("POST", "/api/v1/goals", map[string]any{"name": "Grow", "sessionId": sess["id"]}, 201)
+	c.must("POST", "/api/v1/goals", map[string]any{"name": "Sell", "sessionId": sess["id"], "parentId": root["id"]}, 201)
+
+	gql := func(query string, vars map[string]any) map[string]any {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+		req, _ := http.NewRequest("POST", srv.base+"/graphql", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+boot.Token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out["errors"] != nil {
+			t.Fatalf("GraphQL answered %d: %v (%v)", resp.StatusCode, out, err)
+		}
+		return out["data"].(map[string]any)
+	}
+	data := gql(`query($id: ID!) { session(id: $id) { title goals(roots: true) { name children { name } } } }`, map[string]any{"id": sess["id"]})
+	s := data["session"].(map[string]any)
+	goals := s["goals"].([]any)
+	if len(goals) != 1 || goals[0].(map[string]any)["name"] != "Grow" ||
+		goals[0].(map[string]any)["children"].([]any)[0].(map[string]any)["name"] != "Sell" {
+		t.Fatalf("session tree = %v", s)
+	}
+
+	resp, err := http.Get(srv.base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "/graphql") {
+		t.Errorf("playground: %d %.200s", resp.StatusCode, page)
+	}
+	resp, err = http.Get(srv.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`okrgate_upstream_calls_total{method="ListGoals"}`, "okrgate_store_queries_total", "okrgate_graphql_requests_total"} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics does not mention %q", want)
+		}
+	}
+	srv.stop(t)
+}
