@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/query"
 )
 
 // The authorization model (docs/authorization.md):
@@ -541,36 +540,6 @@ func (s *Store) checkinSource(account string, sc *scope) (string, []any) {
 	mv, args := sc.metricVisible("cm.", account)
 	return `(SELECT * FROM checkins WHERE account_id = ? AND metric_id IN (SELECT cm.id FROM metrics cm WHERE cm.account_id = ? AND ` + mv + `))`,
 		append([]any{account, account}, args...)
-}
-
-// listFrom is table.list over a source (a table or a subquery with the
-// table's columns) instead of the table itself.
-func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs []any, account string, lq upstream.ListQuery) ([]T, int, error) {
-	if src == t.name {
-		return t.list(ctx, q, account, lq)
-	}
-	shadow := t
-	shadow.name = src + " AS " + t.name
-	where, args := lq.Filter.SQL(query.SQLite, t.reg, "doc", 1)
-	args = append(append(slices.Clone(srcArgs), account), args...)
-	var total int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+shadow.name+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqlstore: count %s: %w", t.name, err)
-	}
-	if total == 0 || lq.Skip >= total {
-		return []T{}, total, nil
-	}
-	order := query.OrderBy(query.SQLite, t.reg, "doc", lq.Sort)
-	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+shadow.name+" WHERE account_id = ? AND ("+where+") ORDER BY "+order+" LIMIT ? OFFSET ?",
-		append(args, lq.PageLimit(), lq.Skip)...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
-	}
-	items, err := scanDocs[T](rows)
-	if err != nil {
-		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
-	}
-	return items, total, nil
 }
 
 // allowedOn lists the actions of the catalogue sub may perform on it.

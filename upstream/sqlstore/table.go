@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -35,17 +36,27 @@ func idsParam(ids []string) string {
 // list returns one page of the documents of account matching lq, plus the
 // total count of matches.
 func (t table[T]) list(ctx context.Context, q querier, account string, lq upstream.ListQuery) ([]T, int, error) {
+	return t.listFrom(ctx, q, t.name, nil, account, lq)
+}
+
+// listFrom is list over a source with the table's columns: the table itself,
+// or a subquery that narrows it (to what the caller may see) with srcArgs.
+func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs []any, account string, lq upstream.ListQuery) ([]T, int, error) {
+	from := t.name
+	if src != t.name {
+		from = src + " AS " + t.name
+	}
 	where, args := lq.Filter.SQL(query.SQLite, t.reg, "doc", 1)
-	args = append([]any{account}, args...)
+	args = append(append(slices.Clone(srcArgs), account), args...)
 	var total int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+t.name+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: count %s: %w", t.name, err)
 	}
 	if total == 0 || lq.Skip >= total {
 		return []T{}, total, nil
 	}
 	order := query.OrderBy(query.SQLite, t.reg, "doc", lq.Sort)
-	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+t.name+" WHERE account_id = ? AND ("+where+") ORDER BY "+order+" LIMIT ? OFFSET ?",
+	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+from+" WHERE account_id = ? AND ("+where+") ORDER BY "+order+" LIMIT ? OFFSET ?",
 		append(args, lq.PageLimit(), lq.Skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
