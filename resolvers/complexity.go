@@ -19,6 +19,12 @@ const (
 	EstOwners   = 2  // owners
 	EstGoals    = 50 // Session.goals, User.goals
 	EstMembers  = 20 // Team.members, User.teams
+	EstTagged   = 50 // Tag.goals, Tag.dashboards (and on TagDetail)
+	EstBadges   = 5  // User.badges, Team.badges, Employee.badges
+	EstRoles    = 5  // User.roles, Team.roles
+	EstKPIs     = 20 // KpiGroup.kpis
+	EstGroups   = 5  // Kpi.groups
+	EstMappings = 50 // roleMappings (the account's mappings, unpaged)
 )
 
 func mul(c, n int) int {
@@ -53,4 +59,22 @@ func SetComplexity(cfg *graph.Config) {
 	c.Session.Goals = func(child int, _ *bool) int { return mul(child, EstGoals) }
 	c.Team.Children, c.Team.Members = est(EstChildren), est(EstMembers)
 	c.User.Goals, c.User.Teams = est(EstGoals), est(EstMembers)
+
+	// Organisation and content.
+	c.Query.Employees, c.Query.Roles, c.Query.Dashboards, c.Query.DashboardParameters = paged, paged, paged, paged
+	c.Query.Badges, c.Query.BadgeApprovals, c.Query.KpiGroups, c.Query.Kpis = paged, paged, paged, paged
+	c.Query.Lists, c.Query.Announcements = paged, paged
+	c.Query.Tags = func(child int, _ *string, first *int, _ *string, _ map[string]any, _ []model.Order) int {
+		return mul(child, firstOr(first))
+	}
+	c.Query.MyBadges = func(child int, first *int, _ *string) int { return mul(child, firstOr(first)) }
+	c.Query.RoleMappings = est(EstMappings)
+	c.Tag.Goals, c.Tag.Dashboards = est(EstTagged), est(EstTagged)
+	c.TagDetail.Goals, c.TagDetail.Dashboards = est(EstTagged), est(EstTagged)
+	c.User.Badges, c.Team.Badges, c.Employee.Badges = est(EstBadges), est(EstBadges), est(EstBadges)
+	c.User.Roles = func(child int, _ *bool) int { return mul(child, EstRoles) }
+	c.Team.Roles = est(EstRoles)
+	c.Employee.Teams, c.Employee.ManagedTeams = est(EstMembers), est(EstMembers)
+	c.KpiGroup.Kpis, c.Kpi.Groups = est(EstKPIs), est(EstGroups)
+	c.AssignedBadge.Assignees = est(EstOwners)
 }

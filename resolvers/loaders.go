@@ -458,7 +458,7 @@ func idOf(v any) string {
 	case *upstream.Team:
 		return t.ID
 	}
-	return ""
+	return idOfMore(v)
 }
 
 // loadOwners resolves owner ids to users, and the ids that are no user to

@@ -27,22 +27,16 @@ func (r *queryResolver) Viewer(ctx context.Context) (*upstream.User, error) {
 }
 
 // Account is the resolver for the account field.
-func (r *queryResolver) Account(ctx context.Context) (*model.Account, error) {
-	c, err := upstream.MustCaller(ctx)
+func (r *queryResolver) Account(ctx context.Context) (*upstream.Account, error) {
+	id, err := callerAccount(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// upstream.API has no account read yet: name and domain come from the
-	// caller's user, which carries them.
-	u, err := loadOne(ctx, pick(ctx, "userByID", userByID, nil), c.UserID)
+	a, err := r.API.GetAccount(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	a := &model.Account{ID: c.AccountID}
-	if u != nil {
-		a.Name, a.Domain = u.AccountName, u.AccountDomain
-	}
-	return a, nil
+	return &a, nil
 }
 
 // Goal is the resolver for the goal field.

@@ -154,6 +154,16 @@ func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, root
 	return loadList(ctx, pick(ctx, "goalsBySession", goalsBySession, ownID), obj.ID)
 }
 
+// Goals is the resolver for the goals field.
+func (r *tagResolver) Goals(ctx context.Context, obj *upstream.Tag) ([]upstream.Goal, error) {
+	return loadList(ctx, pick(ctx, "goalsByTag", goalsByTag, ownID), obj.ID)
+}
+
+// Dashboards is the resolver for the dashboards field.
+func (r *tagResolver) Dashboards(ctx context.Context, obj *upstream.Tag) ([]upstream.Dashboard, error) {
+	return loadList(ctx, pick(ctx, "dashboardsByTag", dashboardsByTag, ownID), obj.ID)
+}
+
 // Access is the resolver for the access field.
 func (r *taskResolver) Access(ctx context.Context, obj *upstream.Task) (any, error) {
 	return obj.Access, nil
@@ -229,6 +239,16 @@ func (r *teamResolver) Manager(ctx context.Context, obj *upstream.Team) (*upstre
 	return loadOne(ctx, pick(ctx, "userByID", userByID, keysOf(func(t *upstream.Team) []string { return nonEmpty(t.Manager) })), obj.Manager)
 }
 
+// Badges is the resolver for the badges field.
+func (r *teamResolver) Badges(ctx context.Context, obj *upstream.Team) ([]upstream.AssignedBadge, error) {
+	return loadList(ctx, pick(ctx, "badgesByHolder", badgesByHolder, ownID), obj.ID)
+}
+
+// Roles is the resolver for the roles field.
+func (r *teamResolver) Roles(ctx context.Context, obj *upstream.Team) ([]upstream.Role, error) {
+	return loadList(ctx, pick(ctx, "roleMappingsByTeam", roleMappingsByTeam, ownID), obj.ID)
+}
+
 // Teams is the resolver for the teams field.
 func (r *userResolver) Teams(ctx context.Context, obj *upstream.User) ([]upstream.Team, error) {
 	return loadMany(ctx, pick(ctx, "teamByID", teamByID, keysOf(func(u *upstream.User) []string { return u.TeamIDs })), obj.TeamIDs)
@@ -239,6 +259,21 @@ func (r *userResolver) Goals(ctx context.Context, obj *upstream.User) ([]upstrea
 	return loadList(ctx, pick(ctx, "goalsByOwner", goalsByOwner, ownID), obj.ID)
 }
 
+// Roles is the resolver for the roles field.
+func (r *userResolver) Roles(ctx context.Context, obj *upstream.User, includeTeamRoles *bool) ([]upstream.UserRole, error) {
+	return userRoles(ctx, obj, includeTeamRoles != nil && *includeTeamRoles)
+}
+
+// Badges is the resolver for the badges field.
+func (r *userResolver) Badges(ctx context.Context, obj *upstream.User) ([]upstream.AssignedBadge, error) {
+	return loadList(ctx, pick(ctx, "badgesByHolder", badgesByHolder, ownID), obj.ID)
+}
+
+// Employee is the resolver for the employee field.
+func (r *userResolver) Employee(ctx context.Context, obj *upstream.User) (*upstream.Employee, error) {
+	return loadOne(ctx, pick(ctx, "employeeByID", employeeByID, ownID), obj.ID)
+}
+
 // Goal returns graph.GoalResolver implementation.
 func (r *Resolver) Goal() graph.GoalResolver { return &goalResolver{r} }
 
@@ -247,6 +282,9 @@ func (r *Resolver) Metric() graph.MetricResolver { return &metricResolver{r} }
 
 // Session returns graph.SessionResolver implementation.
 func (r *Resolver) Session() graph.SessionResolver { return &sessionResolver{r} }
+
+// Tag returns graph.TagResolver implementation.
+func (r *Resolver) Tag() graph.TagResolver { return &tagResolver{r} }
 
 // Task returns graph.TaskResolver implementation.
 func (r *Resolver) Task() graph.TaskResolver { return &taskResolver{r} }
@@ -261,6 +299,7 @@ type (
 	goalResolver    struct{ *Resolver }
 	metricResolver  struct{ *Resolver }
 	sessionResolver struct{ *Resolver }
+	tagResolver     struct{ *Resolver }
 	taskResolver    struct{ *Resolver }
 	teamResolver    struct{ *Resolver }
 	userResolver    struct{ *Resolver }

@@ -6,11 +6,46 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-// The caller's account. The upstream API has no account read operation yet, so only what the caller's user carries is shown.
-type Account struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Domain string `json:"domain"`
+type AccessInput struct {
+	Inherits         bool                   `json:"inherits"`
+	OwnerPermissions *OwnerPermissionsInput `json:"ownerPermissions,omitempty"`
+	Permissions      []PermissionEntryInput `json:"permissions,omitempty"`
+}
+
+type AnnouncementConnection struct {
+	TotalCount int                     `json:"totalCount"`
+	PageInfo   *PageInfo               `json:"pageInfo"`
+	Nodes      []upstream.Announcement `json:"nodes"`
+	Edges      []AnnouncementEdge      `json:"edges"`
+}
+
+type AnnouncementEdge struct {
+	Cursor string                 `json:"cursor"`
+	Node   *upstream.Announcement `json:"node"`
+}
+
+type AssignedBadgeConnection struct {
+	TotalCount int                      `json:"totalCount"`
+	PageInfo   *PageInfo                `json:"pageInfo"`
+	Nodes      []upstream.AssignedBadge `json:"nodes"`
+	Edges      []AssignedBadgeEdge      `json:"edges"`
+}
+
+type AssignedBadgeEdge struct {
+	Cursor string                  `json:"cursor"`
+	Node   *upstream.AssignedBadge `json:"node"`
+}
+
+type BadgeConnection struct {
+	TotalCount int              `json:"totalCount"`
+	PageInfo   *PageInfo        `json:"pageInfo"`
+	Nodes      []upstream.Badge `json:"nodes"`
+	Edges      []BadgeEdge      `json:"edges"`
+}
+
+type BadgeEdge struct {
+	Cursor string          `json:"cursor"`
+	Node   *upstream.Badge `json:"node"`
 }
 
 type CheckInConnection struct {
@@ -32,6 +67,42 @@ type CheckInPayload struct {
 	Goal    *upstream.Goal    `json:"goal,omitempty"`
 }
 
+type DashboardConnection struct {
+	TotalCount int                  `json:"totalCount"`
+	PageInfo   *PageInfo            `json:"pageInfo"`
+	Nodes      []upstream.Dashboard `json:"nodes"`
+	Edges      []DashboardEdge      `json:"edges"`
+}
+
+type DashboardEdge struct {
+	Cursor string              `json:"cursor"`
+	Node   *upstream.Dashboard `json:"node"`
+}
+
+type DashboardParameterConnection struct {
+	TotalCount int                           `json:"totalCount"`
+	PageInfo   *PageInfo                     `json:"pageInfo"`
+	Nodes      []upstream.DashboardParameter `json:"nodes"`
+	Edges      []DashboardParameterEdge      `json:"edges"`
+}
+
+type DashboardParameterEdge struct {
+	Cursor string                       `json:"cursor"`
+	Node   *upstream.DashboardParameter `json:"node"`
+}
+
+type EmployeeConnection struct {
+	TotalCount int                 `json:"totalCount"`
+	PageInfo   *PageInfo           `json:"pageInfo"`
+	Nodes      []upstream.Employee `json:"nodes"`
+	Edges      []EmployeeEdge      `json:"edges"`
+}
+
+type EmployeeEdge struct {
+	Cursor string             `json:"cursor"`
+	Node   *upstream.Employee `json:"node"`
+}
+
 type GoalConnection struct {
 	TotalCount int             `json:"totalCount"`
 	PageInfo   *PageInfo       `json:"pageInfo"`
@@ -42,6 +113,42 @@ type GoalConnection struct {
 type GoalEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *upstream.Goal `json:"node"`
+}
+
+type KpiConnection struct {
+	TotalCount int            `json:"totalCount"`
+	PageInfo   *PageInfo      `json:"pageInfo"`
+	Nodes      []upstream.KPI `json:"nodes"`
+	Edges      []KpiEdge      `json:"edges"`
+}
+
+type KpiEdge struct {
+	Cursor string        `json:"cursor"`
+	Node   *upstream.KPI `json:"node"`
+}
+
+type KpiGroupConnection struct {
+	TotalCount int                 `json:"totalCount"`
+	PageInfo   *PageInfo           `json:"pageInfo"`
+	Nodes      []upstream.KPIGroup `json:"nodes"`
+	Edges      []KpiGroupEdge      `json:"edges"`
+}
+
+type KpiGroupEdge struct {
+	Cursor string             `json:"cursor"`
+	Node   *upstream.KPIGroup `json:"node"`
+}
+
+type ListConnection struct {
+	TotalCount int             `json:"totalCount"`
+	PageInfo   *PageInfo       `json:"pageInfo"`
+	Nodes      []upstream.List `json:"nodes"`
+	Edges      []ListEdge      `json:"edges"`
+}
+
+type ListEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *upstream.List `json:"node"`
 }
 
 type MetricConnection struct {
@@ -62,6 +169,12 @@ type MetricEdge struct {
 type Mutation struct {
 }
 
+// Actions granted and denied to owners.
+type OwnerPermissionsInput struct {
+	Grant []string `json:"grant,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
 // Relay page information.
 type PageInfo struct {
 	HasNextPage     bool    `json:"hasNextPage"`
@@ -70,10 +183,30 @@ type PageInfo struct {
 	EndCursor       *string `json:"endCursor,omitempty"`
 }
 
+type PermissionEntryInput struct {
+	PrincipalID string `json:"principalId"`
+	// user, role or team
+	PrincipalKind string   `json:"principalKind"`
+	Grant         []string `json:"grant,omitempty"`
+	Deny          []string `json:"deny,omitempty"`
+}
+
 // Read operations. Lists are Relay connections: first (default 20, at most 100)
 // and after (an opaque cursor from pageInfo.endCursor or an edge), typed filter
 // and orderBy inputs generated from the REST field registries.
 type Query struct {
+}
+
+type RoleConnection struct {
+	TotalCount int             `json:"totalCount"`
+	PageInfo   *PageInfo       `json:"pageInfo"`
+	Nodes      []upstream.Role `json:"nodes"`
+	Edges      []RoleEdge      `json:"edges"`
+}
+
+type RoleEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *upstream.Role `json:"node"`
 }
 
 type SessionConnection struct {
@@ -88,11 +221,36 @@ type SessionEdge struct {
 	Node   *upstream.Session `json:"node"`
 }
 
+type TagDashboardPayload struct {
+	Tag *upstream.Tag `json:"tag"`
+	// false when the dashboard already carried the tag.
+	Added     bool                `json:"added"`
+	Dashboard *upstream.Dashboard `json:"dashboard,omitempty"`
+}
+
+type TagDetailConnection struct {
+	TotalCount int                  `json:"totalCount"`
+	PageInfo   *PageInfo            `json:"pageInfo"`
+	Nodes      []upstream.TagDetail `json:"nodes"`
+	Edges      []TagDetailEdge      `json:"edges"`
+}
+
+type TagDetailEdge struct {
+	Cursor string              `json:"cursor"`
+	Node   *upstream.TagDetail `json:"node"`
+}
+
 type TagGoalPayload struct {
 	Tag *upstream.Tag `json:"tag"`
 	// false when the goal already carried the tag.
 	Added bool           `json:"added"`
 	Goal  *upstream.Goal `json:"goal,omitempty"`
+}
+
+type TagPayload struct {
+	Tag *upstream.Tag `json:"tag"`
+	// false when the item already carried the tag.
+	Added bool `json:"added"`
 }
 
 type TaskConnection struct {

@@ -37,6 +37,17 @@ var Resources = []Resource{
 	{"Session", upstream.SessionFields},
 	{"User", upstream.UserFields},
 	{"Team", upstream.TeamFields},
+	{"Employee", upstream.EmployeeFields},
+	{"Role", upstream.RoleFields},
+	{"Tag", upstream.TagFields},
+	{"Dashboard", upstream.DashboardFields},
+	{"DashboardParameter", upstream.DashboardParameterFields},
+	{"Badge", upstream.BadgeFields},
+	{"AssignedBadge", upstream.AssignedBadgeFields},
+	{"KpiGroup", upstream.KPIGroupFields},
+	{"Kpi", upstream.KPIFields},
+	{"List", upstream.ListFields},
+	{"Announcement", upstream.AnnouncementFields},
 }
 
 // GraphQLName turns a registry field name into a GraphQL name: dots become

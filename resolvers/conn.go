@@ -1,0 +1,170 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/okrgate/okrgate/graph/model"
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// Helpers that keep the resolvers of the organisation and content schema
+// thin: a connection is pageQuery → one upstream list → connect; a write is
+// one upstream call → wrote (loader caches dropped, the result returned).
+
+// pageQuery validates the paging arguments and builds the list query.
+func pageQuery(reg *query.Registry, first *int, after *string, filter map[string]any, orderBy []model.Order) (Page, upstream.ListQuery, error) {
+	p, err := PageArgs(first, after)
+	if err != nil {
+		return p, upstream.ListQuery{}, err
+	}
+	q, err := listQuery(reg, p, filter, orderBy)
+	return p, q, err
+}
+
+// connect cuts a page to the window, records its nodes for the loaders
+// below and builds the edges with edge.
+func connect[T, E any](ctx context.Context, p Page, page upstream.Page[T], edge func(cursor string, node *T) E) ([]T, []E, *model.PageInfo) {
+	items := page.Items[:min(len(page.Items), p.First)]
+	produced(ctx, items)
+	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	edges := make([]E, len(items))
+	for i := range items {
+		edges[i] = edge(cursors[i], &items[i])
+	}
+	return items, edges, pi
+}
+
+// wrote finishes a mutation that returns an object: on success the loader
+// caches are dropped, so fields below read after the write.
+func wrote[T any](ctx context.Context, v T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	LoadersFrom(ctx).Reset()
+	return &v, nil
+}
+
+// deleted finishes a mutation that returns the id it deleted.
+func deleted(ctx context.Context, id string, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	LoadersFrom(ctx).Reset()
+	return id, nil
+}
+
+// orNil turns a not-found read into null.
+func orNil[T any](v T, err error) (*T, error) {
+	if upstream.ErrorCode(err) == upstream.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// callerAccount is the caller's account id (the account operations take it).
+func callerAccount(ctx context.Context) (string, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return "", err
+	}
+	return c.AccountID, nil
+}
+
+// decodeJSON sets dst from a JSON input value (the REST shape of a nested
+// structure), so that it is validated exactly like the REST body.
+func decodeJSON(field string, data any, dst any) error {
+	if data == nil {
+		return nil
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return upstream.Invalid(field, "%v", err)
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		return upstream.Invalid(field, "does not have the REST shape: %v", err)
+	}
+	return nil
+}
+
+// actionSet is the REST form of granted or denied actions (action → 1).
+func actionSet(actions []string) map[string]int {
+	m := make(map[string]int, len(actions))
+	for _, a := range actions {
+		m[a] = 1
+	}
+	return m
+}
+
+// accessOf converts the GraphQL access input into the REST structure.
+func accessOf(in model.AccessInput) upstream.Access {
+	a := upstream.Access{Inherits: in.Inherits, Permissions: []upstream.PermissionEntry{}}
+	if in.OwnerPermissions != nil {
+		a.OwnerPermissions = &upstream.OwnerPermissions{Grant: actionSet(in.OwnerPermissions.Grant), Deny: actionSet(in.OwnerPermissions.Deny)}
+	}
+	for _, p := range in.Permissions {
+		a.Permissions = append(a.Permissions, upstream.PermissionEntry{PrincipalID: p.PrincipalID, PrincipalKind: p.PrincipalKind,
+			Grant: actionSet(p.Grant), Deny: actionSet(p.Deny)})
+	}
+	return a
+}
+
+// nonNilMap returns m, or an empty map for nil (JSON {} rather than null).
+func nonNilMap(m map[string]int) map[string]int {
+	if m == nil {
+		return map[string]int{}
+	}
+	return m
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// pending restricts an assignment listing to the approval list.
+func pending(q upstream.ListQuery) upstream.ListQuery {
+	q.Filter = query.And(q.Filter, query.Eq("status", upstream.BadgePending))
+	return q
+}
+
+// userRoles are the roles a user holds directly (from the user document)
+// and, with team, those mapped to the user's teams: the mappings and the
+// teams both load by the user's team ids, so each dispatches on its last key.
+func userRoles(ctx context.Context, u *upstream.User, team bool) ([]upstream.UserRole, error) {
+	out := make([]upstream.UserRole, 0, len(u.Roles))
+	for _, r := range u.Roles {
+		if r.Team == nil {
+			out = append(out, r)
+		}
+	}
+	if !team || len(u.TeamIDs) == 0 {
+		return out, nil
+	}
+	mt := pick(ctx, "roleMappingsByTeam", roleMappingsByTeam, userTeamKeys).LoadMany(ctx, u.TeamIDs)
+	tt := pick(ctx, "teamByID", teamByID, userTeamKeys).LoadMany(ctx, u.TeamIDs)
+	maps, errs := mt()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	teams, errs := tt()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i, ms := range maps {
+		for _, m := range ms {
+			out = append(out, upstream.UserRole{AccountID: m.AccountID, ID: m.ID, Name: m.Name, Description: m.Description, Team: teams[i]})
+		}
+	}
+	return out, nil
+}
