@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
 )
 
 // GraphQL error codes (extensions.code).
@@ -89,7 +91,14 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
 		var ue *upstream.Error
+		var qe *query.Error
 		switch {
+		case errors.As(err, &qe):
+			// A filter, sort or projection the store validated (saved
+			// lists): the input's fault, as in REST (invalid_filter).
+			gerr.Message = qe.Error()
+			setCode(gerr, CodeBadUserInput)
+			gerr.Extensions["fields"] = []upstream.FieldError{{Field: cmp.Or(qe.Param, "filter"), Message: qe.Message}}
 		case errors.As(err, &ue) && ue.Code != upstream.CodeInternal:
 			gerr.Message = ue.Message
 			setCode(gerr, GraphQLCode(ue.Code))
