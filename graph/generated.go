@@ -1091,6 +1091,8 @@ type DashboardResolver interface {
 	SectionHeaders(ctx context.Context, obj *upstream.Dashboard) (any, error)
 
 	Settings(ctx context.Context, obj *upstream.Dashboard) (any, error)
+
+	Tags(ctx context.Context, obj *upstream.Dashboard) ([]upstream.Tag, error)
 }
 type EmployeeResolver interface {
 	User(ctx context.Context, obj *upstream.Employee) (*upstream.User, error)
@@ -1102,6 +1104,8 @@ type GoalResolver interface {
 	Access(ctx context.Context, obj *upstream.Goal) (any, error)
 
 	DesignScore(ctx context.Context, obj *upstream.Goal) (any, error)
+
+	Tags(ctx context.Context, obj *upstream.Goal) ([]upstream.Tag, error)
 
 	Links(ctx context.Context, obj *upstream.Goal) (any, error)
 
@@ -1276,7 +1280,7 @@ type RoleMappingResolver interface {
 type SessionResolver interface {
 	OwnerPermissions(ctx context.Context, obj *upstream.Session) (any, error)
 	Permissions(ctx context.Context, obj *upstream.Session) (any, error)
-
+	Tags(ctx context.Context, obj *upstream.Session) ([]upstream.Tag, error)
 	Cadence(ctx context.Context, obj *upstream.Session) (any, error)
 	CadenceStart(ctx context.Context, obj *upstream.Session) (any, error)
 
@@ -14292,7 +14296,7 @@ func (ec *executionContext) _Dashboard_tags(ctx context.Context, field graphql.C
 			return ec.fieldContext_Dashboard_tags(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tags, nil
+			return ec.Resolvers.Dashboard().Tags(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Tag) graphql.Marshaler {
@@ -14306,8 +14310,8 @@ func (ec *executionContext) fieldContext_Dashboard_tags(_ context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "Dashboard",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Tag(ctx, field)
 		},
@@ -17098,7 +17102,7 @@ func (ec *executionContext) _Goal_tags(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Goal_tags(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tags, nil
+			return ec.Resolvers.Goal().Tags(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Tag) graphql.Marshaler {
@@ -17112,8 +17116,8 @@ func (ec *executionContext) fieldContext_Goal_tags(_ context.Context, field grap
 	fc = &graphql.FieldContext{
 		Object:     "Goal",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Tag(ctx, field)
 		},
@@ -27461,7 +27465,7 @@ func (ec *executionContext) _Session_tags(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Session_tags(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tags, nil
+			return ec.Resolvers.Session().Tags(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Tag) graphql.Marshaler {
@@ -27475,8 +27479,8 @@ func (ec *executionContext) fieldContext_Session_tags(_ context.Context, field g
 	fc = &graphql.FieldContext{
 		Object:     "Session",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Tag(ctx, field)
 		},
@@ -40799,10 +40803,43 @@ func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tags":
-			out.Values[i] = ec._Dashboard_tags(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Dashboard_tags(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "usersCount":
 			out.Values[i] = ec._Dashboard_usersCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -42057,10 +42094,43 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tags":
-			out.Values[i] = ec._Goal_tags(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Goal_tags(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "watchers":
 			out.Values[i] = ec._Goal_watchers(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -46975,10 +47045,43 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tags":
-			out.Values[i] = ec._Session_tags(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Session_tags(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cadence":
 			field := field
 

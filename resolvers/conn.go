@@ -43,6 +43,7 @@ func wrote[T any](ctx context.Context, v T, err error) (*T, error) {
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
+	produceOne(ctx, &v)
 	return &v, nil
 }
 
@@ -55,14 +56,16 @@ func deleted(ctx context.Context, id string, err error) (string, error) {
 	return id, nil
 }
 
-// orNil turns a not-found read into null.
-func orNil[T any](v T, err error) (*T, error) {
+// orNil turns a not-found read into null; a found object is recorded for
+// the loaders below it.
+func orNil[T any](ctx context.Context, v T, err error) (*T, error) {
 	if upstream.ErrorCode(err) == upstream.CodeNotFound {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	produceOne(ctx, &v)
 	return &v, nil
 }
 

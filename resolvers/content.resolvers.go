@@ -46,6 +46,11 @@ func (r *dashboardResolver) Settings(ctx context.Context, obj *upstream.Dashboar
 	return obj.Settings, nil
 }
 
+// Tags is the resolver for the tags field.
+func (r *dashboardResolver) Tags(ctx context.Context, obj *upstream.Dashboard) ([]upstream.Tag, error) {
+	return embedded(ctx, obj.ID, nonNilTags(obj.Tags))
+}
+
 // Settings is the resolver for the settings field.
 func (r *insightItemResolver) Settings(ctx context.Context, obj *upstream.InsightItem) (any, error) {
 	return obj.Settings, nil
@@ -123,11 +128,12 @@ func (r *mutationResolver) TagDashboard(ctx context.Context, dashboardID string,
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
-	d, err := orNil(r.API.GetDashboard(ctx, dashboardID))
+	d, err := r.API.GetDashboard(ctx, dashboardID)
+	dp, err := orNil(ctx, d, err)
 	if err != nil {
 		return nil, err
 	}
-	return &model.TagDashboardPayload{Tag: &tag, Added: added, Dashboard: d}, nil
+	return &model.TagDashboardPayload{Tag: &tag, Added: added, Dashboard: dp}, nil
 }
 
 // TagInsight is the resolver for the tagInsight field.
@@ -335,7 +341,8 @@ func (r *queryResolver) Dashboards(ctx context.Context, first *int, after *strin
 
 // Dashboard is the resolver for the dashboard field.
 func (r *queryResolver) Dashboard(ctx context.Context, id string) (*upstream.Dashboard, error) {
-	return orNil(r.API.GetDashboard(ctx, id))
+	v, err := r.API.GetDashboard(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // DashboardParameters is the resolver for the dashboardParameters field.
@@ -370,7 +377,8 @@ func (r *queryResolver) Badges(ctx context.Context, first *int, after *string, f
 
 // Badge is the resolver for the badge field.
 func (r *queryResolver) Badge(ctx context.Context, id string) (*upstream.Badge, error) {
-	return orNil(r.API.GetBadge(ctx, id))
+	v, err := r.API.GetBadge(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // BadgeApprovals is the resolver for the badgeApprovals field.
@@ -421,7 +429,8 @@ func (r *queryResolver) KpiGroups(ctx context.Context, first *int, after *string
 
 // KpiGroup is the resolver for the kpiGroup field.
 func (r *queryResolver) KpiGroup(ctx context.Context, id string) (*upstream.KPIGroup, error) {
-	return orNil(r.API.GetKPIGroup(ctx, id))
+	v, err := r.API.GetKPIGroup(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // Kpis is the resolver for the kpis field.
@@ -440,7 +449,8 @@ func (r *queryResolver) Kpis(ctx context.Context, first *int, after *string, fil
 
 // Kpi is the resolver for the kpi field.
 func (r *queryResolver) Kpi(ctx context.Context, id string) (*upstream.KPI, error) {
-	return orNil(r.API.GetKPI(ctx, id))
+	v, err := r.API.GetKPI(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // Lists is the resolver for the lists field.
@@ -459,7 +469,8 @@ func (r *queryResolver) Lists(ctx context.Context, first *int, after *string, fi
 
 // List is the resolver for the list field.
 func (r *queryResolver) List(ctx context.Context, id string) (*upstream.List, error) {
-	return orNil(r.API.GetList(ctx, id))
+	v, err := r.API.GetList(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // ListTypes is the resolver for the listTypes field.
@@ -494,7 +505,8 @@ func (r *queryResolver) Announcements(ctx context.Context, first *int, after *st
 
 // Announcement is the resolver for the announcement field.
 func (r *queryResolver) Announcement(ctx context.Context, id string) (*upstream.Announcement, error) {
-	return orNil(r.API.GetAnnouncement(ctx, id))
+	v, err := r.API.GetAnnouncement(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // Goals is the resolver for the goals field.

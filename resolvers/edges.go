@@ -2,6 +2,9 @@ package resolvers
 
 import (
 	"context"
+	"sync"
+
+	"github.com/graph-gophers/dataloader/v7"
 
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
@@ -81,6 +84,66 @@ func produced[T any](ctx context.Context, items []T) {
 	}
 }
 
+// producedList records the items of a top-level plain list (not a
+// connection) at the list's own path, for the loaders below them.
+func producedList[T any](ctx context.Context, items []T) {
+	if l := LoadersFrom(ctx); l != nil {
+		objs := make([]any, len(items))
+		for i, it := range items {
+			objs[i] = it
+		}
+		l.Complete(pathKey(ctx), objs)
+	}
+}
+
+// produceOne records a top-level object read without a loader (a Get or a
+// mutation result) at its path, for the loaders below it.
+func produceOne[T any](ctx context.Context, v *T) {
+	if l := LoadersFrom(ctx); l != nil && v != nil {
+		l.Complete(pathKey(ctx), []any{*v})
+	}
+}
+
+// embedded returns items embedded in their parent (no upstream call)
+// through a loader of their own, keyed by the parent's id: it records them
+// as the level at the field path and, like every loader, dispatches on the
+// last parent's key, so the level is complete when the edges below it
+// (Tag.goals under Goal.tags, ...) compute their batch sizes.
+func embedded[T any](ctx context.Context, parentID string, items []T) ([]T, error) {
+	e := pick(ctx, "embedded", embeddedBy[T], ownID)
+	e.mu.Lock()
+	e.data[parentID] = items
+	e.mu.Unlock()
+	return e.Load(ctx, parentID)()
+}
+
+type embedLoader[T any] struct {
+	*dataloader.Loader[string, []T]
+	mu   sync.Mutex
+	data map[string][]T
+}
+
+func embeddedBy[T any](l *Loaders, path string, want int) *embedLoader[T] {
+	e := &embedLoader[T]{data: map[string][]T{}}
+	batch := func(ctx context.Context, keys []string) []*dataloader.Result[[]T] {
+		out := make([]*dataloader.Result[[]T], len(keys))
+		var objs []any
+		e.mu.Lock()
+		for i, k := range keys {
+			g := e.data[k]
+			for _, v := range g {
+				objs = append(objs, v)
+			}
+			out[i] = &dataloader.Result[[]T]{Data: g}
+		}
+		e.mu.Unlock()
+		l.dispatched(path, len(keys), objs)
+		return out
+	}
+	e.Loader = dataloader.NewBatchedLoader(batch, opts[[]T](l, want)...)
+	return e
+}
+
 // deref returns a pointer to a copy of v: gqlgen resolvers return pointers.
 func ptr[T any](v T) *T { return &v }
 
@@ -102,4 +165,11 @@ func taskParentKeys(kind string) edgeKeys {
 		}
 		return nonEmpty(t.ParentID)
 	})
+}
+
+func nonNilTags(ts []upstream.Tag) []upstream.Tag {
+	if ts == nil {
+		return []upstream.Tag{}
+	}
+	return ts
 }

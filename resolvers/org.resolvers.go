@@ -127,7 +127,8 @@ func (r *mutationResolver) RemoveTeamMember(ctx context.Context, teamID string, 
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
-	return orNil(r.API.GetTeam(ctx, teamID))
+	v, err := r.API.GetTeam(ctx, teamID)
+	return orNil(ctx, v, err)
 }
 
 // CreateRole is the resolver for the createRole field.
@@ -215,7 +216,8 @@ func (r *queryResolver) Employees(ctx context.Context, first *int, after *string
 
 // Employee is the resolver for the employee field.
 func (r *queryResolver) Employee(ctx context.Context, id string) (*upstream.Employee, error) {
-	return orNil(r.API.GetEmployee(ctx, id))
+	v, err := r.API.GetEmployee(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // Roles is the resolver for the roles field.
@@ -234,7 +236,8 @@ func (r *queryResolver) Roles(ctx context.Context, first *int, after *string, fi
 
 // Role is the resolver for the role field.
 func (r *queryResolver) Role(ctx context.Context, id string) (*upstream.Role, error) {
-	return orNil(r.API.GetRole(ctx, id))
+	v, err := r.API.GetRole(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // RoleMappings is the resolver for the roleMappings field.
@@ -243,13 +246,14 @@ func (r *queryResolver) RoleMappings(ctx context.Context) ([]upstream.Role, erro
 	if err != nil {
 		return nil, err
 	}
-	produced(ctx, ms)
+	producedList(ctx, ms)
 	return ms, nil
 }
 
 // Permission is the resolver for the permission field.
 func (r *queryResolver) Permission(ctx context.Context, id string) (*upstream.Permission, error) {
-	return orNil(r.API.GetPermission(ctx, id))
+	v, err := r.API.GetPermission(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // Actions is the resolver for the actions field.

@@ -32,11 +32,8 @@ func (r *queryResolver) Account(ctx context.Context) (*upstream.Account, error) 
 	if err != nil {
 		return nil, err
 	}
-	a, err := r.API.GetAccount(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return &a, nil
+	v, err := r.API.GetAccount(ctx, id)
+	return orNil(ctx, v, err)
 }
 
 // Goal is the resolver for the goal field.

@@ -23,6 +23,11 @@ func (r *goalResolver) DesignScore(ctx context.Context, obj *upstream.Goal) (any
 	return obj.DesignScore, nil
 }
 
+// Tags is the resolver for the tags field.
+func (r *goalResolver) Tags(ctx context.Context, obj *upstream.Goal) ([]upstream.Tag, error) {
+	return embedded(ctx, obj.ID, nonNilTags(obj.Tags))
+}
+
 // Links is the resolver for the links field.
 func (r *goalResolver) Links(ctx context.Context, obj *upstream.Goal) (any, error) {
 	return obj.Links, nil
@@ -114,6 +119,11 @@ func (r *sessionResolver) OwnerPermissions(ctx context.Context, obj *upstream.Se
 // Permissions is the resolver for the permissions field.
 func (r *sessionResolver) Permissions(ctx context.Context, obj *upstream.Session) (any, error) {
 	return obj.Permissions, nil
+}
+
+// Tags is the resolver for the tags field.
+func (r *sessionResolver) Tags(ctx context.Context, obj *upstream.Session) ([]upstream.Tag, error) {
+	return embedded(ctx, obj.ID, nonNilTags(obj.Tags))
 }
 
 // Cadence is the resolver for the cadence field.
