@@ -669,6 +669,10 @@ func (s *Store) toEmployees(ctx context.Context, q querier, account string, us [
 	if err != nil {
 		return nil, err
 	}
+	held, err := s.heldBadges(ctx, q, account, ids)
+	if err != nil {
+		return nil, err
+	}
 	var member []upstream.Team
 	if withTeams {
 		if member, err = teams.in(ctx, q, account, "id", dedupe(teamIDs)); err != nil {
@@ -679,6 +683,9 @@ func (s *Store) toEmployees(ctx context.Context, q querier, account string, us [
 		e := upstream.Employee{ID: u.ID, FirstName: u.FirstName, LastName: u.LastName, Email: u.Email, Picture: u.Picture,
 			DateCreated: u.DateCreated, IsActive: u.IsActive, TeamIDs: nonNil(u.TeamIDs), Roles: nonNil(u.Roles),
 			ManagedTeamIDs: []string{}, Badges: []upstream.BadgeSummary{}}
+		for _, b := range held[u.ID] {
+			e.Badges = append(e.Badges, upstream.BadgeSummary{ID: b.ID, Name: b.Name, Icon: b.Icon, Background: b.Background, Pattern: b.Pattern})
+		}
 		for _, t := range managed {
 			if t.Manager == u.ID {
 				e.ManagedTeamIDs = append(e.ManagedTeamIDs, t.ID)

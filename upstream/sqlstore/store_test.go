@@ -405,3 +405,51 @@ func TestSuspendedAccount(t *testing.T) {
 	}
 	wantCode(t, e.store.SetAccountActive(context.Background(), "000000000000000000000000", false), upstream.CodeNotFound)
 }
+
+func TestEmployeesAndTeamsShowApprovedBadges(t *testing.T) {
+	e := newEnv(t)
+	u, err := e.store.CreateUser(e.ctx, upstream.UserInput{Email: "ann@acme.test", FirstName: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	team, err := e.store.CreateTeam(e.ctx, upstream.TeamInput{Name: "Core", Members: []string{u.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	star, err := e.store.CreateBadge(e.ctx, upstream.BadgeInput{Name: "Star"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, err := e.store.CreateBadge(e.ctx, upstream.BadgeInput{Name: "Late"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approved, err := e.store.AssignBadge(e.ctx, upstream.AssignBadgeInput{BadgeID: star.ID, AssigneeIDs: []string{u.ID, team.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.DecideBadge(e.ctx, approved.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.AssignBadge(e.ctx, upstream.AssignBadgeInput{BadgeID: late.ID, AssigneeIDs: []string{u.ID}}); err != nil {
+		t.Fatal(err) // stays pending: not shown
+	}
+	emp, err := e.store.GetEmployee(e.ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(emp.Badges) != 1 || emp.Badges[0].Name != "Star" {
+		t.Errorf("employee badges = %+v, want only the approved Star", emp.Badges)
+	}
+	tm, err := e.store.GetTeam(e.ctx, team.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.Badges) != 1 || tm.Badges[0].ID != star.ID {
+		t.Errorf("team badges = %+v", tm.Badges)
+	}
+	page, err := e.store.ListTeams(e.ctx, upstream.ListQuery{})
+	if err != nil || len(page.Items) != 1 || len(page.Items[0].Badges) != 1 {
+		t.Errorf("listed team badges = %+v (%v)", page.Items, err)
+	}
+}

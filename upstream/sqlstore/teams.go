@@ -75,7 +75,13 @@ func (s *Store) ListTeams(ctx context.Context, lq upstream.ListQuery) (upstream.
 		return upstream.Page[upstream.Team]{}, err
 	}
 	items, total, err := teams.list(ctx, q, c.AccountID, lq)
-	return upstream.Page[upstream.Team]{Items: items, TotalCount: total}, err
+	if err != nil {
+		return upstream.Page[upstream.Team]{}, err
+	}
+	if err := s.withBadges(ctx, q, c.AccountID, items); err != nil {
+		return upstream.Page[upstream.Team]{}, err
+	}
+	return upstream.Page[upstream.Team]{Items: items, TotalCount: total}, nil
 }
 
 // GetTeam returns one team of the caller's account.
@@ -92,7 +98,11 @@ func (s *Store) GetTeam(ctx context.Context, id string) (upstream.Team, error) {
 	if err := s.authorize(ctx, q, c, upstream.TeamsRead, nil); err != nil {
 		return upstream.Team{}, err
 	}
-	return t, nil
+	ts := []upstream.Team{t}
+	if err := s.withBadges(ctx, q, c.AccountID, ts); err != nil {
+		return upstream.Team{}, err
+	}
+	return ts[0], nil
 }
 
 func dedupe(xs []string) []string {
