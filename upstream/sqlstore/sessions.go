@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -104,8 +105,34 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 		lq.Filter = query.And(lq.Filter, query.Eq("demo", false))
 	}
 	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.SessionsRead, nil); err != nil {
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
 		return upstream.Page[upstream.Session]{}, err
+	}
+	if err := sub.decide(upstream.SessionsRead, nil, nil); err != nil {
+		return upstream.Page[upstream.Session]{}, err
+	}
+	if !sub.admin {
+		// Sessions whose own access denies the caller sessions:read are left
+		// out before paging, so totalCount counts only what the caller sees.
+		// An account has few sessions: decide each in memory.
+		all, err := sessions.where(ctx, q, c.AccountID, "1")
+		if err != nil {
+			return upstream.Page[upstream.Session]{}, err
+		}
+		var hidden []any
+		for _, ss := range all {
+			if sub.decide(upstream.SessionsRead, sessionItem(ss), nil) != nil {
+				hidden = append(hidden, ss.ID)
+			}
+		}
+		if len(hidden) > 0 {
+			notIn, err := query.ParseFilter(upstream.SessionFields, notInFilter(hidden))
+			if err != nil {
+				return upstream.Page[upstream.Session]{}, err
+			}
+			lq.Filter = query.And(lq.Filter, notIn)
+		}
 	}
 	items, total, err := sessions.list(ctx, q, c.AccountID, lq)
 	if err != nil {
@@ -234,4 +261,10 @@ func set(dst *string, src *string, f func(string) string) {
 		return
 	}
 	*dst = *src
+}
+
+// notInFilter is the filter "id not in ids".
+func notInFilter(ids []any) string {
+	b, _ := json.Marshal(map[string]any{"id": map[string]any{"$nin": ids}})
+	return string(b)
 }

@@ -453,3 +453,32 @@ func TestEmployeesAndTeamsShowApprovedBadges(t *testing.T) {
 		t.Errorf("listed team badges = %+v (%v)", page.Items, err)
 	}
 }
+
+func TestSessionListingHonoursPerSessionDeny(t *testing.T) {
+	e := newEnv(t)
+	open := e.session(upstream.SessionInput{Title: "Open to all"})
+	secret := e.session(upstream.SessionInput{Title: "Board only"})
+	m, err := e.store.CreateUser(e.ctx, upstream.UserInput{Email: "m@acme.test", Role: "member"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.SetItemAccess(e.ctx, "session", secret.ID, upstream.Access{Inherits: false, Permissions: []upstream.PermissionEntry{
+		{PrincipalID: m.ID, PrincipalKind: "user", Deny: map[string]int{string(upstream.SessionsRead): 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	member := upstream.NewContext(context.Background(), upstream.Caller{AccountID: e.boot.AccountID, UserID: m.ID})
+	page, err := e.store.ListSessions(member, upstream.ListQuery{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.TotalCount != 1 || len(page.Items) != 1 || page.Items[0].ID != open.ID {
+		t.Fatalf("member lists %d sessions (total %d), want only %q", len(page.Items), page.TotalCount, open.Title)
+	}
+	if _, err := e.store.GetSession(member, secret.ID); err == nil {
+		t.Fatal("member read the denied session by id")
+	}
+	all, err := e.store.ListSessions(e.ctx, upstream.ListQuery{}, true)
+	if err != nil || all.TotalCount != 2 {
+		t.Fatalf("admin lists %d sessions (%v)", all.TotalCount, err)
+	}
+}
