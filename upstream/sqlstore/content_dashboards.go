@@ -183,6 +183,9 @@ func (s *Store) CreateDashboard(ctx context.Context, in upstream.DashboardInput)
 		if err := checkParams(ctx, q, c.AccountID, d.ParameterIDs); err != nil {
 			return err
 		}
+		if err := s.checkAccessPrincipals(ctx, q, c.AccountID, d.Access); err != nil {
+			return err
+		}
 		if err := dashboards.insert(ctx, q, c.AccountID, &d); err != nil {
 			return err
 		}
@@ -291,6 +294,9 @@ func (s *Store) UpdateDashboard(ctx context.Context, id string, p upstream.Dashb
 			d.ReadOnly = *p.ReadOnly
 		}
 		if p.Access != nil {
+			if err := s.checkAccessPrincipals(ctx, q, c.AccountID, p.Access); err != nil {
+				return err
+			}
 			d.Access = p.Access
 		}
 		if p.Settings != nil {

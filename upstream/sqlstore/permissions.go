@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 
@@ -217,6 +218,9 @@ func (s *Store) SetItemAccess(ctx context.Context, itemType, itemID string, in u
 		in.Permissions = []upstream.PermissionEntry{}
 	}
 	err = s.tx(ctx, func(q querier) error {
+		if err := s.checkAccessPrincipals(ctx, q, c.AccountID, &in); err != nil {
+			return err
+		}
 		switch itemType {
 		case "session":
 			ss, err := sessions.get(ctx, q, c.AccountID, itemID)
@@ -285,6 +289,36 @@ func (s *Store) principalKind(ctx context.Context, q querier, account, id string
 		return "user", nil
 	}
 	return "", upstream.NotFound("principal", id)
+}
+
+// checkAccessPrincipals verifies that every entry of an item's access names
+// a user, role or team of the account (its principalKind, when given, must
+// match), so an access list never holds ids from elsewhere.
+func (s *Store) checkAccessPrincipals(ctx context.Context, q querier, account string, acc *upstream.Access) error {
+	if acc == nil {
+		return nil
+	}
+	for i := range acc.Permissions {
+		p := &acc.Permissions[i]
+		field := fmt.Sprintf("permissions[%d].principalId", i)
+		kind, err := s.principalKind(ctx, q, account, p.PrincipalID)
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			if _, terr := teams.get(ctx, q, account, p.PrincipalID); terr == nil {
+				kind, err = "team", nil
+			}
+		}
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			return upstream.Invalid(field, "no user, role or team %q", p.PrincipalID)
+		}
+		if err != nil {
+			return err
+		}
+		if p.PrincipalKind != "" && p.PrincipalKind != kind {
+			return upstream.Invalid(fmt.Sprintf("permissions[%d].principalKind", i), "%q is a %s", p.PrincipalID, kind)
+		}
+		p.PrincipalKind = kind
+	}
+	return nil
 }
 
 // GetPrincipalPermissions returns the actions a user or role holds: for a
