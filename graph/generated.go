@@ -33,6 +33,8 @@ type ResolverRoot interface {
 	Account() AccountResolver
 	Announcement() AnnouncementResolver
 	AssignedBadge() AssignedBadgeResolver
+	Badge() BadgeResolver
+	BadgeHolders() BadgeHoldersResolver
 	Dashboard() DashboardResolver
 	Employee() EmployeeResolver
 	Goal() GoalResolver
@@ -40,6 +42,7 @@ type ResolverRoot interface {
 	Kpi() KpiResolver
 	KpiGroup() KpiGroupResolver
 	List() ListResolver
+	ListData() ListDataResolver
 	Metric() MetricResolver
 	Mutation() MutationResolver
 	OwnerPermissions() OwnerPermissionsResolver
@@ -54,6 +57,7 @@ type ResolverRoot interface {
 	User() UserResolver
 	CreateDashboardInput() CreateDashboardInputResolver
 	CreateListInput() CreateListInputResolver
+	ListLoadInput() ListLoadInputResolver
 	UpdateDashboardInput() UpdateDashboardInputResolver
 	UpdateListInput() UpdateListInputResolver
 }
@@ -177,6 +181,7 @@ type ComplexityRoot struct {
 
 	Badge struct {
 		Background func(childComplexity int) int
+		Holders    func(childComplexity int) int
 		ID         func(childComplexity int) int
 		Icon       func(childComplexity int) int
 		Name       func(childComplexity int) int
@@ -194,6 +199,11 @@ type ComplexityRoot struct {
 	BadgeEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	BadgeHolders struct {
+		Teams func(childComplexity int) int
+		Users func(childComplexity int) int
 	}
 
 	CheckIn struct {
@@ -312,6 +322,13 @@ type ComplexityRoot struct {
 	DashboardSource struct {
 		SourceApplication func(childComplexity int) int
 		SourceID          func(childComplexity int) int
+	}
+
+	DashboardTagUsage struct {
+		DashboardsCount func(childComplexity int) int
+		DashboardsIDs   func(childComplexity int) int
+		TagName         func(childComplexity int) int
+		TagTitle        func(childComplexity int) int
 	}
 
 	Deadline struct {
@@ -550,6 +567,12 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	ListData struct {
+		Items      func(childComplexity int) int
+		List       func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	ListEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
@@ -750,11 +773,15 @@ type ComplexityRoot struct {
 		Announcements        func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Badge                func(childComplexity int, id string) int
 		BadgeApprovals       func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+		BadgeHolders         func(childComplexity int, id string) int
 		Badges               func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Checkins             func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Dashboard            func(childComplexity int, id string) int
 		DashboardParameters  func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+		DashboardReports     func(childComplexity int) int
+		DashboardTagUsages   func(childComplexity int) int
 		Dashboards           func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+		DashboardsByTag      func(childComplexity int, tag string) int
 		DefaultAccess        func(childComplexity int, itemType string) int
 		EffectivePermissions func(childComplexity int) int
 		Employee             func(childComplexity int, id string) int
@@ -766,10 +793,12 @@ type ComplexityRoot struct {
 		KpiGroup             func(childComplexity int, id string) int
 		KpiGroups            func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Kpis                 func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+		LegacyUsers          func(childComplexity int, filter *string, skip *int, take *int, includeShadowedRoles *bool) int
 		List                 func(childComplexity int, id string) int
 		ListSchema           func(childComplexity int, typeArg string) int
 		ListTypes            func(childComplexity int) int
 		Lists                func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+		LoadList             func(childComplexity int, id string, input *upstream.ListLoadInput) int
 		Metric               func(childComplexity int, id string) int
 		Metrics              func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		MyBadges             func(childComplexity int, first *int, after *string) int
@@ -813,6 +842,11 @@ type ComplexityRoot struct {
 		IncludePeopleWithoutObjectives          func(childComplexity int) int
 		IncludeSessionsWithoutMetrics           func(childComplexity int) int
 		IncludeTeamsWithoutObjectives           func(childComplexity int) int
+	}
+
+	ReportSummary struct {
+		ID   func(childComplexity int) int
+		Name func(childComplexity int) int
 	}
 
 	Role struct {
@@ -1059,6 +1093,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	UserPage struct {
+		Items      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	UserRole struct {
 		AccountID   func(childComplexity int) int
 		Description func(childComplexity int) int
@@ -1086,6 +1125,13 @@ type AssignedBadgeResolver interface {
 	Badge(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.Badge, error)
 	Assignees(ctx context.Context, obj *upstream.AssignedBadge) ([]model.Owner, error)
 	AssignedBy(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.User, error)
+}
+type BadgeResolver interface {
+	Holders(ctx context.Context, obj *upstream.Badge) (*model.BadgeHolders, error)
+}
+type BadgeHoldersResolver interface {
+	Users(ctx context.Context, obj *model.BadgeHolders) ([]upstream.User, error)
+	Teams(ctx context.Context, obj *model.BadgeHolders) ([]upstream.Team, error)
 }
 type DashboardResolver interface {
 	SectionHeaders(ctx context.Context, obj *upstream.Dashboard) (any, error)
@@ -1136,6 +1182,10 @@ type ListResolver interface {
 	Filter(ctx context.Context, obj *upstream.List) (any, error)
 
 	CreatedBy(ctx context.Context, obj *upstream.List) (*upstream.User, error)
+}
+type ListDataResolver interface {
+	List(ctx context.Context, obj *upstream.ListData) (*upstream.List, error)
+	Items(ctx context.Context, obj *upstream.ListData) ([]any, error)
 }
 type MetricResolver interface {
 	TargetMetrics(ctx context.Context, obj *upstream.Metric) (any, error)
@@ -1255,6 +1305,11 @@ type QueryResolver interface {
 	List(ctx context.Context, id string) (*upstream.List, error)
 	ListTypes(ctx context.Context) ([]string, error)
 	ListSchema(ctx context.Context, typeArg string) (*upstream.ListSchema, error)
+	LoadList(ctx context.Context, id string, input *upstream.ListLoadInput) (*upstream.ListData, error)
+	DashboardsByTag(ctx context.Context, tag string) ([]upstream.Dashboard, error)
+	DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTagUsage, error)
+	DashboardReports(ctx context.Context) ([]upstream.ReportSummary, error)
+	BadgeHolders(ctx context.Context, id string) (*model.BadgeHolders, error)
 	Announcements(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AnnouncementConnection, error)
 	Announcement(ctx context.Context, id string) (*upstream.Announcement, error)
 	Employees(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.EmployeeConnection, error)
@@ -1269,6 +1324,7 @@ type QueryResolver interface {
 	ItemAccess(ctx context.Context, itemType string, id string) (*upstream.Access, error)
 	EffectivePermissions(ctx context.Context) (*upstream.EffectivePermissions, error)
 	PrincipalPermissions(ctx context.Context, principalID string) (*upstream.PrincipalPermissions, error)
+	LegacyUsers(ctx context.Context, filter *string, skip *int, take *int, includeShadowedRoles *bool) (*model.UserPage, error)
 }
 type RoleMappingResolver interface {
 	ID(ctx context.Context, obj *upstream.Role) (string, error)
@@ -1333,6 +1389,9 @@ type CreateDashboardInputResolver interface {
 }
 type CreateListInputResolver interface {
 	Filter(ctx context.Context, obj *upstream.ListInput, data any) error
+}
+type ListLoadInputResolver interface {
+	Filter(ctx context.Context, obj *upstream.ListLoadInput, data any) error
 }
 type UpdateDashboardInputResolver interface {
 	Access(ctx context.Context, obj *upstream.DashboardPatch, data any) error
@@ -1860,6 +1919,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Badge.Background(childComplexity), true
+	case "Badge.holders":
+		if e.ComplexityRoot.Badge.Holders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Badge.Holders(childComplexity), true
 	case "Badge.id":
 		if e.ComplexityRoot.Badge.ID == nil {
 			break
@@ -1928,6 +1993,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BadgeEdge.Node(childComplexity), true
+
+	case "BadgeHolders.teams":
+		if e.ComplexityRoot.BadgeHolders.Teams == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BadgeHolders.Teams(childComplexity), true
+	case "BadgeHolders.users":
+		if e.ComplexityRoot.BadgeHolders.Users == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BadgeHolders.Users(childComplexity), true
 
 	case "CheckIn.accountId":
 		if e.ComplexityRoot.CheckIn.AccountID == nil {
@@ -2381,6 +2459,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DashboardSource.SourceID(childComplexity), true
+
+	case "DashboardTagUsage.dashboardsCount":
+		if e.ComplexityRoot.DashboardTagUsage.DashboardsCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardTagUsage.DashboardsCount(childComplexity), true
+	case "DashboardTagUsage.dashboardsIds":
+		if e.ComplexityRoot.DashboardTagUsage.DashboardsIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardTagUsage.DashboardsIDs(childComplexity), true
+	case "DashboardTagUsage.tagName":
+		if e.ComplexityRoot.DashboardTagUsage.TagName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardTagUsage.TagName(childComplexity), true
+	case "DashboardTagUsage.tagTitle":
+		if e.ComplexityRoot.DashboardTagUsage.TagTitle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardTagUsage.TagTitle(childComplexity), true
 
 	case "Deadline.dayOfTheWeek":
 		if e.ComplexityRoot.Deadline.DayOfTheWeek == nil {
@@ -3440,6 +3543,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ListConnection.TotalCount(childComplexity), true
+
+	case "ListData.items":
+		if e.ComplexityRoot.ListData.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListData.Items(childComplexity), true
+	case "ListData.list":
+		if e.ComplexityRoot.ListData.List == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListData.List(childComplexity), true
+	case "ListData.totalCount":
+		if e.ComplexityRoot.ListData.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListData.TotalCount(childComplexity), true
 
 	case "ListEdge.cursor":
 		if e.ComplexityRoot.ListEdge.Cursor == nil {
@@ -4764,6 +4886,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.BadgeApprovals(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
+	case "Query.badgeHolders":
+		if e.ComplexityRoot.Query.BadgeHolders == nil {
+			break
+		}
+
+		args, err := ec.field_Query_badgeHolders_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BadgeHolders(childComplexity, args["id"].(string)), true
 	case "Query.badges":
 		if e.ComplexityRoot.Query.Badges == nil {
 			break
@@ -4808,6 +4941,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.DashboardParameters(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
+	case "Query.dashboardReports":
+		if e.ComplexityRoot.Query.DashboardReports == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DashboardReports(childComplexity), true
+	case "Query.dashboardTagUsages":
+		if e.ComplexityRoot.Query.DashboardTagUsages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DashboardTagUsages(childComplexity), true
 	case "Query.dashboards":
 		if e.ComplexityRoot.Query.Dashboards == nil {
 			break
@@ -4819,6 +4964,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Dashboards(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
+	case "Query.dashboardsByTag":
+		if e.ComplexityRoot.Query.DashboardsByTag == nil {
+			break
+		}
+
+		args, err := ec.field_Query_dashboardsByTag_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DashboardsByTag(childComplexity, args["tag"].(string)), true
 	case "Query.defaultAccess":
 		if e.ComplexityRoot.Query.DefaultAccess == nil {
 			break
@@ -4936,6 +5092,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Kpis(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
+	case "Query.legacyUsers":
+		if e.ComplexityRoot.Query.LegacyUsers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_legacyUsers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LegacyUsers(childComplexity, args["filter"].(*string), args["skip"].(*int), args["take"].(*int), args["includeShadowedRoles"].(*bool)), true
 	case "Query.list":
 		if e.ComplexityRoot.Query.List == nil {
 			break
@@ -4975,6 +5142,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Lists(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
+	case "Query.loadList":
+		if e.ComplexityRoot.Query.LoadList == nil {
+			break
+		}
+
+		args, err := ec.field_Query_loadList_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LoadList(childComplexity, args["id"].(string), args["input"].(*upstream.ListLoadInput)), true
 	case "Query.metric":
 		if e.ComplexityRoot.Query.Metric == nil {
 			break
@@ -5245,6 +5423,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReportOptions.IncludeTeamsWithoutObjectives(childComplexity), true
+
+	case "ReportSummary.id":
+		if e.ComplexityRoot.ReportSummary.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportSummary.ID(childComplexity), true
+	case "ReportSummary.name":
+		if e.ComplexityRoot.ReportSummary.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportSummary.Name(childComplexity), true
 
 	case "Role.accountId":
 		if e.ComplexityRoot.Role.AccountID == nil {
@@ -6312,6 +6503,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UserEdge.Node(childComplexity), true
 
+	case "UserPage.items":
+		if e.ComplexityRoot.UserPage.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserPage.Items(childComplexity), true
+	case "UserPage.totalCount":
+		if e.ComplexityRoot.UserPage.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserPage.TotalCount(childComplexity), true
+
 	case "UserRole.accountId":
 		if e.ComplexityRoot.UserRole.AccountID == nil {
 			break
@@ -6408,6 +6612,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputKpiOrder,
 		ec.unmarshalInputListColumnInput,
 		ec.unmarshalInputListFilter,
+		ec.unmarshalInputListLoadInput,
 		ec.unmarshalInputListOrder,
 		ec.unmarshalInputMetricFilter,
 		ec.unmarshalInputMetricFormatInput,
@@ -6786,6 +6991,8 @@ func (ec *executionContext) childFields_Badge(ctx context.Context, field graphql
 		return ec.fieldContext_Badge_background(ctx, field)
 	case "pattern":
 		return ec.fieldContext_Badge_pattern(ctx, field)
+	case "holders":
+		return ec.fieldContext_Badge_holders(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Badge", field.Name)
 }
@@ -6812,6 +7019,16 @@ func (ec *executionContext) childFields_BadgeEdge(ctx context.Context, field gra
 		return ec.fieldContext_BadgeEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BadgeEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_BadgeHolders(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "users":
+		return ec.fieldContext_BadgeHolders_users(ctx, field)
+	case "teams":
+		return ec.fieldContext_BadgeHolders_teams(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BadgeHolders", field.Name)
 }
 
 func (ec *executionContext) childFields_CheckIn(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7048,6 +7265,20 @@ func (ec *executionContext) childFields_DashboardSource(ctx context.Context, fie
 		return ec.fieldContext_DashboardSource_sourceId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DashboardSource", field.Name)
+}
+
+func (ec *executionContext) childFields_DashboardTagUsage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tagName":
+		return ec.fieldContext_DashboardTagUsage_tagName(ctx, field)
+	case "tagTitle":
+		return ec.fieldContext_DashboardTagUsage_tagTitle(ctx, field)
+	case "dashboardsCount":
+		return ec.fieldContext_DashboardTagUsage_dashboardsCount(ctx, field)
+	case "dashboardsIds":
+		return ec.fieldContext_DashboardTagUsage_dashboardsIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DashboardTagUsage", field.Name)
 }
 
 func (ec *executionContext) childFields_Deadline(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7522,6 +7753,18 @@ func (ec *executionContext) childFields_ListConnection(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type ListConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_ListData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "list":
+		return ec.fieldContext_ListData_list(ctx, field)
+	case "items":
+		return ec.fieldContext_ListData_items(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ListData_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListData", field.Name)
+}
+
 func (ec *executionContext) childFields_ListEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "cursor":
@@ -7818,6 +8061,16 @@ func (ec *executionContext) childFields_ReportOptions(ctx context.Context, field
 		return ec.fieldContext_ReportOptions_includeTeamsWithoutObjectives(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReportOptions", field.Name)
+}
+
+func (ec *executionContext) childFields_ReportSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ReportSummary_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ReportSummary_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReportSummary", field.Name)
 }
 
 func (ec *executionContext) childFields_Role(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8306,6 +8559,16 @@ func (ec *executionContext) childFields_UserEdge(ctx context.Context, field grap
 		return ec.fieldContext_UserEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UserEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_UserPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_UserPage_items(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_UserPage_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserPage", field.Name)
 }
 
 func (ec *executionContext) childFields_UserRole(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9740,6 +10003,20 @@ func (ec *executionContext) field_Query_badgeApprovals_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_badgeHolders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_badge_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9879,6 +10156,20 @@ func (ec *executionContext) field_Query_dashboard_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_dashboardsByTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tag",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tag"] = arg0
 	return args, nil
 }
 
@@ -10164,6 +10455,44 @@ func (ec *executionContext) field_Query_kpis_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_legacyUsers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "skip",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["skip"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "take",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["take"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "includeShadowedRoles",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeShadowedRoles"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_listSchema_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10227,6 +10556,28 @@ func (ec *executionContext) field_Query_lists_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_loadList_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*upstream.ListLoadInput, error) {
+			return ec.unmarshalOListLoadInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListLoadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -12892,6 +13243,38 @@ func (ec *executionContext) fieldContext_Badge_pattern(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Badge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Badge_holders(ctx context.Context, field graphql.CollectedField, obj *upstream.Badge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Badge_holders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Badge().Holders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BadgeHolders) graphql.Marshaler {
+			return ec.marshalNBadgeHolders2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeHolders(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Badge_holders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Badge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BadgeHolders(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BadgeConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.BadgeConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13061,6 +13444,70 @@ func (ec *executionContext) fieldContext_BadgeEdge_node(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Badge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BadgeHolders_users(ctx context.Context, field graphql.CollectedField, obj *model.BadgeHolders) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BadgeHolders_users(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BadgeHolders().Users(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BadgeHolders_users(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BadgeHolders",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BadgeHolders_teams(ctx context.Context, field graphql.CollectedField, obj *model.BadgeHolders) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BadgeHolders_teams(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BadgeHolders().Teams(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Team) graphql.Marshaler {
+			return ec.marshalNTeam2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTeamᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BadgeHolders_teams(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BadgeHolders",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
 		},
 	}
 	return fc, nil
@@ -14941,6 +15388,98 @@ func (ec *executionContext) _DashboardSource_sourceId(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_DashboardSource_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DashboardSource", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardTagUsage_tagName(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardTagUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardTagUsage_tagName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TagName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardTagUsage_tagName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardTagUsage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardTagUsage_tagTitle(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardTagUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardTagUsage_tagTitle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TagTitle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardTagUsage_tagTitle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardTagUsage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardTagUsage_dashboardsCount(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardTagUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardTagUsage_dashboardsCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DashboardsCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardTagUsage_dashboardsCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardTagUsage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardTagUsage_dashboardsIds(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardTagUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardTagUsage_dashboardsIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DashboardsIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardTagUsage_dashboardsIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardTagUsage", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Deadline_dayOfTheWeek(ctx context.Context, field graphql.CollectedField, obj *upstream.Deadline) (ret graphql.Marshaler) {
@@ -19298,6 +19837,84 @@ func (ec *executionContext) fieldContext_ListConnection_edges(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ListData_list(ctx context.Context, field graphql.CollectedField, obj *upstream.ListData) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListData_list(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ListData().List(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.List) graphql.Marshaler {
+			return ec.marshalNList2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListData_list(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListData",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_List(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ListData_items(ctx context.Context, field graphql.CollectedField, obj *upstream.ListData) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListData_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ListData().Items(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []any) graphql.Marshaler {
+			return ec.marshalNJSON2ᚕinterfaceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListData_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListData", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _ListData_totalCount(ctx context.Context, field graphql.CollectedField, obj *upstream.ListData) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListData_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListData_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListData", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ListEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ListEdge) (ret graphql.Marshaler) {
@@ -25665,6 +26282,202 @@ func (ec *executionContext) fieldContext_Query_listSchema(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_loadList(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_loadList(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LoadList(ctx, fc.Args["id"].(string), fc.Args["input"].(*upstream.ListLoadInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.ListData) graphql.Marshaler {
+			return ec.marshalOListData2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListData(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_loadList(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ListData(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_loadList_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_dashboardsByTag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_dashboardsByTag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DashboardsByTag(ctx, fc.Args["tag"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Dashboard) graphql.Marshaler {
+			return ec.marshalNDashboard2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_dashboardsByTag(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dashboard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_dashboardsByTag_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_dashboardTagUsages(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_dashboardTagUsages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().DashboardTagUsages(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.DashboardTagUsage) graphql.Marshaler {
+			return ec.marshalNDashboardTagUsage2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardTagUsageᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_dashboardTagUsages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardTagUsage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_dashboardReports(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_dashboardReports(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().DashboardReports(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.ReportSummary) graphql.Marshaler {
+			return ec.marshalNReportSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReportSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_dashboardReports(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReportSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_badgeHolders(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_badgeHolders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BadgeHolders(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BadgeHolders) graphql.Marshaler {
+			return ec.marshalOBadgeHolders2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeHolders(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_badgeHolders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BadgeHolders(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_badgeHolders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_announcements(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26245,6 +27058,50 @@ func (ec *executionContext) fieldContext_Query_principalPermissions(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_legacyUsers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_legacyUsers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LegacyUsers(ctx, fc.Args["filter"].(*string), fc.Args["skip"].(*int), fc.Args["take"].(*int), fc.Args["includeShadowedRoles"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UserPage) graphql.Marshaler {
+			return ec.marshalNUserPage2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_legacyUsers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_legacyUsers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26618,6 +27475,52 @@ func (ec *executionContext) _ReportOptions_includeTeamsWithoutObjectives(ctx con
 }
 func (ec *executionContext) fieldContext_ReportOptions_includeTeamsWithoutObjectives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReportOptions", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ReportSummary_id(ctx context.Context, field graphql.CollectedField, obj *upstream.ReportSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportSummary_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportSummary_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportSummary", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ReportSummary_name(ctx context.Context, field graphql.CollectedField, obj *upstream.ReportSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportSummary_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportSummary_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportSummary", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Role_id(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
@@ -31057,6 +31960,61 @@ func (ec *executionContext) fieldContext_UserEdge_node(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _UserPage_items(ctx context.Context, field graphql.CollectedField, obj *model.UserPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserPage_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserPage_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserPage_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.UserPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserPage_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserPage_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserPage", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _UserRole_id(ctx context.Context, field graphql.CollectedField, obj *upstream.UserRole) (ret graphql.Marshaler) {
@@ -36002,6 +36960,66 @@ func (ec *executionContext) unmarshalInputListFilter(ctx context.Context, obj an
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputListLoadInput(ctx context.Context, obj any) (upstream.ListLoadInput, error) {
+	var it upstream.ListLoadInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"filter", "sort", "fields", "skip", "limit"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "filter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filter"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.ListLoadInput().Filter(ctx, &it, data); err != nil {
+				return it, err
+			}
+		case "sort":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sort"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sort = data
+		case "fields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fields"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fields = data
+		case "skip":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skip"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Skip = data
+		case "limit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("limit"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Limit = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputListOrder(ctx context.Context, obj any) (model.Order, error) {
 	var it model.Order
 	if obj == nil {
@@ -40076,33 +41094,71 @@ func (ec *executionContext) _Badge(ctx context.Context, sel ast.SelectionSet, ob
 		case "id":
 			out.Values[i] = ec._Badge_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Badge_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "summary":
 			out.Values[i] = ec._Badge_summary(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "icon":
 			out.Values[i] = ec._Badge_icon(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "background":
 			out.Values[i] = ec._Badge_background(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pattern":
 			out.Values[i] = ec._Badge_pattern(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "holders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Badge_holders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -40199,6 +41255,115 @@ func (ec *executionContext) _BadgeEdge(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var badgeHoldersImplementors = []string{"BadgeHolders"}
+
+func (ec *executionContext) _BadgeHolders(ctx context.Context, sel ast.SelectionSet, obj *model.BadgeHolders) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, badgeHoldersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BadgeHolders")
+		case "users":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BadgeHolders_users(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "teams":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BadgeHolders_teams(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -41155,6 +42320,59 @@ func (ec *executionContext) _DashboardSource(ctx context.Context, sel ast.Select
 			}
 		case "sourceId":
 			out.Values[i] = ec._DashboardSource_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dashboardTagUsageImplementors = []string{"DashboardTagUsage"}
+
+func (ec *executionContext) _DashboardTagUsage(ctx context.Context, sel ast.SelectionSet, obj *upstream.DashboardTagUsage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardTagUsageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DashboardTagUsage")
+		case "tagName":
+			out.Values[i] = ec._DashboardTagUsage_tagName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tagTitle":
+			out.Values[i] = ec._DashboardTagUsage_tagTitle(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dashboardsCount":
+			out.Values[i] = ec._DashboardTagUsage_dashboardsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dashboardsIds":
+			out.Values[i] = ec._DashboardTagUsage_dashboardsIds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -43595,6 +44813,120 @@ func (ec *executionContext) _ListConnection(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var listDataImplementors = []string{"ListData"}
+
+func (ec *executionContext) _ListData(ctx context.Context, sel ast.SelectionSet, obj *upstream.ListData) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listDataImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListData")
+		case "list":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ListData_list(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "items":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ListData_items(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "totalCount":
+			out.Values[i] = ec._ListData_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var listEdgeImplementors = []string{"ListEdge"}
 
 func (ec *executionContext) _ListEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ListEdge) graphql.Marshaler {
@@ -45992,6 +47324,116 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "loadList":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_loadList(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "dashboardsByTag":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_dashboardsByTag(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "dashboardTagUsages":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_dashboardTagUsages(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "dashboardReports":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_dashboardReports(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "badgeHolders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_badgeHolders(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "announcements":
 			field := field
 
@@ -46300,6 +47742,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "legacyUsers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_legacyUsers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -46508,6 +47972,49 @@ func (ec *executionContext) _ReportOptions(ctx context.Context, sel ast.Selectio
 			}
 		case "includeTeamsWithoutObjectives":
 			out.Values[i] = ec._ReportOptions_includeTeamsWithoutObjectives(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reportSummaryImplementors = []string{"ReportSummary"}
+
+func (ec *executionContext) _ReportSummary(ctx context.Context, sel ast.SelectionSet, obj *upstream.ReportSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reportSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReportSummary")
+		case "id":
+			out.Values[i] = ec._ReportSummary_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ReportSummary_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -49372,6 +50879,49 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var userPageImplementors = []string{"UserPage"}
+
+func (ec *executionContext) _UserPage(ctx context.Context, sel ast.SelectionSet, obj *model.UserPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserPage")
+		case "items":
+			out.Values[i] = ec._UserPage_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._UserPage_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var userRoleImplementors = []string{"UserRole"}
 
 func (ec *executionContext) _UserRole(ctx context.Context, sel ast.SelectionSet, obj *upstream.UserRole) graphql.Marshaler {
@@ -50187,6 +51737,16 @@ func (ec *executionContext) unmarshalNBadgeFilter2map(ctx context.Context, v any
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNBadgeHolders2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeHolders(ctx context.Context, sel ast.SelectionSet, v *model.BadgeHolders) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BadgeHolders(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBadgeOrder2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrder(ctx context.Context, v any) (model.Order, error) {
 	res, err := ec.unmarshalInputBadgeOrder(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -50627,6 +52187,26 @@ func (ec *executionContext) marshalNDashboardSource2githubᚗcomᚋokrgateᚋokr
 	return ec._DashboardSource(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNDashboardTagUsage2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardTagUsage(ctx context.Context, sel ast.SelectionSet, v upstream.DashboardTagUsage) graphql.Marshaler {
+	return ec._DashboardTagUsage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDashboardTagUsage2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardTagUsageᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.DashboardTagUsage) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDashboardTagUsage2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardTagUsage(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNDate2string(ctx context.Context, v any) (string, error) {
 	res, err := model.UnmarshalDate(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -51018,6 +52598,35 @@ func (ec *executionContext) marshalNJSON2interface(ctx context.Context, sel ast.
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNJSON2ᚕinterfaceᚄ(ctx context.Context, v any) ([]any, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNJSON2interface(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNJSON2ᚕinterfaceᚄ(ctx context.Context, sel ast.SelectionSet, v []any) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNJSON2interface(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNKpi2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPI(ctx context.Context, sel ast.SelectionSet, v upstream.KPI) graphql.Marshaler {
@@ -51529,6 +53138,26 @@ func (ec *executionContext) marshalNReportChannels2githubᚗcomᚋokrgateᚋokrg
 
 func (ec *executionContext) marshalNReportOptions2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReportOptions(ctx context.Context, sel ast.SelectionSet, v upstream.ReportOptions) graphql.Marshaler {
 	return ec._ReportOptions(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReportSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReportSummary(ctx context.Context, sel ast.SelectionSet, v upstream.ReportSummary) graphql.Marshaler {
+	return ec._ReportSummary(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReportSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReportSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.ReportSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReportSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReportSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNRole2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx context.Context, sel ast.SelectionSet, v upstream.Role) graphql.Marshaler {
@@ -52235,6 +53864,16 @@ func (ec *executionContext) unmarshalNUserOrder2githubᚗcomᚋokrgateᚋokrgate
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNUserPage2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserPage(ctx context.Context, sel ast.SelectionSet, v *model.UserPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserPage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNUserRole2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserRole(ctx context.Context, sel ast.SelectionSet, v upstream.UserRole) graphql.Marshaler {
 	return ec._UserRole(ctx, sel, &v)
 }
@@ -52556,6 +54195,13 @@ func (ec *executionContext) unmarshalOBadgeFilter2ᚕmapᚄ(ctx context.Context,
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOBadgeHolders2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeHolders(ctx context.Context, sel ast.SelectionSet, v *model.BadgeHolders) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BadgeHolders(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOBadgeOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx context.Context, v any) ([]model.Order, error) {
@@ -53391,6 +55037,13 @@ func (ec *executionContext) unmarshalOListColumnInput2ᚖᚕgithubᚗcomᚋokrga
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOListData2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListData(ctx context.Context, sel ast.SelectionSet, v *upstream.ListData) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ListData(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOListFilter2map(ctx context.Context, v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
@@ -53414,6 +55067,14 @@ func (ec *executionContext) unmarshalOListFilter2ᚕmapᚄ(ctx context.Context, 
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOListLoadInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListLoadInput(ctx context.Context, v any) (*upstream.ListLoadInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputListLoadInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOListOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx context.Context, v any) ([]model.Order, error) {

@@ -323,6 +323,16 @@ var gqlRules = map[string]azRule{
 	"Query.listSchema":          {azOK, azOK, azOK, azOK, fixed("type", "goal")},
 	"Query.announcements":       azReadAll,
 	"Query.announcement":        azReadByID(byID(fAnnounce)),
+	// The rest of the dashboard, badge and list reads (REST: readAll /
+	// readByID). Another account's tag matches none of its dashboards ([]);
+	// another account's list or badge is null.
+	"Query.loadList":           azReadByID(byID(fList)),
+	"Query.dashboardsByTag":    {azOK, azOK, azOK, azOK, fixed("tag", "shared-tag")},
+	"Query.dashboardTagUsages": azReadAll,
+	"Query.dashboardReports":   azReadAll,
+	"Query.badgeHolders":       azReadByID(byID(fBadge)),
+	// The deprecated user listing (REST GET /api/v1/accounts/users: readAll).
+	"Query.legacyUsers": azReadAll,
 
 	// OKR writes. Members create goals, key results and tasks (in open
 	// sessions) and change what they own — none of the fixture's items.
@@ -880,6 +890,7 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 		{"kpi", f.kpi, "id name"},
 		{"list", f.list, "id title"},
 		{"announcement", f.announcement, "id comment"},
+		{"loadList", f.list, "list { id title createdBy { email } } items totalCount"},
 	} {
 		q := `query($id: ID!) { ` + c.field + `(id: $id) { ` + c.sel + ` } }`
 		check("by id: "+c.field, probe{q, v("id", c.id), azNull})
@@ -907,6 +918,7 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 	// By filter (IDs inlined: some filter fields are IDFilter, some
 	// StringFilter): acct's ids, account id and names never match.
 	for _, c := range []struct{ q string }{
+		{`{ legacyUsers(filter: "roles:ID") { totalCount items { email } } }`},
 		{`{ goals(filter: {id: {eq: "ID"}}) { totalCount nodes { id name } } }`},
 		{`{ metrics(filter: {goalId: {eq: "ID"}}) { totalCount nodes { id name goalName } } }`},
 		{`{ tasks(filter: {parentId: {eq: "ID"}}) { totalCount nodes { id name parentName } } }`},
@@ -931,7 +943,7 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 		matched := 0
 		for _, id := range []string{f.goal, f.metric, f.session, f.team, f.user, f.role, f.dashboard, f.parameter, f.badge,
 			f.kpiGroup, f.kpi, f.list, f.announcement, f.activeTag, e.acct.UserID, e.acct.AccountID} {
-			q := strings.ReplaceAll(c.q, `"ID"`, `"`+id+`"`)
+			q := strings.ReplaceAll(strings.ReplaceAll(c.q, `"ID"`, `"`+id+`"`), "roles:ID", "roles:"+id)
 			check("by filter", probe{q, nil, azOK})
 			if n := totalCount(t, e.post(e.other.Token, q, nil).body); n != 0 {
 				t.Errorf("by filter: %d of acct's items match for the other account: %s", n, q)
@@ -948,6 +960,8 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 		`{ metrics(filter: {goalName: {regex: "(?i)zanzibar"}}) { totalCount nodes { name } } }`,
 		`{ tasks(filter: {parentName: {regex: "(?i)zanzibar"}}) { totalCount nodes { name } } }`,
 		`{ users(filter: {email: {regex: "acme"}}) { totalCount nodes { email } } }`,
+		`{ legacyUsers(filter: "email:acme name:zanzibar") { totalCount items { email } } }`,
+		`{ dashboardsByTag(tag: "zanzibar") { name } }`,
 		`{ teams(filter: {name: {regex: "(?i)zanzibar"}}) { totalCount nodes { name } } }`,
 		`{ sessions(filter: {title: {regex: "(?i)zanzibar"}}) { totalCount nodes { title } } }`,
 		`{ tags(name: "zanzibar") { totalCount nodes { name goals { name } dashboards { name } } } }`,
@@ -973,6 +987,8 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 		`{ badges(first: 100) { nodes { name } } badgeApprovals(first: 100) { nodes { badge { name } assignees { __typename ... on User { email } } assignedBy { email } } } myBadges { nodes { badge { name } } } }`,
 		`{ kpiGroups(first: 100) { nodes { name createdBy { email } kpis { name owner { email } groups { name } } } } kpis(first: 100) { nodes { name owner { email } groups { name } } } }`,
 		`{ lists(first: 100) { nodes { title createdBy { email } } } announcements(first: 100) { nodes { comment author { email } } } }`,
+		`{ dashboardsByTag(tag: "shared-tag") { name tags { name goals { name } dashboards { name } } } dashboardTagUsages { tagName dashboardsIds } dashboardReports { id name } }`,
+		`{ legacyUsers(filter: "email:globex", take: 1000, includeShadowedRoles: true) { totalCount items { email teams { name } roles(includeTeamRoles: true) { name team { name } } } } }`,
 	} {
 		check("projection", probe{q, nil, azOK})
 		// The other account does see its own items there.
@@ -981,6 +997,18 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 		}
 	}
 
+	// A badge's holders: null for the other account; acct's admin sees the
+	// user holding it once the assignment is approved (after the filter
+	// probes, which count the pending assignment).
+	hq := `query($id: ID!) { badgeHolders(id: $id) { users { id email } teams { id name } } badges(first: 100) { nodes { holders { users { email } teams { name } } } } }`
+	check("by id: badgeHolders", probe{`query($id: ID!) { badgeHolders(id: $id) { users { id email } teams { id name } } }`, v("id", f.badge), azNull})
+	if _, err := e.store.DecideBadge(ctxOf(e.acct), f.assignment, true); err != nil {
+		t.Fatal(err)
+	}
+	check("badge holders", probe{hq, v("id", f.badge), azOK})
+	if r := e.post(e.acct.Token, hq, v("id", f.badge)); len(r.Errors) > 0 || strings.Count(r.body, f.user) != 1 {
+		t.Errorf("badgeHolders: acct's admin does not see the holder: %s", r.body)
+	}
 	// By writes that point the other account's items into acct: "no such ..."
 	// or not found, and nothing written that a later read could follow.
 	writes := []probe{

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/graph/model"
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // Estimated sizes of edge lists, for the cost bound. A field costs 1 plus
@@ -25,6 +26,9 @@ const (
 	EstKPIs     = 20 // KpiGroup.kpis
 	EstGroups   = 5  // Kpi.groups
 	EstMappings = 50 // roleMappings (the account's mappings, unpaged)
+	EstHolders  = 20 // BadgeHolders.users, BadgeHolders.teams
+	EstByTag    = 50 // dashboardsByTag, dashboardTagUsages (unpaged)
+	EstReports  = 20 // dashboardReports (unpaged)
 )
 
 func mul(c, n int) int {
@@ -77,4 +81,15 @@ func SetComplexity(cfg *graph.Config) {
 	c.Employee.Teams, c.Employee.ManagedTeams = est(EstMembers), est(EstMembers)
 	c.KpiGroup.Kpis, c.Kpi.Groups = est(EstKPIs), est(EstGroups)
 	c.AssignedBadge.Assignees = est(EstOwners)
+	c.BadgeHolders.Users, c.BadgeHolders.Teams = est(EstHolders), est(EstHolders)
+	c.Query.DashboardsByTag = func(child int, _ string) int { return mul(child, EstByTag) }
+	c.Query.DashboardTagUsages, c.Query.DashboardReports = est(EstByTag), est(EstReports)
+	// The deprecated listing pages by take (default upstream.DefaultLimit).
+	c.Query.LegacyUsers = func(child int, _ *string, _ *int, take *int, _ *bool) int {
+		n := upstream.DefaultLimit
+		if take != nil {
+			n = max(*take, 1)
+		}
+		return mul(child, n)
+	}
 }

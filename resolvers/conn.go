@@ -7,6 +7,7 @@ import (
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
+	"github.com/okrgate/okrgate/upstream/rest"
 )
 
 // Helpers that keep the resolvers of the organisation and content schema
@@ -170,4 +171,30 @@ func userRoles(ctx context.Context, u *upstream.User, team bool) ([]upstream.Use
 		}
 	}
 	return out, nil
+}
+
+// legacyUserQuery builds the query of the deprecated user listing exactly as
+// REST does (GET /api/v1/accounts/users): the property:value filter is parsed
+// by the REST facade's own parser, skip must be ≥ 0 and take 1 to
+// upstream.MaxLimit (default upstream.DefaultLimit).
+func legacyUserQuery(filter *string, skip, take *int, shadowed *bool) (upstream.LegacyUserQuery, error) {
+	lq, err := rest.ParseLegacyUserFilter(deref(filter))
+	if err != nil {
+		return lq, err
+	}
+	if skip != nil {
+		if *skip < 0 {
+			return lq, upstream.Invalid("skip", "%d is not an integer ≥ 0", *skip)
+		}
+		lq.Skip = *skip
+	}
+	lq.Take = upstream.DefaultLimit
+	if take != nil {
+		if *take < 1 || *take > upstream.MaxLimit {
+			return lq, upstream.Invalid("take", "%d is out of range; use 1 to %d", *take, upstream.MaxLimit)
+		}
+		lq.Take = *take
+	}
+	lq.IncludeShadowedRoles = shadowed != nil && *shadowed
+	return lq, nil
 }

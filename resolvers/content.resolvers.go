@@ -21,7 +21,7 @@ func (r *announcementResolver) Author(ctx context.Context, obj *upstream.Announc
 // Badge is the resolver for the badge field.
 func (r *assignedBadgeResolver) Badge(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.Badge, error) {
 	if obj.Badge != nil {
-		return obj.Badge, nil
+		return embeddedOne(ctx, "embeddedBadge", embeddedBadgeKeys, obj.ID, obj.Badge)
 	}
 	return loadOne(ctx, pick(ctx, "badgeByID", badgeByID, badgeOfAssignmentKeys), obj.BadgeID)
 }
@@ -34,6 +34,27 @@ func (r *assignedBadgeResolver) Assignees(ctx context.Context, obj *upstream.Ass
 // AssignedBy is the resolver for the assignedBy field.
 func (r *assignedBadgeResolver) AssignedBy(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.User, error) {
 	return loadOne(ctx, pick(ctx, "userByID", userByID, assignedByKeys), obj.AssignedByID)
+}
+
+// Holders is the resolver for the holders field.
+func (r *badgeResolver) Holders(ctx context.Context, obj *upstream.Badge) (*model.BadgeHolders, error) {
+	return loadOne(ctx, pick(ctx, "holdersByBadge", holdersByBadge, ownID), obj.ID)
+}
+
+// Users is the resolver for the users field.
+func (r *badgeHoldersResolver) Users(ctx context.Context, obj *model.BadgeHolders) ([]upstream.User, error) {
+	if obj.Preloaded {
+		return obj.Users, nil
+	}
+	return loadMany(ctx, pick(ctx, "userByID", userByID, holderKeys), obj.AssigneeIDs)
+}
+
+// Teams is the resolver for the teams field.
+func (r *badgeHoldersResolver) Teams(ctx context.Context, obj *model.BadgeHolders) ([]upstream.Team, error) {
+	if obj.Preloaded {
+		return obj.Teams, nil
+	}
+	return loadMany(ctx, pick(ctx, "teamByID", teamByID, holderKeys), obj.AssigneeIDs)
 }
 
 // SectionHeaders is the resolver for the sectionHeaders field.
@@ -101,6 +122,21 @@ func (r *listResolver) CreatedBy(ctx context.Context, obj *upstream.List) (*upst
 	return loadOne(ctx, pick(ctx, "userByID", userByID, listCreatorKeys), obj.CreatedByID)
 }
 
+// List is the resolver for the list field.
+func (r *listDataResolver) List(ctx context.Context, obj *upstream.ListData) (*upstream.List, error) {
+	produceOne(ctx, &obj.List)
+	return &obj.List, nil
+}
+
+// Items is the resolver for the items field.
+func (r *listDataResolver) Items(ctx context.Context, obj *upstream.ListData) ([]any, error) {
+	out := make([]any, len(obj.Items))
+	for i, it := range obj.Items {
+		out[i] = it
+	}
+	return out, nil
+}
+
 // CreateTags is the resolver for the createTags field.
 func (r *mutationResolver) CreateTags(ctx context.Context, titles []string) ([]upstream.Tag, error) {
 	tags, err := r.API.CreateTags(ctx, upstream.TagCreateInput{Titles: titles})
@@ -108,6 +144,7 @@ func (r *mutationResolver) CreateTags(ctx context.Context, titles []string) ([]u
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
+	producedList(ctx, tags)
 	return tags, nil
 }
 
@@ -129,10 +166,17 @@ func (r *mutationResolver) TagDashboard(ctx context.Context, dashboardID string,
 	}
 	LoadersFrom(ctx).Reset()
 	d, err := r.API.GetDashboard(ctx, dashboardID)
-	dp, err := orNil(ctx, d, err)
+	if upstream.ErrorCode(err) == upstream.CodeNotFound {
+		return &model.TagDashboardPayload{Tag: &tag, Added: added}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	// Recorded at the payload's dashboard field, the level the edges below
+	// it (dashboard.tags, ...) look up.
+	produceSub(ctx, "tag", tag)
+	produceSub(ctx, "dashboard", d)
+	dp := &d
 	return &model.TagDashboardPayload{Tag: &tag, Added: added, Dashboard: dp}, nil
 }
 
@@ -143,6 +187,7 @@ func (r *mutationResolver) TagInsight(ctx context.Context, insightID string, tit
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
+	produceSub(ctx, "tag", tag)
 	return &model.TagPayload{Tag: &tag, Added: added}, nil
 }
 
@@ -487,6 +532,54 @@ func (r *queryResolver) ListSchema(ctx context.Context, typeArg string) (*upstre
 	return &s, nil
 }
 
+// LoadList is the resolver for the loadList field.
+func (r *queryResolver) LoadList(ctx context.Context, id string, input *upstream.ListLoadInput) (*upstream.ListData, error) {
+	var in upstream.ListLoadInput
+	if input != nil {
+		in = *input
+	}
+	v, err := r.API.LoadList(ctx, id, in)
+	return orNil(ctx, v, err)
+}
+
+// DashboardsByTag is the resolver for the dashboardsByTag field.
+func (r *queryResolver) DashboardsByTag(ctx context.Context, tag string) ([]upstream.Dashboard, error) {
+	ds, err := r.API.DashboardsByTag(ctx, tag)
+	if err != nil {
+		return nil, err
+	}
+	ds = nonNilSlice(ds)
+	producedList(ctx, ds)
+	return ds, nil
+}
+
+// DashboardTagUsages is the resolver for the dashboardTagUsages field.
+func (r *queryResolver) DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTagUsage, error) {
+	us, err := r.API.DashboardTagUsages(ctx)
+	return nonNilSlice(us), err
+}
+
+// DashboardReports is the resolver for the dashboardReports field.
+func (r *queryResolver) DashboardReports(ctx context.Context) ([]upstream.ReportSummary, error) {
+	rs, err := r.API.DashboardReports(ctx)
+	return nonNilSlice(rs), err
+}
+
+// BadgeHolders is the resolver for the badgeHolders field.
+func (r *queryResolver) BadgeHolders(ctx context.Context, id string) (*model.BadgeHolders, error) {
+	ha, err := r.API.BadgeAssignees(ctx, id)
+	if upstream.ErrorCode(err) == upstream.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	h := &model.BadgeHolders{BadgeID: id, Preloaded: true, Users: nonNilSlice(ha.Users), Teams: nonNilSlice(ha.Teams)}
+	produceSub(ctx, "users", h.Users...)
+	produceSub(ctx, "teams", h.Teams...)
+	return h, nil
+}
+
 // Announcements is the resolver for the announcements field.
 func (r *queryResolver) Announcements(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AnnouncementConnection, error) {
 	p, q, err := pageQuery(upstream.AnnouncementFields, first, after, filter, orderBy)
@@ -544,6 +637,11 @@ func (r *createListInputResolver) Filter(ctx context.Context, obj *upstream.List
 	return decodeJSON("filter", data, &obj.Filter)
 }
 
+// Filter is the resolver for the filter field.
+func (r *listLoadInputResolver) Filter(ctx context.Context, obj *upstream.ListLoadInput, data any) error {
+	return decodeJSON("filter", data, &obj.Filter)
+}
+
 // Access is the resolver for the access field.
 func (r *updateDashboardInputResolver) Access(ctx context.Context, obj *upstream.DashboardPatch, data any) error {
 	return decodeJSON("access", data, &obj.Access)
@@ -575,6 +673,12 @@ func (r *Resolver) Announcement() graph.AnnouncementResolver { return &announcem
 // AssignedBadge returns graph.AssignedBadgeResolver implementation.
 func (r *Resolver) AssignedBadge() graph.AssignedBadgeResolver { return &assignedBadgeResolver{r} }
 
+// Badge returns graph.BadgeResolver implementation.
+func (r *Resolver) Badge() graph.BadgeResolver { return &badgeResolver{r} }
+
+// BadgeHolders returns graph.BadgeHoldersResolver implementation.
+func (r *Resolver) BadgeHolders() graph.BadgeHoldersResolver { return &badgeHoldersResolver{r} }
+
 // Dashboard returns graph.DashboardResolver implementation.
 func (r *Resolver) Dashboard() graph.DashboardResolver { return &dashboardResolver{r} }
 
@@ -590,6 +694,9 @@ func (r *Resolver) KpiGroup() graph.KpiGroupResolver { return &kpiGroupResolver{
 // List returns graph.ListResolver implementation.
 func (r *Resolver) List() graph.ListResolver { return &listResolver{r} }
 
+// ListData returns graph.ListDataResolver implementation.
+func (r *Resolver) ListData() graph.ListDataResolver { return &listDataResolver{r} }
+
 // TagDetail returns graph.TagDetailResolver implementation.
 func (r *Resolver) TagDetail() graph.TagDetailResolver { return &tagDetailResolver{r} }
 
@@ -602,6 +709,9 @@ func (r *Resolver) CreateDashboardInput() graph.CreateDashboardInputResolver {
 func (r *Resolver) CreateListInput() graph.CreateListInputResolver {
 	return &createListInputResolver{r}
 }
+
+// ListLoadInput returns graph.ListLoadInputResolver implementation.
+func (r *Resolver) ListLoadInput() graph.ListLoadInputResolver { return &listLoadInputResolver{r} }
 
 // UpdateDashboardInput returns graph.UpdateDashboardInputResolver implementation.
 func (r *Resolver) UpdateDashboardInput() graph.UpdateDashboardInputResolver {
@@ -616,14 +726,18 @@ func (r *Resolver) UpdateListInput() graph.UpdateListInputResolver {
 type (
 	announcementResolver         struct{ *Resolver }
 	assignedBadgeResolver        struct{ *Resolver }
+	badgeResolver                struct{ *Resolver }
+	badgeHoldersResolver         struct{ *Resolver }
 	dashboardResolver            struct{ *Resolver }
 	insightItemResolver          struct{ *Resolver }
 	kpiResolver                  struct{ *Resolver }
 	kpiGroupResolver             struct{ *Resolver }
 	listResolver                 struct{ *Resolver }
+	listDataResolver             struct{ *Resolver }
 	tagDetailResolver            struct{ *Resolver }
 	createDashboardInputResolver struct{ *Resolver }
 	createListInputResolver      struct{ *Resolver }
+	listLoadInputResolver        struct{ *Resolver }
 	updateDashboardInputResolver struct{ *Resolver }
 	updateListInputResolver      struct{ *Resolver }
 )

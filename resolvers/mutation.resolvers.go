@@ -16,21 +16,13 @@ import (
 // CreateGoal is the resolver for the createGoal field.
 func (r *mutationResolver) CreateGoal(ctx context.Context, input upstream.GoalInput) (*upstream.Goal, error) {
 	v, err := r.API.CreateGoal(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // UpdateGoal is the resolver for the updateGoal field.
 func (r *mutationResolver) UpdateGoal(ctx context.Context, id string, input upstream.GoalPatch) (*upstream.Goal, error) {
 	v, err := r.API.UpdateGoal(ctx, id, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // DeleteGoal is the resolver for the deleteGoal field.
@@ -54,27 +46,25 @@ func (r *mutationResolver) TagGoal(ctx context.Context, goalID string, title str
 	if err != nil {
 		return nil, err
 	}
+	// The payload's objects are levels of their own (tagGoal.goal, ...):
+	// record them there for the loaders below.
+	produceSub(ctx, "tag", tag)
+	if g != nil {
+		produceSub(ctx, "goal", *g)
+	}
 	return &model.TagGoalPayload{Tag: &tag, Added: added, Goal: g}, nil
 }
 
 // CreateMetric is the resolver for the createMetric field.
 func (r *mutationResolver) CreateMetric(ctx context.Context, input upstream.MetricInput) (*upstream.Metric, error) {
 	v, err := r.API.CreateMetric(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // UpdateMetric is the resolver for the updateMetric field.
 func (r *mutationResolver) UpdateMetric(ctx context.Context, id string, input upstream.MetricPatch) (*upstream.Metric, error) {
 	v, err := r.API.UpdateMetric(ctx, id, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // DeleteMetric is the resolver for the deleteMetric field.
@@ -106,27 +96,26 @@ func (r *mutationResolver) CheckIn(ctx context.Context, metricID string, input u
 	if err != nil {
 		return nil, err
 	}
+	produceSub(ctx, "checkIn", c)
+	if m != nil {
+		produceSub(ctx, "metric", *m)
+	}
+	if g != nil {
+		produceSub(ctx, "goal", *g)
+	}
 	return &model.CheckInPayload{CheckIn: &c, Metric: m, Goal: g}, nil
 }
 
 // CreateTask is the resolver for the createTask field.
 func (r *mutationResolver) CreateTask(ctx context.Context, input upstream.TaskInput) (*upstream.Task, error) {
 	v, err := r.API.CreateTask(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // UpdateTask is the resolver for the updateTask field.
 func (r *mutationResolver) UpdateTask(ctx context.Context, id string, input upstream.TaskPatch) (*upstream.Task, error) {
 	v, err := r.API.UpdateTask(ctx, id, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // DeleteTask is the resolver for the deleteTask field.
@@ -141,21 +130,13 @@ func (r *mutationResolver) DeleteTask(ctx context.Context, id string) (string, e
 // CreateSession is the resolver for the createSession field.
 func (r *mutationResolver) CreateSession(ctx context.Context, input upstream.SessionInput) (*upstream.Session, error) {
 	v, err := r.API.CreateSession(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // UpdateSession is the resolver for the updateSession field.
 func (r *mutationResolver) UpdateSession(ctx context.Context, id string, input upstream.SessionPatch) (*upstream.Session, error) {
 	v, err := r.API.UpdateSession(ctx, id, input)
-	if err != nil {
-		return nil, err
-	}
-	LoadersFrom(ctx).Reset()
-	return &v, nil
+	return wrote(ctx, v, err)
 }
 
 // DeleteSession is the resolver for the deleteSession field.

@@ -309,6 +309,21 @@ func (r *queryResolver) PrincipalPermissions(ctx context.Context, principalID st
 	return &p, nil
 }
 
+// LegacyUsers is the resolver for the legacyUsers field.
+func (r *queryResolver) LegacyUsers(ctx context.Context, filter *string, skip *int, take *int, includeShadowedRoles *bool) (*model.UserPage, error) {
+	lq, err := legacyUserQuery(filter, skip, take, includeShadowedRoles)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.API.ListUsersLegacy(ctx, lq)
+	if err != nil {
+		return nil, err
+	}
+	items := nonNilSlice(p.Items)
+	produceSub(ctx, "items", items...)
+	return &model.UserPage{Items: items, TotalCount: p.TotalCount}, nil
+}
+
 // ID is the resolver for the id field.
 func (r *roleMappingResolver) ID(ctx context.Context, obj *upstream.Role) (string, error) {
 	return obj.MappingID, nil

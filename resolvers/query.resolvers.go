@@ -48,14 +48,11 @@ func (r *queryResolver) Metric(ctx context.Context, id string) (*upstream.Metric
 
 // Task is the resolver for the task field.
 func (r *queryResolver) Task(ctx context.Context, id string) (*upstream.Task, error) {
+	// Read without a loader: orNil records the task as the complete level at
+	// its path, so the edges below it (parent, owner) dispatch on their last
+	// key instead of waiting.
 	t, err := r.API.GetTask(ctx, id)
-	if upstream.ErrorCode(err) == upstream.CodeNotFound {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return orNil(ctx, t, err)
 }
 
 // Session is the resolver for the session field.

@@ -69,3 +69,16 @@ func MarshalJSON(v any) graphql.Marshaler {
 
 // UnmarshalJSON accepts any JSON value.
 func UnmarshalJSON(v any) (any, error) { return v, nil }
+
+// BadgeHolders are the holders of one badge. Loaded through Badge.holders,
+// AssigneeIDs are the distinct ids named by its approved assignments (users
+// and teams, in id order) and the users and teams load by them; from
+// badgeHolders(id) (upstream BadgeAssignees) Users and Teams are given and
+// Preloaded is set.
+type BadgeHolders struct {
+	BadgeID     string
+	AssigneeIDs []string
+	Preloaded   bool
+	Users       []upstream.User
+	Teams       []upstream.Team
+}

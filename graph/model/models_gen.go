@@ -288,3 +288,10 @@ type UserEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *upstream.User `json:"node"`
 }
+
+// A page of users (offset paging: the deprecated legacyUsers listing).
+type UserPage struct {
+	Items []upstream.User `json:"items"`
+	// How many users match, regardless of skip and take.
+	TotalCount int `json:"totalCount"`
+}
