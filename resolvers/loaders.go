@@ -344,6 +344,25 @@ func anyKeys(keys []string) []any {
 	return vals
 }
 
+// groupedResults answers a batch in key order, an empty list for a key
+// without items, and records the level's items for dispatch.
+func groupedResults[T any](l *Loaders, path string, keys []string, grouped map[string][]T) []*dataloader.Result[[]T] {
+	out := make([]*dataloader.Result[[]T], len(keys))
+	var objs []any
+	for i, k := range keys {
+		g := grouped[k]
+		if g == nil {
+			g = []T{}
+		}
+		for _, v := range g {
+			objs = append(objs, v)
+		}
+		out[i] = &dataloader.Result[[]T]{Data: g}
+	}
+	l.dispatched(path, len(keys), objs)
+	return out
+}
+
 func errResults[V any](n int, err error) []*dataloader.Result[V] {
 	out := make([]*dataloader.Result[V], n)
 	for i := range out {
@@ -375,20 +394,7 @@ func byKey[T any](l *Loaders, path string, want int, list lister[T], reg *query.
 				}
 			}
 		}
-		out := make([]*dataloader.Result[[]T], len(keys))
-		var objs []any
-		for i, k := range keys {
-			g := grouped[k]
-			if g == nil {
-				g = []T{}
-			}
-			for _, v := range g {
-				objs = append(objs, v)
-			}
-			out[i] = &dataloader.Result[[]T]{Data: g}
-		}
-		l.dispatched(path, len(keys), objs)
-		return out
+		return groupedResults(l, path, keys, grouped)
 	}
 	return dataloader.NewBatchedLoader(batch, opts[[]T](l, want)...)
 }

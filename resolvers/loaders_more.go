@@ -83,20 +83,7 @@ func itemsByTag[T any](l *Loaders, path string, want int, itemType string, list 
 				grouped[t.TagID] = append(grouped[t.TagID], *it)
 			}
 		}
-		out := make([]*dataloader.Result[[]T], len(keys))
-		var objs []any
-		for i, k := range keys {
-			g := grouped[k]
-			if g == nil {
-				g = []T{}
-			}
-			for _, v := range g {
-				objs = append(objs, v)
-			}
-			out[i] = &dataloader.Result[[]T]{Data: g}
-		}
-		l.dispatched(path, len(keys), objs)
-		return out
+		return groupedResults(l, path, keys, grouped)
 	}
 	return dataloader.NewBatchedLoader(batch, opts[[]T](l, want)...)
 }
@@ -114,20 +101,7 @@ func roleMappingsByTeam(l *Loaders, path string, want int) many[upstream.Role] {
 		for _, m := range ms {
 			grouped[m.TeamID] = append(grouped[m.TeamID], m)
 		}
-		out := make([]*dataloader.Result[[]upstream.Role], len(keys))
-		var objs []any
-		for i, k := range keys {
-			g := grouped[k]
-			if g == nil {
-				g = []upstream.Role{}
-			}
-			for _, v := range g {
-				objs = append(objs, v)
-			}
-			out[i] = &dataloader.Result[[]upstream.Role]{Data: g}
-		}
-		l.dispatched(path, len(keys), objs)
-		return out
+		return groupedResults(l, path, keys, grouped)
 	}
 	return dataloader.NewBatchedLoader(batch, opts[[]upstream.Role](l, want)...)
 }

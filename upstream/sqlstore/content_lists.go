@@ -268,53 +268,30 @@ func (s *Store) LoadList(ctx context.Context, id string, in upstream.ListLoadInp
 		return upstream.ListData{}, err
 	}
 	lq := upstream.ListQuery{Filter: x.filter, Sort: x.sort, Fields: x.fields, Skip: in.Skip, Limit: in.Limit}
-	var page any
-	var total int
+	var (
+		page  any
+		total int
+	)
 	switch l.ListType {
 	case "goal":
-		p, err := s.ListGoals(ctx, lq)
-		page, total = p.Items, p.TotalCount
-		if err != nil {
-			return upstream.ListData{}, err
-		}
+		page, total, err = pageOf(s.ListGoals(ctx, lq))
 	case "metric":
-		p, err := s.ListMetrics(ctx, lq)
-		page, total = p.Items, p.TotalCount
-		if err != nil {
-			return upstream.ListData{}, err
-		}
+		page, total, err = pageOf(s.ListMetrics(ctx, lq))
 	case "task":
-		p, err := s.ListTasks(ctx, lq)
-		page, total = p.Items, p.TotalCount
-		if err != nil {
-			return upstream.ListData{}, err
-		}
+		page, total, err = pageOf(s.ListTasks(ctx, lq))
 	case "session":
-		p, err := s.ListSessions(ctx, lq, true)
-		page, total = p.Items, p.TotalCount
-		if err != nil {
-			return upstream.ListData{}, err
-		}
+		page, total, err = pageOf(s.ListSessions(ctx, lq, true))
 	case "team":
-		p, err := s.ListTeams(ctx, lq)
-		page, total = p.Items, p.TotalCount
-		if err != nil {
-			return upstream.ListData{}, err
-		}
+		page, total, err = pageOf(s.ListTeams(ctx, lq))
 	case "user":
-		p, err := s.ListUsers(ctx, lq)
-		page, total = p.Items, p.TotalCount
-		if err != nil {
-			return upstream.ListData{}, err
-		}
+		page, total, err = pageOf(s.ListUsers(ctx, lq))
 	case "kpi":
-		p, err := s.ListKPIs(ctx, lq)
-		page, total = p.Items, p.TotalCount
-		if err != nil {
-			return upstream.ListData{}, err
-		}
+		page, total, err = pageOf(s.ListKPIs(ctx, lq))
 	default:
 		return upstream.ListData{}, fmt.Errorf("sqlstore: list %s has unsupported type %q", l.ID, l.ListType)
+	}
+	if err != nil {
+		return upstream.ListData{}, err
 	}
 	raw, err := json.Marshal(page)
 	if err != nil {
@@ -333,4 +310,9 @@ func (s *Store) LoadList(ctx context.Context, id string, in upstream.ListLoadInp
 		}
 	}
 	return upstream.ListData{List: l, Items: items, TotalCount: total}, nil
+}
+
+// pageOf erases a page's item type so LoadList can run any listing.
+func pageOf[T any](p upstream.Page[T], err error) (any, int, error) {
+	return p.Items, p.TotalCount, err
 }

@@ -170,37 +170,20 @@ func (s *Store) SetTagsActive(ctx context.Context, ids []string, active bool) (i
 
 // AddDashboardTag tags a dashboard the caller may edit.
 func (s *Store) AddDashboardTag(ctx context.Context, dashboardID, title string) (upstream.Tag, bool, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Tag{}, false, err
-	}
-	var t upstream.Tag
-	var added bool
-	err = s.tx(ctx, func(q querier) error {
+	return s.addTag(ctx, dashboardID, upstream.TaggedDashboard, title, func(q querier, c upstream.Caller) error {
 		d, err := dashboards.get(ctx, q, c.AccountID, dashboardID)
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.DashboardsEdit, dashboardItem(d)); err != nil {
-			return err
-		}
-		t, added, err = s.tagItem(ctx, q, c, dashboardID, upstream.TaggedDashboard, title)
-		return err
+		return s.authorize(ctx, q, c, upstream.DashboardsEdit, dashboardItem(d))
 	})
-	return t, added, err
 }
 
 // AddInsightTag tags an insight. An insight exists while some dashboard of
 // the account places it (insights[].insightId); the caller must be allowed
 // to edit that dashboard.
 func (s *Store) AddInsightTag(ctx context.Context, insightID, title string) (upstream.Tag, bool, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Tag{}, false, err
-	}
-	var t upstream.Tag
-	var added bool
-	err = s.tx(ctx, func(q querier) error {
+	return s.addTag(ctx, insightID, upstream.TaggedInsight, title, func(q querier, c upstream.Caller) error {
 		ds, err := s.dashboardsWithInsight(ctx, q, c.AccountID, insightID)
 		if err != nil {
 			return err
@@ -208,13 +191,8 @@ func (s *Store) AddInsightTag(ctx context.Context, insightID, title string) (ups
 		if len(ds) == 0 {
 			return upstream.NotFound("insight", insightID)
 		}
-		if err := s.authorize(ctx, q, c, upstream.DashboardsEdit, dashboardItem(ds[0])); err != nil {
-			return err
-		}
-		t, added, err = s.tagItem(ctx, q, c, insightID, upstream.TaggedInsight, title)
-		return err
+		return s.authorize(ctx, q, c, upstream.DashboardsEdit, dashboardItem(ds[0]))
 	})
-	return t, added, err
 }
 
 // ListTaggings lists tag assignments; GraphQL edges batch on it.

@@ -61,13 +61,7 @@ func (s *Store) tagItem(ctx context.Context, q querier, c upstream.Caller, itemI
 // AddGoalTag tags a goal, creating the tag on first use. Tagging is not a
 // structural edit, so it is allowed unless the session is closed.
 func (s *Store) AddGoalTag(ctx context.Context, goalID, title string) (upstream.Tag, bool, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Tag{}, false, err
-	}
-	var t upstream.Tag
-	var added bool
-	err = s.tx(ctx, func(q querier) error {
+	return s.addTag(ctx, goalID, upstream.TaggedGoal, title, func(q querier, c upstream.Caller) error {
 		g, err := goals.get(ctx, q, c.AccountID, goalID)
 		if err != nil {
 			return err
@@ -79,10 +73,24 @@ func (s *Store) AddGoalTag(ctx context.Context, goalID, title string) (upstream.
 		if err != nil {
 			return err
 		}
-		if err := gate(ss, false); err != nil {
+		return gate(ss, false)
+	})
+}
+
+// addTag tags an item in one transaction after allow, which finds the item
+// and checks the caller may tag it, has passed.
+func (s *Store) addTag(ctx context.Context, itemID, itemType, title string, allow func(querier, upstream.Caller) error) (upstream.Tag, bool, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return upstream.Tag{}, false, err
+	}
+	var t upstream.Tag
+	var added bool
+	err = s.tx(ctx, func(q querier) error {
+		if err := allow(q, c); err != nil {
 			return err
 		}
-		t, added, err = s.tagItem(ctx, q, c, goalID, "goal", title)
+		t, added, err = s.tagItem(ctx, q, c, itemID, itemType, title)
 		return err
 	})
 	return t, added, err
