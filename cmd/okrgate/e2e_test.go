@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/rest/resttest"
 )
 
 // binary is the okrgate binary built once for the end-to-end tests.
@@ -139,9 +141,11 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
-// client calls the REST API as one account.
+// client calls the REST API as one account; every response is validated
+// against the OpenAPI document.
 type client struct {
 	t     *testing.T
+	hc    *http.Client // carries a resttest.Conformance
 	base  string
 	token string
 	acct  string
@@ -172,7 +176,7 @@ func (c client) do(method, path string, body any) (int, map[string]any, http.Hea
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.hc.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -207,11 +211,19 @@ func (c client) must(method, path string, body any, want int) map[string]any {
 func num(v any) float64 { f, _ := v.(float64); return f }
 
 func TestEndToEnd(t *testing.T) {
+	conf := resttest.New(t, nil)
+	hc := &http.Client{Transport: conf}
+	defer func() {
+		if conf.Checked() == 0 {
+			t.Error("no response was checked against the OpenAPI document")
+		}
+		t.Logf("%d responses conform to the OpenAPI document", conf.Checked())
+	}()
 	db := filepath.Join(t.TempDir(), "e2e.db")
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	other := bootstrapDB(t, db, "Rival", "admin@rival.test")
 	srv := startServer(t, db)
-	c := client{t: t, base: srv.base, token: boot.Token, acct: boot.AccountID}
+	c := client{t: t, hc: hc, base: srv.base, token: boot.Token, acct: boot.AccountID}
 
 	sess := c.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1 2027", "start": "2027-01-01", "end": "2027-03-31"}, 201)
 	sid := sess["id"].(string)
@@ -305,12 +317,12 @@ func TestEndToEnd(t *testing.T) {
 		{"unknown filter field", "GET", `/api/v2/integrations/goals?filter={"nmae":"x"}`, nil, 400, c},
 		{"limit 5000", "GET", "/api/v2/integrations/goals?limit=5000", nil, 400, c},
 		{"unknown parameter", "GET", "/api/v2/integrations/goals?colour=red", nil, 400, c},
-		{"missing token", "GET", "/api/v2/integrations/goals", nil, 401, client{t: t, base: srv.base, acct: boot.AccountID}},
-		{"bad token", "GET", "/api/v2/integrations/goals", nil, 401, client{t: t, base: srv.base, token: "okr_nope", acct: boot.AccountID}},
-		{"missing account header", "GET", "/api/v2/integrations/goals", nil, 400, client{t: t, base: srv.base, token: boot.Token}},
-		{"other account header", "GET", "/api/v2/integrations/goals", nil, 403, client{t: t, base: srv.base, token: boot.Token, acct: other.AccountID}},
-		{"other account's goal", "GET", "/api/v1/goals/" + root["id"].(string), nil, 404, client{t: t, base: srv.base, token: other.Token, acct: other.AccountID}},
-		{"other account's goal patch", "PATCH", "/api/v1/goals/" + root["id"].(string), `{"name":"pwned"}`, 404, client{t: t, base: srv.base, token: other.Token, acct: other.AccountID}},
+		{"missing token", "GET", "/api/v2/integrations/goals", nil, 401, client{t: t, hc: hc, base: srv.base, acct: boot.AccountID}},
+		{"bad token", "GET", "/api/v2/integrations/goals", nil, 401, client{t: t, hc: hc, base: srv.base, token: "okr_nope", acct: boot.AccountID}},
+		{"missing account header", "GET", "/api/v2/integrations/goals", nil, 400, client{t: t, hc: hc, base: srv.base, token: boot.Token}},
+		{"other account header", "GET", "/api/v2/integrations/goals", nil, 403, client{t: t, hc: hc, base: srv.base, token: boot.Token, acct: other.AccountID}},
+		{"other account's goal", "GET", "/api/v1/goals/" + root["id"].(string), nil, 404, client{t: t, hc: hc, base: srv.base, token: other.Token, acct: other.AccountID}},
+		{"other account's goal patch", "PATCH", "/api/v1/goals/" + root["id"].(string), `{"name":"pwned"}`, 404, client{t: t, hc: hc, base: srv.base, token: other.Token, acct: other.AccountID}},
 		{"check-in without actual", "POST", "/api/v1/metrics/" + kr["id"].(string) + "/checkin", `{"comment":"x"}`, 400, c},
 		{"cycle", "PATCH", "/api/v1/goals/" + root["id"].(string), `{"parentId":"` + child["id"].(string) + `"}`, 400, c},
 	}
@@ -330,7 +342,7 @@ func TestEndToEnd(t *testing.T) {
 	// SIGTERM exits 0; data written before the restart is there after it.
 	srv.stop(t)
 	srv2 := startServer(t, db)
-	c2 := client{t: t, base: srv2.base, token: boot.Token, acct: boot.AccountID}
+	c2 := client{t: t, hc: hc, base: srv2.base, token: boot.Token, acct: boot.AccountID}
 	g := c2.must("GET", "/api/v1/goals/"+root["id"].(string), nil, 200)
 	if g["name"] != "Grow" || num(g["attainment"]) != 1 {
 		t.Errorf("after restart: %v", g)
@@ -339,6 +351,14 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestServeDemo(t *testing.T) {
+	conf := resttest.New(t, nil)
+	hc := &http.Client{Transport: conf}
+	defer func() {
+		if conf.Checked() == 0 {
+			t.Error("no response was checked against the OpenAPI document")
+		}
+		t.Logf("%d responses conform to the OpenAPI document", conf.Checked())
+	}()
 	db := filepath.Join(t.TempDir(), "demo.db")
 	cmd := exec.Command(binary, "serve", "--demo", "--db", db, "--addr", "127.0.0.1:0")
 	stdout, _ := cmd.StdoutPipe()
@@ -361,7 +381,7 @@ func TestServeDemo(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, stdout)
-	c := client{t: t, base: base, token: token, acct: acct}
+	c := client{t: t, hc: hc, base: base, token: token, acct: acct}
 	goals := c.must("GET", "/api/v2/integrations/goals?limit=1000&fields=name,parentId,fullSubTreeCount", nil, 200)
 	if n := num(goals["totalCount"]); n < 8 {
 		t.Fatalf("demo has %v goals", n)
@@ -405,10 +425,18 @@ func TestBadFlags(t *testing.T) {
 // the playground page and Prometheus metrics that count upstream calls and
 // store queries.
 func TestServeGraphQL(t *testing.T) {
+	conf := resttest.New(t, nil)
+	hc := &http.Client{Transport: conf}
+	defer func() {
+		if conf.Checked() == 0 {
+			t.Error("no response was checked against the OpenAPI document")
+		}
+		t.Logf("%d responses conform to the OpenAPI document", conf.Checked())
+	}()
 	db := filepath.Join(t.TempDir(), "gql.db")
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	srv := startServer(t, db)
-	c := client{t: t, base: srv.base, token: boot.Token, acct: boot.AccountID}
+	c := client{t: t, hc: hc, base: srv.base, token: boot.Token, acct: boot.AccountID}
 	sess := c.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1", "start": "2027-01-01", "end": "2027-03-31"}, 201)
 	root := c.must("POST", "/api/v1/goals", map[string]any{"name": "Grow", "sessionId": sess["id"]}, 201)
 	c.must("POST", "/api/v1/goals", map[string]any{"name": "Sell", "sessionId": sess["id"], "parentId": root["id"]}, 201)

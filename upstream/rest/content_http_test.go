@@ -20,7 +20,7 @@ const unknownID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 // both ways.
 func TestContractWalk(t *testing.T) {
 	e := newEnv(t)
-	conf := checkConformance(e)
+	conf := e.conf
 	s := e.seed()
 
 	// Invalid input on every route: an unknown query parameter is a 400
@@ -39,7 +39,7 @@ func TestContractWalk(t *testing.T) {
 
 	for _, rt := range rest.Routes() {
 		key := rt.Method + " " + rt.Pattern
-		ok, bad := exercisedByShape(conf, rt)
+		ok, bad := conf.Exercised(rt.Method, rt.Pattern)
 		if !bad {
 			t.Errorf("%s: never answered invalid input with a 4xx", key)
 		}
@@ -51,16 +51,6 @@ func TestContractWalk(t *testing.T) {
 			t.Errorf("%s: never answered valid input with a success", key)
 		}
 	}
-}
-
-func exercisedByShape(c *conformance, rt rest.Route) (ok, bad bool) {
-	shape := rest.PathShape(rt.Pattern)
-	for _, o := range c.ops {
-		if o.method == rt.Method && rest.PathShape(o.pattern) == shape {
-			return c.exercised(o.method + " " + o.pattern)
-		}
-	}
-	return false, false
 }
 
 func isOrgRoute(p string) bool {
@@ -407,7 +397,7 @@ func walkContent(t *testing.T, e *env, s seed) {
 // writes nothing.
 func TestTagActivationTransitions(t *testing.T) {
 	e := newEnv(t)
-	checkConformance(e)
+
 	ct := e.ok(req{method: "POST", path: "/api/v1/tags", body: map[string]any{"titles": []string{"alpha", "beta"}}}, 200)
 	var ids []string
 	for _, x := range ct["tags"].([]any) {
@@ -465,7 +455,7 @@ func TestTagActivationTransitions(t *testing.T) {
 // 304, the other way 409.
 func TestBadgeApprovalTransitions(t *testing.T) {
 	e := newEnv(t)
-	checkConformance(e)
+
 	bid := str(e.ok(req{method: "POST", path: "/api/v1/badges", body: map[string]any{"name": "Helper"}}, 201), "id")
 	assign := func() string {
 		a := e.ok(req{method: "POST", path: "/api/v1/badges/assign", body: map[string]any{"badgeId": bid, "assigneeIds": []string{e.acct.UserID}}}, 200)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/rest"
+	"github.com/okrgate/okrgate/upstream/rest/resttest"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
@@ -31,6 +32,7 @@ type env struct {
 	acct  sqlstore.BootstrapResult
 	other sqlstore.BootstrapResult
 	logs  *syncBuffer
+	conf  *resttest.Conformance // validates every response against the OpenAPI document
 }
 
 // syncBuffer is a goroutine-safe log sink.
@@ -76,7 +78,11 @@ func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 	h := rest.New(wrap(store), rest.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{t: t, store: store, srv: srv, acct: acct, other: other, logs: logs}
+	e := &env{t: t, store: store, srv: srv, acct: acct, other: other, logs: logs}
+	e.conf = resttest.New(t, srv.Client().Transport)
+	srv.Client().Transport = e.conf
+	t.Cleanup(func() { t.Logf("%d responses conform to the OpenAPI document", e.conf.Checked()) })
+	return e
 }
 
 // req describes one request; the zero value is an authenticated request of

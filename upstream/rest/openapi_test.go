@@ -2,36 +2,14 @@ package rest_test
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"net/http"
 	"os"
-	"regexp"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/okrgate/okrgate/upstream/rest"
+	"github.com/okrgate/okrgate/upstream/rest/resttest"
 )
-
-// loadOpenAPI loads and validates the committed document.
-func loadOpenAPI(t testing.TB) *openapi3.T {
-	t.Helper()
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(rest.OpenAPIDocument())
-	if err != nil {
-		t.Fatalf("load OpenAPI document: %v", err)
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("OpenAPI document does not validate: %v", err)
-	}
-	return doc
-}
 
 // TestOpenAPIUpToDate regenerates the document from the route table and
 // the Go types: the committed openapi.json must be exactly that.
@@ -55,7 +33,7 @@ func TestOpenAPIUpToDate(t *testing.T) {
 // TestOpenAPIValidAndComplete validates the document (kin-openapi) and checks
 // every route of the table is in it, with its parameters, and typed.
 func TestOpenAPIValidAndComplete(t *testing.T) {
-	doc := loadOpenAPI(t)
+	doc := resttest.Document(t)
 	if doc.OpenAPI != "3.1.0" {
 		t.Errorf("openapi = %q", doc.OpenAPI)
 	}
@@ -109,136 +87,4 @@ func TestOpenAPIServedWithoutAuth(t *testing.T) {
 	if r.status != 200 || !bytes.Equal(r.body, rest.OpenAPIDocument()) {
 		t.Fatalf("GET %s: %d (%d bytes)", rest.OpenAPIPath, r.status, len(r.body))
 	}
-}
-
-// conformance checks every response an env's client receives against the
-// OpenAPI document and records which operations answered with which
-// statuses. Install it with checkConformance(e); any HTTP test can.
-type conformance struct {
-	t    testing.TB
-	doc  *openapi3.T
-	base http.RoundTripper
-	ops  []oaRoute
-	mu   sync.Mutex
-	seen map[string]map[int]bool // "METHOD pattern" → statuses
-}
-
-type oaRoute struct {
-	method, pattern string
-	re              *regexp.Regexp
-	params          int
-	names           []string
-	item            *openapi3.PathItem
-	op              *openapi3.Operation
-}
-
-var oaParamRE = regexp.MustCompile(`\{([^}]+)\}`)
-
-// checkConformance makes every request of e validate its response against
-// the document; it returns the recorder of what was exercised.
-func checkConformance(e *env) *conformance {
-	e.t.Helper()
-	doc := loadOpenAPI(e.t)
-	c := &conformance{t: e.t, doc: doc, base: e.srv.Client().Transport, seen: map[string]map[int]bool{}}
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			names := []string{}
-			for _, m := range oaParamRE.FindAllStringSubmatch(path, -1) {
-				names = append(names, m[1])
-			}
-			re := regexp.MustCompile("^" + oaParamRE.ReplaceAllStringFunc(quoteStatic(path), func(string) string { return "([^/]+)" }) + "$")
-			c.ops = append(c.ops, oaRoute{method: method, pattern: path, re: re, params: len(names), names: names, item: item, op: op})
-		}
-	}
-	// Static segments win over parameters, as in the router.
-	sort.Slice(c.ops, func(i, j int) bool { return c.ops[i].params < c.ops[j].params })
-	e.srv.Client().Transport = c
-	return c
-}
-
-// quoteStatic quotes a path template's static parts for a regexp, keeping
-// the {param} placeholders.
-func quoteStatic(path string) string {
-	var b strings.Builder
-	last := 0
-	for _, loc := range oaParamRE.FindAllStringIndex(path, -1) {
-		b.WriteString(regexp.QuoteMeta(path[last:loc[0]]))
-		b.WriteString(path[loc[0]:loc[1]])
-		last = loc[1]
-	}
-	b.WriteString(regexp.QuoteMeta(path[last:]))
-	return b.String()
-}
-
-func (c *conformance) RoundTrip(r *http.Request) (*http.Response, error) {
-	res, err := c.base.RoundTrip(r)
-	if err != nil {
-		return res, err
-	}
-	body, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	var match *oaRoute
-	var params map[string]string
-	for i := range c.ops {
-		o := &c.ops[i]
-		if o.method != r.Method {
-			continue
-		}
-		if m := o.re.FindStringSubmatch(r.URL.Path); m != nil {
-			match = o
-			params = map[string]string{}
-			for j, n := range o.names {
-				params[n] = m[j+1]
-			}
-			break
-		}
-	}
-	if match == nil {
-		if res.StatusCode != http.StatusNotFound && res.StatusCode != http.StatusMethodNotAllowed {
-			c.t.Errorf("conformance: %s %s answered %d but is not in the OpenAPI document", r.Method, r.URL.Path, res.StatusCode)
-		}
-		return res, nil
-	}
-	c.mu.Lock()
-	key := match.method + " " + match.pattern
-	if c.seen[key] == nil {
-		c.seen[key] = map[int]bool{}
-	}
-	c.seen[key][res.StatusCode] = true
-	c.mu.Unlock()
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{
-			Request:    r,
-			PathParams: params,
-			Route:      &routers.Route{Spec: c.doc, Path: match.pattern, PathItem: match.item, Method: match.method, Operation: match.op},
-		},
-		Status:  res.StatusCode,
-		Header:  res.Header,
-		Body:    io.NopCloser(bytes.NewReader(body)),
-		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	}
-	if err := openapi3filter.ValidateResponse(r.Context(), in); err != nil {
-		c.t.Errorf("conformance: %s %s → %d does not conform to the OpenAPI document: %v\nbody: %.400s", r.Method, r.URL.Path, res.StatusCode, err, body)
-	}
-	return res, nil
-}
-
-// exercised returns, per "METHOD pattern", whether a success (2xx/304) and
-// a client error (4xx) were seen.
-func (c *conformance) exercised(key string) (ok, bad bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for st := range c.seen[key] {
-		switch {
-		case st < 300 || st == http.StatusNotModified:
-			ok = true
-		case st >= 400 && st < 500:
-			bad = true
-		}
-	}
-	return ok, bad
 }

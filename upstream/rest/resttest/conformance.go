@@ -1,0 +1,186 @@
+// Package resttest checks what the REST facade answers against its OpenAPI
+// document, so any test that talks HTTP to okrgate — in-process or to the
+// built binary — can prove its responses are the documented ones.
+package resttest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/okrgate/okrgate/upstream/rest"
+)
+
+// Document loads the committed OpenAPI document and fails t unless it
+// validates.
+func Document(t testing.TB) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(rest.OpenAPIDocument())
+	if err != nil {
+		t.Fatalf("load OpenAPI document: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("OpenAPI document does not validate: %v", err)
+	}
+	return doc
+}
+
+// Conformance is an http.RoundTripper that validates every response it
+// carries against the OpenAPI document (status, headers, body schema),
+// reporting mismatches as errors of t, and records which operations
+// answered with which statuses.
+type Conformance struct {
+	t    testing.TB
+	doc  *openapi3.T
+	base http.RoundTripper
+	ops  []operation
+	mu   sync.Mutex
+	seen map[string]map[int]bool // "METHOD pattern" → statuses
+	n    int                     // responses validated
+}
+
+type operation struct {
+	method, pattern string
+	re              *regexp.Regexp
+	names           []string
+	item            *openapi3.PathItem
+	op              *openapi3.Operation
+}
+
+var paramRE = regexp.MustCompile(`\{([^}]+)\}`)
+
+// New returns a Conformance that sends requests through base
+// (http.DefaultTransport when nil).
+func New(t testing.TB, base http.RoundTripper) *Conformance {
+	t.Helper()
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	doc := Document(t)
+	c := &Conformance{t: t, doc: doc, base: base, seen: map[string]map[int]bool{}}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			var names []string
+			for _, m := range paramRE.FindAllStringSubmatch(path, -1) {
+				names = append(names, m[1])
+			}
+			re := regexp.MustCompile("^" + quoteStatic(path) + "$")
+			c.ops = append(c.ops, operation{method: method, pattern: path, re: re, names: names, item: item, op: op})
+		}
+	}
+	// Static segments win over parameters, as in the router.
+	sort.SliceStable(c.ops, func(i, j int) bool { return len(c.ops[i].names) < len(c.ops[j].names) })
+	return c
+}
+
+// quoteStatic turns a path template into a regexp: static parts quoted,
+// each {param} one path segment.
+func quoteStatic(path string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range paramRE.FindAllStringIndex(path, -1) {
+		b.WriteString(regexp.QuoteMeta(path[last:loc[0]]))
+		b.WriteString("([^/]+)")
+		last = loc[1]
+	}
+	b.WriteString(regexp.QuoteMeta(path[last:]))
+	return b.String()
+}
+
+// RoundTrip sends r and validates the response before returning it.
+func (c *Conformance) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := c.base.RoundTrip(r)
+	if err != nil {
+		return res, err
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	var match *operation
+	params := map[string]string{}
+	for i := range c.ops {
+		o := &c.ops[i]
+		if o.method != r.Method {
+			continue
+		}
+		if m := o.re.FindStringSubmatch(r.URL.Path); m != nil {
+			match = o
+			for j, n := range o.names {
+				params[n] = m[j+1]
+			}
+			break
+		}
+	}
+	if match == nil {
+		if strings.HasPrefix(r.URL.Path, "/api/") && res.StatusCode != http.StatusNotFound && res.StatusCode != http.StatusMethodNotAllowed {
+			c.t.Errorf("conformance: %s %s answered %d but is not in the OpenAPI document", r.Method, r.URL.Path, res.StatusCode)
+		}
+		return res, nil
+	}
+	c.mu.Lock()
+	key := match.method + " " + match.pattern
+	if c.seen[key] == nil {
+		c.seen[key] = map[int]bool{}
+	}
+	c.seen[key][res.StatusCode] = true
+	c.n++
+	c.mu.Unlock()
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request:    r,
+			PathParams: params,
+			Route:      &routers.Route{Spec: c.doc, Path: match.pattern, PathItem: match.item, Method: match.method, Operation: match.op},
+		},
+		Status:  res.StatusCode,
+		Header:  res.Header,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(r.Context(), in); err != nil {
+		c.t.Errorf("conformance: %s %s → %d does not conform to the OpenAPI document: %v\nbody: %.400s", r.Method, r.URL.Path, res.StatusCode, err, body)
+	}
+	return res, nil
+}
+
+// Exercised reports whether the operation of the route table entry
+// (method, pattern) has answered with a success (2xx or 304) and with a
+// client error (4xx). Parameter names need not match the document's.
+func (c *Conformance) Exercised(method, pattern string) (ok, bad bool) {
+	shape := rest.PathShape(pattern)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, o := range c.ops {
+		if o.method != method || rest.PathShape(o.pattern) != shape {
+			continue
+		}
+		for st := range c.seen[o.method+" "+o.pattern] {
+			switch {
+			case st < 300 || st == http.StatusNotModified:
+				ok = true
+			case st >= 400 && st < 500:
+				bad = true
+			}
+		}
+	}
+	return ok, bad
+}
+
+// Checked returns how many responses have been validated.
+func (c *Conformance) Checked() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
