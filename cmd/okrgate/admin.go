@@ -78,3 +78,39 @@ func seedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	return json.NewEncoder(stdout).Encode(sum)
 }
+
+// accountCmd suspends or resumes an account: every call made with a
+// suspended account's tokens answers 402 account_suspended until it is
+// resumed. It writes to the database directly, so it works while a server
+// runs on the same file.
+func accountCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "suspend" && args[0] != "resume") {
+		fmt.Fprintln(stderr, "usage: okrgate account suspend|resume --db FILE --id ACCOUNT_ID")
+		return errUsage
+	}
+	verb := args[0]
+	fs := flag.NewFlagSet("account "+verb, flag.ContinueOnError)
+	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+	id := fs.String("id", "", "account `id` (required)")
+	if err := parseFlags(fs, args[1:], stderr); err != nil {
+		return err
+	}
+	if *id == "" {
+		fmt.Fprintln(stderr, "--id is required")
+		return errUsage
+	}
+	st, err := sqlstore.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.SetAccountActive(ctx, *id, verb == "resume"); err != nil {
+		return fmt.Errorf("%s %s: %w", verb, *id, err)
+	}
+	state := "active"
+	if verb == "suspend" {
+		state = "suspended"
+	}
+	fmt.Fprintf(stdout, "account %s %s\n", *id, state)
+	return nil
+}

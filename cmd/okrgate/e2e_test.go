@@ -408,6 +408,46 @@ func TestServeDemo(t *testing.T) {
 	}
 }
 
+// TestAccountSuspend suspends and resumes an account with the binary while
+// a server runs on the same database: its tokens get 402 in between, the
+// other account is untouched.
+func TestAccountSuspend(t *testing.T) {
+	conf := resttest.New(t, nil)
+	hc := &http.Client{Transport: conf}
+	db := filepath.Join(t.TempDir(), "suspend.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	other := bootstrapDB(t, db, "Rival", "admin@rival.test")
+	srv := startServer(t, db)
+	defer srv.stop(t)
+	c := client{t: t, hc: hc, base: srv.base, token: boot.Token, acct: boot.AccountID}
+	o := client{t: t, hc: hc, base: srv.base, token: other.Token, acct: other.AccountID}
+	admin := func(want string, args ...string) {
+		t.Helper()
+		out, err := exec.Command(binary, append([]string{"account"}, args...)...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Fatalf("okrgate account %v: %v: %s", args, err, out)
+		}
+	}
+	c.must("GET", "/api/v2/sessions", nil, 200)
+	admin("suspended", "suspend", "--db", db, "--id", boot.AccountID)
+	if p := c.must("GET", "/api/v2/sessions", nil, 402); p["code"] != "account_suspended" {
+		t.Errorf("suspended account: %v", p)
+	}
+	o.must("GET", "/api/v2/sessions", nil, 200)
+	admin("active", "resume", "--db", db, "--id", boot.AccountID)
+	c.must("GET", "/api/v2/sessions", nil, 200)
+
+	for _, args := range [][]string{{"account"}, {"account", "freeze"}, {"account", "suspend", "--db", db}} {
+		if out, err := exec.Command(binary, args...).CombinedOutput(); err == nil || !strings.Contains(string(out), "usage") && !strings.Contains(string(out), "required") {
+			t.Errorf("okrgate %v: %v: %s", args, err, out)
+		}
+	}
+	out, err := exec.Command(binary, "account", "suspend", "--db", db, "--id", "000000000000000000000000").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "not found") {
+		t.Errorf("unknown account: %v: %s", err, out)
+	}
+}
+
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{}, {"nope"}, {"serve", "--bogus"}, {"bootstrap", "--db", filepath.Join(t.TempDir(), "x.db"), "--account", "", "--email", "x"}} {
 		cmd := exec.Command(binary, args...)

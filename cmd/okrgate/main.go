@@ -32,6 +32,7 @@ Usage:
   okrgate serve     [--addr 127.0.0.1:8080] [--db okrgate.db] [--demo]
   okrgate bootstrap --db FILE --account NAME --email EMAIL [--json]
   okrgate seed      --db FILE --account ID --goals N [--seed S]
+  okrgate account   suspend|resume --db FILE --id ACCOUNT_ID
 
 Run "okrgate COMMAND -h" for the flags of a command.
 `
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = bootstrap(ctx, args[1:], stdout, stderr)
 	case "seed":
 		err = seedCmd(ctx, args[1:], stdout, stderr)
+	case "account":
+		err = accountCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
