@@ -36,6 +36,7 @@ type ResolverRoot interface {
 	Badge() BadgeResolver
 	BadgeHolders() BadgeHoldersResolver
 	Dashboard() DashboardResolver
+	DashboardTagUsage() DashboardTagUsageResolver
 	Employee() EmployeeResolver
 	Goal() GoalResolver
 	InsightItem() InsightItemResolver
@@ -325,6 +326,7 @@ type ComplexityRoot struct {
 	}
 
 	DashboardTagUsage struct {
+		Dashboards      func(childComplexity int) int
 		DashboardsCount func(childComplexity int) int
 		DashboardsIDs   func(childComplexity int) int
 		TagName         func(childComplexity int) int
@@ -1139,6 +1141,9 @@ type DashboardResolver interface {
 	Settings(ctx context.Context, obj *upstream.Dashboard) (any, error)
 
 	Tags(ctx context.Context, obj *upstream.Dashboard) ([]upstream.Tag, error)
+}
+type DashboardTagUsageResolver interface {
+	Dashboards(ctx context.Context, obj *upstream.DashboardTagUsage) ([]upstream.Dashboard, error)
 }
 type EmployeeResolver interface {
 	User(ctx context.Context, obj *upstream.Employee) (*upstream.User, error)
@@ -2460,6 +2465,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DashboardSource.SourceID(childComplexity), true
 
+	case "DashboardTagUsage.dashboards":
+		if e.ComplexityRoot.DashboardTagUsage.Dashboards == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DashboardTagUsage.Dashboards(childComplexity), true
 	case "DashboardTagUsage.dashboardsCount":
 		if e.ComplexityRoot.DashboardTagUsage.DashboardsCount == nil {
 			break
@@ -7277,6 +7288,8 @@ func (ec *executionContext) childFields_DashboardTagUsage(ctx context.Context, f
 		return ec.fieldContext_DashboardTagUsage_dashboardsCount(ctx, field)
 	case "dashboardsIds":
 		return ec.fieldContext_DashboardTagUsage_dashboardsIds(ctx, field)
+	case "dashboards":
+		return ec.fieldContext_DashboardTagUsage_dashboards(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DashboardTagUsage", field.Name)
 }
@@ -15480,6 +15493,38 @@ func (ec *executionContext) _DashboardTagUsage_dashboardsIds(ctx context.Context
 }
 func (ec *executionContext) fieldContext_DashboardTagUsage_dashboardsIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DashboardTagUsage", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DashboardTagUsage_dashboards(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardTagUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardTagUsage_dashboards(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DashboardTagUsage().Dashboards(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Dashboard) graphql.Marshaler {
+			return ec.marshalNDashboard2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardTagUsage_dashboards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DashboardTagUsage",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dashboard(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Deadline_dayOfTheWeek(ctx context.Context, field graphql.CollectedField, obj *upstream.Deadline) (ret graphql.Marshaler) {
@@ -42359,23 +42404,61 @@ func (ec *executionContext) _DashboardTagUsage(ctx context.Context, sel ast.Sele
 		case "tagName":
 			out.Values[i] = ec._DashboardTagUsage_tagName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tagTitle":
 			out.Values[i] = ec._DashboardTagUsage_tagTitle(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "dashboardsCount":
 			out.Values[i] = ec._DashboardTagUsage_dashboardsCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "dashboardsIds":
 			out.Values[i] = ec._DashboardTagUsage_dashboardsIds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "dashboards":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DashboardTagUsage_dashboards(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

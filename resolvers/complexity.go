@@ -27,7 +27,7 @@ const (
 	EstGroups   = 5  // Kpi.groups
 	EstMappings = 50 // roleMappings (the account's mappings, unpaged)
 	EstHolders  = 20 // BadgeHolders.users, BadgeHolders.teams
-	EstByTag    = 50 // dashboardsByTag, dashboardTagUsages (unpaged)
+	EstByTag    = 50 // dashboardsByTag, dashboardTagUsages (unpaged), DashboardTagUsage.dashboards
 	EstReports  = 20 // dashboardReports (unpaged)
 )
 
@@ -84,6 +84,7 @@ func SetComplexity(cfg *graph.Config) {
 	c.BadgeHolders.Users, c.BadgeHolders.Teams = est(EstHolders), est(EstHolders)
 	c.Query.DashboardsByTag = func(child int, _ string) int { return mul(child, EstByTag) }
 	c.Query.DashboardTagUsages, c.Query.DashboardReports = est(EstByTag), est(EstReports)
+	c.DashboardTagUsage.Dashboards = est(EstByTag)
 	// The deprecated listing pages by take (default upstream.DefaultLimit).
 	c.Query.LegacyUsers = func(child int, _ *string, _ *int, take *int, _ *bool) int {
 		n := upstream.DefaultLimit

@@ -72,6 +72,11 @@ func (r *dashboardResolver) Tags(ctx context.Context, obj *upstream.Dashboard) (
 	return embedded(ctx, obj.ID, nonNilTags(obj.Tags))
 }
 
+// Dashboards is the resolver for the dashboards field.
+func (r *dashboardTagUsageResolver) Dashboards(ctx context.Context, obj *upstream.DashboardTagUsage) ([]upstream.Dashboard, error) {
+	return loadMany(ctx, pick(ctx, "dashboardByID", dashboardByID, tagUsageDashboardKeys), obj.DashboardsIDs)
+}
+
 // Settings is the resolver for the settings field.
 func (r *insightItemResolver) Settings(ctx context.Context, obj *upstream.InsightItem) (any, error) {
 	return obj.Settings, nil
@@ -556,7 +561,12 @@ func (r *queryResolver) DashboardsByTag(ctx context.Context, tag string) ([]upst
 // DashboardTagUsages is the resolver for the dashboardTagUsages field.
 func (r *queryResolver) DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTagUsage, error) {
 	us, err := r.API.DashboardTagUsages(ctx)
-	return nonNilSlice(us), err
+	if err != nil {
+		return nil, err
+	}
+	us = nonNilSlice(us)
+	producedList(ctx, us)
+	return us, nil
 }
 
 // DashboardReports is the resolver for the dashboardReports field.
@@ -682,6 +692,11 @@ func (r *Resolver) BadgeHolders() graph.BadgeHoldersResolver { return &badgeHold
 // Dashboard returns graph.DashboardResolver implementation.
 func (r *Resolver) Dashboard() graph.DashboardResolver { return &dashboardResolver{r} }
 
+// DashboardTagUsage returns graph.DashboardTagUsageResolver implementation.
+func (r *Resolver) DashboardTagUsage() graph.DashboardTagUsageResolver {
+	return &dashboardTagUsageResolver{r}
+}
+
 // InsightItem returns graph.InsightItemResolver implementation.
 func (r *Resolver) InsightItem() graph.InsightItemResolver { return &insightItemResolver{r} }
 
@@ -729,6 +744,7 @@ type (
 	badgeResolver                struct{ *Resolver }
 	badgeHoldersResolver         struct{ *Resolver }
 	dashboardResolver            struct{ *Resolver }
+	dashboardTagUsageResolver    struct{ *Resolver }
 	insightItemResolver          struct{ *Resolver }
 	kpiResolver                  struct{ *Resolver }
 	kpiGroupResolver             struct{ *Resolver }

@@ -118,6 +118,29 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 		map[string]any{"id": rep, "name": "Monthly report"},
 		map[string]any{"id": zed, "name": "Zed board"},
 	})
+	// DashboardTagUsage.dashboards: the dashboards of dashboardsIds, in that
+	// order, in one batched ListDashboards for all usages; the root list is
+	// recorded as a complete level, so even a one-hour batch wait does not
+	// hold the edge back.
+	for _, cfg := range []resolvers.Config{{}, {BatchWait: time.Hour, Timeout: 20 * time.Second}} {
+		o, zed, abc := o, zed, abc
+		if cfg.BatchWait != 0 {
+			o = newOrgFixtureCfg(t, "dashtagswait", cfg)
+			zed, abc = mk2(t, o)
+		}
+		before := o.calls.Snapshot()
+		d = o.run(t, `{ dashboardTagUsages { tagName dashboards { id name } } }`, nil)
+		calls := resolvers.Diff(before, o.calls.Snapshot())
+		wantAt(t, d, "dashboardTagUsages", []any{
+			map[string]any{"tagName": "growth", "dashboards": []any{
+				map[string]any{"id": zed, "name": "Zed board"}, map[string]any{"id": abc, "name": "Abc board"}}},
+			map[string]any{"tagName": "ops", "dashboards": []any{map[string]any{"id": zed, "name": "Zed board"}}},
+		})
+		if calls["ListDashboards"] != 1 || calls["DashboardTagUsages"] != 1 {
+			t.Errorf("wait %v: upstream calls %v; want one DashboardTagUsages and one ListDashboards", cfg.BatchWait, calls)
+		}
+	}
+
 	// Exactly what upstream gives.
 	us, err := o.store.DashboardTagUsages(o.ctx)
 	if err != nil {
@@ -126,6 +149,28 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 	if len(us) != 2 || us[0].DashboardsIDs[0] != zed {
 		t.Fatalf("upstream usages %+v", us)
 	}
+}
+
+// mk2 makes the two tagged dashboards of TestDashboardsByTagUsagesReports
+// in o: "Zed board" (Growth, Ops) and "Abc board" (Growth).
+func mk2(t *testing.T, o *orgFixture) (zed, abc string) {
+	t.Helper()
+	for _, d := range []struct {
+		name string
+		tags []string
+		id   *string
+	}{{"Zed board", []string{"Growth", "Ops"}, &zed}, {"Abc board", []string{"Growth"}, &abc}} {
+		in := upstream.DashboardInput{Name: d.name}
+		for _, tg := range d.tags {
+			in.Tags = append(in.Tags, upstream.TagInput{Title: tg})
+		}
+		got, err := o.store.CreateDashboard(o.ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*d.id = got.ID
+	}
+	return zed, abc
 }
 
 // TestBadgeHoldersAndLegacyUsers: Badge.holders and badgeHolders(id) give the

@@ -22,6 +22,9 @@ func roleByID(l *Loaders, path string, want int) one[upstream.Role] {
 func badgeByID(l *Loaders, path string, want int) one[upstream.Badge] {
 	return byID(l, path, want, l.api.ListBadges, upstream.BadgeFields, func(b *upstream.Badge) []string { return []string{b.ID} })
 }
+func dashboardByID(l *Loaders, path string, want int) one[upstream.Dashboard] {
+	return byID(l, path, want, l.api.ListDashboards, upstream.DashboardFields, func(d *upstream.Dashboard) []string { return []string{d.ID} })
+}
 func kpiGroupByID(l *Loaders, path string, want int) one[upstream.KPIGroup] {
 	return byID(l, path, want, l.api.ListKPIGroups, upstream.KPIGroupFields, func(g *upstream.KPIGroup) []string { return []string{g.ID} })
 }
@@ -122,6 +125,7 @@ var (
 	kpiGroupKeys           = keysOf(func(k *upstream.KPI) []string { return k.GroupIDs })
 	kpiOwnerKeys           = keysOf(func(k *upstream.KPI) []string { return nonEmpty(k.OwnerID) })
 	kpiGroupCreatorKeys    = keysOf(func(g *upstream.KPIGroup) []string { return nonEmpty(g.CreatedByID) })
+	tagUsageDashboardKeys  = keysOf(func(u *upstream.DashboardTagUsage) []string { return u.DashboardsIDs })
 	listCreatorKeys        = keysOf(func(x *upstream.List) []string { return nonEmpty(x.CreatedByID) })
 	announcementAuthorKeys = keysOf(func(a *upstream.Announcement) []string { return nonEmpty(a.AuthorID) })
 	accountOwnerKeys       = keysOf(func(a *upstream.Account) []string { return nonEmpty(a.OwnerID) })
