@@ -46,8 +46,9 @@ const maxKeys = query.MaxInValues
 // parent ids, ... — see edgeKeys) and dispatch on the last one. A query
 // then pays no wait at its levels. See docs/graphql.md ("Decisions").
 type Loaders struct {
-	api  upstream.API
-	wait time.Duration
+	api      upstream.API
+	wait     time.Duration
+	deadline time.Time // the request's; no batch waits past it
 
 	mu    sync.Mutex
 	m     map[string]any
@@ -104,12 +105,17 @@ type (
 )
 
 // NewLoaders returns the loaders of one request over api; wait <= 0 means
-// DefaultBatchWait.
-func NewLoaders(api upstream.API, wait time.Duration) *Loaders {
+// DefaultBatchWait. No batch waits past ctx's deadline: a loader still
+// collecting keys then dispatches, its upstream call fails with the
+// request's context, and the request ends on time instead of hanging on a
+// long configured wait.
+func NewLoaders(ctx context.Context, api upstream.API, wait time.Duration) *Loaders {
 	if wait <= 0 {
 		wait = DefaultBatchWait
 	}
-	return &Loaders{api: api, wait: wait, m: map[string]any{}, level: map[string]*level{}}
+	l := &Loaders{api: api, wait: wait, m: map[string]any{}, level: map[string]*level{}}
+	l.deadline, _ = ctx.Deadline()
+	return l
 }
 
 // Reset drops every loader and its cache; mutations call it so that what
@@ -291,6 +297,9 @@ func opts[V any](l *Loaders, want int) []dataloader.Option[string, V] {
 	capacity, wait := maxKeys, l.wait
 	if want > 0 {
 		capacity, wait = min(want, maxKeys), knownWaitFactor*l.wait
+	}
+	if !l.deadline.IsZero() {
+		wait = max(min(wait, time.Until(l.deadline)), 0)
 	}
 	return []dataloader.Option[string, V]{
 		dataloader.WithWait[string, V](wait),
@@ -516,6 +525,7 @@ func LoadersFrom(ctx context.Context) *Loaders {
 // LoaderMiddleware creates fresh loaders for every request.
 func LoaderMiddleware(api upstream.API, wait time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(WithLoaders(r.Context(), NewLoaders(api, wait))))
+		ctx := r.Context()
+		next.ServeHTTP(w, r.WithContext(WithLoaders(ctx, NewLoaders(ctx, api, wait))))
 	})
 }
