@@ -188,7 +188,7 @@ func authMiddleware(auth upstream.AuthService, next http.Handler) http.Handler {
 			}
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(upstream.NewContext(r.Context(), c)))
+		next.ServeHTTP(w, r.WithContext(upstream.WithMemo(upstream.NewContext(r.Context(), c))))
 	})
 }
 

@@ -202,7 +202,7 @@ func (s *server) authenticate(r *http.Request, accountRequired bool) (context.Co
 	case acct != "" && acct != caller.AccountID:
 		return nil, upstream.Errorf(upstream.CodeForbidden, "the service-accountId header does not name the account of the token")
 	}
-	return upstream.NewContext(r.Context(), caller), nil
+	return upstream.WithMemo(upstream.NewContext(r.Context(), caller)), nil
 }
 
 // bearerToken extracts the token of an "Authorization: Bearer <token>"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -80,6 +81,30 @@ func (sub *subject) principalList() []string {
 // loadSubject resolves the caller's roles (direct and through teams), teams
 // and grants: three queries.
 func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
+	// Reads of one request share the subject through its memo; a write
+	// transaction derives its own, from what it sees.
+	m := upstream.MemoFrom(ctx)
+	if cq, ok := q.(counted); m == nil || !ok || cq.tx {
+		return s.deriveSubject(ctx, q, c)
+	}
+	key := subjectKey{account: c.AccountID, user: c.UserID, roles: strings.Join(c.Roles, ",")}
+	if v, ok := m.Get(key); ok {
+		return v.(*subject), nil
+	}
+	sub, err := s.deriveSubject(ctx, q, c)
+	if err != nil {
+		return nil, err
+	}
+	m.Put(key, sub)
+	return sub, nil
+}
+
+// subjectKey names a caller's subject in a request's memo.
+type subjectKey struct{ account, user, roles string }
+
+// deriveSubject reads the caller's roles, teams and grants. The subject is
+// not changed afterwards, so a memo may share it between goroutines.
+func (s *Store) deriveSubject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
 	sub := &subject{userID: c.UserID, principals: map[string]bool{c.UserID: true},
 		always: map[upstream.Action]bool{}, own: map[upstream.Action]bool{}}
 	var roleRefs []upstream.UserRole

@@ -128,8 +128,9 @@ type querier interface {
 
 // counted wraps a querier and counts its statements.
 type counted struct {
-	q querier
-	n *atomic.Int64
+	q  querier
+	n  *atomic.Int64
+	tx bool // q is a write transaction
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -148,7 +149,7 @@ func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sq
 }
 
 // read returns the querier for reads.
-func (s *Store) read() querier { return counted{s.r, &s.queries} }
+func (s *Store) read() querier { return counted{q: s.r, n: &s.queries} }
 
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
@@ -158,12 +159,15 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	s.queries.Add(1)
-	if err := fn(counted{t, &s.queries}); err != nil {
+	if err := fn(counted{q: t, n: &s.queries, tx: true}); err != nil {
 		_ = t.Rollback()
 		return err
 	}
 	if err := t.Commit(); err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	if m := upstream.MemoFrom(ctx); m != nil {
+		m.Clear() // the write may have changed what the memo holds
 	}
 	return nil
 }

@@ -1,0 +1,80 @@
+package sqlstore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// TestRequestMemo: within one request (upstream.WithMemo) reads derive the
+// caller's roles, teams and grants once; a write decides on fresh grants
+// whatever the memo holds, and clears the memo when it commits.
+func TestRequestMemo(t *testing.T) {
+	e := newEnv(t)
+	s := e.session(upstream.SessionInput{})
+	e.goal(upstream.GoalInput{Name: "Grow", SessionID: s.ID})
+	u, err := e.store.CreateUser(e.ctx, sqlstore.UserInput{Email: "vic@acme.test", FirstName: "Vic", Role: upstream.RoleViewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := e.store.CreateUserToken(e.ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.store.Authenticate(context.Background(), tok.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := upstream.WithMemo(upstream.NewContext(context.Background(), c))
+	list := func() int64 {
+		t.Helper()
+		before := e.store.QueryCount()
+		p, err := e.store.ListGoals(req, upstream.ListQuery{})
+		if err != nil || p.TotalCount != 1 {
+			t.Fatalf("viewer lists goals: %v, %v", p, err)
+		}
+		return e.store.QueryCount() - before
+	}
+	first, second := list(), list()
+	t.Logf("statements of a goal listing: %d first in the request, %d after", first, second)
+	if second >= first {
+		t.Fatalf("second read of the request ran %d statements, the first %d: the subject was derived again", second, first)
+	}
+
+	// A viewer may not create goals; an admin grants it in another request.
+	if _, err := e.store.CreateGoal(req, upstream.GoalInput{Name: "Nope", SessionID: s.ID}); upstream.ErrorCode(err) != upstream.CodeForbidden {
+		t.Fatalf("viewer creates a goal: %v, want forbidden", err)
+	}
+	if _, err := e.store.CreatePermission(e.ctx, upstream.PermissionInput{Action: string(upstream.GoalsCreate), Principals: []string{u.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	// The memo still holds the subject without the grant, but the write
+	// derives its own.
+	if _, err := e.store.CreateGoal(req, upstream.GoalInput{Name: "Granted", SessionID: s.ID}); err != nil {
+		t.Fatalf("viewer with the grant creates a goal in the same request: %v", err)
+	}
+	// The commit cleared the memo: the next read derives the subject again.
+	if third := list2(t, e, req, 2); third != first {
+		t.Fatalf("read after the write ran %d statements, want %d (a fresh derivation)", third, first)
+	}
+	// Without a memo, every read derives it, and one listing derives it
+	// more than once (the listing's scope, then the items' allowed actions).
+	plain := upstream.NewContext(context.Background(), c)
+	if a, b := list2(t, e, plain, 2), list2(t, e, plain, 2); a != b || a <= first {
+		t.Fatalf("reads without a memo ran %d and %d statements, want the same, more than %d", a, b, first)
+	}
+}
+
+// list2 lists goals as ctx, expecting want of them, and returns the
+// statements it ran.
+func list2(t *testing.T, e *env, ctx context.Context, want int) int64 {
+	t.Helper()
+	before := e.store.QueryCount()
+	p, err := e.store.ListGoals(ctx, upstream.ListQuery{})
+	if err != nil || p.TotalCount != want {
+		t.Fatalf("list goals: %d, %v; want %d", p.TotalCount, err, want)
+	}
+	return e.store.QueryCount() - before
+}
