@@ -144,11 +144,6 @@ func embeddedBy[T any](l *Loaders, path string, want int) *embedLoader[T] {
 	return e
 }
 
-// deref returns a pointer to a copy of v: gqlgen resolvers return pointers.
-func ptr[T any](v T) *T { return &v }
-
-var _ = upstream.MaxLimit
-
 // goalParentKeys gives a goal's parent goal id, if it has one.
 var goalParentKeys = keysOf(func(g *upstream.Goal) []string {
 	if g.ParentType != "" && g.ParentType != upstream.ParentGoal {

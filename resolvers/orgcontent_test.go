@@ -388,7 +388,9 @@ func TestContent(t *testing.T) {
 	o.doAs(t, o.memberToken, `{ myBadges { totalCount nodes { id badge { name } } } }`, nil).mustData(t, &mine)
 	wantAt(t, mine, "myBadges.nodes.0.badge.name", "Star")
 	d = o.run(t, `mutation { createBadge(input: {name: "Temp"}) { id } }`, nil)
-	d = o.run(t, `mutation($id: ID!) { deleteBadge(id: $id) }`, vars("id", str(t, d, "createBadge.id")))
+	temp := str(t, d, "createBadge.id")
+	d = o.run(t, `mutation($id: ID!) { deleteBadge(id: $id) }`, vars("id", temp))
+	wantAt(t, d, "deleteBadge", temp)
 
 	// KPI groups and KPIs.
 	d = o.run(t, `mutation { createKpiGroup(name: "Finance") { id name } }`, nil)
@@ -414,6 +416,8 @@ func TestContent(t *testing.T) {
 	wantAt(t, d, "kpiGroups.nodes.0.createdBy.id", o.adminID)
 	wantAt(t, d, "kpis.nodes.0.name", "Costs")
 	d = o.run(t, `mutation($k: ID!, $g: ID!) { a: deleteKpi(id: $k) b: deleteKpiGroup(id: $g) }`, vars("k", kpi2, "g", grpID))
+	wantAt(t, d, "a", kpi2)
+	wantAt(t, d, "b", grpID)
 	d = o.run(t, `{ kpiGroups { totalCount } kpis { totalCount } }`, nil)
 	wantAt(t, d, "kpiGroups.totalCount", 0)
 	wantAt(t, d, "kpis.totalCount", 1)
@@ -440,6 +444,7 @@ func TestContent(t *testing.T) {
 		t.Fatalf("a filter on an unknown field: %v", r.Errors)
 	}
 	d = o.run(t, `mutation($id: ID!) { deleteList(id: $id) }`, vars("id", cloneID))
+	wantAt(t, d, "deleteList", cloneID)
 	d = o.run(t, `query($id: ID!) { lists { totalCount nodes { title } } list(id: $id) { title listType } }`, vars("id", listID))
 	wantAt(t, d, "lists.totalCount", 1)
 	wantAt(t, d, "list.listType", "goal")
@@ -458,6 +463,9 @@ func TestContent(t *testing.T) {
 
 	// Deletes.
 	d = o.run(t, `mutation($d: ID!, $p: ID!, $a: ID!) { a: deleteDashboard(id: $d) b: deleteDashboardParameter(id: $p) c: deleteAnnouncement(id: $a) }`, vars("d", dashID, "p", paramID, "a", annID))
+	wantAt(t, d, "a", dashID)
+	wantAt(t, d, "b", paramID)
+	wantAt(t, d, "c", annID)
 	d = o.run(t, `query($d: ID!) { dashboard(id: $d) { id } dashboards { totalCount } dashboardParameters { totalCount } announcements { totalCount } }`, vars("d", dashID))
 	wantAt(t, d, "dashboard", nil)
 	wantAt(t, d, "dashboards.totalCount", 0)

@@ -5,6 +5,7 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -33,7 +34,7 @@ func MarshalDate(s string) graphql.Marshaler { return nullableString(s) }
 func UnmarshalDate(v any) (string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("Date must be a yyyy-mm-dd string")
+		return "", errors.New("a Date must be a yyyy-mm-dd string")
 	}
 	return upstream.ParseDate("Date", s)
 }

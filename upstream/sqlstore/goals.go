@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/query"
 )
 
 // gate refuses a write that the session's state forbids. Structural edits
@@ -540,11 +539,3 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 	return gs, nil
 }
 
-// goalIDFilter is the filter "id in ids".
-func goalIDFilter(ids []string) *query.Expr {
-	vals := make([]any, len(ids))
-	for i, id := range ids {
-		vals[i] = id
-	}
-	return query.In("id", vals...)
-}
