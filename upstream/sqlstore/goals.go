@@ -538,4 +538,3 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 	}
 	return gs, nil
 }
-
