@@ -208,17 +208,23 @@ func (c client) must(method, path string, body any, want int) map[string]any {
 	return out
 }
 
-func num(v any) float64 { f, _ := v.(float64); return f }
-
-func TestEndToEnd(t *testing.T) {
+// conformingClient returns an HTTP client whose every REST response is
+// validated against the OpenAPI document; the test fails if none was.
+func conformingClient(t *testing.T) *http.Client {
 	conf := resttest.New(t, nil)
-	hc := &http.Client{Transport: conf}
-	defer func() {
+	t.Cleanup(func() {
 		if conf.Checked() == 0 {
 			t.Error("no response was checked against the OpenAPI document")
 		}
 		t.Logf("%d responses conform to the OpenAPI document", conf.Checked())
-	}()
+	})
+	return &http.Client{Transport: conf}
+}
+
+func num(v any) float64 { f, _ := v.(float64); return f }
+
+func TestEndToEnd(t *testing.T) {
+	hc := conformingClient(t)
 	db := filepath.Join(t.TempDir(), "e2e.db")
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	other := bootstrapDB(t, db, "Rival", "admin@rival.test")
@@ -351,14 +357,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestServeDemo(t *testing.T) {
-	conf := resttest.New(t, nil)
-	hc := &http.Client{Transport: conf}
-	defer func() {
-		if conf.Checked() == 0 {
-			t.Error("no response was checked against the OpenAPI document")
-		}
-		t.Logf("%d responses conform to the OpenAPI document", conf.Checked())
-	}()
+	hc := conformingClient(t)
 	db := filepath.Join(t.TempDir(), "demo.db")
 	cmd := exec.Command(binary, "serve", "--demo", "--db", db, "--addr", "127.0.0.1:0")
 	stdout, _ := cmd.StdoutPipe()
@@ -412,8 +411,7 @@ func TestServeDemo(t *testing.T) {
 // a server runs on the same database: its tokens get 402 in between, the
 // other account is untouched.
 func TestAccountSuspend(t *testing.T) {
-	conf := resttest.New(t, nil)
-	hc := &http.Client{Transport: conf}
+	hc := conformingClient(t)
 	db := filepath.Join(t.TempDir(), "suspend.db")
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	other := bootstrapDB(t, db, "Rival", "admin@rival.test")
@@ -465,14 +463,7 @@ func TestBadFlags(t *testing.T) {
 // the playground page and Prometheus metrics that count upstream calls and
 // store queries.
 func TestServeGraphQL(t *testing.T) {
-	conf := resttest.New(t, nil)
-	hc := &http.Client{Transport: conf}
-	defer func() {
-		if conf.Checked() == 0 {
-			t.Error("no response was checked against the OpenAPI document")
-		}
-		t.Logf("%d responses conform to the OpenAPI document", conf.Checked())
-	}()
+	hc := conformingClient(t)
 	db := filepath.Join(t.TempDir(), "gql.db")
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	srv := startServer(t, db)
