@@ -446,6 +446,68 @@ func TestAccountSuspend(t *testing.T) {
 	}
 }
 
+// TestCORS: with --cors-origins, a listed origin's preflight for a GraphQL
+// POST and for a REST PATCH is answered, and its actual requests carry the
+// CORS headers; another origin gets none. Without the flag nothing is added.
+func TestCORS(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cors.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	srv := startServer(t, db, "--cors-origins", "https://app.example, https://*.acme.example")
+	defer srv.stop(t)
+	send := func(base, method, path, origin string, hdr map[string]string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(`{"query":"{ viewer { email } }"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	preflight := func(base, path, origin, method string) *http.Response {
+		return send(base, "OPTIONS", path, origin, map[string]string{
+			"Access-Control-Request-Method":  method,
+			"Access-Control-Request-Headers": "authorization,content-type,service-accountid",
+		})
+	}
+	for _, origin := range []string{"https://app.example", "https://eu.acme.example"} {
+		for path, method := range map[string]string{"/graphql": "POST", "/api/v1/goals/" + strings.Repeat("0", 24): "PATCH"} {
+			r := preflight(srv.base, path, origin, method)
+			if r.StatusCode != 200 || r.Header.Get("Access-Control-Allow-Origin") != origin ||
+				!strings.Contains(r.Header.Get("Access-Control-Allow-Methods"), method) ||
+				!strings.Contains(strings.ToLower(r.Header.Get("Access-Control-Allow-Headers")), "service-accountid") {
+				t.Errorf("preflight %s %s from %s: %d %v", method, path, origin, r.StatusCode, r.Header)
+			}
+		}
+	}
+	auth := map[string]string{"Authorization": "Bearer " + boot.Token, "Content-Type": "application/json"}
+	r := send(srv.base, "POST", "/graphql", "https://app.example", auth)
+	if r.StatusCode != 200 || r.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		!strings.Contains(r.Header.Get("Access-Control-Expose-Headers"), "X-Request-Id") {
+		t.Errorf("GraphQL POST from a listed origin: %d %v", r.StatusCode, r.Header)
+	}
+	if r := preflight(srv.base, "/graphql", "https://evil.example", "POST"); r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight from an unlisted origin allowed: %v", r.Header)
+	}
+	if r := send(srv.base, "POST", "/graphql", "https://evil.example", auth); r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("request from an unlisted origin allowed: %v", r.Header)
+	}
+
+	plain := startServer(t, db)
+	defer plain.stop(t)
+	if r := preflight(plain.base, "/graphql", "https://app.example", "POST"); r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS without --cors-origins: %v", r.Header)
+	}
+}
+
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{}, {"nope"}, {"serve", "--bogus"}, {"bootstrap", "--db", filepath.Join(t.TempDir(), "x.db"), "--account", "", "--email", "x"}} {
 		cmd := exec.Command(binary, args...)

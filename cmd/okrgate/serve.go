@@ -9,7 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/go-chi/cors"
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
@@ -35,6 +38,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
 	playgroundAssets := fs.String("playground-assets", envOr(getenv, "OKRGATE_PLAYGROUND_ASSETS", ""), "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh; env OKRGATE_PLAYGROUND_ASSETS)")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
+	corsOrigins := fs.String("cors-origins", envOr(getenv, "OKRGATE_CORS_ORIGINS", ""), "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default (env OKRGATE_CORS_ORIGINS)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -80,7 +84,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	mux.Handle("GET /{$}", playgroundHandler)
 	mux.Handle("GET "+resolvers.PlaygroundAssetsPath, playgroundHandler)
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           withCORS(*corsOrigins, mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -113,6 +117,30 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// withCORS lets browser pages of the listed origins call the REST and
+// GraphQL APIs: it answers their preflights and exposes the headers clients
+// read. Credentials are bearer tokens the page sends itself, never cookies,
+// so no origin gains access it could not get without CORS. An empty list
+// leaves h as it is: same-origin use only.
+func withCORS(origins string, h http.Handler) http.Handler {
+	var list []string
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			list = append(list, o)
+		}
+	}
+	if len(list) == 0 {
+		return h
+	}
+	return cors.Handler(cors.Options{
+		AllowedOrigins: list,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "X-Request-Id"},
+		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate"},
+		MaxAge:         600,
+	})(h)
 }
 
 // demoAccount seeds the demo account when the database holds no account and
