@@ -114,3 +114,28 @@ func accountCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "account %s %s\n", *id, state)
 	return nil
 }
+
+// backupCmd writes a consistent copy of the database, also while a server
+// runs on it.
+func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+	to := fs.String("to", "", "the copy's `file` (required; must not exist)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *to == "" {
+		fmt.Fprintln(stderr, "--to is required")
+		return errUsage
+	}
+	st, err := sqlstore.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Backup(ctx, *to); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backed up %s to %s\n", *db, *to)
+	return nil
+}

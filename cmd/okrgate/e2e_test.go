@@ -508,6 +508,35 @@ func TestCORS(t *testing.T) {
 	}
 }
 
+// TestBackup copies a database while a server writes to it: a server on
+// the copy has what was written before the backup and not what came after.
+func TestBackup(t *testing.T) {
+	hc := conformingClient(t)
+	dir := t.TempDir()
+	db, copyDB := filepath.Join(dir, "live.db"), filepath.Join(dir, "copy.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	srv := startServer(t, db)
+	defer srv.stop(t)
+	c := client{t: t, hc: hc, base: srv.base, token: boot.Token, acct: boot.AccountID}
+	sess := c.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1", "start": "2027-01-01", "end": "2027-03-31"}, 201)
+	before := c.must("POST", "/api/v1/goals", map[string]any{"name": "Before", "sessionId": sess["id"]}, 201)
+	if out, err := exec.Command(binary, "backup", "--db", db, "--to", copyDB).CombinedOutput(); err != nil || !strings.Contains(string(out), "backed up") {
+		t.Fatalf("backup: %v: %s", err, out)
+	}
+	after := c.must("POST", "/api/v1/goals", map[string]any{"name": "After", "sessionId": sess["id"]}, 201)
+	if out, err := exec.Command(binary, "backup", "--db", db, "--to", copyDB).CombinedOutput(); err == nil || !strings.Contains(string(out), "already exists") {
+		t.Errorf("backup over an existing file: %v: %s", err, out)
+	}
+
+	restored := startServer(t, copyDB)
+	defer restored.stop(t)
+	rc := client{t: t, hc: hc, base: restored.base, token: boot.Token, acct: boot.AccountID}
+	if g := rc.must("GET", "/api/v1/goals/"+before["id"].(string), nil, 200); g["name"] != "Before" {
+		t.Errorf("restored goal: %v", g)
+	}
+	rc.must("GET", "/api/v1/goals/"+after["id"].(string), nil, 404)
+}
+
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{}, {"nope"}, {"serve", "--bogus"}, {"bootstrap", "--db", filepath.Join(t.TempDir(), "x.db"), "--account", "", "--email", "x"}} {
 		cmd := exec.Command(binary, args...)

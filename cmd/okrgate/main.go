@@ -33,6 +33,7 @@ Usage:
   okrgate bootstrap --db FILE --account NAME --email EMAIL [--json]
   okrgate seed      --db FILE --account ID --goals N [--seed S]
   okrgate account   suspend|resume --db FILE --id ACCOUNT_ID
+  okrgate backup    --db FILE --to COPY
 
 Run "okrgate COMMAND -h" for the flags of a command.
 `
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = seedCmd(ctx, args[1:], stdout, stderr)
 	case "account":
 		err = accountCmd(ctx, args[1:], stdout, stderr)
+	case "backup":
+		err = backupCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

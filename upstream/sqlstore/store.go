@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,7 @@ var migrations embed.FS
 // they never fail on a lock upgrade; reads use a pool of read-only
 // connections that WAL lets run beside the writer.
 type Store struct {
+	path    string // the database file
 	w, r    *sql.DB
 	ids     *upstream.IDSource
 	now     func() time.Time
@@ -66,7 +68,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, ids: upstream.NewIDSource(), now: time.Now}
+	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -113,6 +115,28 @@ func (s *Store) Close() error {
 // Ping reports whether the database answers; /healthz uses it.
 func (s *Store) Ping(ctx context.Context) error {
 	return s.r.PingContext(ctx)
+}
+
+// Backup writes a consistent copy of the database to path (which must not
+// exist) while the store keeps serving: a copy of the file itself is not
+// safe while a WAL database is in use. The copy is compacted and needs no
+// -wal file.
+func (s *Store) Backup(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("sqlstore: backup: %s already exists", path)
+	}
+	// A connection of its own: the readers are query-only, and the writer
+	// must stay free for writes while the copy is made.
+	db, err := sql.Open("sqlite", s.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return fmt.Errorf("sqlstore: backup: %w", err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+		os.Remove(path) // what a failed copy left behind; path did not exist before
+		return fmt.Errorf("sqlstore: backup to %s: %w", path, err)
+	}
+	return nil
 }
 
 // QueryCount returns the number of SQL statements the store has run, so
