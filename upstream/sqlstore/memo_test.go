@@ -2,6 +2,8 @@ package sqlstore_test
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -77,4 +79,59 @@ func list2(t *testing.T, e *env, ctx context.Context, want int) int64 {
 		t.Fatalf("list goals: %d, %v; want %d", p.TotalCount, err, want)
 	}
 	return e.store.QueryCount() - before
+}
+
+// TestMetricAllowedActions: a listing's currentUserAllowedActions for key
+// results, per caller — the admin's without reading goals, the others'
+// from the goal, its owners and the session.
+func TestMetricAllowedActions(t *testing.T) {
+	e := newEnv(t)
+	s := e.session(upstream.SessionInput{})
+	as := func(role string) (context.Context, string) {
+		t.Helper()
+		u, err := e.store.CreateUser(e.ctx, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := e.store.CreateUserToken(e.ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.store.Authenticate(context.Background(), tok.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return upstream.WithMemo(upstream.NewContext(context.Background(), c)), u.ID
+	}
+	member, memberID := as(upstream.RoleMember)
+	viewer, _ := as(upstream.RoleViewer)
+	mine := e.goal(upstream.GoalInput{Name: "Mine", SessionID: s.ID, OwnerID: memberID})
+	theirs := e.goal(upstream.GoalInput{Name: "Theirs", SessionID: s.ID})
+	e.metric(upstream.MetricInput{Name: "M1", GoalID: mine.ID, Target: f(10)})
+	e.metric(upstream.MetricInput{Name: "M2", GoalID: theirs.ID, Target: f(10)})
+	acts := func(ctx context.Context) map[string]string {
+		t.Helper()
+		p, err := e.store.ListMetrics(ctx, upstream.ListQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, m := range p.Items {
+			out[m.Name] = strings.Join(m.CurrentUserAllowedActions, " ")
+		}
+		return out
+	}
+	all := "metrics:read metrics:update metrics:delete metrics:checkin tasks:create"
+	for name, tc := range map[string]struct {
+		ctx  context.Context
+		want map[string]string
+	}{
+		"admin":  {e.ctx, map[string]string{"M1": all, "M2": all}},
+		"member": {member, map[string]string{"M1": all, "M2": "metrics:read tasks:create"}},
+		"viewer": {viewer, map[string]string{"M1": "metrics:read", "M2": "metrics:read"}},
+	} {
+		if got := acts(tc.ctx); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
 }
