@@ -45,6 +45,7 @@ type Error struct {
 	Err error
 }
 
+// Error returns "code: message", with the wrapped error when there is one.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
@@ -52,6 +53,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Code, e.Message)
 }
 
+// Unwrap returns the wrapped error, so errors.Is and errors.As see it.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an *Error with code c and a formatted message.

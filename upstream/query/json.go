@@ -15,6 +15,7 @@ type Error struct {
 	Message string // human message, e.g. `unknown field "nmae"`
 }
 
+// Error returns "invalid <param>: <message>".
 func (e *Error) Error() string {
 	return "invalid " + e.Param + ": " + e.Message
 }
