@@ -55,9 +55,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	if total == 0 || lq.Skip >= total {
 		return []T{}, total, nil
 	}
-	order := query.OrderBy(query.SQLite, t.reg, "doc", lq.Sort)
-	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+from+" WHERE account_id = ? AND ("+where+") ORDER BY "+order+" LIMIT ? OFFSET ?",
-		append(args, lq.PageLimit(), lq.Skip)...)
+	rows, err := q.QueryContext(ctx, t.pageSQL(from, where, lq.Sort), append(args, lq.PageLimit(), lq.Skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -66,6 +64,14 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
 	return items, total, nil
+}
+
+// pageSQL is the statement of one page: the documents of from (the table,
+// or a narrowing subquery named like it) matching where, in sort order.
+// Its parameters are the account, where's, the limit and the offset.
+func (t table[T]) pageSQL(from, where string, sort []query.SortKey) string {
+	order := query.OrderBy(query.SQLite, t.reg, "doc", sort)
+	return "SELECT doc FROM " + from + " WHERE account_id = ? AND (" + where + ") ORDER BY " + order + " LIMIT ? OFFSET ?"
 }
 
 // where returns all documents of account matching a SQL condition on the
