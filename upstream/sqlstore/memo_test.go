@@ -17,18 +17,7 @@ func TestRequestMemo(t *testing.T) {
 	e := newEnv(t)
 	s := e.session(upstream.SessionInput{})
 	e.goal(upstream.GoalInput{Name: "Grow", SessionID: s.ID})
-	u, err := e.store.CreateUser(e.ctx, sqlstore.UserInput{Email: "vic@acme.test", FirstName: "Vic", Role: upstream.RoleViewer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := e.store.CreateUserToken(e.ctx, u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := e.store.Authenticate(context.Background(), tok.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := e.user(upstream.RoleViewer)
 	req := upstream.WithMemo(upstream.NewContext(context.Background(), c))
 	list := func() int64 {
 		t.Helper()
@@ -49,7 +38,7 @@ func TestRequestMemo(t *testing.T) {
 	if _, err := e.store.CreateGoal(req, upstream.GoalInput{Name: "Nope", SessionID: s.ID}); upstream.ErrorCode(err) != upstream.CodeForbidden {
 		t.Fatalf("viewer creates a goal: %v, want forbidden", err)
 	}
-	if _, err := e.store.CreatePermission(e.ctx, upstream.PermissionInput{Action: string(upstream.GoalsCreate), Principals: []string{u.ID}}); err != nil {
+	if _, err := e.store.CreatePermission(e.ctx, upstream.PermissionInput{Action: string(upstream.GoalsCreate), Principals: []string{c.UserID}}); err != nil {
 		t.Fatal(err)
 	}
 	// The memo still holds the subject without the grant, but the write
@@ -88,20 +77,8 @@ func TestMetricAllowedActions(t *testing.T) {
 	e := newEnv(t)
 	s := e.session(upstream.SessionInput{})
 	as := func(role string) (context.Context, string) {
-		t.Helper()
-		u, err := e.store.CreateUser(e.ctx, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := e.store.CreateUserToken(e.ctx, u.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := e.store.Authenticate(context.Background(), tok.Token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return upstream.WithMemo(upstream.NewContext(context.Background(), c)), u.ID
+		c := e.user(role)
+		return upstream.WithMemo(upstream.NewContext(context.Background(), c)), c.UserID
 	}
 	member, memberID := as(upstream.RoleMember)
 	viewer, _ := as(upstream.RoleViewer)
@@ -134,4 +111,23 @@ func TestMetricAllowedActions(t *testing.T) {
 			t.Errorf("%s: %v, want %v", name, got, tc.want)
 		}
 	}
+}
+
+// user creates a user of the env's account with a built-in role and
+// returns it authenticated by a token of its own.
+func (e *env) user(role string) upstream.Caller {
+	e.t.Helper()
+	u, err := e.store.CreateUser(e.ctx, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	tok, err := e.store.CreateUserToken(e.ctx, u.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c, err := e.store.Authenticate(context.Background(), tok.Token)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
 }
