@@ -140,7 +140,7 @@ func pending(q upstream.ListQuery) upstream.ListQuery {
 
 // userRoles are the roles a user holds directly (from the user document)
 // and, with team, those mapped to the user's teams: the mappings and the
-// teams both load by the user's team ids, so each dispatches on its last key.
+// teams both load by the user's team ids, one batch each per level.
 func userRoles(ctx context.Context, u *upstream.User, team bool) ([]upstream.UserRole, error) {
 	out := make([]upstream.UserRole, 0, len(u.Roles))
 	for _, r := range u.Roles {
@@ -151,23 +151,22 @@ func userRoles(ctx context.Context, u *upstream.User, team bool) ([]upstream.Use
 	if !team || len(u.TeamIDs) == 0 {
 		return out, nil
 	}
-	mt := pick(ctx, "roleMappingsByTeam", roleMappingsByTeam, userTeamKeys).LoadMany(ctx, u.TeamIDs)
-	tt := pick(ctx, "teamByID", teamByID, userTeamKeys).LoadMany(ctx, u.TeamIDs)
-	maps, errs := mt()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	l := For(ctx)
+	teamIDs, maps, err := l.UserTeamRoles.PerKey(ctx, u)
+	if err != nil {
+		return nil, err
 	}
-	teams, errs := tt()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	_, teams, err := l.UserRoleTeams.PerKey(ctx, u)
+	if err != nil {
+		return nil, err
 	}
-	for i, ms := range maps {
-		for _, m := range ms {
-			out = append(out, upstream.UserRole{AccountID: m.AccountID, ID: m.ID, Name: m.Name, Description: m.Description, Team: teams[i]})
+	for i := range teamIDs {
+		var team *upstream.Team
+		if len(teams[i]) > 0 {
+			team = &teams[i][0]
+		}
+		for _, m := range maps[i] {
+			out = append(out, upstream.UserRole{AccountID: m.AccountID, ID: m.ID, Name: m.Name, Description: m.Description, Team: team})
 		}
 	}
 	return out, nil

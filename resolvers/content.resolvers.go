@@ -15,30 +15,27 @@ import (
 
 // Author is the resolver for the author field.
 func (r *announcementResolver) Author(ctx context.Context, obj *upstream.Announcement) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, announcementAuthorKeys), obj.AuthorID)
+	return For(ctx).AnnouncementAuthor.One(ctx, obj)
 }
 
 // Badge is the resolver for the badge field.
 func (r *assignedBadgeResolver) Badge(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.Badge, error) {
-	if obj.Badge != nil {
-		return embeddedOne(ctx, "embeddedBadge", embeddedBadgeKeys, obj.ID, obj.Badge)
-	}
-	return loadOne(ctx, pick(ctx, "badgeByID", badgeByID, badgeOfAssignmentKeys), obj.BadgeID)
+	return For(ctx).AssignmentBadge.One(ctx, obj)
 }
 
 // Assignees is the resolver for the assignees field.
 func (r *assignedBadgeResolver) Assignees(ctx context.Context, obj *upstream.AssignedBadge) ([]model.Owner, error) {
-	return loadOwners(ctx, obj.AssigneeIDs, assigneeKeys)
+	return For(ctx).AssignmentOwners.List(ctx, obj)
 }
 
 // AssignedBy is the resolver for the assignedBy field.
 func (r *assignedBadgeResolver) AssignedBy(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, assignedByKeys), obj.AssignedByID)
+	return For(ctx).AssignmentBy.One(ctx, obj)
 }
 
 // Holders is the resolver for the holders field.
 func (r *badgeResolver) Holders(ctx context.Context, obj *upstream.Badge) (*model.BadgeHolders, error) {
-	return loadOne(ctx, pick(ctx, "holdersByBadge", holdersByBadge, ownID), obj.ID)
+	return For(ctx).BadgeHolders.One(ctx, obj)
 }
 
 // Users is the resolver for the users field.
@@ -46,7 +43,7 @@ func (r *badgeHoldersResolver) Users(ctx context.Context, obj *model.BadgeHolder
 	if obj.Preloaded {
 		return obj.Users, nil
 	}
-	return loadMany(ctx, pick(ctx, "userByID", userByID, holderKeys), obj.AssigneeIDs)
+	return For(ctx).HolderUsers.List(ctx, obj)
 }
 
 // Teams is the resolver for the teams field.
@@ -54,7 +51,7 @@ func (r *badgeHoldersResolver) Teams(ctx context.Context, obj *model.BadgeHolder
 	if obj.Preloaded {
 		return obj.Teams, nil
 	}
-	return loadMany(ctx, pick(ctx, "teamByID", teamByID, holderKeys), obj.AssigneeIDs)
+	return For(ctx).HolderTeams.List(ctx, obj)
 }
 
 // SectionHeaders is the resolver for the sectionHeaders field.
@@ -69,12 +66,12 @@ func (r *dashboardResolver) Settings(ctx context.Context, obj *upstream.Dashboar
 
 // Tags is the resolver for the tags field.
 func (r *dashboardResolver) Tags(ctx context.Context, obj *upstream.Dashboard) ([]upstream.Tag, error) {
-	return embedded(ctx, obj.ID, nonNilTags(obj.Tags))
+	return For(ctx).DashboardTags.List(ctx, obj)
 }
 
 // Dashboards is the resolver for the dashboards field.
 func (r *dashboardTagUsageResolver) Dashboards(ctx context.Context, obj *upstream.DashboardTagUsage) ([]upstream.Dashboard, error) {
-	return loadMany(ctx, pick(ctx, "dashboardByID", dashboardByID, tagUsageDashboardKeys), obj.DashboardsIDs)
+	return For(ctx).UsageDashboards.List(ctx, obj)
 }
 
 // Settings is the resolver for the settings field.
@@ -99,22 +96,22 @@ func (r *insightItemResolver) InsightState(ctx context.Context, obj *upstream.In
 
 // Groups is the resolver for the groups field.
 func (r *kpiResolver) Groups(ctx context.Context, obj *upstream.KPI) ([]upstream.KPIGroup, error) {
-	return loadMany(ctx, pick(ctx, "kpiGroupByID", kpiGroupByID, kpiGroupKeys), obj.GroupIDs)
+	return For(ctx).KPIGroups.List(ctx, obj)
 }
 
 // Owner is the resolver for the owner field.
 func (r *kpiResolver) Owner(ctx context.Context, obj *upstream.KPI) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, kpiOwnerKeys), obj.OwnerID)
+	return For(ctx).KPIOwner.One(ctx, obj)
 }
 
 // Kpis is the resolver for the kpis field.
 func (r *kpiGroupResolver) Kpis(ctx context.Context, obj *upstream.KPIGroup) ([]upstream.KPI, error) {
-	return loadList(ctx, pick(ctx, "kpisByGroup", kpisByGroup, ownID), obj.ID)
+	return For(ctx).KPIGroupKPIs.List(ctx, obj)
 }
 
 // CreatedBy is the resolver for the createdBy field.
 func (r *kpiGroupResolver) CreatedBy(ctx context.Context, obj *upstream.KPIGroup) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, kpiGroupCreatorKeys), obj.CreatedByID)
+	return For(ctx).KPIGroupCreatedBy.One(ctx, obj)
 }
 
 // Filter is the resolver for the filter field.
@@ -124,7 +121,7 @@ func (r *listResolver) Filter(ctx context.Context, obj *upstream.List) (any, err
 
 // CreatedBy is the resolver for the createdBy field.
 func (r *listResolver) CreatedBy(ctx context.Context, obj *upstream.List) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, listCreatorKeys), obj.CreatedByID)
+	return For(ctx).ListCreatedBy.One(ctx, obj)
 }
 
 // List is the resolver for the list field.
@@ -614,12 +611,12 @@ func (r *queryResolver) Announcement(ctx context.Context, id string) (*upstream.
 
 // Goals is the resolver for the goals field.
 func (r *tagDetailResolver) Goals(ctx context.Context, obj *upstream.TagDetail) ([]upstream.Goal, error) {
-	return loadList(ctx, pick(ctx, "goalsByTag", goalsByTag, ownID), obj.ID)
+	return For(ctx).TagDetailGoals.List(ctx, obj)
 }
 
 // Dashboards is the resolver for the dashboards field.
 func (r *tagDetailResolver) Dashboards(ctx context.Context, obj *upstream.TagDetail) ([]upstream.Dashboard, error) {
-	return loadList(ctx, pick(ctx, "dashboardsByTag", dashboardsByTag, ownID), obj.ID)
+	return For(ctx).TagDetailDashes.List(ctx, obj)
 }
 
 // Access is the resolver for the access field.

@@ -122,9 +122,9 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 	// order, in one batched ListDashboards for all usages; the root list is
 	// recorded as a complete level, so even a one-hour batch wait does not
 	// hold the edge back.
-	for _, cfg := range []resolvers.Config{{}, {BatchWait: time.Hour, Timeout: 20 * time.Second}} {
+	for i, cfg := range []resolvers.Config{{}, {Timeout: 20 * time.Second}} {
 		o, zed, abc := o, zed, abc
-		if cfg.BatchWait != 0 {
+		if i > 0 {
 			o = newOrgFixtureCfg(t, "dashtagswait", cfg)
 			zed, abc = mk2(t, o)
 		}
@@ -137,7 +137,7 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 			map[string]any{"tagName": "ops", "dashboards": []any{map[string]any{"id": zed, "name": "Zed board"}}},
 		})
 		if calls["ListDashboards"] != 1 || calls["DashboardTagUsages"] != 1 {
-			t.Errorf("wait %v: upstream calls %v; want one DashboardTagUsages and one ListDashboards", cfg.BatchWait, calls)
+			t.Errorf("run %d: upstream calls %v; want one DashboardTagUsages and one ListDashboards", i, calls)
 		}
 	}
 
@@ -289,9 +289,9 @@ func TestBadgeHoldersBatch(t *testing.T) {
 }`
 	var counts []map[string]int64
 	for i, n := range []int{3, 40, 40} {
-		cfg := resolvers.Config{BatchWait: 50 * time.Millisecond}
+		cfg := resolvers.Config{}
 		if i == 2 {
-			cfg = resolvers.Config{BatchWait: time.Hour, Timeout: 20 * time.Second}
+			cfg = resolvers.Config{Timeout: 20 * time.Second}
 		}
 		o := newOrgFixtureCfg(t, "holdersbatch"+strconv.Itoa(i), cfg)
 		fillOrgContent(t, o, n)
@@ -346,7 +346,7 @@ func TestBadgeHoldersBatch(t *testing.T) {
 // dispatch on their last key: with a batch wait of one hour every request
 // answers (a level that waited would run into the 20 s request timeout).
 func TestSingleReadsDispatchWithoutWaiting(t *testing.T) {
-	o := newOrgFixtureCfg(t, "single-no-wait", resolvers.Config{BatchWait: time.Hour, Timeout: 20 * time.Second})
+	o := newOrgFixtureCfg(t, "single-no-wait", resolvers.Config{Timeout: 20 * time.Second})
 	st, ctx := o.store, o.ctx
 	g, err := st.CreateGoal(ctx, upstream.GoalInput{Name: "Grow", SessionID: o.sessionID})
 	if err != nil {

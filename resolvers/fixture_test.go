@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
@@ -29,7 +28,17 @@ type fixture struct {
 	ctx      context.Context // carries the caller, for direct store reads
 	sessions []string
 	calls    *resolvers.CallCounter
+	metrics  *resolvers.Metrics
 	srv      *httptest.Server
+}
+
+// noStrays fails unless every edge of every request so far loaded its
+// parents within the batch of their level.
+func (f *fixture) noStrays(tb testing.TB) {
+	tb.Helper()
+	if n := f.metrics.Strays(); n != 0 {
+		tb.Errorf("%d stray loads: some field returns objects that no edge or produce* recorded as a level", n)
+	}
 }
 
 var (
@@ -82,8 +91,11 @@ func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx 
 	calls := resolvers.NewCallCounter()
 	api := resolvers.Instrument(st, calls)
 	cfg.API, cfg.Auth = api, api
+	if cfg.Metrics == nil {
+		cfg.Metrics = resolvers.NewMetrics(nil)
+	}
 	srv := httptest.NewServer(resolvers.NewHandler(cfg))
-	return &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, srv: srv}
+	return &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv}
 }
 
 // seeded returns the shared fixture with n synthetic objectives (seeded
@@ -96,10 +108,7 @@ func seeded(tb testing.TB, n, sessions int) *fixture {
 	if f, ok := fixtures[key]; ok {
 		return f
 	}
-	// A generous batch wait: these fixtures assert exact call counts, and a
-	// loaded CI machine must not split a level into two batches (see
-	// TestBatchWaitExperiment and docs/graphql.md for the production default).
-	f := newFixture(tb, key, resolvers.Config{BatchWait: 50 * time.Millisecond}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
+	f := newFixture(tb, key, resolvers.Config{}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
 		sum, err := seed.Synthetic(ctx, st, seed.Options{Goals: n, Seed: 7, Sessions: sessions})
 		return sum.Sessions, err
 	})

@@ -6,19 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
-	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
@@ -98,6 +97,7 @@ func TestNestedTree(t *testing.T) {
 			t.Fatalf("a level holds more than one page (%d key results): the call count would grow by pages", metrics)
 		}
 		t.Logf("%d objectives (session with %d key results, %d check-ins): upstream calls %v", ds.goals, metrics, checkins, calls)
+		f.noStrays(t)
 		counts = append(counts, calls)
 	}
 	if !reflect.DeepEqual(counts[0], counts[1]) {
@@ -499,64 +499,38 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 }
 
-// TestBatchWaitExperiment measures how the dataloader wait affects batching
-// on a level with 1000 parents (goals → key results → check-ins): the ideal
-// is 3 ListMetrics pages and 3 ListCheckIns batches ("303"); more means keys
-// arrived after the batch had left. Run with OKRGATE_WAIT_EXPERIMENT=1; the
-// figures are in docs/graphql.md.
-func TestBatchWaitExperiment(t *testing.T) {
-	if os.Getenv("OKRGATE_WAIT_EXPERIMENT") == "" {
-		t.Skip("set OKRGATE_WAIT_EXPERIMENT=1 to run")
-	}
-	f := seeded(t, 1000, 5)
-	for _, d := range []time.Duration{1, 2, 5, 10, 16, 25} {
-		calls := resolvers.NewCallCounter()
-		api := resolvers.Instrument(f.store, calls)
-		h := resolvers.NewHandler(resolvers.Config{API: api, Auth: f.store, BatchWait: d * time.Millisecond})
-		srv := httptest.NewServer(h)
-		g := &fixture{srv: srv, token: f.token}
-		var res []int64
-		for i := 0; i < 20; i++ {
-			b := calls.Snapshot()
-			g.do(t, `{ sessions(first: 100) { nodes { id goals { id metrics { id goalId checkins { id } } } } } }`, nil)
-			d := resolvers.Diff(b, calls.Snapshot())
-			res = append(res, d["ListMetrics"]*100+d["ListCheckIns"])
-		}
-		srv.Close()
-		t.Logf("wait %v: ListMetrics*100+ListCheckIns per run %v", d*time.Millisecond, res)
-	}
-}
-
-// TestTreeDispatchesWithoutWaiting: every level of the tree query knows how
-// many keys it will get from the level above, so its loader dispatches on
-// the last key instead of waiting. With a batch wait of an hour the query
-// still answers (a level that waited would run into the request timeout
-// and fail), with the same tree and the same call count.
-func TestTreeDispatchesWithoutWaiting(t *testing.T) {
-	f := newFixture(t, "no-wait", resolvers.Config{BatchWait: time.Hour, Timeout: 20 * time.Second}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
-		sum, err := seed.Synthetic(ctx, st, seed.Options{Goals: 40, Seed: 3, Sessions: 1})
-		return sum.Sessions, err
-	})
+// TestTreeCallsAreDeterministic: the upstream calls of a query depend only
+// on the query and the data. Eight copies of the tree query run at once,
+// each through a handler with its own call counter (the executor's
+// goroutines of all of them compete for the CPUs), and each costs exactly
+// what one run alone costs, with the same tree.
+func TestTreeCallsAreDeterministic(t *testing.T) {
+	f := seeded(t, 40, 1)
 	sid := biggestSession(t, f)
 	want, err := directTree(f.ctx, f.store, sid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, calls := runTree(t, f, sid)
-	if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
-		t.Fatalf("tree differs from the store's\n got: %.2000s\nwant: %.2000s", g, w)
-	}
-	ref := seeded(t, 10, 1)
-	_, refCalls := runTree(t, ref, biggestSession(t, ref))
-	if total(calls) != total(refCalls) {
-		t.Errorf("calls without waiting %v, with the timer %v", calls, refCalls)
-	}
+	w := jsonOf(t, want)
+	_, alone := runTree(t, f, sid)
+	f.noStrays(t)
+	delete(alone, "Authenticate") // the handlers below authenticate uncounted
+	t.Run("group", func(t *testing.T) {
+		for i := range 8 {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel()
+				calls := resolvers.NewCallCounter()
+				srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: resolvers.Instrument(f.store, calls), Auth: f.store}))
+				defer srv.Close()
+				got, n := runTree(t, &fixture{srv: srv, token: f.token, calls: calls}, sid)
+				if g := jsonOf(t, got); g != w {
+					t.Fatalf("tree differs from the store's\n got: %.2000s\nwant: %.2000s", g, w)
+				}
+				if !maps.Equal(n, alone) {
+					t.Errorf("calls under load %v, alone %v", n, alone)
+				}
+			})
+		}
+	})
 }
 
-func total(m map[string]int64) int64 {
-	var n int64
-	for _, v := range m {
-		n += v
-	}
-	return n
-}

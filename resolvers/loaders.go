@@ -2,511 +2,327 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"strings"
 	"sync"
-	"time"
-
-	"github.com/99designs/gqlgen/graphql"
-	"github.com/graph-gophers/dataloader/v7"
-	"github.com/vektah/gqlparser/v2/ast"
+	"sync/atomic"
 
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-// DefaultBatchWait is how long a dataloader collects keys after the first
-// Load of a batch before it calls upstream. See docs/graphql.md
-// ("Decisions") for the measurement behind the value.
-const DefaultBatchWait = 10 * time.Millisecond
-
-// maxKeys bounds the keys of one batch: an $in filter takes at most
-// query.MaxInValues values, so larger batches are split into several calls.
-const maxKeys = query.MaxInValues
-
-// Loaders are the dataloaders of one request. Every edge of the graph loads
-// through one of them, so a level of a query costs one upstream list call
-// (one per 1000 keys or 1000 results) however many parents it has.
+// Loaders are the edges of one request, one field per edge of the graph.
+// Every edge loads a whole level of a query in one batch (see Edge), so a
+// query costs one upstream call per level (one per 1000 keys or 1000
+// results) however many parents the level has, and always the same calls
+// for the same query and data.
 //
-// There is one loader per edge kind and per field path (list indices
-// dropped): session.goals.children.metrics and session.goals.metrics get
-// their own loaders. Sharing one loader between paths would let batches of
-// different levels merge or not depending on timing, so the number of
-// upstream calls of a query would vary from run to run; per path it is
-// exactly one batch per level. Never share Loaders between requests: a
-// batch runs with the context, and so the caller, of the request that
-// created it.
-//
-// Waiting is the fallback, not the rule. Every loader records the items it
-// resolved at its field path; once a level is complete (every key it
-// expected was dispatched), the loaders of the next level know exactly
-// which distinct keys they will be asked for (the parents' ids, owner ids,
-// parent ids, ... — see edgeKeys) and dispatch on the last one. A query
-// then pays no wait at its levels. See docs/graphql.md ("Decisions").
+// Never share Loaders between requests: a batch runs with the context, and
+// so the caller, of the request that created it.
 type Loaders struct {
-	api      upstream.API
-	wait     time.Duration
-	deadline time.Time // the request's; no batch waits past it
+	mu      sync.Mutex
+	batches map[string]any   // edge@path → *batch[T]
+	levels  map[string][]any // path → the items resolved there
+	strays  atomic.Int64     // keys loaded outside their level (see Edge.load)
 
-	mu    sync.Mutex
-	m     map[string]any
-	level map[string]*level // field path → what was resolved there
+	// Objectives.
+	GoalParent    *Edge[upstream.Goal, upstream.Goal]
+	GoalChildren  *Edge[upstream.Goal, upstream.Goal]
+	GoalMetrics   *Edge[upstream.Goal, upstream.Metric]
+	GoalTasks     *Edge[upstream.Goal, upstream.Task]
+	GoalSession   *Edge[upstream.Goal, upstream.Session]
+	GoalOwners    *Edge[upstream.Goal, model.Owner]
+	GoalCreatedBy *Edge[upstream.Goal, upstream.User]
+	GoalTags      *Edge[upstream.Goal, upstream.Tag]
+
+	// Key results and tasks.
+	MetricGoal     *Edge[upstream.Metric, upstream.Goal]
+	MetricCheckins *Edge[upstream.Metric, upstream.CheckIn]
+	MetricTasks    *Edge[upstream.Metric, upstream.Task]
+	MetricOwners   *Edge[upstream.Metric, model.Owner]
+	TaskGoal       *Edge[upstream.Task, upstream.Goal]
+	TaskMetric     *Edge[upstream.Task, upstream.Metric]
+	TaskOwner      *Edge[upstream.Task, model.Owner]
+
+	// Sessions and tags.
+	SessionParent    *Edge[upstream.Session, upstream.Session]
+	SessionChildren  *Edge[upstream.Session, upstream.Session]
+	SessionGoals     *Edge[upstream.Session, upstream.Goal]
+	SessionRootGoals *Edge[upstream.Session, upstream.Goal]
+	SessionTags      *Edge[upstream.Session, upstream.Tag]
+	TagGoals         *Edge[upstream.Tag, upstream.Goal]
+	TagDashboards    *Edge[upstream.Tag, upstream.Dashboard]
+	TagDetailGoals   *Edge[upstream.TagDetail, upstream.Goal]
+	TagDetailDashes  *Edge[upstream.TagDetail, upstream.Dashboard]
+
+	// Organisation.
+	TeamParent       *Edge[upstream.Team, upstream.Team]
+	TeamChildren     *Edge[upstream.Team, upstream.Team]
+	TeamMembers      *Edge[upstream.Team, upstream.User]
+	TeamManager      *Edge[upstream.Team, upstream.User]
+	TeamBadges       *Edge[upstream.Team, upstream.AssignedBadge]
+	TeamRoles        *Edge[upstream.Team, upstream.Role]
+	UserTeams        *Edge[upstream.User, upstream.Team]
+	UserGoals        *Edge[upstream.User, upstream.Goal]
+	UserBadges       *Edge[upstream.User, upstream.AssignedBadge]
+	UserEmployee     *Edge[upstream.User, upstream.Employee]
+	UserTeamRoles    *Edge[upstream.User, upstream.Role]
+	UserRoleTeams    *Edge[upstream.User, upstream.Team]
+	EmployeeUser     *Edge[upstream.Employee, upstream.User]
+	EmployeeTeams    *Edge[upstream.Employee, upstream.Team]
+	EmployeeManaged  *Edge[upstream.Employee, upstream.Team]
+	EmployeeBadges   *Edge[upstream.Employee, upstream.AssignedBadge]
+	AccountOwner     *Edge[upstream.Account, upstream.User]
+	MappingRole      *Edge[upstream.Role, upstream.Role]
+	MappingTeam      *Edge[upstream.Role, upstream.Team]
+	BadgeHolders     *Edge[upstream.Badge, model.BadgeHolders]
+	HolderUsers      *Edge[model.BadgeHolders, upstream.User]
+	HolderTeams      *Edge[model.BadgeHolders, upstream.Team]
+	AssignmentBadge  *Edge[upstream.AssignedBadge, upstream.Badge]
+	AssignmentOwners *Edge[upstream.AssignedBadge, model.Owner]
+	AssignmentBy     *Edge[upstream.AssignedBadge, upstream.User]
+
+	// Content.
+	AnnouncementAuthor *Edge[upstream.Announcement, upstream.User]
+	DashboardTags      *Edge[upstream.Dashboard, upstream.Tag]
+	UsageDashboards    *Edge[upstream.DashboardTagUsage, upstream.Dashboard]
+	KPIGroups          *Edge[upstream.KPI, upstream.KPIGroup]
+	KPIOwner           *Edge[upstream.KPI, upstream.User]
+	KPIGroupKPIs       *Edge[upstream.KPIGroup, upstream.KPI]
+	KPIGroupCreatedBy  *Edge[upstream.KPIGroup, upstream.User]
+	ListCreatedBy      *Edge[upstream.List, upstream.User]
+
+	// By id, for top-level fields and mutation read-backs (Edge.Keys).
+	Goals    *Edge[none, upstream.Goal]
+	Metrics  *Edge[none, upstream.Metric]
+	Sessions *Edge[none, upstream.Session]
+	Teams    *Edge[none, upstream.Team]
+	Users    *Edge[none, upstream.User]
 }
 
-// level tracks the items resolved at one field path.
-type level struct {
-	want     int   // distinct keys the loaders at this path expect (0: unknown)
-	keys     int   // keys dispatched so far
-	objs     []any // items resolved so far (values of the upstream types, or model.Owner)
-	complete bool  // every expected key was dispatched: objs is final
-}
+// none is the parent type of edges used only at top-level fields.
+type none struct{}
 
-// edgeKeys returns the keys an edge resolver loads for one parent item (an
-// element of the parent level's objs).
-type edgeKeys func(parent any) []string
+// NewLoaders returns the loaders of one request over api.
+func NewLoaders(api upstream.API) *Loaders {
+	l := &Loaders{batches: map[string]any{}, levels: map[string][]any{}}
 
-// keysOf adapts a key function of a parent type P; other parents give none.
-func keysOf[P any](f func(*P) []string) edgeKeys {
-	return func(o any) []string {
-		switch p := o.(type) {
-		case P:
-			return f(&p)
-		case *P:
-			return f(p)
+	goalID := func(g *upstream.Goal) string { return g.ID }
+	metricID := func(m *upstream.Metric) string { return m.ID }
+	sessionID := func(s *upstream.Session) string { return s.ID }
+	userID := func(u *upstream.User) string { return u.ID }
+	teamID := func(t *upstream.Team) string { return t.ID }
+
+	goals := byID(api.ListGoals, upstream.GoalFields, goalID)
+	metrics := byID(api.ListMetrics, upstream.MetricFields, metricID)
+	sessions := byID(sessionLister(api), upstream.SessionFields, sessionID)
+	users := byID(api.ListUsers, upstream.UserFields, userID)
+	teams := byID(api.ListTeams, upstream.TeamFields, teamID)
+	dashboards := byID(api.ListDashboards, upstream.DashboardFields, func(d *upstream.Dashboard) string { return d.ID })
+	owner := owners(api)
+	goalsBy := func(field string, extra *query.Expr, keys func(*upstream.Goal, []string) []string) fetcher[upstream.Goal] {
+		return byField(api.ListGoals, upstream.GoalFields, field, extra, keys, goalID)
+	}
+	tasksByParent := byField(api.ListTasks, upstream.TaskFields, "parentId", nil, key(func(t *upstream.Task) string { return t.ParentID }), func(t *upstream.Task) string { return t.ID })
+	badgesByHolder := byField(api.ListAssignedBadges, upstream.AssignedBadgeFields, "assigneeIds", query.Eq("status", upstream.BadgeApproved),
+		func(a *upstream.AssignedBadge, dst []string) []string { return append(dst, a.AssigneeIDs...) }, func(a *upstream.AssignedBadge) string { return a.ID })
+	mappings := roleMappings(api)
+
+	l.GoalParent = edge(l, "GoalParent", key(func(g *upstream.Goal) string {
+		if g.ParentType != "" && g.ParentType != upstream.ParentGoal {
+			return ""
 		}
-		return nil
-	}
-}
+		return g.ParentID
+	}), goals)
+	l.GoalChildren = edge(l, "GoalChildren", key(goalID), goalsBy("parentId", nil, key(func(g *upstream.Goal) string { return g.ParentID })))
+	l.GoalMetrics = edge(l, "GoalMetrics", key(goalID), byField(api.ListMetrics, upstream.MetricFields, "goalId", nil, key(func(m *upstream.Metric) string { return m.GoalID }), metricID))
+	l.GoalTasks = edge(l, "GoalTasks", key(goalID), tasksByParent)
+	l.GoalSession = edge(l, "GoalSession", key(func(g *upstream.Goal) string { return g.SessionID }), sessions)
+	l.GoalOwners = edge(l, "GoalOwners", keys(func(g *upstream.Goal) []string { return g.OwnerIDs }), owner)
+	l.GoalCreatedBy = edge(l, "GoalCreatedBy", key(func(g *upstream.Goal) string { return g.CreatedByID }), users)
+	l.GoalTags = embeddedEdge(l, "GoalTags", goalID, func(g *upstream.Goal) []upstream.Tag { return g.Tags })
 
-// nonEmpty returns ids without "".
-func nonEmpty(ids ...string) []string {
-	out := ids[:0:0]
-	for _, id := range ids {
-		if id != "" {
-			out = append(out, id)
+	l.MetricGoal = edge(l, "MetricGoal", key(func(m *upstream.Metric) string { return m.GoalID }), goals)
+	l.MetricCheckins = edge(l, "MetricCheckins", key(metricID), byField(api.ListCheckIns, upstream.CheckInFields, "metricId", nil,
+		key(func(c *upstream.CheckIn) string { return c.MetricID }), func(c *upstream.CheckIn) string { return c.ID }))
+	l.MetricTasks = edge(l, "MetricTasks", key(metricID), tasksByParent)
+	l.MetricOwners = edge(l, "MetricOwners", keys(func(m *upstream.Metric) []string { return m.OwnerIDs }), owner)
+	l.TaskGoal = edge(l, "TaskGoal", taskParent(upstream.ParentGoal), goals)
+	l.TaskMetric = edge(l, "TaskMetric", taskParent(upstream.ParentMetric), metrics)
+	l.TaskOwner = edge(l, "TaskOwner", key(func(t *upstream.Task) string { return t.OwnerID }), owner)
+
+	l.SessionParent = edge(l, "SessionParent", key(func(s *upstream.Session) string { return s.ParentID }), sessions)
+	l.SessionChildren = edge(l, "SessionChildren", key(sessionID), byField(sessionLister(api), upstream.SessionFields, "parentId", nil,
+		key(func(s *upstream.Session) string { return s.ParentID }), sessionID))
+	bySession := key(func(g *upstream.Goal) string { return g.SessionID })
+	l.SessionGoals = edge(l, "SessionGoals", key(sessionID), goalsBy("sessionId", nil, bySession))
+	l.SessionRootGoals = edge(l, "SessionRootGoals", key(sessionID), goalsBy("sessionId", query.Eq("parentId", ""), bySession))
+	l.SessionTags = embeddedEdge(l, "SessionTags", sessionID, func(s *upstream.Session) []upstream.Tag { return s.Tags })
+	goalsByTag := itemsByTag(api, upstream.TaggedGoal, goals)
+	dashboardsByTag := itemsByTag(api, upstream.TaggedDashboard, dashboards)
+	l.TagGoals = edge(l, "TagGoals", key(func(t *upstream.Tag) string { return t.ID }), goalsByTag)
+	l.TagDashboards = edge(l, "TagDashboards", key(func(t *upstream.Tag) string { return t.ID }), dashboardsByTag)
+	l.TagDetailGoals = edge(l, "TagDetailGoals", key(func(t *upstream.TagDetail) string { return t.ID }), goalsByTag)
+	l.TagDetailDashes = edge(l, "TagDetailDashes", key(func(t *upstream.TagDetail) string { return t.ID }), dashboardsByTag)
+
+	l.TeamParent = edge(l, "TeamParent", key(func(t *upstream.Team) string { return t.ParentID }), teams)
+	l.TeamChildren = edge(l, "TeamChildren", key(teamID), byField(api.ListTeams, upstream.TeamFields, "parentId", nil,
+		key(func(t *upstream.Team) string { return t.ParentID }), teamID))
+	l.TeamMembers = edge(l, "TeamMembers", keys(func(t *upstream.Team) []string { return t.Members }), users)
+	l.TeamManager = edge(l, "TeamManager", key(func(t *upstream.Team) string { return t.Manager }), users)
+	l.TeamBadges = edge(l, "TeamBadges", key(teamID), badgesByHolder)
+	l.TeamRoles = edge(l, "TeamRoles", key(teamID), mappings)
+	l.UserTeams = edge(l, "UserTeams", keys(func(u *upstream.User) []string { return u.TeamIDs }), teams)
+	l.UserGoals = edge(l, "UserGoals", key(userID), goalsBy("ownerIds", nil, func(g *upstream.Goal, dst []string) []string { return append(dst, g.OwnerIDs...) }))
+	l.UserBadges = edge(l, "UserBadges", key(userID), badgesByHolder)
+	l.UserEmployee = edge(l, "UserEmployee", key(userID), byID(api.ListEmployees, upstream.EmployeeFields, func(e *upstream.Employee) string { return e.ID }))
+	l.UserTeamRoles = edge(l, "UserTeamRoles", keys(func(u *upstream.User) []string { return u.TeamIDs }), mappings)
+	l.UserRoleTeams = edge(l, "UserRoleTeams", keys(func(u *upstream.User) []string { return u.TeamIDs }), teams)
+	l.UserRoleTeams.sub = "team" // the teams are the level of UserRole.team
+	l.EmployeeUser = edge(l, "EmployeeUser", key(func(e *upstream.Employee) string { return e.ID }), users)
+	l.EmployeeTeams = edge(l, "EmployeeTeams", keys(func(e *upstream.Employee) []string { return e.TeamIDs }), teams)
+	l.EmployeeManaged = edge(l, "EmployeeManaged", keys(func(e *upstream.Employee) []string { return e.ManagedTeamIDs }), teams)
+	l.EmployeeBadges = edge(l, "EmployeeBadges", key(func(e *upstream.Employee) string { return e.ID }), badgesByHolder)
+	l.AccountOwner = edge(l, "AccountOwner", key(func(a *upstream.Account) string { return a.OwnerID }), users)
+	l.MappingRole = edge(l, "MappingRole", key(func(r *upstream.Role) string { return r.ID }),
+		byID(api.ListRoles, upstream.RoleFields, func(r *upstream.Role) string { return r.ID }))
+	l.MappingTeam = edge(l, "MappingTeam", key(func(r *upstream.Role) string { return r.TeamID }), teams)
+	l.BadgeHolders = edge(l, "BadgeHolders", key(func(b *upstream.Badge) string { return b.ID }), holders(api))
+	holderIDs := keys(func(h *model.BadgeHolders) []string {
+		if h.Preloaded {
+			return nil
 		}
-	}
-	return out
-}
+		return h.AssigneeIDs
+	})
+	l.HolderUsers = edge(l, "HolderUsers", holderIDs, users)
+	l.HolderTeams = edge(l, "HolderTeams", holderIDs, teams)
+	l.AssignmentBadge = assignmentBadge(l, byID(api.ListBadges, upstream.BadgeFields, func(b *upstream.Badge) string { return b.ID }))
+	l.AssignmentOwners = edge(l, "AssignmentOwners", keys(func(a *upstream.AssignedBadge) []string { return a.AssigneeIDs }), owner)
+	l.AssignmentBy = edge(l, "AssignmentBy", key(func(a *upstream.AssignedBadge) string { return a.AssignedByID }), users)
 
-// ownID is the edge key of loaders keyed by the parent's own id.
-func ownID(o any) []string {
-	if id := idOf(o); id != "" {
-		return []string{id}
-	}
-	return nil
-}
+	l.AnnouncementAuthor = edge(l, "AnnouncementAuthor", key(func(a *upstream.Announcement) string { return a.AuthorID }), users)
+	l.DashboardTags = embeddedEdge(l, "DashboardTags", func(d *upstream.Dashboard) string { return d.ID }, func(d *upstream.Dashboard) []upstream.Tag { return d.Tags })
+	l.UsageDashboards = edge(l, "UsageDashboards", keys(func(u *upstream.DashboardTagUsage) []string { return u.DashboardsIDs }), dashboards)
+	kpiGroupID := func(g *upstream.KPIGroup) string { return g.ID }
+	l.KPIGroups = edge(l, "KPIGroups", keys(func(k *upstream.KPI) []string { return k.GroupIDs }), byID(api.ListKPIGroups, upstream.KPIGroupFields, kpiGroupID))
+	l.KPIOwner = edge(l, "KPIOwner", key(func(k *upstream.KPI) string { return k.OwnerID }), users)
+	l.KPIGroupKPIs = edge(l, "KPIGroupKPIs", key(kpiGroupID), byField(api.ListKPIs, upstream.KPIFields, "groupIds", nil,
+		func(k *upstream.KPI, dst []string) []string { return append(dst, k.GroupIDs...) }, func(k *upstream.KPI) string { return k.ID }))
+	l.KPIGroupCreatedBy = edge(l, "KPIGroupCreatedBy", key(func(g *upstream.KPIGroup) string { return g.CreatedByID }), users)
+	l.ListCreatedBy = edge(l, "ListCreatedBy", key(func(x *upstream.List) string { return x.CreatedByID }), users)
 
-type (
-	one[T any]  = *dataloader.Loader[string, *T]
-	many[T any] = *dataloader.Loader[string, []T]
-)
-
-// NewLoaders returns the loaders of one request over api; wait <= 0 means
-// DefaultBatchWait. No batch waits past ctx's deadline: a loader still
-// collecting keys then dispatches, its upstream call fails with the
-// request's context, and the request ends on time instead of hanging on a
-// long configured wait.
-func NewLoaders(ctx context.Context, api upstream.API, wait time.Duration) *Loaders {
-	if wait <= 0 {
-		wait = DefaultBatchWait
-	}
-	l := &Loaders{api: api, wait: wait, m: map[string]any{}, level: map[string]*level{}}
-	l.deadline, _ = ctx.Deadline()
+	l.Goals = edge(l, "Goals", noKeys, goals)
+	l.Metrics = edge(l, "Metrics", noKeys, metrics)
+	l.Sessions = edge(l, "Sessions", noKeys, sessions)
+	l.Teams = edge(l, "Teams", noKeys, teams)
+	l.Users = edge(l, "Users", noKeys, users)
 	return l
 }
 
-// Reset drops every loader and its cache; mutations call it so that what
-// they return is read after the write.
+// Reset drops every batch and level; mutations call it so that what they
+// return is read after the write.
 func (l *Loaders) Reset() {
 	l.mu.Lock()
-	l.m = map[string]any{}
-	l.level = map[string]*level{}
+	l.batches = map[string]any{}
+	l.levels = map[string][]any{}
 	l.mu.Unlock()
 }
 
-// Complete records the items resolved at the field path, all at once (a
-// top-level connection).
-func (l *Loaders) Complete(path string, objs []any) {
-	l.mu.Lock()
-	l.level[path] = &level{objs: objs, complete: true}
-	l.mu.Unlock()
+// Stray returns how many times a parent's keys were loaded outside the
+// batch of its level (a parent whose level no batch recorded). Tests assert
+// it stays 0 for the queries they run.
+func (l *Loaders) Stray() int64 { return l.strays.Load() }
+
+// edge returns an edge whose fetch needs only the keys.
+func edge[P, T any](l *Loaders, name string, keys func(*P, []string) []string, f fetcher[T]) *Edge[P, T] {
+	return &Edge[P, T]{l: l, name: name, keys: keys, fetch: func(ctx context.Context, keys []string, _ []*P) (map[string][]T, error) {
+		return f(ctx, keys)
+	}}
 }
 
-// dispatched records a batch of a loader at path: its keys and the items it
-// resolved.
-func (l *Loaders) dispatched(path string, keys int, objs []any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lv := l.level[path]
-	if lv == nil {
-		lv = &level{}
-		l.level[path] = lv
-	}
-	lv.keys += keys
-	lv.objs = append(lv.objs, objs...)
-	if lv.want > 0 && lv.keys >= lv.want {
-		lv.complete = true
-	}
-}
-
-// expect returns how many distinct keys a loader at path will receive: 1 at
-// a top-level field, and at a deeper field the distinct keys of the parent
-// level's items when that level is complete; 0 when unknown. Loaders of
-// different kinds at one path (a union edge) add up. Call with l.mu held.
-func (l *Loaders) expect(path string, keys edgeKeys) int {
-	want := 0
-	i := strings.LastIndexByte(path, '.')
-	switch {
-	case i == 0:
-		want = 1
-	case i > 0 && keys != nil:
-		parent := l.level[path[:i]]
-		if parent == nil || !parent.complete {
-			return 0
-		}
-		seen := map[string]bool{}
-		for _, o := range parent.objs {
-			for _, k := range keys(o) {
-				seen[k] = true
+// embeddedEdge returns an edge over items embedded in their parent (a
+// goal's tags): no upstream call, but a level like any other, so the edges
+// below it (Tag.goals) batch.
+func embeddedEdge[P, T any](l *Loaders, name string, id func(*P) string, items func(*P) []T) *Edge[P, T] {
+	return &Edge[P, T]{l: l, name: name, keys: key(id), fetch: func(_ context.Context, _ []string, parents []*P) (map[string][]T, error) {
+		out := make(map[string][]T, len(parents))
+		for _, p := range parents {
+			if v := items(p); v != nil {
+				out[id(p)] = v
 			}
 		}
-		want = len(seen)
-	}
-	if want == 0 {
-		return 0
-	}
-	lv := l.level[path]
-	if lv == nil {
-		lv = &level{}
-		l.level[path] = lv
-	}
-	lv.want += want
-	return want
+		return out, nil
+	}}
 }
 
-// pathKey is the field path of ctx without list indices.
-func pathKey(ctx context.Context) string {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil {
-		return ""
+// assignmentBadge is AssignedBadge.badge: the badge the assignment embeds
+// (myBadges) or, for the others, the badge loaded by id.
+func assignmentBadge(l *Loaders, badges fetcher[upstream.Badge]) *Edge[upstream.AssignedBadge, upstream.Badge] {
+	return &Edge[upstream.AssignedBadge, upstream.Badge]{l: l, name: "AssignmentBadge",
+		keys: key(badgeOf),
+		fetch: func(ctx context.Context, keys []string, parents []*upstream.AssignedBadge) (map[string][]upstream.Badge, error) {
+			out := map[string][]upstream.Badge{}
+			for _, a := range parents {
+				if a.Badge != nil {
+					out[badgeOf(a)] = []upstream.Badge{*a.Badge}
+				}
+			}
+			var rest []string
+			for _, k := range keys {
+				if _, ok := out[k]; !ok {
+					rest = append(rest, k)
+				}
+			}
+			if len(rest) == 0 {
+				return out, nil
+			}
+			more, err := badges(ctx, rest)
+			for k, v := range more {
+				out[k] = v
+			}
+			return out, err
+		}}
+}
+
+// badgeOf is the id of an assignment's badge.
+func badgeOf(a *upstream.AssignedBadge) string {
+	if a.Badge != nil {
+		return a.Badge.ID
 	}
-	var b strings.Builder
-	for _, el := range fc.Path() {
-		if name, ok := el.(ast.PathName); ok {
-			b.WriteByte('.')
-			b.WriteString(string(name))
+	return a.BadgeID
+}
+
+// key adapts a single-key function to an edge's keys; "" is no key.
+func key[P any](f func(*P) string) func(*P, []string) []string {
+	return func(p *P, dst []string) []string {
+		if k := f(p); k != "" {
+			return append(dst, k)
 		}
+		return dst
 	}
-	return b.String()
 }
 
-// pick returns the loader of kind for the field path of ctx, creating it
-// with mk on first use.
-//
-// keys says which keys the edge loads for each parent item, so that the
-// loader can dispatch on its last key (see Loaders); nil means unknown.
-func pick[L any](ctx context.Context, kind string, mk func(*Loaders, string, int) L, keys edgeKeys) L {
-	l := LoadersFrom(ctx)
-	if l == nil {
-		panic("resolvers: no loaders in the request context (LoaderMiddleware missing)")
-	}
-	path := pathKey(ctx)
-	key := kind + "@" + path
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if v, ok := l.m[key]; ok {
-		return v.(L)
-	}
-	v := mk(l, path, l.expect(path, keys))
-	l.m[key] = v
-	return v
+// keys adapts a multi-key function to an edge's keys.
+func keys[P any](f func(*P) []string) func(*P, []string) []string {
+	return func(p *P, dst []string) []string { return append(dst, f(p)...) }
 }
+
+// taskParent is the key of a task's parent when the parent is of kind.
+func taskParent(kind string) func(*upstream.Task, []string) []string {
+	return key(func(t *upstream.Task) string {
+		if t.ParentType != kind {
+			return ""
+		}
+		return t.ParentID
+	})
+}
+
+func noKeys(*none, []string) []string { return nil }
 
 func sessionLister(api upstream.API) lister[upstream.Session] {
 	return func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
 		return api.ListSessions(ctx, q, true)
 	}
-}
-
-// The loader kinds.
-func goalByID(l *Loaders, path string, want int) one[upstream.Goal] {
-	return byID(l, path, want, l.api.ListGoals, upstream.GoalFields, func(g *upstream.Goal) []string { return []string{g.ID} })
-}
-func metricByID(l *Loaders, path string, want int) one[upstream.Metric] {
-	return byID(l, path, want, l.api.ListMetrics, upstream.MetricFields, func(m *upstream.Metric) []string { return []string{m.ID} })
-}
-func sessionByID(l *Loaders, path string, want int) one[upstream.Session] {
-	return byID(l, path, want, sessionLister(l.api), upstream.SessionFields, func(s *upstream.Session) []string { return []string{s.ID} })
-}
-func userByID(l *Loaders, path string, want int) one[upstream.User] {
-	return byID(l, path, want, l.api.ListUsers, upstream.UserFields, func(u *upstream.User) []string { return []string{u.ID} })
-}
-func teamByID(l *Loaders, path string, want int) one[upstream.Team] {
-	return byID(l, path, want, l.api.ListTeams, upstream.TeamFields, func(t *upstream.Team) []string { return []string{t.ID} })
-}
-func ownerByID(l *Loaders, path string, want int) *dataloader.Loader[string, model.Owner] {
-	batch := func(ctx context.Context, keys []string) []*dataloader.Result[model.Owner] {
-		out := l.loadOwners(ctx, keys)
-		objs := make([]any, 0, len(out))
-		for _, r := range out {
-			if r.Data != nil {
-				objs = append(objs, r.Data)
-			}
-		}
-		l.dispatched(path, len(keys), objs)
-		return out
-	}
-	return dataloader.NewBatchedLoader(batch, opts[model.Owner](l, want)...)
-}
-func goalsByParent(l *Loaders, path string, want int) many[upstream.Goal] {
-	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "parentId", nil, func(g *upstream.Goal) []string { return []string{g.ParentID} })
-}
-func goalsBySession(l *Loaders, path string, want int) many[upstream.Goal] {
-	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "sessionId", nil, func(g *upstream.Goal) []string { return []string{g.SessionID} })
-}
-func rootGoalsBySession(l *Loaders, path string, want int) many[upstream.Goal] {
-	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "sessionId", query.Eq("parentId", ""), func(g *upstream.Goal) []string { return []string{g.SessionID} })
-}
-func goalsByOwner(l *Loaders, path string, want int) many[upstream.Goal] {
-	return byKey(l, path, want, l.api.ListGoals, upstream.GoalFields, "ownerIds", nil, func(g *upstream.Goal) []string { return g.OwnerIDs })
-}
-func metricsByGoal(l *Loaders, path string, want int) many[upstream.Metric] {
-	return byKey(l, path, want, l.api.ListMetrics, upstream.MetricFields, "goalId", nil, func(m *upstream.Metric) []string { return []string{m.GoalID} })
-}
-func checkinsByMetric(l *Loaders, path string, want int) many[upstream.CheckIn] {
-	return byKey(l, path, want, l.api.ListCheckIns, upstream.CheckInFields, "metricId", nil, func(c *upstream.CheckIn) []string { return []string{c.MetricID} })
-}
-func tasksByParent(l *Loaders, path string, want int) many[upstream.Task] {
-	return byKey(l, path, want, l.api.ListTasks, upstream.TaskFields, "parentId", nil, func(t *upstream.Task) []string { return []string{t.ParentID} })
-}
-func sessionsByParent(l *Loaders, path string, want int) many[upstream.Session] {
-	return byKey(l, path, want, sessionLister(l.api), upstream.SessionFields, "parentId", nil, func(s *upstream.Session) []string { return []string{s.ParentID} })
-}
-func teamsByParent(l *Loaders, path string, want int) many[upstream.Team] {
-	return byKey(l, path, want, l.api.ListTeams, upstream.TeamFields, "parentId", nil, func(t *upstream.Team) []string { return []string{t.ParentID} })
-}
-
-// opts configures a loader. When want, the number of distinct keys, is
-// known, the batch dispatches on the last key (capacity) and the wait is only
-// a safety net (knownWaitFactor × the wait); otherwise it dispatches after
-// the wait or at maxKeys keys.
-func opts[V any](l *Loaders, want int) []dataloader.Option[string, V] {
-	capacity, wait := maxKeys, l.wait
-	if want > 0 {
-		capacity, wait = min(want, maxKeys), knownWaitFactor*l.wait
-	}
-	if !l.deadline.IsZero() {
-		wait = max(min(wait, time.Until(l.deadline)), 0)
-	}
-	return []dataloader.Option[string, V]{
-		dataloader.WithWait[string, V](wait),
-		dataloader.WithBatchCapacity[string, V](capacity),
-	}
-}
-
-// knownWaitFactor stretches the wait of a loader whose number of keys is
-// known: the batch normally dispatches on its last key, and the stretched
-// wait only catches the case where fewer keys come (a parent whose field
-// failed).
-const knownWaitFactor = 5
-
-// lister is an upstream list operation.
-type lister[T any] func(ctx context.Context, q upstream.ListQuery) (upstream.Page[T], error)
-
-// listAll returns every item matching filter, in id order, paging by id
-// (keyset) through pages of upstream.MaxLimit so that no item is lost and a
-// concurrent insert cannot shift a page.
-func listAll[T any](ctx context.Context, list lister[T], reg *query.Registry, filter *query.Expr, idOf func(*T) string) ([]T, error) {
-	var out []T
-	f := filter
-	for {
-		p, err := list(ctx, upstream.ListQuery{Filter: f, Sort: []query.SortKey{{Field: "id"}}, Limit: upstream.MaxLimit})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p.Items...)
-		if len(p.Items) == 0 || len(p.Items) >= p.TotalCount || len(p.Items) < upstream.MaxLimit {
-			return out, nil
-		}
-		after, err := idAfter(reg, idOf(&p.Items[len(p.Items)-1]))
-		if err != nil {
-			return nil, err
-		}
-		f = query.And(filter, after)
-	}
-}
-
-// idAfter is the filter id > last.
-func idAfter(reg *query.Registry, last string) (*query.Expr, error) {
-	b, _ := json.Marshal(map[string]any{"id": map[string]any{"$gt": last}})
-	return query.ParseFilter(reg, string(b))
-}
-
-func anyKeys(keys []string) []any {
-	vals := make([]any, len(keys))
-	for i, k := range keys {
-		vals[i] = k
-	}
-	return vals
-}
-
-// groupedResults answers a batch in key order, an empty list for a key
-// without items, and records the level's items for dispatch.
-func groupedResults[T any](l *Loaders, path string, keys []string, grouped map[string][]T) []*dataloader.Result[[]T] {
-	out := make([]*dataloader.Result[[]T], len(keys))
-	var objs []any
-	for i, k := range keys {
-		g := grouped[k]
-		if g == nil {
-			g = []T{}
-		}
-		for _, v := range g {
-			objs = append(objs, v)
-		}
-		out[i] = &dataloader.Result[[]T]{Data: g}
-	}
-	l.dispatched(path, len(keys), objs)
-	return out
-}
-
-func errResults[V any](n int, err error) []*dataloader.Result[V] {
-	out := make([]*dataloader.Result[V], n)
-	for i := range out {
-		out[i] = &dataloader.Result[V]{Error: err}
-	}
-	return out
-}
-
-// byKey loads, for each key, the items whose field (one of keysOf) equals
-// it, in id order; a key without items gets an empty list. Its keys are the
-// ids of the items one level up, so it dispatches on the last of them when
-// that level is complete (see Loaders).
-func byKey[T any](l *Loaders, path string, want int, list lister[T], reg *query.Registry, field string, extra *query.Expr, keysOf func(*T) []string) many[T] {
-	idOf := func(t *T) string { return keysOfID(any(t)) }
-	batch := func(ctx context.Context, keys []string) []*dataloader.Result[[]T] {
-		items, err := listAll(ctx, list, reg, query.And(query.In(field, anyKeys(keys)...), extra), idOf)
-		if err != nil {
-			return errResults[[]T](len(keys), err)
-		}
-		want := make(map[string]bool, len(keys))
-		for _, k := range keys {
-			want[k] = true
-		}
-		grouped := make(map[string][]T, len(keys))
-		for i := range items {
-			for _, k := range keysOf(&items[i]) {
-				if want[k] {
-					grouped[k] = append(grouped[k], items[i])
-				}
-			}
-		}
-		return groupedResults(l, path, keys, grouped)
-	}
-	return dataloader.NewBatchedLoader(batch, opts[[]T](l, want)...)
-}
-
-// byID loads items by id; a missing id yields nil (not an error).
-func byID[T any](l *Loaders, path string, want int, list lister[T], reg *query.Registry, idOf func(*T) []string) one[T] {
-	batch := func(ctx context.Context, keys []string) []*dataloader.Result[*T] {
-		items, err := listAll(ctx, list, reg, query.In("id", anyKeys(keys)...), func(t *T) string { return idOf(t)[0] })
-		if err != nil {
-			return errResults[*T](len(keys), err)
-		}
-		found := make(map[string]*T, len(items))
-		for i := range items {
-			found[idOf(&items[i])[0]] = &items[i]
-		}
-		out := make([]*dataloader.Result[*T], len(keys))
-		objs := make([]any, 0, len(keys))
-		for i, k := range keys {
-			if found[k] != nil {
-				objs = append(objs, *found[k])
-			}
-			out[i] = &dataloader.Result[*T]{Data: found[k]}
-		}
-		l.dispatched(path, len(keys), objs)
-		return out
-	}
-	return dataloader.NewBatchedLoader(batch, opts[*T](l, want)...)
-}
-
-// keysOfID returns the id of an upstream resource value.
-func keysOfID(v any) string {
-	if id := idOf(v); id != "" {
-		return id
-	}
-	panic("resolvers: no id for this type")
-}
-
-// idOf returns the id of an upstream resource (value or pointer), or "".
-func idOf(v any) string {
-	switch t := v.(type) {
-	case upstream.Goal:
-		return t.ID
-	case upstream.Metric:
-		return t.ID
-	case upstream.CheckIn:
-		return t.ID
-	case upstream.Task:
-		return t.ID
-	case upstream.Session:
-		return t.ID
-	case upstream.User:
-		return t.ID
-	case upstream.Team:
-		return t.ID
-	case *upstream.Goal:
-		return t.ID
-	case *upstream.Metric:
-		return t.ID
-	case *upstream.CheckIn:
-		return t.ID
-	case *upstream.Task:
-		return t.ID
-	case *upstream.Session:
-		return t.ID
-	case *upstream.User:
-		return t.ID
-	case *upstream.Team:
-		return t.ID
-	}
-	return idOfMore(v)
-}
-
-// loadOwners resolves owner ids to users, and the ids that are no user to
-// teams (a second call only when some id is not a user).
-func (l *Loaders) loadOwners(ctx context.Context, keys []string) []*dataloader.Result[model.Owner] {
-	out := make([]*dataloader.Result[model.Owner], len(keys))
-	users, err := listAll(ctx, l.api.ListUsers, upstream.UserFields, query.In("id", anyKeys(keys)...), func(u *upstream.User) string { return u.ID })
-	if err != nil {
-		return errResults[model.Owner](len(keys), err)
-	}
-	found := make(map[string]model.Owner, len(keys))
-	for i := range users {
-		found[users[i].ID] = &users[i]
-	}
-	var rest []string
-	for _, k := range keys {
-		if _, ok := found[k]; !ok {
-			rest = append(rest, k)
-		}
-	}
-	if len(rest) > 0 {
-		teams, err := listAll(ctx, l.api.ListTeams, upstream.TeamFields, query.In("id", anyKeys(rest)...), func(t *upstream.Team) string { return t.ID })
-		if err != nil {
-			return errResults[model.Owner](len(keys), err)
-		}
-		for i := range teams {
-			found[teams[i].ID] = &teams[i]
-		}
-	}
-	for i, k := range keys {
-		out[i] = &dataloader.Result[model.Owner]{Data: found[k]}
-	}
-	return out
 }
 
 type loadersKey struct{}
@@ -516,16 +332,30 @@ func WithLoaders(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 
-// LoadersFrom returns the loaders of the request in ctx.
+// For returns the loaders of the request in ctx. It panics without them:
+// LoaderMiddleware is part of every GraphQL handler.
+func For(ctx context.Context) *Loaders {
+	l, _ := ctx.Value(loadersKey{}).(*Loaders)
+	if l == nil {
+		panic("resolvers: no loaders in the request context (LoaderMiddleware missing)")
+	}
+	return l
+}
+
+// LoadersFrom returns the loaders of the request in ctx, or nil.
 func LoadersFrom(ctx context.Context) *Loaders {
 	l, _ := ctx.Value(loadersKey{}).(*Loaders)
 	return l
 }
 
-// LoaderMiddleware creates fresh loaders for every request.
-func LoaderMiddleware(api upstream.API, wait time.Duration, next http.Handler) http.Handler {
+// LoaderMiddleware creates fresh loaders for every request; m, when not
+// nil, counts their stray loads.
+func LoaderMiddleware(api upstream.API, m *Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		next.ServeHTTP(w, r.WithContext(WithLoaders(ctx, NewLoaders(ctx, api, wait))))
+		l := NewLoaders(api)
+		next.ServeHTTP(w, r.WithContext(WithLoaders(r.Context(), l)))
+		if n := l.Stray(); n > 0 && m != nil {
+			m.strays.Add(float64(n))
+		}
 	})
 }

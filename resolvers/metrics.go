@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Metrics are the Prometheus metrics of the GraphQL API, in their own
@@ -19,6 +20,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	upstream *prometheus.CounterVec
+	strays   prometheus.Counter
 
 	mu    sync.Mutex
 	names map[string]bool
@@ -49,10 +51,14 @@ func NewMetrics(storeQueries func() int64) *Metrics {
 			Name: "okrgate_upstream_calls_total",
 			Help: "Calls of upstream.API methods made by the GraphQL resolvers and loaders.",
 		}, []string{"method"}),
+		strays: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "okrgate_graphql_stray_loads_total",
+			Help: "Parents whose edge was loaded outside the batch of their level (each an extra upstream call; expected 0).",
+		}),
 		names: map[string]bool{},
 	}
 	m.Calls.OnCall = func(method string) { m.upstream.WithLabelValues(method).Inc() }
-	m.Registry.MustRegister(m.requests, m.latency, m.upstream,
+	m.Registry.MustRegister(m.requests, m.latency, m.upstream, m.strays,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if storeQueries != nil {
 		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -61,6 +67,15 @@ func NewMetrics(storeQueries func() int64) *Metrics {
 		}, func() float64 { return float64(storeQueries()) }))
 	}
 	return m
+}
+
+// Strays returns okrgate_graphql_stray_loads_total.
+func (m *Metrics) Strays() int64 {
+	var d dto.Metric
+	if err := m.strays.Write(&d); err != nil {
+		return 0
+	}
+	return int64(d.GetCounter().GetValue())
 }
 
 // Handler serves the metrics in the Prometheus text format.

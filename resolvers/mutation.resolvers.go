@@ -42,7 +42,7 @@ func (r *mutationResolver) TagGoal(ctx context.Context, goalID string, title str
 	}
 	l := LoadersFrom(ctx)
 	l.Reset()
-	g, err := loadOne(ctx, pick(ctx, "goalByID", goalByID, nil), goalID)
+	g, err := first(l.Goals.Keys(ctx, goalID))
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +86,11 @@ func (r *mutationResolver) CheckIn(ctx context.Context, metricID string, input u
 	l.Reset()
 	// Read back after the write: the key result and its goal (whose
 	// ancestors are reachable through goal.parent) with their new attainment.
-	mt := pick(ctx, "metricByID", metricByID, nil).Load(ctx, c.MetricID)
-	gt := pick(ctx, "goalByID", goalByID, nil).Load(ctx, c.GoalID)
-	m, err := mt()
+	m, err := first(l.Metrics.Keys(ctx, c.MetricID))
 	if err != nil {
 		return nil, err
 	}
-	g, err := gt()
+	g, err := first(l.Goals.Keys(ctx, c.GoalID))
 	if err != nil {
 		return nil, err
 	}

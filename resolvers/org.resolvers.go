@@ -15,27 +15,27 @@ import (
 
 // Owner is the resolver for the owner field.
 func (r *accountResolver) Owner(ctx context.Context, obj *upstream.Account) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, accountOwnerKeys), obj.OwnerID)
+	return For(ctx).AccountOwner.One(ctx, obj)
 }
 
 // User is the resolver for the user field.
 func (r *employeeResolver) User(ctx context.Context, obj *upstream.Employee) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, ownID), obj.ID)
+	return For(ctx).EmployeeUser.One(ctx, obj)
 }
 
 // Teams is the resolver for the teams field.
 func (r *employeeResolver) Teams(ctx context.Context, obj *upstream.Employee) ([]upstream.Team, error) {
-	return loadMany(ctx, pick(ctx, "teamByID", teamByID, employeeTeamKeys), obj.TeamIDs)
+	return For(ctx).EmployeeTeams.List(ctx, obj)
 }
 
 // ManagedTeams is the resolver for the managedTeams field.
 func (r *employeeResolver) ManagedTeams(ctx context.Context, obj *upstream.Employee) ([]upstream.Team, error) {
-	return loadMany(ctx, pick(ctx, "teamByID", teamByID, employeeManagedKeys), obj.ManagedTeamIDs)
+	return For(ctx).EmployeeManaged.List(ctx, obj)
 }
 
 // Badges is the resolver for the badges field.
 func (r *employeeResolver) Badges(ctx context.Context, obj *upstream.Employee) ([]upstream.AssignedBadge, error) {
-	return loadList(ctx, pick(ctx, "badgesByHolder", badgesByHolder, ownID), obj.ID)
+	return For(ctx).EmployeeBadges.List(ctx, obj)
 }
 
 // UpdateAccount is the resolver for the updateAccount field.
@@ -336,12 +336,12 @@ func (r *roleMappingResolver) RoleID(ctx context.Context, obj *upstream.Role) (s
 
 // Role is the resolver for the role field.
 func (r *roleMappingResolver) Role(ctx context.Context, obj *upstream.Role) (*upstream.Role, error) {
-	return loadOne(ctx, pick(ctx, "roleByID", roleByID, mappingRoleKeys), obj.ID)
+	return For(ctx).MappingRole.One(ctx, obj)
 }
 
 // Team is the resolver for the team field.
 func (r *roleMappingResolver) Team(ctx context.Context, obj *upstream.Role) (*upstream.Team, error) {
-	return loadOne(ctx, pick(ctx, "teamByID", teamByID, mappingTeamKeys), obj.TeamID)
+	return For(ctx).MappingTeam.One(ctx, obj)
 }
 
 // Account returns graph.AccountResolver implementation.

@@ -24,14 +24,14 @@ type orgFixture struct {
 
 func newOrgFixture(t *testing.T, name string) *orgFixture {
 	t.Helper()
-	return newOrgFixtureCfg(t, name, resolvers.Config{BatchWait: 50 * time.Millisecond})
+	return newOrgFixtureCfg(t, name, resolvers.Config{})
 }
 
 func newOrgFixtureCfg(t *testing.T, name string, cfg resolvers.Config) *orgFixture {
 	t.Helper()
 	o := &orgFixture{}
 	o.fixture = newFixture(t, name, cfg, nil)
-	t.Cleanup(func() { o.srv.Close(); o.store.Close() })
+	t.Cleanup(func() { o.noStrays(t); o.srv.Close(); o.store.Close() })
 	st, ctx := o.store, o.ctx
 	c, _ := upstream.CallerFrom(ctx)
 	o.adminID = c.UserID
@@ -596,11 +596,11 @@ func TestOrgContentEdgesBatch(t *testing.T) {
 }`
 	var counts []map[string]int64
 	for i, n := range []int{3, 40, 40} {
-		cfg := resolvers.Config{BatchWait: 50 * time.Millisecond}
+		cfg := resolvers.Config{}
 		if i == 2 {
 			// With a batch wait of an hour, a loader that waited instead of
 			// dispatching on its last key would run into the timeout.
-			cfg = resolvers.Config{BatchWait: time.Hour, Timeout: 20 * time.Second}
+			cfg = resolvers.Config{Timeout: 20 * time.Second}
 		}
 		o := newOrgFixtureCfg(t, "batch"+strconv.Itoa(i), cfg)
 		fillOrgContent(t, o, n)

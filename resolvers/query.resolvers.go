@@ -19,7 +19,7 @@ func (r *queryResolver) Viewer(ctx context.Context) (*upstream.User, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := loadOne(ctx, pick(ctx, "userByID", userByID, nil), c.UserID)
+	u, err := first(For(ctx).Users.Keys(ctx, c.UserID))
 	if err == nil && u == nil {
 		err = upstream.NotFound("user", c.UserID)
 	}
@@ -38,12 +38,12 @@ func (r *queryResolver) Account(ctx context.Context) (*upstream.Account, error) 
 
 // Goal is the resolver for the goal field.
 func (r *queryResolver) Goal(ctx context.Context, id string) (*upstream.Goal, error) {
-	return loadOne(ctx, pick(ctx, "goalByID", goalByID, nil), id)
+	return first(For(ctx).Goals.Keys(ctx, id))
 }
 
 // Metric is the resolver for the metric field.
 func (r *queryResolver) Metric(ctx context.Context, id string) (*upstream.Metric, error) {
-	return loadOne(ctx, pick(ctx, "metricByID", metricByID, nil), id)
+	return first(For(ctx).Metrics.Keys(ctx, id))
 }
 
 // Task is the resolver for the task field.
@@ -57,17 +57,17 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*upstream.Task, er
 
 // Session is the resolver for the session field.
 func (r *queryResolver) Session(ctx context.Context, id string) (*upstream.Session, error) {
-	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID, nil), id)
+	return first(For(ctx).Sessions.Keys(ctx, id))
 }
 
 // Team is the resolver for the team field.
 func (r *queryResolver) Team(ctx context.Context, id string) (*upstream.Team, error) {
-	return loadOne(ctx, pick(ctx, "teamByID", teamByID, nil), id)
+	return first(For(ctx).Teams.Keys(ctx, id))
 }
 
 // User is the resolver for the user field.
 func (r *queryResolver) User(ctx context.Context, id string) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, nil), id)
+	return first(For(ctx).Users.Keys(ctx, id))
 }
 
 // Goals is the resolver for the goals field.

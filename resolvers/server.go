@@ -44,7 +44,6 @@ type Config struct {
 	Metrics *Metrics
 	Logger  *slog.Logger
 
-	BatchWait        time.Duration // dataloader wait; DefaultBatchWait
 	MaxDepth         int           // DefaultMaxDepth
 	MaxComplexity    int           // DefaultMaxComplexity
 	ParserTokenLimit int           // DefaultParserTokenLimit
@@ -54,9 +53,6 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.BatchWait <= 0 {
-		c.BatchWait = DefaultBatchWait
-	}
 	if c.MaxDepth <= 0 {
 		c.MaxDepth = DefaultMaxDepth
 	}
@@ -124,13 +120,13 @@ func NewServer(cfg Config) *handler.Server {
 }
 
 // NewHandler returns the /graphql endpoint: request id, CSRF and method
-// checks, body limit, per-request timeout, bearer auth, fresh dataloaders,
+// checks, body limit, per-request timeout, bearer auth, fresh loaders,
 // then the gqlgen server.
 func NewHandler(cfg Config) http.Handler {
 	cfg.defaults()
 	srv := NewServer(cfg)
 	var h http.Handler = srv
-	h = LoaderMiddleware(cfg.API, cfg.BatchWait, h)
+	h = LoaderMiddleware(cfg.API, cfg.Metrics, h)
 	h = authMiddleware(cfg.Auth, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")

@@ -25,7 +25,7 @@ func (r *goalResolver) DesignScore(ctx context.Context, obj *upstream.Goal) (any
 
 // Tags is the resolver for the tags field.
 func (r *goalResolver) Tags(ctx context.Context, obj *upstream.Goal) ([]upstream.Tag, error) {
-	return embedded(ctx, obj.ID, nonNilTags(obj.Tags))
+	return For(ctx).GoalTags.List(ctx, obj)
 }
 
 // Links is the resolver for the links field.
@@ -40,40 +40,37 @@ func (r *goalResolver) Workflow(ctx context.Context, obj *upstream.Goal) (any, e
 
 // Parent is the resolver for the parent field.
 func (r *goalResolver) Parent(ctx context.Context, obj *upstream.Goal) (*upstream.Goal, error) {
-	if obj.ParentType != "" && obj.ParentType != upstream.ParentGoal {
-		return nil, nil
-	}
-	return loadOne(ctx, pick(ctx, "goalByID", goalByID, goalParentKeys), obj.ParentID)
+	return For(ctx).GoalParent.One(ctx, obj)
 }
 
 // Children is the resolver for the children field.
 func (r *goalResolver) Children(ctx context.Context, obj *upstream.Goal) ([]upstream.Goal, error) {
-	return loadList(ctx, pick(ctx, "goalsByParent", goalsByParent, ownID), obj.ID)
+	return For(ctx).GoalChildren.List(ctx, obj)
 }
 
 // Metrics is the resolver for the metrics field.
 func (r *goalResolver) Metrics(ctx context.Context, obj *upstream.Goal) ([]upstream.Metric, error) {
-	return loadList(ctx, pick(ctx, "metricsByGoal", metricsByGoal, ownID), obj.ID)
+	return For(ctx).GoalMetrics.List(ctx, obj)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *goalResolver) Tasks(ctx context.Context, obj *upstream.Goal) ([]upstream.Task, error) {
-	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent, ownID), obj.ID)
+	return For(ctx).GoalTasks.List(ctx, obj)
 }
 
 // Session is the resolver for the session field.
 func (r *goalResolver) Session(ctx context.Context, obj *upstream.Goal) (*upstream.Session, error) {
-	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID, keysOf(func(g *upstream.Goal) []string { return nonEmpty(g.SessionID) })), obj.SessionID)
+	return For(ctx).GoalSession.One(ctx, obj)
 }
 
 // Owners is the resolver for the owners field.
 func (r *goalResolver) Owners(ctx context.Context, obj *upstream.Goal) ([]model.Owner, error) {
-	return loadOwners(ctx, obj.OwnerIDs, keysOf(func(x *upstream.Goal) []string { return x.OwnerIDs }))
+	return For(ctx).GoalOwners.List(ctx, obj)
 }
 
 // CreatedBy is the resolver for the createdBy field.
 func (r *goalResolver) CreatedBy(ctx context.Context, obj *upstream.Goal) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, keysOf(func(g *upstream.Goal) []string { return nonEmpty(g.CreatedByID) })), obj.CreatedByID)
+	return For(ctx).GoalCreatedBy.One(ctx, obj)
 }
 
 // TargetMetrics is the resolver for the targetMetrics field.
@@ -93,22 +90,22 @@ func (r *metricResolver) Links(ctx context.Context, obj *upstream.Metric) (any, 
 
 // Goal is the resolver for the goal field.
 func (r *metricResolver) Goal(ctx context.Context, obj *upstream.Metric) (*upstream.Goal, error) {
-	return loadOne(ctx, pick(ctx, "goalByID", goalByID, keysOf(func(m *upstream.Metric) []string { return nonEmpty(m.GoalID) })), obj.GoalID)
+	return For(ctx).MetricGoal.One(ctx, obj)
 }
 
 // Checkins is the resolver for the checkins field.
 func (r *metricResolver) Checkins(ctx context.Context, obj *upstream.Metric) ([]upstream.CheckIn, error) {
-	return loadList(ctx, pick(ctx, "checkinsByMetric", checkinsByMetric, ownID), obj.ID)
+	return For(ctx).MetricCheckins.List(ctx, obj)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric) ([]upstream.Task, error) {
-	return loadList(ctx, pick(ctx, "tasksByParent", tasksByParent, ownID), obj.ID)
+	return For(ctx).MetricTasks.List(ctx, obj)
 }
 
 // Owners is the resolver for the owners field.
 func (r *metricResolver) Owners(ctx context.Context, obj *upstream.Metric) ([]model.Owner, error) {
-	return loadOwners(ctx, obj.OwnerIDs, keysOf(func(x *upstream.Metric) []string { return x.OwnerIDs }))
+	return For(ctx).MetricOwners.List(ctx, obj)
 }
 
 // OwnerPermissions is the resolver for the ownerPermissions field.
@@ -123,7 +120,7 @@ func (r *sessionResolver) Permissions(ctx context.Context, obj *upstream.Session
 
 // Tags is the resolver for the tags field.
 func (r *sessionResolver) Tags(ctx context.Context, obj *upstream.Session) ([]upstream.Tag, error) {
-	return embedded(ctx, obj.ID, nonNilTags(obj.Tags))
+	return For(ctx).SessionTags.List(ctx, obj)
 }
 
 // Cadence is the resolver for the cadence field.
@@ -148,30 +145,30 @@ func (r *sessionResolver) Workflow(ctx context.Context, obj *upstream.Session) (
 
 // Parent is the resolver for the parent field.
 func (r *sessionResolver) Parent(ctx context.Context, obj *upstream.Session) (*upstream.Session, error) {
-	return loadOne(ctx, pick(ctx, "sessionByID", sessionByID, keysOf(func(s *upstream.Session) []string { return nonEmpty(s.ParentID) })), obj.ParentID)
+	return For(ctx).SessionParent.One(ctx, obj)
 }
 
 // Children is the resolver for the children field.
 func (r *sessionResolver) Children(ctx context.Context, obj *upstream.Session) ([]upstream.Session, error) {
-	return loadList(ctx, pick(ctx, "sessionsByParent", sessionsByParent, ownID), obj.ID)
+	return For(ctx).SessionChildren.List(ctx, obj)
 }
 
 // Goals is the resolver for the goals field.
 func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, roots *bool) ([]upstream.Goal, error) {
 	if roots != nil && *roots {
-		return loadList(ctx, pick(ctx, "rootGoalsBySession", rootGoalsBySession, ownID), obj.ID)
+		return For(ctx).SessionRootGoals.List(ctx, obj)
 	}
-	return loadList(ctx, pick(ctx, "goalsBySession", goalsBySession, ownID), obj.ID)
+	return For(ctx).SessionGoals.List(ctx, obj)
 }
 
 // Goals is the resolver for the goals field.
 func (r *tagResolver) Goals(ctx context.Context, obj *upstream.Tag) ([]upstream.Goal, error) {
-	return loadList(ctx, pick(ctx, "goalsByTag", goalsByTag, ownID), obj.ID)
+	return For(ctx).TagGoals.List(ctx, obj)
 }
 
 // Dashboards is the resolver for the dashboards field.
 func (r *tagResolver) Dashboards(ctx context.Context, obj *upstream.Tag) ([]upstream.Dashboard, error) {
-	return loadList(ctx, pick(ctx, "dashboardsByTag", dashboardsByTag, ownID), obj.ID)
+	return For(ctx).TagDashboards.List(ctx, obj)
 }
 
 // Access is the resolver for the access field.
@@ -193,13 +190,13 @@ func (r *taskResolver) Snapshots(ctx context.Context, obj *upstream.Task) (any, 
 func (r *taskResolver) Parent(ctx context.Context, obj *upstream.Task) (model.TaskParent, error) {
 	switch obj.ParentType {
 	case upstream.ParentGoal:
-		g, err := loadOne(ctx, pick(ctx, "goalByID", goalByID, taskParentKeys(upstream.ParentGoal)), obj.ParentID)
+		g, err := For(ctx).TaskGoal.One(ctx, obj)
 		if g == nil || err != nil {
 			return nil, err
 		}
 		return g, nil
 	case upstream.ParentMetric:
-		m, err := loadOne(ctx, pick(ctx, "metricByID", metricByID, taskParentKeys(upstream.ParentMetric)), obj.ParentID)
+		m, err := For(ctx).TaskMetric.One(ctx, obj)
 		if m == nil || err != nil {
 			return nil, err
 		}
@@ -213,7 +210,11 @@ func (r *taskResolver) Owner(ctx context.Context, obj *upstream.Task) (model.Own
 	if obj.OwnerID == "" {
 		return nil, nil
 	}
-	return pick(ctx, "ownerByID", ownerByID, keysOf(func(t *upstream.Task) []string { return nonEmpty(t.OwnerID) })).Load(ctx, obj.OwnerID)()
+	o, err := For(ctx).TaskOwner.One(ctx, obj)
+	if o == nil || err != nil {
+		return nil, err
+	}
+	return *o, nil
 }
 
 // ManagerID is the resolver for the managerId field.
@@ -231,42 +232,42 @@ func (r *teamResolver) MemberIds(ctx context.Context, obj *upstream.Team) ([]str
 
 // Parent is the resolver for the parent field.
 func (r *teamResolver) Parent(ctx context.Context, obj *upstream.Team) (*upstream.Team, error) {
-	return loadOne(ctx, pick(ctx, "teamByID", teamByID, keysOf(func(t *upstream.Team) []string { return nonEmpty(t.ParentID) })), obj.ParentID)
+	return For(ctx).TeamParent.One(ctx, obj)
 }
 
 // Children is the resolver for the children field.
 func (r *teamResolver) Children(ctx context.Context, obj *upstream.Team) ([]upstream.Team, error) {
-	return loadList(ctx, pick(ctx, "teamsByParent", teamsByParent, ownID), obj.ID)
+	return For(ctx).TeamChildren.List(ctx, obj)
 }
 
 // Members is the resolver for the members field.
 func (r *teamResolver) Members(ctx context.Context, obj *upstream.Team) ([]upstream.User, error) {
-	return loadMany(ctx, pick(ctx, "userByID", userByID, keysOf(func(t *upstream.Team) []string { return t.Members })), obj.Members)
+	return For(ctx).TeamMembers.List(ctx, obj)
 }
 
 // Manager is the resolver for the manager field.
 func (r *teamResolver) Manager(ctx context.Context, obj *upstream.Team) (*upstream.User, error) {
-	return loadOne(ctx, pick(ctx, "userByID", userByID, keysOf(func(t *upstream.Team) []string { return nonEmpty(t.Manager) })), obj.Manager)
+	return For(ctx).TeamManager.One(ctx, obj)
 }
 
 // Badges is the resolver for the badges field.
 func (r *teamResolver) Badges(ctx context.Context, obj *upstream.Team) ([]upstream.AssignedBadge, error) {
-	return loadList(ctx, pick(ctx, "badgesByHolder", badgesByHolder, ownID), obj.ID)
+	return For(ctx).TeamBadges.List(ctx, obj)
 }
 
 // Roles is the resolver for the roles field.
 func (r *teamResolver) Roles(ctx context.Context, obj *upstream.Team) ([]upstream.Role, error) {
-	return loadList(ctx, pick(ctx, "roleMappingsByTeam", roleMappingsByTeam, ownID), obj.ID)
+	return For(ctx).TeamRoles.List(ctx, obj)
 }
 
 // Teams is the resolver for the teams field.
 func (r *userResolver) Teams(ctx context.Context, obj *upstream.User) ([]upstream.Team, error) {
-	return loadMany(ctx, pick(ctx, "teamByID", teamByID, keysOf(func(u *upstream.User) []string { return u.TeamIDs })), obj.TeamIDs)
+	return For(ctx).UserTeams.List(ctx, obj)
 }
 
 // Goals is the resolver for the goals field.
 func (r *userResolver) Goals(ctx context.Context, obj *upstream.User) ([]upstream.Goal, error) {
-	return loadList(ctx, pick(ctx, "goalsByOwner", goalsByOwner, ownID), obj.ID)
+	return For(ctx).UserGoals.List(ctx, obj)
 }
 
 // Roles is the resolver for the roles field.
@@ -276,12 +277,12 @@ func (r *userResolver) Roles(ctx context.Context, obj *upstream.User, includeTea
 
 // Badges is the resolver for the badges field.
 func (r *userResolver) Badges(ctx context.Context, obj *upstream.User) ([]upstream.AssignedBadge, error) {
-	return loadList(ctx, pick(ctx, "badgesByHolder", badgesByHolder, ownID), obj.ID)
+	return For(ctx).UserBadges.List(ctx, obj)
 }
 
 // Employee is the resolver for the employee field.
 func (r *userResolver) Employee(ctx context.Context, obj *upstream.User) (*upstream.Employee, error) {
-	return loadOne(ctx, pick(ctx, "employeeByID", employeeByID, ownID), obj.ID)
+	return For(ctx).UserEmployee.One(ctx, obj)
 }
 
 // Goal returns graph.GoalResolver implementation.

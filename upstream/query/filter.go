@@ -501,6 +501,12 @@ func In(field string, values ...any) *Expr {
 	return &Expr{op: opIn, field: canonicalName(field), vals: vals}
 }
 
+// Gt returns the condition field > value, for code that builds filters
+// (keyset paging by id). See Eq for the conversion of values.
+func Gt(field string, value any) *Expr {
+	return &Expr{op: opGt, field: canonicalName(field), val: normValue(value)}
+}
+
 // And returns the conjunction of exprs. Nil operands (which match
 // everything) are dropped; And of no non-nil operands is nil.
 func And(exprs ...*Expr) *Expr {

@@ -1,0 +1,312 @@
+package resolvers
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/okrgate/okrgate/graph/model"
+)
+
+// An Edge loads the items of type T that parents of type P point to (a
+// goal's children, a key result's check-ins, a task's owner, ...), one
+// upstream batch per level of the query.
+//
+// A level is a field path without list indices (.sessions.nodes.goals.
+// children): every parent at that path has already been resolved when the
+// first of them asks for its items, because a field resolves only after its
+// parent and every parent at one path comes from one batch (or one
+// top-level field) that completed as a whole. So the first resolver at a
+// path loads the items of all the parents of the level in one go, and the
+// others read what it loaded. Nothing waits for more keys to arrive and
+// nothing is decided by a timer: the upstream calls of a query depend only
+// on the query and the data.
+//
+// keys says which keys a parent points to (its own id for children, its
+// parentId for parent, its ownerIds for owners); fetch loads the items of a
+// set of keys, grouped by key. Both are the edge's; a resolver only names
+// the edge and its parent object (Loaders.GoalChildren.List(ctx, obj)).
+type Edge[P, T any] struct {
+	l     *Loaders
+	name  string
+	keys  func(p *P, dst []string) []string
+	fetch func(ctx context.Context, keys []string, parents []*P) (map[string][]T, error)
+	// sub, when set, names the subfield whose level the items are (the
+	// field of the edge wraps them, as User.roles wraps UserRole.team).
+	sub string
+}
+
+// List returns the items of all the keys of p, in key order; never nil.
+func (e *Edge[P, T]) List(ctx context.Context, p *P) ([]T, error) {
+	per, err := e.load(ctx, p, e.keys(p, nil))
+	if err != nil {
+		return nil, err
+	}
+	return concat(per), nil
+}
+
+// One returns the first item of p's first key, or nil.
+func (e *Edge[P, T]) One(ctx context.Context, p *P) (*T, error) {
+	keys := e.keys(p, nil)
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	per, err := e.load(ctx, p, keys[:1])
+	if err != nil || len(per[0]) == 0 {
+		return nil, err
+	}
+	return &per[0][0], nil
+}
+
+// PerKey returns the items of each key of p, in key order, with the keys.
+func (e *Edge[P, T]) PerKey(ctx context.Context, p *P) ([]string, [][]T, error) {
+	keys := e.keys(p, nil)
+	per, err := e.load(ctx, p, keys)
+	return keys, per, err
+}
+
+// Keys loads the items of keys at a field that has no parent level (a
+// top-level field, a mutation's read-back): one batch for the field.
+func (e *Edge[P, T]) Keys(ctx context.Context, keys ...string) ([]T, error) {
+	per, err := e.load(ctx, nil, nonEmpty(keys...))
+	if err != nil {
+		return nil, err
+	}
+	return concat(per), nil
+}
+
+// concat joins the items of several keys; never nil.
+func concat[T any](per [][]T) []T {
+	switch len(per) {
+	case 0:
+		return []T{}
+	case 1: // the common case: no copy
+		if per[0] != nil {
+			return per[0]
+		}
+		return []T{}
+	}
+	out := []T{}
+	for _, v := range per {
+		out = append(out, v...)
+	}
+	return out
+}
+
+// first returns the first item, or nil.
+func first[T any](items []T, err error) (*T, error) {
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	return &items[0], nil
+}
+
+// batch is the load of one edge at one path.
+type batch[T any] struct {
+	once  sync.Once
+	err   error
+	mu    sync.Mutex
+	found map[string][]T // every key asked for has an entry (nil: no items)
+}
+
+// load returns the items of each of keys (those of p, or of a top-level
+// field when p is nil) from the batch of the edge at the field path of ctx,
+// running the batch for the whole level on first use.
+func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	path := pathKey(ctx)
+	b := batchAt[T](e.l, e.name, path)
+	b.once.Do(func() {
+		var parents []*P
+		if p != nil {
+			parents = parentsAt[P](e.l, parentPath(path))
+			if !slices.Contains(parents, p) {
+				parents = append(parents, p)
+			}
+		}
+		all := slices.Clone(keys)
+		for _, q := range parents {
+			all = e.keys(q, all)
+		}
+		slices.Sort(all)
+		all = slices.Compact(nonEmpty(all...))
+		found, err := e.run(ctx, all, parents)
+		b.found, b.err = found, err
+		if err != nil {
+			return
+		}
+		if e.sub == "" {
+			e.l.record(path, found)
+			return
+		}
+		for _, sp := range subPaths(ctx, e.sub) {
+			e.l.record(sp, found)
+		}
+	})
+	if b.err != nil {
+		return nil, b.err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var missing []string
+	for _, k := range keys {
+		if _, ok := b.found[k]; !ok && k != "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		if err := e.stray(ctx, b, p, missing); err != nil {
+			return nil, err
+		}
+	}
+	per := make([][]T, len(keys))
+	for i, k := range keys {
+		per[i] = b.found[k]
+	}
+	return per, nil
+}
+
+// stray loads keys of p that the batch of its level did not (p is not part
+// of the recorded level: its field returned an object that no batch
+// recorded) on their own; call with b.mu held. Their items are not added to
+// the level, so the levels below do not depend on when this happened.
+func (e *Edge[P, T]) stray(ctx context.Context, b *batch[T], p *P, missing []string) error {
+	e.l.strays.Add(1)
+	var parents []*P
+	if p != nil {
+		parents = []*P{p}
+	}
+	more, err := e.run(ctx, missing, parents)
+	if err != nil {
+		return err
+	}
+	for k, v := range more {
+		b.found[k] = v
+	}
+	return nil
+}
+
+// run fetches keys and gives every key an entry.
+func (e *Edge[P, T]) run(ctx context.Context, keys []string, parents []*P) (map[string][]T, error) {
+	found := map[string][]T{}
+	if len(keys) > 0 {
+		var err error
+		if found, err = e.fetch(ctx, keys, parents); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range keys {
+		if _, ok := found[k]; !ok {
+			found[k] = nil
+		}
+	}
+	return found, nil
+}
+
+// batchAt returns the batch of the edge name at path, creating it.
+func batchAt[T any](l *Loaders, name, path string) *batch[T] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := name + "@" + path
+	if b, ok := l.batches[k]; ok {
+		return b.(*batch[T])
+	}
+	b := &batch[T]{}
+	l.batches[k] = b
+	return b
+}
+
+// record adds items resolved at path (a map of key → items, or a slice) to
+// the level the edges one field down read their parents from.
+func (l *Loaders) record(path string, items any) {
+	l.mu.Lock()
+	l.levels[path] = append(l.levels[path], items)
+	l.mu.Unlock()
+}
+
+// parentsAt returns the items of type P recorded at path.
+func parentsAt[P any](l *Loaders, path string) []*P {
+	l.mu.Lock()
+	srcs := l.levels[path]
+	l.mu.Unlock()
+	var out []*P
+	add := func(v any) {
+		switch x := v.(type) {
+		case *P:
+			out = append(out, x)
+		case P:
+			out = append(out, &x)
+		}
+	}
+	for _, src := range srcs {
+		switch s := src.(type) {
+		case map[string][]P:
+			for _, vs := range s {
+				for i := range vs {
+					out = append(out, &vs[i])
+				}
+			}
+		case []P:
+			for i := range s {
+				out = append(out, &s[i])
+			}
+		case map[string][]model.Owner:
+			for _, vs := range s {
+				for _, v := range vs {
+					add(v)
+				}
+			}
+		case []any:
+			for _, v := range s {
+				add(v)
+			}
+		}
+	}
+	return out
+}
+
+// pathKey is the field path of ctx without list indices: the aliases of the
+// fields from the root, each behind a dot.
+func pathKey(ctx context.Context) string {
+	fc := graphql.GetFieldContext(ctx)
+	var names []string
+	n := 0
+	for ; fc != nil; fc = fc.Parent {
+		if fc.Index != nil || fc.Field.Field == nil {
+			continue
+		}
+		names = append(names, fc.Field.Alias)
+		n += 1 + len(fc.Field.Alias)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := len(names) - 1; i >= 0; i-- {
+		b.WriteByte('.')
+		b.WriteString(names[i])
+	}
+	return b.String()
+}
+
+// parentPath is path without its last field.
+func parentPath(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// nonEmpty returns ids without "".
+func nonEmpty(ids ...string) []string {
+	out := ids[:0:0]
+	for _, id := range ids {
+		if id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,211 @@
+package resolvers
+
+import (
+	"context"
+	"slices"
+
+	"github.com/okrgate/okrgate/graph/model"
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// The fetchers behind the edges: each loads the items of a set of keys with
+// upstream LIST operations and an $in filter, query.MaxInValues keys per
+// call, every result read by keyset in pages of upstream.MaxLimit.
+
+// maxKeys bounds the keys of one call: an $in filter takes at most
+// query.MaxInValues values.
+const maxKeys = query.MaxInValues
+
+// fetcher loads the items of keys, grouped by key.
+type fetcher[T any] func(ctx context.Context, keys []string) (map[string][]T, error)
+
+// lister is an upstream list operation.
+type lister[T any] func(ctx context.Context, q upstream.ListQuery) (upstream.Page[T], error)
+
+// byField fetches the items whose field (the keys item gives, e.g. its
+// parentId or its ownerIds) is one of the keys, with extra ANDed to the
+// filter, in id order per key. fields is the projection passed to the
+// upstream (nil: the default shape).
+func byField[T any](list lister[T], reg *query.Registry, field string, extra *query.Expr, itemKeys func(*T, []string) []string, id func(*T) string) fetcher[T] {
+	return func(ctx context.Context, keys []string) (map[string][]T, error) {
+		want := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			want[k] = true
+		}
+		out := make(map[string][]T, len(keys))
+		var buf []string
+		for chunk := range slices.Chunk(keys, maxKeys) {
+			items, err := listAll(ctx, list, reg, query.And(query.In(field, anyKeys(chunk)...), extra), id)
+			if err != nil {
+				return nil, err
+			}
+			for i := range items {
+				buf = itemKeys(&items[i], buf[:0])
+				for _, k := range buf {
+					if want[k] {
+						out[k] = append(out[k], items[i])
+					}
+				}
+			}
+		}
+		return out, nil
+	}
+}
+
+// byID fetches items by id; a key without an item gets none.
+func byID[T any](list lister[T], reg *query.Registry, id func(*T) string) fetcher[T] {
+	return byField(list, reg, "id", nil, func(t *T, dst []string) []string { return append(dst, id(t)) }, id)
+}
+
+// listAll returns every item matching filter, in id order, paging by id
+// (keyset) through pages of upstream.MaxLimit so that no item is lost and a
+// concurrent insert cannot shift a page.
+func listAll[T any](ctx context.Context, list lister[T], reg *query.Registry, filter *query.Expr, idOf func(*T) string) ([]T, error) {
+	var out []T
+	f := filter
+	for {
+		p, err := list(ctx, upstream.ListQuery{Filter: f, Sort: []query.SortKey{{Field: "id"}}, Limit: upstream.MaxLimit})
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = p.Items
+		} else {
+			out = append(out, p.Items...)
+		}
+		if len(p.Items) == 0 || len(p.Items) >= p.TotalCount || len(p.Items) < upstream.MaxLimit {
+			return out, nil
+		}
+		f = query.And(filter, query.Gt("id", idOf(&p.Items[len(p.Items)-1])))
+	}
+}
+
+func anyKeys(keys []string) []any {
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		vals[i] = k
+	}
+	return vals
+}
+
+// owners fetches owners (users or teams) by id: the users of keys, then the
+// teams among the ids that are no user (a second call only when some id is
+// not a user).
+func owners(api upstream.API) fetcher[model.Owner] {
+	users := byID(api.ListUsers, upstream.UserFields, func(u *upstream.User) string { return u.ID })
+	teams := byID(api.ListTeams, upstream.TeamFields, func(t *upstream.Team) string { return t.ID })
+	return func(ctx context.Context, keys []string) (map[string][]model.Owner, error) {
+		us, err := users(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string][]model.Owner, len(keys))
+		var rest []string
+		for _, k := range keys {
+			if u := us[k]; len(u) > 0 {
+				out[k] = []model.Owner{&u[0]}
+			} else {
+				rest = append(rest, k)
+			}
+		}
+		if len(rest) == 0 {
+			return out, nil
+		}
+		ts, err := teams(ctx, rest)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range rest {
+			if t := ts[k]; len(t) > 0 {
+				out[k] = []model.Owner{&t[0]}
+			}
+		}
+		return out, nil
+	}
+}
+
+// itemsByTag fetches, per tag id, the items of itemType carrying it: the
+// taggings of all keys in one call (ListTaggings {tagId: {$in}, itemType}),
+// then the items by id (fetch), which leaves out what the caller may not
+// see (private goals, dashboards without read access). Items come in id
+// order per tag.
+func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetcher[T] {
+	return func(ctx context.Context, keys []string) (map[string][]T, error) {
+		var tgs []upstream.Tagging
+		for chunk := range slices.Chunk(keys, maxKeys) {
+			part, err := listAll(ctx, api.ListTaggings, upstream.TaggingFields,
+				query.And(query.In("tagId", anyKeys(chunk)...), query.Eq("itemType", itemType)), func(t *upstream.Tagging) string { return t.ID })
+			if err != nil {
+				return nil, err
+			}
+			tgs = append(tgs, part...)
+		}
+		var ids []string
+		for _, t := range tgs {
+			ids = append(ids, t.ItemID)
+		}
+		slices.Sort(ids)
+		found, err := fetch(ctx, slices.Compact(ids))
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string][]T, len(keys))
+		for _, t := range tgs { // in id order "<tagId>:<itemId>": by item id per tag
+			if it := found[t.ItemID]; len(it) > 0 {
+				out[t.TagID] = append(out[t.TagID], it[0])
+			}
+		}
+		return out, nil
+	}
+}
+
+// roleMappings fetches the roles mapped to each team: one ListRoleMappings
+// call (the operation has no filter; it returns the account's mappings,
+// grouped here by team).
+func roleMappings(api upstream.API) fetcher[upstream.Role] {
+	return func(ctx context.Context, keys []string) (map[string][]upstream.Role, error) {
+		ms, err := api.ListRoleMappings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string][]upstream.Role{}
+		for _, m := range ms {
+			out[m.TeamID] = append(out[m.TeamID], m)
+		}
+		return out, nil
+	}
+}
+
+// holders fetches the holders of each badge: the approved assignments of all
+// keys (ListAssignedBadges {status: "approved", badgeId: {$in: keys}}),
+// grouped by badge into the distinct assignee ids in id order. The users
+// and teams themselves load one level down (BadgeHolders.users / .teams).
+func holders(api upstream.API) fetcher[model.BadgeHolders] {
+	return func(ctx context.Context, keys []string) (map[string][]model.BadgeHolders, error) {
+		ids := map[string][]string{}
+		for chunk := range slices.Chunk(keys, maxKeys) {
+			as, err := listAll(ctx, api.ListAssignedBadges, upstream.AssignedBadgeFields,
+				query.And(query.In("badgeId", anyKeys(chunk)...), query.Eq("status", upstream.BadgeApproved)),
+				func(a *upstream.AssignedBadge) string { return a.ID })
+			if err != nil {
+				return nil, err
+			}
+			for _, a := range as {
+				ids[a.BadgeID] = append(ids[a.BadgeID], a.AssigneeIDs...)
+			}
+		}
+		out := make(map[string][]model.BadgeHolders, len(keys))
+		for _, k := range keys {
+			out[k] = []model.BadgeHolders{{BadgeID: k, AssigneeIDs: sortedSet(ids[k])}}
+		}
+		return out, nil
+	}
+}
+
+// sortedSet returns the distinct non-empty ids, sorted.
+func sortedSet(ids []string) []string {
+	out := slices.Clone(nonEmpty(ids...))
+	slices.Sort(out)
+	return slices.Compact(out)
+}
