@@ -533,4 +533,3 @@ func TestTreeCallsAreDeterministic(t *testing.T) {
 		}
 	})
 }
-
