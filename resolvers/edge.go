@@ -135,7 +135,11 @@ func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, erro
 		}
 		slices.Sort(all)
 		all = slices.Compact(nonEmpty(all...))
-		found, err := e.run(ctx, all, parents)
+		fctx := ctx
+		if e.sub != "" {
+			fctx = whole(ctx)
+		}
+		found, err := e.run(fctx, all, parents)
 		b.found, b.err = found, err
 		if err != nil {
 			return
@@ -208,11 +212,14 @@ func (e *Edge[P, T]) run(ctx context.Context, keys []string, parents []*P) (map[
 	return found, nil
 }
 
+// batchKey names the batch of an edge at a path.
+type batchKey struct{ edge, path string }
+
 // batchAt returns the batch of the edge name at path, creating it.
 func batchAt[T any](l *Loaders, name, path string) *batch[T] {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	k := name + "@" + path
+	k := batchKey{name, path}
 	if b, ok := l.batches[k]; ok {
 		return b.(*batch[T])
 	}
@@ -274,7 +281,8 @@ func parentsAt[P any](l *Loaders, path string) []*P {
 // fields from the root, each behind a dot.
 func pathKey(ctx context.Context) string {
 	fc := graphql.GetFieldContext(ctx)
-	var names []string
+	var buf [32]string // on the stack for any sane depth
+	names := buf[:0]
 	n := 0
 	for ; fc != nil; fc = fc.Parent {
 		if fc.Index != nil || fc.Field.Field == nil {

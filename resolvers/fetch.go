@@ -4,6 +4,9 @@ import (
 	"context"
 	"slices"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -25,10 +28,10 @@ type lister[T any] func(ctx context.Context, q upstream.ListQuery) (upstream.Pag
 
 // byField fetches the items whose field (the keys item gives, e.g. its
 // parentId or its ownerIds) is one of the keys, with extra ANDed to the
-// filter, in id order per key. fields is the projection passed to the
-// upstream (nil: the default shape).
-func byField[T any](list lister[T], reg *query.Registry, field string, extra *query.Expr, itemKeys func(*T, []string) []string, id func(*T) string) fetcher[T] {
+// filter, in id order per key.
+func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys func(*T, []string) []string, id func(*T) string) fetcher[T] {
 	return func(ctx context.Context, keys []string) (map[string][]T, error) {
+		fields := projection(ctx)
 		want := make(map[string]bool, len(keys))
 		for _, k := range keys {
 			want[k] = true
@@ -36,7 +39,7 @@ func byField[T any](list lister[T], reg *query.Registry, field string, extra *qu
 		out := make(map[string][]T, len(keys))
 		var buf []string
 		for chunk := range slices.Chunk(keys, maxKeys) {
-			items, err := listAll(ctx, list, reg, query.And(query.In(field, anyKeys(chunk)...), extra), id)
+			items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(chunk)...), extra), Fields: fields}, id)
 			if err != nil {
 				return nil, err
 			}
@@ -54,18 +57,19 @@ func byField[T any](list lister[T], reg *query.Registry, field string, extra *qu
 }
 
 // byID fetches items by id; a key without an item gets none.
-func byID[T any](list lister[T], reg *query.Registry, id func(*T) string) fetcher[T] {
-	return byField(list, reg, "id", nil, func(t *T, dst []string) []string { return append(dst, id(t)) }, id)
+func byID[T any](list lister[T], id func(*T) string) fetcher[T] {
+	return byField(list, "id", nil, func(t *T, dst []string) []string { return append(dst, id(t)) }, id)
 }
 
-// listAll returns every item matching filter, in id order, paging by id
-// (keyset) through pages of upstream.MaxLimit so that no item is lost and a
-// concurrent insert cannot shift a page.
-func listAll[T any](ctx context.Context, list lister[T], reg *query.Registry, filter *query.Expr, idOf func(*T) string) ([]T, error) {
+// listAll returns every item matching q's filter, in id order, paging by
+// id (keyset) through pages of upstream.MaxLimit so that no item is lost and
+// a concurrent insert cannot shift a page.
+func listAll[T any](ctx context.Context, list lister[T], q upstream.ListQuery, idOf func(*T) string) ([]T, error) {
 	var out []T
-	f := filter
+	filter := q.Filter
+	q.Sort, q.Limit = []query.SortKey{{Field: "id"}}, upstream.MaxLimit
 	for {
-		p, err := list(ctx, upstream.ListQuery{Filter: f, Sort: []query.SortKey{{Field: "id"}}, Limit: upstream.MaxLimit})
+		p, err := list(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +81,54 @@ func listAll[T any](ctx context.Context, list lister[T], reg *query.Registry, fi
 		if len(p.Items) == 0 || len(p.Items) >= p.TotalCount || len(p.Items) < upstream.MaxLimit {
 			return out, nil
 		}
-		f = query.And(filter, query.Gt("id", idOf(&p.Items[len(p.Items)-1])))
+		q.Filter = query.And(filter, query.Gt("id", idOf(&p.Items[len(p.Items)-1])))
+	}
+}
+
+// enrichments are the fields a store computes per item on request (joins,
+// authorization): a loader asks for them only when the query selects them.
+var enrichments = []string{"assignee", "assignees", "tags", "currentUserAllowedActions"}
+
+// projection is the upstream projection of the field of ctx: "id" and the
+// enrichments its selection names (in any fragment), so that the store
+// skips the joins nobody reads. Plain stored fields and the edges below are
+// not listed: the store returns the stored document either way, and the
+// edges load through their own loaders.
+func projection(ctx context.Context) query.Projection {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) || ctx.Value(wholeKey{}) != nil {
+		return nil
+	}
+	p := query.Projection{"id": nil}
+	collect(graphql.GetOperationContext(ctx), fc.Field.Selections, p)
+	return p
+}
+
+type wholeKey struct{}
+
+// whole marks ctx so that loads under it ask for the whole default shape:
+// for items that the field of ctx does not return itself (a mutation's
+// payload objects, UserRole.team under User.roles), its selection says
+// nothing about what is read of them.
+func whole(ctx context.Context) context.Context {
+	return context.WithValue(ctx, wholeKey{}, true)
+}
+
+// collect adds the enrichments named in sel, through fragments of any type.
+func collect(oc *graphql.OperationContext, sel ast.SelectionSet, p query.Projection) {
+	for _, s := range sel {
+		switch s := s.(type) {
+		case *ast.Field:
+			if slices.Contains(enrichments, s.Name) {
+				p[s.Name] = nil
+			}
+		case *ast.InlineFragment:
+			collect(oc, s.SelectionSet, p)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				collect(oc, s.Definition.SelectionSet, p)
+			}
+		}
 	}
 }
 
@@ -93,8 +144,8 @@ func anyKeys(keys []string) []any {
 // teams among the ids that are no user (a second call only when some id is
 // not a user).
 func owners(api upstream.API) fetcher[model.Owner] {
-	users := byID(api.ListUsers, upstream.UserFields, func(u *upstream.User) string { return u.ID })
-	teams := byID(api.ListTeams, upstream.TeamFields, func(t *upstream.Team) string { return t.ID })
+	users := byID(api.ListUsers, func(u *upstream.User) string { return u.ID })
+	teams := byID(api.ListTeams, func(t *upstream.Team) string { return t.ID })
 	return func(ctx context.Context, keys []string) (map[string][]model.Owner, error) {
 		us, err := users(ctx, keys)
 		if err != nil {
@@ -134,8 +185,8 @@ func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetc
 	return func(ctx context.Context, keys []string) (map[string][]T, error) {
 		var tgs []upstream.Tagging
 		for chunk := range slices.Chunk(keys, maxKeys) {
-			part, err := listAll(ctx, api.ListTaggings, upstream.TaggingFields,
-				query.And(query.In("tagId", anyKeys(chunk)...), query.Eq("itemType", itemType)), func(t *upstream.Tagging) string { return t.ID })
+			part, err := listAll(ctx, api.ListTaggings,
+				upstream.ListQuery{Filter: query.And(query.In("tagId", anyKeys(chunk)...), query.Eq("itemType", itemType))}, func(t *upstream.Tagging) string { return t.ID })
 			if err != nil {
 				return nil, err
 			}
@@ -185,8 +236,8 @@ func holders(api upstream.API) fetcher[model.BadgeHolders] {
 	return func(ctx context.Context, keys []string) (map[string][]model.BadgeHolders, error) {
 		ids := map[string][]string{}
 		for chunk := range slices.Chunk(keys, maxKeys) {
-			as, err := listAll(ctx, api.ListAssignedBadges, upstream.AssignedBadgeFields,
-				query.And(query.In("badgeId", anyKeys(chunk)...), query.Eq("status", upstream.BadgeApproved)),
+			as, err := listAll(ctx, api.ListAssignedBadges,
+				upstream.ListQuery{Filter: query.And(query.In("badgeId", anyKeys(chunk)...), query.Eq("status", upstream.BadgeApproved))},
 				func(a *upstream.AssignedBadge) string { return a.ID })
 			if err != nil {
 				return nil, err

@@ -21,7 +21,7 @@ import (
 // so the caller, of the request that created it.
 type Loaders struct {
 	mu      sync.Mutex
-	batches map[string]any   // edge@path → *batch[T]
+	batches map[batchKey]any // edge at path → *batch[T]
 	levels  map[string][]any // path → the items resolved there
 	strays  atomic.Int64     // keys loaded outside their level (see Edge.load)
 
@@ -105,7 +105,7 @@ type none struct{}
 
 // NewLoaders returns the loaders of one request over api.
 func NewLoaders(api upstream.API) *Loaders {
-	l := &Loaders{batches: map[string]any{}, levels: map[string][]any{}}
+	l := &Loaders{batches: map[batchKey]any{}, levels: map[string][]any{}}
 
 	goalID := func(g *upstream.Goal) string { return g.ID }
 	metricID := func(m *upstream.Metric) string { return m.ID }
@@ -113,18 +113,18 @@ func NewLoaders(api upstream.API) *Loaders {
 	userID := func(u *upstream.User) string { return u.ID }
 	teamID := func(t *upstream.Team) string { return t.ID }
 
-	goals := byID(api.ListGoals, upstream.GoalFields, goalID)
-	metrics := byID(api.ListMetrics, upstream.MetricFields, metricID)
-	sessions := byID(sessionLister(api), upstream.SessionFields, sessionID)
-	users := byID(api.ListUsers, upstream.UserFields, userID)
-	teams := byID(api.ListTeams, upstream.TeamFields, teamID)
-	dashboards := byID(api.ListDashboards, upstream.DashboardFields, func(d *upstream.Dashboard) string { return d.ID })
+	goals := byID(api.ListGoals, goalID)
+	metrics := byID(api.ListMetrics, metricID)
+	sessions := byID(sessionLister(api), sessionID)
+	users := byID(api.ListUsers, userID)
+	teams := byID(api.ListTeams, teamID)
+	dashboards := byID(api.ListDashboards, func(d *upstream.Dashboard) string { return d.ID })
 	owner := owners(api)
 	goalsBy := func(field string, extra *query.Expr, keys func(*upstream.Goal, []string) []string) fetcher[upstream.Goal] {
-		return byField(api.ListGoals, upstream.GoalFields, field, extra, keys, goalID)
+		return byField(api.ListGoals, field, extra, keys, goalID)
 	}
-	tasksByParent := byField(api.ListTasks, upstream.TaskFields, "parentId", nil, key(func(t *upstream.Task) string { return t.ParentID }), func(t *upstream.Task) string { return t.ID })
-	badgesByHolder := byField(api.ListAssignedBadges, upstream.AssignedBadgeFields, "assigneeIds", query.Eq("status", upstream.BadgeApproved),
+	tasksByParent := byField(api.ListTasks, "parentId", nil, key(func(t *upstream.Task) string { return t.ParentID }), func(t *upstream.Task) string { return t.ID })
+	badgesByHolder := byField(api.ListAssignedBadges, "assigneeIds", query.Eq("status", upstream.BadgeApproved),
 		func(a *upstream.AssignedBadge, dst []string) []string { return append(dst, a.AssigneeIDs...) }, func(a *upstream.AssignedBadge) string { return a.ID })
 	mappings := roleMappings(api)
 
@@ -135,7 +135,7 @@ func NewLoaders(api upstream.API) *Loaders {
 		return g.ParentID
 	}), goals)
 	l.GoalChildren = edge(l, "GoalChildren", key(goalID), goalsBy("parentId", nil, key(func(g *upstream.Goal) string { return g.ParentID })))
-	l.GoalMetrics = edge(l, "GoalMetrics", key(goalID), byField(api.ListMetrics, upstream.MetricFields, "goalId", nil, key(func(m *upstream.Metric) string { return m.GoalID }), metricID))
+	l.GoalMetrics = edge(l, "GoalMetrics", key(goalID), byField(api.ListMetrics, "goalId", nil, key(func(m *upstream.Metric) string { return m.GoalID }), metricID))
 	l.GoalTasks = edge(l, "GoalTasks", key(goalID), tasksByParent)
 	l.GoalSession = edge(l, "GoalSession", key(func(g *upstream.Goal) string { return g.SessionID }), sessions)
 	l.GoalOwners = edge(l, "GoalOwners", keys(func(g *upstream.Goal) []string { return g.OwnerIDs }), owner)
@@ -143,7 +143,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.GoalTags = embeddedEdge(l, "GoalTags", goalID, func(g *upstream.Goal) []upstream.Tag { return g.Tags })
 
 	l.MetricGoal = edge(l, "MetricGoal", key(func(m *upstream.Metric) string { return m.GoalID }), goals)
-	l.MetricCheckins = edge(l, "MetricCheckins", key(metricID), byField(api.ListCheckIns, upstream.CheckInFields, "metricId", nil,
+	l.MetricCheckins = edge(l, "MetricCheckins", key(metricID), byField(api.ListCheckIns, "metricId", nil,
 		key(func(c *upstream.CheckIn) string { return c.MetricID }), func(c *upstream.CheckIn) string { return c.ID }))
 	l.MetricTasks = edge(l, "MetricTasks", key(metricID), tasksByParent)
 	l.MetricOwners = edge(l, "MetricOwners", keys(func(m *upstream.Metric) []string { return m.OwnerIDs }), owner)
@@ -152,7 +152,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.TaskOwner = edge(l, "TaskOwner", key(func(t *upstream.Task) string { return t.OwnerID }), owner)
 
 	l.SessionParent = edge(l, "SessionParent", key(func(s *upstream.Session) string { return s.ParentID }), sessions)
-	l.SessionChildren = edge(l, "SessionChildren", key(sessionID), byField(sessionLister(api), upstream.SessionFields, "parentId", nil,
+	l.SessionChildren = edge(l, "SessionChildren", key(sessionID), byField(sessionLister(api), "parentId", nil,
 		key(func(s *upstream.Session) string { return s.ParentID }), sessionID))
 	bySession := key(func(g *upstream.Goal) string { return g.SessionID })
 	l.SessionGoals = edge(l, "SessionGoals", key(sessionID), goalsBy("sessionId", nil, bySession))
@@ -166,7 +166,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.TagDetailDashes = edge(l, "TagDetailDashes", key(func(t *upstream.TagDetail) string { return t.ID }), dashboardsByTag)
 
 	l.TeamParent = edge(l, "TeamParent", key(func(t *upstream.Team) string { return t.ParentID }), teams)
-	l.TeamChildren = edge(l, "TeamChildren", key(teamID), byField(api.ListTeams, upstream.TeamFields, "parentId", nil,
+	l.TeamChildren = edge(l, "TeamChildren", key(teamID), byField(api.ListTeams, "parentId", nil,
 		key(func(t *upstream.Team) string { return t.ParentID }), teamID))
 	l.TeamMembers = edge(l, "TeamMembers", keys(func(t *upstream.Team) []string { return t.Members }), users)
 	l.TeamManager = edge(l, "TeamManager", key(func(t *upstream.Team) string { return t.Manager }), users)
@@ -175,7 +175,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.UserTeams = edge(l, "UserTeams", keys(func(u *upstream.User) []string { return u.TeamIDs }), teams)
 	l.UserGoals = edge(l, "UserGoals", key(userID), goalsBy("ownerIds", nil, func(g *upstream.Goal, dst []string) []string { return append(dst, g.OwnerIDs...) }))
 	l.UserBadges = edge(l, "UserBadges", key(userID), badgesByHolder)
-	l.UserEmployee = edge(l, "UserEmployee", key(userID), byID(api.ListEmployees, upstream.EmployeeFields, func(e *upstream.Employee) string { return e.ID }))
+	l.UserEmployee = edge(l, "UserEmployee", key(userID), byID(api.ListEmployees, func(e *upstream.Employee) string { return e.ID }))
 	l.UserTeamRoles = edge(l, "UserTeamRoles", keys(func(u *upstream.User) []string { return u.TeamIDs }), mappings)
 	l.UserRoleTeams = edge(l, "UserRoleTeams", keys(func(u *upstream.User) []string { return u.TeamIDs }), teams)
 	l.UserRoleTeams.sub = "team" // the teams are the level of UserRole.team
@@ -185,7 +185,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.EmployeeBadges = edge(l, "EmployeeBadges", key(func(e *upstream.Employee) string { return e.ID }), badgesByHolder)
 	l.AccountOwner = edge(l, "AccountOwner", key(func(a *upstream.Account) string { return a.OwnerID }), users)
 	l.MappingRole = edge(l, "MappingRole", key(func(r *upstream.Role) string { return r.ID }),
-		byID(api.ListRoles, upstream.RoleFields, func(r *upstream.Role) string { return r.ID }))
+		byID(api.ListRoles, func(r *upstream.Role) string { return r.ID }))
 	l.MappingTeam = edge(l, "MappingTeam", key(func(r *upstream.Role) string { return r.TeamID }), teams)
 	l.BadgeHolders = edge(l, "BadgeHolders", key(func(b *upstream.Badge) string { return b.ID }), holders(api))
 	holderIDs := keys(func(h *model.BadgeHolders) []string {
@@ -196,7 +196,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	})
 	l.HolderUsers = edge(l, "HolderUsers", holderIDs, users)
 	l.HolderTeams = edge(l, "HolderTeams", holderIDs, teams)
-	l.AssignmentBadge = assignmentBadge(l, byID(api.ListBadges, upstream.BadgeFields, func(b *upstream.Badge) string { return b.ID }))
+	l.AssignmentBadge = assignmentBadge(l, byID(api.ListBadges, func(b *upstream.Badge) string { return b.ID }))
 	l.AssignmentOwners = edge(l, "AssignmentOwners", keys(func(a *upstream.AssignedBadge) []string { return a.AssigneeIDs }), owner)
 	l.AssignmentBy = edge(l, "AssignmentBy", key(func(a *upstream.AssignedBadge) string { return a.AssignedByID }), users)
 
@@ -204,9 +204,9 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.DashboardTags = embeddedEdge(l, "DashboardTags", func(d *upstream.Dashboard) string { return d.ID }, func(d *upstream.Dashboard) []upstream.Tag { return d.Tags })
 	l.UsageDashboards = edge(l, "UsageDashboards", keys(func(u *upstream.DashboardTagUsage) []string { return u.DashboardsIDs }), dashboards)
 	kpiGroupID := func(g *upstream.KPIGroup) string { return g.ID }
-	l.KPIGroups = edge(l, "KPIGroups", keys(func(k *upstream.KPI) []string { return k.GroupIDs }), byID(api.ListKPIGroups, upstream.KPIGroupFields, kpiGroupID))
+	l.KPIGroups = edge(l, "KPIGroups", keys(func(k *upstream.KPI) []string { return k.GroupIDs }), byID(api.ListKPIGroups, kpiGroupID))
 	l.KPIOwner = edge(l, "KPIOwner", key(func(k *upstream.KPI) string { return k.OwnerID }), users)
-	l.KPIGroupKPIs = edge(l, "KPIGroupKPIs", key(kpiGroupID), byField(api.ListKPIs, upstream.KPIFields, "groupIds", nil,
+	l.KPIGroupKPIs = edge(l, "KPIGroupKPIs", key(kpiGroupID), byField(api.ListKPIs, "groupIds", nil,
 		func(k *upstream.KPI, dst []string) []string { return append(dst, k.GroupIDs...) }, func(k *upstream.KPI) string { return k.ID }))
 	l.KPIGroupCreatedBy = edge(l, "KPIGroupCreatedBy", key(func(g *upstream.KPIGroup) string { return g.CreatedByID }), users)
 	l.ListCreatedBy = edge(l, "ListCreatedBy", key(func(x *upstream.List) string { return x.CreatedByID }), users)
@@ -223,7 +223,7 @@ func NewLoaders(api upstream.API) *Loaders {
 // return is read after the write.
 func (l *Loaders) Reset() {
 	l.mu.Lock()
-	l.batches = map[string]any{}
+	l.batches = map[batchKey]any{}
 	l.levels = map[string][]any{}
 	l.mu.Unlock()
 }

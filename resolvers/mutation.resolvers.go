@@ -42,7 +42,7 @@ func (r *mutationResolver) TagGoal(ctx context.Context, goalID string, title str
 	}
 	l := LoadersFrom(ctx)
 	l.Reset()
-	g, err := first(l.Goals.Keys(ctx, goalID))
+	g, err := first(l.Goals.Keys(whole(ctx), goalID))
 	if err != nil {
 		return nil, err
 	}
@@ -86,11 +86,11 @@ func (r *mutationResolver) CheckIn(ctx context.Context, metricID string, input u
 	l.Reset()
 	// Read back after the write: the key result and its goal (whose
 	// ancestors are reachable through goal.parent) with their new attainment.
-	m, err := first(l.Metrics.Keys(ctx, c.MetricID))
+	m, err := first(l.Metrics.Keys(whole(ctx), c.MetricID))
 	if err != nil {
 		return nil, err
 	}
-	g, err := first(l.Goals.Keys(ctx, c.GoalID))
+	g, err := first(l.Goals.Keys(whole(ctx), c.GoalID))
 	if err != nil {
 		return nil, err
 	}
