@@ -437,7 +437,7 @@ func (sc *scope) metricVisible(p string, account string) (string, []any) {
 		return "1", nil
 	}
 	gv, gargs := sc.goalVisible("vg.")
-	cond := `(` + p + `goal_id IN (SELECT vg.id FROM goals vg WHERE vg.account_id = ? AND ` + gv + `)
+	cond := `(EXISTS (SELECT 1 FROM goals vg WHERE vg.id = ` + p + `goal_id AND vg.account_id = ? AND ` + gv + `)
 		AND (COALESCE(json_extract(` + p + `doc, '$.private'), 0) = 0
 			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.ownerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
 			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.goalOwnerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
@@ -454,9 +454,10 @@ func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 	gv, gargs := sc.goalVisible("tg.")
 	mv, margs := sc.metricVisible("tm.", account)
 	cond := `(` + p + `parent_id = ''
-		OR ` + p + `parent_id IN (SELECT tg.id FROM goals tg WHERE tg.account_id = ? AND ` + gv + `)
-		OR ` + p + `parent_id IN (SELECT tm.id FROM metrics tm WHERE tm.account_id = ? AND ` + mv + `)
-		OR (` + p + `parent_id NOT IN (SELECT id FROM goals WHERE account_id = ?) AND ` + p + `parent_id NOT IN (SELECT id FROM metrics WHERE account_id = ?)))`
+		OR EXISTS (SELECT 1 FROM goals tg WHERE tg.id = ` + p + `parent_id AND tg.account_id = ? AND ` + gv + `)
+		OR EXISTS (SELECT 1 FROM metrics tm WHERE tm.id = ` + p + `parent_id AND tm.account_id = ? AND ` + mv + `)
+		OR (NOT EXISTS (SELECT 1 FROM goals xg WHERE xg.id = ` + p + `parent_id AND xg.account_id = ?)
+			AND NOT EXISTS (SELECT 1 FROM metrics xm WHERE xm.id = ` + p + `parent_id AND xm.account_id = ?)))`
 	args := append([]any{account}, gargs...)
 	args = append(args, account)
 	args = append(args, margs...)
@@ -537,7 +538,7 @@ func (s *Store) metricSource(account string, sc *scope) (string, []any) {
 	if sc.all {
 		return "metrics", nil
 	}
-	vis, args := sc.metricVisible("", account)
+	vis, args := sc.metricVisible("metrics.", account)
 	return `(SELECT * FROM metrics WHERE account_id = ? AND ` + vis + `)`, append([]any{account}, args...)
 }
 
@@ -548,7 +549,7 @@ func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 	if sc.all {
 		return "tasks", nil
 	}
-	vis, args := sc.taskParentVisible("", account)
+	vis, args := sc.taskParentVisible("tasks.", account)
 	src := `(SELECT id, account_id, parent_id, session_id, owner_id,
 			CASE WHEN ` + vis + ` THEN doc ELSE json_set(doc, '$.parentName', '') END AS doc
 		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
@@ -563,7 +564,7 @@ func (s *Store) checkinSource(account string, sc *scope) (string, []any) {
 		return "checkins", nil
 	}
 	mv, args := sc.metricVisible("cm.", account)
-	return `(SELECT * FROM checkins WHERE account_id = ? AND metric_id IN (SELECT cm.id FROM metrics cm WHERE cm.account_id = ? AND ` + mv + `))`,
+	return `(SELECT * FROM checkins WHERE account_id = ? AND EXISTS (SELECT 1 FROM metrics cm WHERE cm.id = checkins.metric_id AND cm.account_id = ? AND ` + mv + `))`,
 		append([]any{account, account}, args...)
 }
 
