@@ -28,20 +28,13 @@ func (s *Store) goalStub(ctx context.Context, q querier, c upstream.Caller, g up
 // redactGoals makes a page of goals fit for the caller: obfuscated stubs
 // lose everything but their place in the tree, embedded key results the
 // caller may not see are dropped, and each goal gets the caller's allowed
-// actions. It costs one query for the sessions of the page, whatever its size.
+// actions. The sessions it decides with are the caller's scope's: no query
+// once the request has its scope.
 func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, gs []upstream.Goal) error {
 	if len(gs) == 0 {
 		return nil
 	}
-	sub, err := s.loadSubject(ctx, q, c)
-	if err != nil {
-		return err
-	}
-	sids := make([]string, len(gs))
-	for i, g := range gs {
-		sids[i] = g.SessionID
-	}
-	sess, err := sessionsByID(ctx, q, c.AccountID, sids)
+	sub, sess, err := s.decisionSessions(ctx, q, c)
 	if err != nil {
 		return err
 	}
@@ -112,4 +105,23 @@ func (s *Store) authorizeTaskWrite(ctx context.Context, q querier, c upstream.Ca
 		return err
 	}
 	return nil
+}
+
+// decisionSessions returns the caller's subject and the sessions of the
+// account that per-item decisions read: none for an admin, whom no session
+// can refuse anything; else the sessions of the caller's scope (memoised per
+// request, see scopeFor).
+func (s *Store) decisionSessions(ctx context.Context, q querier, c upstream.Caller) (*subject, map[string]*upstream.Session, error) {
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sub.admin {
+		return sub, nil, nil
+	}
+	sc, err := s.scopeOf(ctx, q, c, sub)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sub, sc.sessions, nil
 }
