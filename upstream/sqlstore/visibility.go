@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
 )
 
 // goalStub answers the read of a goal the caller may not see: an obfuscated
@@ -27,10 +28,10 @@ func (s *Store) goalStub(ctx context.Context, q querier, c upstream.Caller, g up
 
 // redactGoals makes a page of goals fit for the caller: obfuscated stubs
 // lose everything but their place in the tree, embedded key results the
-// caller may not see are dropped, and each goal gets the caller's allowed
-// actions. The sessions it decides with are the caller's scope's: no query
+// caller may not see are dropped, and each goal (and embedded key result)
+// gets the caller's allowed actions when fields shows them. The sessions it decides with are the caller's scope's: no query
 // once the request has its scope.
-func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, gs []upstream.Goal) error {
+func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, gs []upstream.Goal, fields query.Projection) error {
 	if len(gs) == 0 {
 		return nil
 	}
@@ -38,6 +39,8 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 	if err != nil {
 		return err
 	}
+	goalActs := fields.Has("currentUserAllowedActions")
+	metricActs := fields["metrics"].Has("currentUserAllowedActions")
 	for i := range gs {
 		g := &gs[i]
 		if g.Obfuscated {
@@ -49,13 +52,17 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 			kept := g.Metrics[:0]
 			for _, m := range g.Metrics {
 				if sub.sees(metricItem(m, *g), sess[g.SessionID]) {
-					m.CurrentUserAllowedActions = sub.allowedOn(metricItem(m, *g), sess[g.SessionID], metricActions)
+					if metricActs {
+						m.CurrentUserAllowedActions = sub.allowedOn(metricItem(m, *g), sess[g.SessionID], metricActions)
+					}
 					kept = append(kept, m)
 				}
 			}
 			g.Metrics = kept
 		}
-		g.CurrentUserAllowedActions = sub.allowedOn(goalItem(*g), sess[g.SessionID], goalActions)
+		if goalActs {
+			g.CurrentUserAllowedActions = sub.allowedOn(goalItem(*g), sess[g.SessionID], goalActions)
+		}
 	}
 	return nil
 }
