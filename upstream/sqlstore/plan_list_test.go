@@ -63,11 +63,23 @@ func newPlanFixture(t *testing.T) *planFixture {
 	must(err)
 	f.child, err = s.CreateGoal(f.admin, upstream.GoalInput{Name: "Child", SessionID: f.session.ID, ParentID: f.root.ID, Private: true})
 	must(err)
-	target := 10.0
-	f.metric, err = s.CreateMetric(f.admin, upstream.MetricInput{Name: "KR", GoalID: f.root.ID, Target: &target})
+	// The member sees its grandchild through the private child: a stub.
+	_, err = s.CreateGoal(f.admin, upstream.GoalInput{Name: "Grandchild", SessionID: f.session.ID, ParentID: f.child.ID, OwnerID: u.ID})
 	must(err)
-	actual := 3.0
-	_, err = s.CheckIn(f.admin, f.metric.ID, upstream.CheckInInput{Actual: &actual})
+	target := 10.0
+	f.metric, err = s.CreateMetric(f.admin, upstream.MetricInput{Name: "KR", GoalID: f.root.ID, Target: &target, OwnerID: u.ID})
+	must(err)
+	_, err = s.CreateMetric(f.admin, upstream.MetricInput{Name: "KR2", GoalID: f.root.ID, Target: &target})
+	must(err)
+	for _, actual := range []float64{3, 4} {
+		_, err = s.CheckIn(f.admin, f.metric.ID, upstream.CheckInInput{Actual: &actual})
+		must(err)
+	}
+	_, err = s.CreateSession(f.admin, upstream.SessionInput{Title: "Q2", Start: "2026-04-01", End: "2026-06-30"})
+	must(err)
+	_, err = s.CreateTeam(f.admin, TeamInput{Name: "Sales"})
+	must(err)
+	_, err = s.CreateBadge(f.admin, upstream.BadgeInput{Name: "Moon"})
 	must(err)
 	_, err = s.CreateTask(f.admin, upstream.TaskInput{Name: "T1", ParentID: f.root.ID, OwnerID: u.ID})
 	must(err)
@@ -153,7 +165,11 @@ type listShape struct {
 }
 
 func (f *planFixture) shapes() []listShape {
-	page := upstream.ListQuery{}
+	// A page of one: the fixture holds two or more of each, so the page is
+	// read in order and stops after the limit (a listing whose page holds
+	// every match reads them unordered and sorts them in Go, see
+	// table.listFrom; the keyed lookups below do).
+	page := upstream.ListQuery{Limit: 1}
 	keyed := func(e *query.Expr) upstream.ListQuery {
 		return upstream.ListQuery{Filter: e, Sort: byID(), Limit: upstream.MaxLimit}
 	}
