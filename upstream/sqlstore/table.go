@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -69,12 +70,15 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 		}
-		slices.SortFunc(items, func(a, b T) int {
-			if desc {
-				return strings.Compare(t.id(&b), t.id(&a))
-			}
-			return strings.Compare(t.id(&a), t.id(&b))
-		})
+		ids := make([]string, len(items))
+		for i := range items {
+			ids[i] = t.id(&items[i])
+		}
+		var order sort.Interface = byIDs[T]{items, ids}
+		if desc {
+			order = sort.Reverse(order)
+		}
+		sort.Sort(order)
 		if len(items) > limit { // rows added since the count
 			items = items[:limit]
 		}
@@ -89,6 +93,20 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
 	return items, total, nil
+}
+
+// byIDs sorts items by their ids (ids[i] is the id of items[i]) without
+// copying the items but to swap them.
+type byIDs[T any] struct {
+	items []T
+	ids   []string
+}
+
+func (b byIDs[T]) Len() int           { return len(b.ids) }
+func (b byIDs[T]) Less(i, j int) bool { return b.ids[i] < b.ids[j] }
+func (b byIDs[T]) Swap(i, j int) {
+	b.items[i], b.items[j] = b.items[j], b.items[i]
+	b.ids[i], b.ids[j] = b.ids[j], b.ids[i]
 }
 
 // idOrder reports whether sort orders by id alone (the id tie-breaker that
