@@ -20,8 +20,22 @@ type ListQuery struct {
 	Filter *query.Expr
 	Sort   []query.SortKey
 	// Fields is the projection the caller asked for; nil means the default
-	// shape. Embedded collections (a goal's metrics and tasks) are loaded
-	// only when Fields names them.
+	// shape, with everything below loaded. A store loads what costs a join
+	// only when Fields shows it (query.Projection.Has, a map lookup; a
+	// projection such as query.Projection{"id": nil, "name": nil} is enough):
+	//
+	//   - "assignee" or "assignees" (goals, key results; "assignee" for
+	//     tasks): the owners resolved to users and teams;
+	//   - "tags" (goals): the goal's tags;
+	//   - "currentUserAllowedActions" (goals, key results): the caller's
+	//     allowed actions (for key results of non-admins, a read of their
+	//     goals);
+	//   - "metrics" and "tasks" (goals): the embedded key results and tasks,
+	//     only when named (also not in the default shape); their
+	//     sub-projection decides the same for them.
+	//
+	// Fields not shown keep what the stored document holds (nothing for
+	// these). What a caller may see is decided whatever Fields says.
 	Fields query.Projection
 	Skip   int
 	Limit  int // 0 means DefaultLimit

@@ -6,7 +6,8 @@ import (
 )
 
 // A Memo holds what a backend derives from the caller once per request —
-// for the SQL store, the caller's roles, teams and grants — so that the many
+// for the SQL store, the caller's roles, teams and grants, and the sessions
+// and goals its visibility rules let it see — so that the many
 // operations behind one GraphQL query, or the several checks behind one REST
 // call, do not derive it again. The HTTP layers attach one to every
 // authenticated request (WithMemo); a backend writes through it and clears
@@ -30,12 +31,55 @@ func MemoFrom(ctx context.Context) *Memo {
 	return m
 }
 
-// Get returns the value stored under key.
+// Get returns the value stored under key (by Put, or by a Derive that has
+// finished without error).
 func (m *Memo) Get(key any) (any, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v, ok := m.m[key]
+	if _, pending := v.(*pending); pending {
+		return nil, false
+	}
 	return v, ok
+}
+
+// Derive returns the value stored under key, deriving it with derive when
+// there is none. Concurrent callers of one key (a GraphQL query's loaders
+// run in parallel) wait for a single derivation and share its result; an
+// error is returned to them but not kept, so a later call derives again.
+// key must be comparable.
+func (m *Memo) Derive(key any, derive func() (any, error)) (any, error) {
+	m.mu.Lock()
+	if v, ok := m.m[key]; ok {
+		m.mu.Unlock()
+		if p, isPending := v.(*pending); isPending {
+			<-p.done
+			return p.v, p.err
+		}
+		return v, nil
+	}
+	p := &pending{done: make(chan struct{})}
+	m.m[key] = p
+	m.mu.Unlock()
+	defer close(p.done)
+	p.v, p.err = derive()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m[key] == p { // not cleared meanwhile
+		if p.err != nil {
+			delete(m.m, key)
+		} else {
+			m.m[key] = p.v
+		}
+	}
+	return p.v, p.err
+}
+
+// pending is a derivation of Derive under way.
+type pending struct {
+	done chan struct{}
+	v    any
+	err  error
 }
 
 // Put stores v under key; key must be comparable.

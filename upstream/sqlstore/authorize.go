@@ -79,28 +79,37 @@ func (sub *subject) principalList() []string {
 }
 
 // loadSubject resolves the caller's roles (direct and through teams), teams
-// and grants: three queries.
+// and grants: three queries, once per request (readMemo).
 func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
-	// Reads of one request share the subject through its memo; a write
-	// transaction derives its own, from what it sees.
-	m := upstream.MemoFrom(ctx)
-	if cq, ok := q.(counted); m == nil || !ok || cq.tx {
+	m := readMemo(ctx, q)
+	if m == nil {
 		return s.deriveSubject(ctx, q, c)
 	}
-	key := subjectKey{account: c.AccountID, user: c.UserID, roles: strings.Join(c.Roles, ",")}
-	if v, ok := m.Get(key); ok {
-		return v.(*subject), nil
-	}
-	sub, err := s.deriveSubject(ctx, q, c)
+	v, err := m.Derive(subjectKeyOf(c), func() (any, error) { return s.deriveSubject(ctx, q, c) })
 	if err != nil {
 		return nil, err
 	}
-	m.Put(key, sub)
-	return sub, nil
+	return v.(*subject), nil
+}
+
+// readMemo returns the request's memo when q reads outside a transaction:
+// the reads of one request share what they derive from the caller (its
+// subject, its visibility scope, the obfuscated goals); a write transaction
+// derives its own, from what it sees, and clears the memo when it commits
+// (Store.tx).
+func readMemo(ctx context.Context, q querier) *upstream.Memo {
+	if cq, ok := q.(counted); !ok || cq.tx {
+		return nil
+	}
+	return upstream.MemoFrom(ctx)
 }
 
 // subjectKey names a caller's subject in a request's memo.
 type subjectKey struct{ account, user, roles string }
+
+func subjectKeyOf(c upstream.Caller) subjectKey {
+	return subjectKey{account: c.AccountID, user: c.UserID, roles: strings.Join(c.Roles, ",")}
+}
 
 // deriveSubject reads the caller's roles, teams and grants. The subject is
 // not changed afterwards, so a memo may share it between goroutines.
@@ -380,13 +389,35 @@ type scope struct {
 	sessions map[string]*upstream.Session
 }
 
+// scopeKey names a caller's scope in a request's memo.
+type scopeKey struct{ subjectKey }
+
 // scopeFor loads the subject and every session of the account (sessions are
-// few) and decides per session, once per listing.
+// few) and decides per session: once per request (readMemo), however many
+// listings the request makes. The scope is not changed afterwards, so a memo
+// may share it between goroutines.
 func (s *Store) scopeFor(ctx context.Context, q querier, c upstream.Caller) (*scope, error) {
 	sub, err := s.loadSubject(ctx, q, c)
 	if err != nil {
 		return nil, err
 	}
+	return s.scopeOf(ctx, q, c, sub)
+}
+
+// scopeOf is scopeFor for the caller's subject sub, already loaded.
+func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *subject) (*scope, error) {
+	m := readMemo(ctx, q)
+	if m == nil {
+		return s.deriveScope(ctx, q, c, sub)
+	}
+	v, err := m.Derive(scopeKey{subjectKeyOf(c)}, func() (any, error) { return s.deriveScope(ctx, q, c, sub) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*scope), nil
+}
+
+func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, sub *subject) (*scope, error) {
 	sc := &scope{sub: sub, all: sub.admin, sessions: map[string]*upstream.Session{}}
 	if sc.all {
 		return sc, nil
@@ -437,7 +468,7 @@ func (sc *scope) metricVisible(p string, account string) (string, []any) {
 		return "1", nil
 	}
 	gv, gargs := sc.goalVisible("vg.")
-	cond := `(` + p + `goal_id IN (SELECT vg.id FROM goals vg WHERE vg.account_id = ? AND ` + gv + `)
+	cond := `(EXISTS (SELECT 1 FROM goals vg WHERE vg.id = ` + p + `goal_id AND vg.account_id = ? AND ` + gv + `)
 		AND (COALESCE(json_extract(` + p + `doc, '$.private'), 0) = 0
 			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.ownerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
 			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.goalOwnerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
@@ -454,21 +485,38 @@ func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 	gv, gargs := sc.goalVisible("tg.")
 	mv, margs := sc.metricVisible("tm.", account)
 	cond := `(` + p + `parent_id = ''
-		OR ` + p + `parent_id IN (SELECT tg.id FROM goals tg WHERE tg.account_id = ? AND ` + gv + `)
-		OR ` + p + `parent_id IN (SELECT tm.id FROM metrics tm WHERE tm.account_id = ? AND ` + mv + `)
-		OR (` + p + `parent_id NOT IN (SELECT id FROM goals WHERE account_id = ?) AND ` + p + `parent_id NOT IN (SELECT id FROM metrics WHERE account_id = ?)))`
+		OR EXISTS (SELECT 1 FROM goals tg WHERE tg.id = ` + p + `parent_id AND tg.account_id = ? AND ` + gv + `)
+		OR EXISTS (SELECT 1 FROM metrics tm WHERE tm.id = ` + p + `parent_id AND tm.account_id = ? AND ` + mv + `)
+		OR (NOT EXISTS (SELECT 1 FROM goals xg WHERE xg.id = ` + p + `parent_id AND xg.account_id = ?)
+			AND NOT EXISTS (SELECT 1 FROM metrics xm WHERE xm.id = ` + p + `parent_id AND xm.account_id = ?)))`
 	args := append([]any{account}, gargs...)
 	args = append(args, account)
 	args = append(args, margs...)
 	return cond, append(args, account, account)
 }
 
+// stubsKey names the obfuscated goals of a scope in a request's memo.
+type stubsKey struct{ sc *scope }
+
 // stubIDs returns the goals the subject may not see that lie on the way up
-// from a visible goal: they are shown obfuscated.
+// from a visible goal: they are shown obfuscated. A request finds them once
+// (readMemo): the query reads every goal the subject may not see.
 func (s *Store) stubIDs(ctx context.Context, q querier, account string, sc *scope) ([]string, error) {
 	if sc.all {
 		return nil, nil
 	}
+	m := readMemo(ctx, q)
+	if m == nil {
+		return s.findStubs(ctx, q, account, sc)
+	}
+	v, err := m.Derive(stubsKey{sc}, func() (any, error) { return s.findStubs(ctx, q, account, sc) })
+	if err != nil {
+		return nil, err
+	}
+	return v.([]string), nil
+}
+
+func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *scope) ([]string, error) {
 	vi, viArgs := sc.goalVisible("")
 	vc, vcArgs := sc.goalVisible("c.")
 	args := append([]any{account}, viArgs...)
@@ -537,7 +585,7 @@ func (s *Store) metricSource(account string, sc *scope) (string, []any) {
 	if sc.all {
 		return "metrics", nil
 	}
-	vis, args := sc.metricVisible("", account)
+	vis, args := sc.metricVisible("metrics.", account)
 	return `(SELECT * FROM metrics WHERE account_id = ? AND ` + vis + `)`, append([]any{account}, args...)
 }
 
@@ -548,7 +596,7 @@ func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 	if sc.all {
 		return "tasks", nil
 	}
-	vis, args := sc.taskParentVisible("", account)
+	vis, args := sc.taskParentVisible("tasks.", account)
 	src := `(SELECT id, account_id, parent_id, session_id, owner_id,
 			CASE WHEN ` + vis + ` THEN doc ELSE json_set(doc, '$.parentName', '') END AS doc
 		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
@@ -563,7 +611,7 @@ func (s *Store) checkinSource(account string, sc *scope) (string, []any) {
 		return "checkins", nil
 	}
 	mv, args := sc.metricVisible("cm.", account)
-	return `(SELECT * FROM checkins WHERE account_id = ? AND metric_id IN (SELECT cm.id FROM metrics cm WHERE cm.account_id = ? AND ` + mv + `))`,
+	return `(SELECT * FROM checkins WHERE account_id = ? AND EXISTS (SELECT 1 FROM metrics cm WHERE cm.id = checkins.metric_id AND cm.account_id = ? AND ` + mv + `))`,
 		append([]any{account, account}, args...)
 }
 
@@ -589,21 +637,9 @@ var (
 	boardActions   = []upstream.Action{upstream.DashboardsRead, upstream.DashboardsEdit, upstream.DashboardsAdmin}
 )
 
-// sessionsByID loads the sessions a page refers to, in one query.
-func sessionsByID(ctx context.Context, q querier, account string, ids []string) (map[string]*upstream.Session, error) {
-	ss, err := sessions.in(ctx, q, account, "id", dedupe(ids))
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*upstream.Session, len(ss))
-	for i := range ss {
-		out[ss[i].ID] = &ss[i]
-	}
-	return out, nil
-}
-
 // metricActionsFor fills currentUserAllowedActions of a page of key results:
-// one query for their goals, one for their sessions, whatever the page size.
+// one query for their goals, whatever the page size; the sessions are the
+// caller's scope's.
 func (s *Store) metricActionsFor(ctx context.Context, q querier, c upstream.Caller, ms []upstream.Metric) error {
 	if len(ms) == 0 {
 		return nil
@@ -620,9 +656,9 @@ func (s *Store) metricActionsFor(ctx context.Context, q querier, c upstream.Call
 		}
 		return nil
 	}
-	gids, sids := make([]string, len(ms)), make([]string, len(ms))
+	gids := make([]string, len(ms))
 	for i, m := range ms {
-		gids[i], sids[i] = m.GoalID, m.SessionID
+		gids[i] = m.GoalID
 	}
 	gs, err := goals.in(ctx, q, c.AccountID, "id", dedupe(gids))
 	if err != nil {
@@ -632,7 +668,7 @@ func (s *Store) metricActionsFor(ctx context.Context, q querier, c upstream.Call
 	for _, g := range gs {
 		byID[g.ID] = g
 	}
-	sess, err := sessionsByID(ctx, q, c.AccountID, sids)
+	_, sess, err := s.decisionSessions(ctx, q, c)
 	if err != nil {
 		return err
 	}

@@ -104,25 +104,40 @@ func explicit(p query.Projection, field string) bool {
 	return ok
 }
 
+// wantsOwners reports whether a projection shows an item's owners as
+// resolved users and teams (assignee, assignees), which cost a join.
+func wantsOwners(p query.Projection) bool { return p.Has("assignee") || p.Has("assignees") }
+
 // enrichGoals adds owners and tags to goals, and their key results and tasks
-// when fields names them.
+// when fields names them (or withMetrics, for key results). What fields does
+// not show is not loaded: owners without assignee/assignees, tags without
+// tags (upstream.ListQuery.Fields); those fields keep what the stored
+// document holds, which is nothing.
 func (s *Store) enrichGoals(ctx context.Context, q querier, account string, gs []upstream.Goal, fields query.Projection, withMetrics bool) error {
 	if len(gs) == 0 {
 		return nil
 	}
 	ids := make([]string, len(gs))
-	var owners []string
 	for i, g := range gs {
 		ids[i] = g.ID
-		owners = append(owners, g.OwnerIDs...)
 	}
-	as, err := s.assignees(ctx, q, account, owners)
-	if err != nil {
-		return err
+	var as map[string]upstream.Assignee
+	if wantsOwners(fields) {
+		var owners []string
+		for _, g := range gs {
+			owners = append(owners, g.OwnerIDs...)
+		}
+		var err error
+		if as, err = s.assignees(ctx, q, account, owners); err != nil {
+			return err
+		}
 	}
-	tags, err := s.itemTags(ctx, q, account, ids)
-	if err != nil {
-		return err
+	var tags map[string][]upstream.Tag
+	if fields.Has("tags") {
+		var err error
+		if tags, err = s.itemTags(ctx, q, account, ids); err != nil {
+			return err
+		}
 	}
 	var byGoal map[string][]upstream.Metric
 	if withMetrics || explicit(fields, "metrics") {
@@ -130,7 +145,7 @@ func (s *Store) enrichGoals(ctx context.Context, q querier, account string, gs [
 		if err != nil {
 			return err
 		}
-		if err := s.enrichMetrics(ctx, q, account, ms); err != nil {
+		if err := s.enrichMetrics(ctx, q, account, ms, fields["metrics"]); err != nil {
 			return err
 		}
 		byGoal = make(map[string][]upstream.Metric)
@@ -144,7 +159,7 @@ func (s *Store) enrichGoals(ctx context.Context, q querier, account string, gs [
 		if err != nil {
 			return err
 		}
-		if err := s.enrichTasks(ctx, q, account, ts); err != nil {
+		if err := s.enrichTasks(ctx, q, account, ts, fields["tasks"]); err != nil {
 			return err
 		}
 		tasksByGoal = make(map[string][]upstream.Task)
@@ -154,10 +169,14 @@ func (s *Store) enrichGoals(ctx context.Context, q querier, account string, gs [
 	}
 	for i := range gs {
 		g := &gs[i]
-		g.Assignee, g.Assignees = ownersOf(as, g.OwnerID, g.OwnerIDs)
-		g.Tags = tags[g.ID]
-		if g.Tags == nil {
-			g.Tags = []upstream.Tag{}
+		if as != nil {
+			g.Assignee, g.Assignees = ownersOf(as, g.OwnerID, g.OwnerIDs)
+		}
+		if tags != nil {
+			g.Tags = tags[g.ID]
+			if g.Tags == nil {
+				g.Tags = []upstream.Tag{}
+			}
 		}
 		if byGoal != nil {
 			g.Metrics = byGoal[g.ID]
@@ -175,8 +194,11 @@ func (s *Store) enrichGoals(ctx context.Context, q querier, account string, gs [
 	return nil
 }
 
-// enrichMetrics adds owners to key results.
-func (s *Store) enrichMetrics(ctx context.Context, q querier, account string, ms []upstream.Metric) error {
+// enrichMetrics adds owners to key results, unless fields does not show them.
+func (s *Store) enrichMetrics(ctx context.Context, q querier, account string, ms []upstream.Metric, fields query.Projection) error {
+	if !wantsOwners(fields) {
+		return nil
+	}
 	var owners []string
 	for _, m := range ms {
 		owners = append(owners, m.OwnerIDs...)
@@ -191,8 +213,11 @@ func (s *Store) enrichMetrics(ctx context.Context, q querier, account string, ms
 	return nil
 }
 
-// enrichTasks adds the owner to tasks.
-func (s *Store) enrichTasks(ctx context.Context, q querier, account string, ts []upstream.Task) error {
+// enrichTasks adds the owner to tasks, unless fields does not show it.
+func (s *Store) enrichTasks(ctx context.Context, q querier, account string, ts []upstream.Task, fields query.Projection) error {
+	if !fields.Has("assignee") {
+		return nil
+	}
 	var owners []string
 	for _, t := range ts {
 		if t.OwnerID != "" {

@@ -57,7 +57,7 @@ func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err := s.enrichGoals(ctx, q, c.AccountID, items, lq.Fields, false); err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
-	if err := s.redactGoals(ctx, q, c, items); err != nil {
+	if err := s.redactGoals(ctx, q, c, items, lq.Fields); err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
 	return upstream.Page[upstream.Goal]{Items: items, TotalCount: total}, nil
@@ -85,7 +85,7 @@ func (s *Store) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
 		return upstream.Goal{}, err
 	}
 	gs := []upstream.Goal{g}
-	if err := s.redactGoals(ctx, q, c, gs); err != nil {
+	if err := s.redactGoals(ctx, q, c, gs, nil); err != nil {
 		return upstream.Goal{}, err
 	}
 	return gs[0], nil
@@ -533,7 +533,7 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 	if err := s.enrichGoals(ctx, q, c.AccountID, gs, nil, false); err != nil {
 		return nil, err
 	}
-	if err := s.redactGoals(ctx, q, c, gs); err != nil {
+	if err := s.redactGoals(ctx, q, c, gs, nil); err != nil {
 		return nil, err
 	}
 	return gs, nil

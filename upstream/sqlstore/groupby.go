@@ -84,7 +84,7 @@ func (s *Store) GoalsGroupedByOwners(ctx context.Context, gq upstream.GroupByOwn
 	if err := s.enrichGoals(ctx, q, c.AccountID, kept, nil, gq.IncludeMetrics); err != nil {
 		return upstream.GoalsGroupedBy{}, err
 	}
-	if err := s.redactGoals(ctx, q, c, kept); err != nil {
+	if err := s.redactGoals(ctx, q, c, kept, nil); err != nil {
 		return upstream.GoalsGroupedBy{}, err
 	}
 	groups := map[string]*upstream.OwnerGoals{}

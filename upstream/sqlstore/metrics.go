@@ -33,11 +33,13 @@ func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstrea
 	if err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
-	if err := s.enrichMetrics(ctx, q, c.AccountID, items); err != nil {
+	if err := s.enrichMetrics(ctx, q, c.AccountID, items, lq.Fields); err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
-	if err := s.metricActionsFor(ctx, q, c, items); err != nil {
-		return upstream.Page[upstream.Metric]{}, err
+	if lq.Fields.Has("currentUserAllowedActions") {
+		if err := s.metricActionsFor(ctx, q, c, items); err != nil {
+			return upstream.Page[upstream.Metric]{}, err
+		}
 	}
 	return upstream.Page[upstream.Metric]{Items: items, TotalCount: total}, nil
 }
@@ -82,7 +84,7 @@ func (s *Store) getMetric(ctx context.Context, q querier, account, id string) (u
 		return upstream.Metric{}, err
 	}
 	ms := []upstream.Metric{m}
-	if err := s.enrichMetrics(ctx, q, account, ms); err != nil {
+	if err := s.enrichMetrics(ctx, q, account, ms, nil); err != nil {
 		return upstream.Metric{}, err
 	}
 	return ms[0], nil

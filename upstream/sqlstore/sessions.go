@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -115,15 +117,16 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 	if !sub.admin {
 		// Sessions whose own access denies the caller sessions:read are left
 		// out before paging, so totalCount counts only what the caller sees.
-		// An account has few sessions: decide each in memory.
-		all, err := sessions.where(ctx, q, c.AccountID, "1")
+		// An account has few sessions: decide each in memory, on the
+		// sessions of the caller's scope (read once per request).
+		sc, err := s.scopeFor(ctx, q, c)
 		if err != nil {
 			return upstream.Page[upstream.Session]{}, err
 		}
 		var hidden []any
-		for _, ss := range all {
-			if sub.decide(upstream.SessionsRead, sessionItem(ss), nil) != nil {
-				hidden = append(hidden, ss.ID)
+		for _, id := range slices.Sorted(maps.Keys(sc.sessions)) {
+			if sub.decide(upstream.SessionsRead, sessionItem(*sc.sessions[id]), nil) != nil {
+				hidden = append(hidden, id)
 			}
 		}
 		if len(hidden) > 0 {

@@ -39,6 +39,9 @@ type Store struct {
 	ids     *upstream.IDSource
 	now     func() time.Time
 	queries atomic.Int64
+	// trace, when set (by the package's own tests, before any use), sees
+	// every statement of the read pool with its arguments.
+	trace func(stmt string, args []any)
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -73,6 +76,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		o(s)
 	}
 	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := s.plannerStats(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -152,28 +159,36 @@ type querier interface {
 
 // counted wraps a querier and counts its statements.
 type counted struct {
-	q  querier
-	n  *atomic.Int64
-	tx bool // q is a write transaction
+	q     querier
+	n     *atomic.Int64
+	tx    bool                          // q is a write transaction
+	trace func(stmt string, args []any) // Store.trace
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	c.n.Add(1)
+	c.count(q, args)
 	return c.q.ExecContext(ctx, q, args...)
 }
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	c.n.Add(1)
+	c.count(q, args)
 	return c.q.QueryContext(ctx, q, args...)
 }
 
 func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	c.n.Add(1)
+	c.count(q, args)
 	return c.q.QueryRowContext(ctx, q, args...)
 }
 
+func (c counted) count(q string, args []any) {
+	c.n.Add(1)
+	if c.trace != nil {
+		c.trace(q, args)
+	}
+}
+
 // read returns the querier for reads.
-func (s *Store) read() querier { return counted{q: s.r, n: &s.queries} }
+func (s *Store) read() querier { return counted{q: s.r, n: &s.queries, trace: s.trace} }
 
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -55,15 +56,70 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	if total == 0 || lq.Skip >= total {
 		return []T{}, total, nil
 	}
-	rows, err := q.QueryContext(ctx, t.pageSQL(from, where, lq.Sort), append(args, lq.PageLimit(), lq.Skip)...)
+	limit := lq.PageLimit()
+	if desc, ok := idOrder(lq.Sort); ok && t.id != nil && lq.Skip == 0 && total <= limit {
+		// The page holds every match: read them in index order and sort
+		// them here, rather than have SQLite copy every document into a
+		// temporary B-tree to sort it (its pages are allocated and freed for
+		// each statement, which costs more than the sort).
+		rows, err := q.QueryContext(ctx, "SELECT doc FROM "+from+" WHERE account_id = ? AND ("+where+")", args...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+		}
+		items, err := scanDocsN[T](rows, total)
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+		}
+		ids := make([]string, len(items))
+		for i := range items {
+			ids[i] = t.id(&items[i])
+		}
+		var order sort.Interface = byIDs[T]{items, ids}
+		if desc {
+			order = sort.Reverse(order)
+		}
+		sort.Sort(order)
+		if len(items) > limit { // rows added since the count
+			items = items[:limit]
+		}
+		return items, total, nil
+	}
+	rows, err := q.QueryContext(ctx, t.pageSQL(from, where, lq.Sort), append(args, limit, lq.Skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
-	items, err := scanDocs[T](rows)
+	items, err := scanDocsN[T](rows, min(limit, total-lq.Skip))
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
 	return items, total, nil
+}
+
+// byIDs sorts items by their ids (ids[i] is the id of items[i]) without
+// copying the items but to swap them.
+type byIDs[T any] struct {
+	items []T
+	ids   []string
+}
+
+func (b byIDs[T]) Len() int           { return len(b.ids) }
+func (b byIDs[T]) Less(i, j int) bool { return b.ids[i] < b.ids[j] }
+func (b byIDs[T]) Swap(i, j int) {
+	b.items[i], b.items[j] = b.items[j], b.items[i]
+	b.ids[i], b.ids[j] = b.ids[j], b.ids[i]
+}
+
+// idOrder reports whether sort orders by id alone (the id tie-breaker that
+// ends every sort, or an explicit id first), and in which direction. Ids
+// compare bytewise in SQLite (BINARY) as in Go.
+func idOrder(sort []query.SortKey) (desc, ok bool) {
+	if len(sort) == 0 {
+		return false, true
+	}
+	if f := sort[0].Field; f == "id" || f == "_id" {
+		return sort[0].Desc, true
+	}
+	return false, false
 }
 
 // pageSQL is the statement of one page: the documents of from (the table,
@@ -165,19 +221,24 @@ func (t table[T]) deleteWhere(ctx context.Context, q querier, account, cond stri
 	return nil
 }
 
-func scanDocs[T any](rows *sql.Rows) ([]T, error) {
+// scanDocs decodes the documents of rows.
+func scanDocs[T any](rows *sql.Rows) ([]T, error) { return scanDocsN[T](rows, 0) }
+
+// scanDocsN decodes the documents of rows, expecting about n of them. Each
+// document is scanned into one reused buffer (sql.RawBytes): the decoder
+// copies what it keeps.
+func scanDocsN[T any](rows *sql.Rows, n int) ([]T, error) {
 	defer rows.Close()
-	items := []T{}
+	items := make([]T, 0, max(n, 0))
+	var raw sql.RawBytes
 	for rows.Next() {
-		var raw []byte
 		if err := rows.Scan(&raw); err != nil {
 			return nil, err
 		}
-		var v T
-		if err := json.Unmarshal(raw, &v); err != nil {
+		items = append(items, *new(T))
+		if err := json.Unmarshal(raw, &items[len(items)-1]); err != nil {
 			return nil, err
 		}
-		items = append(items, v)
 	}
 	return items, rows.Err()
 }

@@ -30,7 +30,7 @@ func (s *Store) ListTasks(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
-	if err := s.enrichTasks(ctx, q, c.AccountID, items); err != nil {
+	if err := s.enrichTasks(ctx, q, c.AccountID, items, lq.Fields); err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
 	return upstream.Page[upstream.Task]{Items: items, TotalCount: total}, nil
@@ -64,7 +64,7 @@ func (s *Store) getTask(ctx context.Context, q querier, account, id string) (ups
 		return upstream.Task{}, err
 	}
 	ts := []upstream.Task{t}
-	if err := s.enrichTasks(ctx, q, account, ts); err != nil {
+	if err := s.enrichTasks(ctx, q, account, ts, nil); err != nil {
 		return upstream.Task{}, err
 	}
 	return ts[0], nil

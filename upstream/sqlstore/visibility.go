@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
 )
 
 // goalStub answers the read of a goal the caller may not see: an obfuscated
@@ -27,24 +28,19 @@ func (s *Store) goalStub(ctx context.Context, q querier, c upstream.Caller, g up
 
 // redactGoals makes a page of goals fit for the caller: obfuscated stubs
 // lose everything but their place in the tree, embedded key results the
-// caller may not see are dropped, and each goal gets the caller's allowed
-// actions. It costs one query for the sessions of the page, whatever its size.
-func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, gs []upstream.Goal) error {
+// caller may not see are dropped, and each goal (and embedded key result)
+// gets the caller's allowed actions when fields shows them. The sessions it decides with are the caller's scope's: no query
+// once the request has its scope.
+func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, gs []upstream.Goal, fields query.Projection) error {
 	if len(gs) == 0 {
 		return nil
 	}
-	sub, err := s.loadSubject(ctx, q, c)
+	sub, sess, err := s.decisionSessions(ctx, q, c)
 	if err != nil {
 		return err
 	}
-	sids := make([]string, len(gs))
-	for i, g := range gs {
-		sids[i] = g.SessionID
-	}
-	sess, err := sessionsByID(ctx, q, c.AccountID, sids)
-	if err != nil {
-		return err
-	}
+	goalActs := fields.Has("currentUserAllowedActions")
+	metricActs := fields["metrics"].Has("currentUserAllowedActions")
 	for i := range gs {
 		g := &gs[i]
 		if g.Obfuscated {
@@ -56,13 +52,17 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 			kept := g.Metrics[:0]
 			for _, m := range g.Metrics {
 				if sub.sees(metricItem(m, *g), sess[g.SessionID]) {
-					m.CurrentUserAllowedActions = sub.allowedOn(metricItem(m, *g), sess[g.SessionID], metricActions)
+					if metricActs {
+						m.CurrentUserAllowedActions = sub.allowedOn(metricItem(m, *g), sess[g.SessionID], metricActions)
+					}
 					kept = append(kept, m)
 				}
 			}
 			g.Metrics = kept
 		}
-		g.CurrentUserAllowedActions = sub.allowedOn(goalItem(*g), sess[g.SessionID], goalActions)
+		if goalActs {
+			g.CurrentUserAllowedActions = sub.allowedOn(goalItem(*g), sess[g.SessionID], goalActions)
+		}
 	}
 	return nil
 }
@@ -112,4 +112,23 @@ func (s *Store) authorizeTaskWrite(ctx context.Context, q querier, c upstream.Ca
 		return err
 	}
 	return nil
+}
+
+// decisionSessions returns the caller's subject and the sessions of the
+// account that per-item decisions read: none for an admin, whom no session
+// can refuse anything; else the sessions of the caller's scope (memoised per
+// request, see scopeFor).
+func (s *Store) decisionSessions(ctx context.Context, q querier, c upstream.Caller) (*subject, map[string]*upstream.Session, error) {
+	sub, err := s.loadSubject(ctx, q, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sub.admin {
+		return sub, nil, nil
+	}
+	sc, err := s.scopeOf(ctx, q, c, sub)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sub, sc.sessions, nil
 }
