@@ -402,6 +402,18 @@ var gqlRules = map[string]azRule{
 	}),
 	"Mutation.setItemAccess": azAdminOnly(idAnd(fSession, "itemType", "session", "access", azArgs{"inherits": true, "permissions": []any{}})),
 
+	// API tokens: everyone lists and creates their own; only the owner
+	// revokes one (here the admin's: not found for anyone else).
+	"Query.myTokens":       azReadAll,
+	"Mutation.createToken": azReadAll,
+	"Mutation.revokeToken": {azOK, azNotFound, azNotFound, azNotFound, func(e *azEnv, _ azItems) map[string]any {
+		t, err := e.store.IssueToken(ctxOf(e.acct), "", upstream.TokenInput{Name: "matrix"})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		return azArgs{"id": t.ID}
+	}},
+
 	// Content: tags, badges, parameters, KPIs, lists and announcements are
 	// managed by admins; dashboards are edited by their owners and admins; a
 	// member may propose a badge; reacting and favouriting are personal.
