@@ -30,7 +30,7 @@ type guardFlags struct {
 // addGuardFlags declares the flags on fs, with defaults from the environment.
 func addGuardFlags(fs *flag.FlagSet, getenv func(string) string) *guardFlags {
 	g := &guardFlags{tokens: upstream.DefaultTokenPolicy(), rate: limit.DefaultRateConfig(),
-		maxReads: limit.DefaultMaxReads, maxWrites: limit.DefaultMaxWrites}
+		maxReads: limit.DefaultMaxReads(), maxWrites: limit.DefaultMaxWrites()}
 	env := func(key string, set func(string) error) {
 		if v := getenv(key); v != "" && g.envErr == nil {
 			if err := set(v); err != nil {
@@ -60,8 +60,8 @@ func addGuardFlags(fs *flag.FlagSet, getenv func(string) string) *guardFlags {
 	fs.Func("token-ttl", "lifetime of a new API token when the request names none: `90d`, 2160h, ... (default 90d; env OKRGATE_TOKEN_TTL)", setTTL(&g.tokens.DefaultTTL))
 	fs.Func("token-max-ttl", "the longest lifetime a token may be given (default 366d; env OKRGATE_TOKEN_MAX_TTL)", setTTL(&g.tokens.MaxTTL))
 	fs.Func("rate-limit", "request budgets, or off: `token=600/1m,address=1200/1m,auth-failures=20/1m` (the default; env OKRGATE_RATE_LIMIT)", setRate)
-	fs.Func("max-inflight-reads", fmt.Sprintf("reads executing at once before the excess is answered 503, 0 = unbounded (default %d; env OKRGATE_MAX_INFLIGHT_READS)", limit.DefaultMaxReads), setInt(&g.maxReads))
-	fs.Func("max-inflight-writes", fmt.Sprintf("writes executing at once before the excess is answered 503, 0 = unbounded (default %d; env OKRGATE_MAX_INFLIGHT_WRITES)", limit.DefaultMaxWrites), setInt(&g.maxWrites))
+	fs.Func("max-inflight-reads", fmt.Sprintf("reads executing at once before the excess is answered 503, 0 = unbounded (default 2 per processor, here %d; env OKRGATE_MAX_INFLIGHT_READS)", limit.DefaultMaxReads()), setInt(&g.maxReads))
+	fs.Func("max-inflight-writes", fmt.Sprintf("writes executing at once before the excess is answered 503, 0 = unbounded (default 1 per processor, at least 2, here %d; env OKRGATE_MAX_INFLIGHT_WRITES)", limit.DefaultMaxWrites()), setInt(&g.maxWrites))
 	return g
 }
 

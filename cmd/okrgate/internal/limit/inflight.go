@@ -2,14 +2,23 @@ package limit
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 )
 
-// Defaults of the concurrency bounds (docs/decisions.md, "Load shedding").
+// DefaultMaxReads is the default bound on reads executing at once: two per
+// processor. The store is in-process SQLite, so a request is CPU work
+// almost throughout; more requests at once add latency (and delay the
+// probes) without adding throughput (docs/benchmarks.md, "Load shedding").
+func DefaultMaxReads() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// DefaultMaxWrites is the default bound on writes executing at once: one per
+// processor, at least 2. Writes share SQLite's single writer connection, so
+// more would only wait for it.
+func DefaultMaxWrites() int { return max(2, runtime.GOMAXPROCS(0)) }
+
 const (
-	DefaultMaxReads  = 32
-	DefaultMaxWrites = 8
 	// DefaultQueueWait is how long a request may wait for a slot before it
 	// is shed: long enough to ride out a burst, short enough that a shed
 	// request costs the client nothing.
