@@ -133,7 +133,7 @@ func withCORS(origins string, h http.Handler) http.Handler {
 		AllowedOrigins: list,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
 		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "X-Request-Id"},
-		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate"},
+		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy"},
 		MaxAge:         600,
 	})(h)
 }

@@ -68,15 +68,22 @@ func (s *Store) insertToken(ctx context.Context, q querier, accountID, userID st
 	return t, nil
 }
 
+// touchTimeout bounds how long recording a token's use may wait for the
+// single writer connection.
+const touchTimeout = time.Second
+
 // touchToken records that a token was used at now. It is bookkeeping, done
-// at most once per upstream.LastUsedGranularity per token: a failure (the
-// writer busy past the request's deadline) leaves lastUsedAt a little older
-// and does not refuse the request.
+// at most once per upstream.LastUsedGranularity per token, so it waits for
+// the writer at most touchTimeout: when the writer stays busy longer (or the
+// client has gone), lastUsedAt stays a little older and the request goes on.
+// Any other failure is an error.
 func (s *Store) touchToken(ctx context.Context, hash string, now time.Time) error {
+	tctx, cancel := context.WithTimeout(ctx, touchTimeout)
+	defer cancel()
 	stale := upstream.FormatTime(now.Add(-upstream.LastUsedGranularity))
-	_, err := s.w.ExecContext(ctx, "UPDATE tokens SET last_used = ? WHERE hash = ? AND last_used <= ?",
+	_, err := s.w.ExecContext(tctx, "UPDATE tokens SET last_used = ? WHERE hash = ? AND last_used <= ?",
 		upstream.FormatTime(now), hash, stale)
-	if err != nil && ctx.Err() == nil {
+	if err != nil && tctx.Err() == nil {
 		return fmt.Errorf("sqlstore: record token use: %w", err)
 	}
 	return nil

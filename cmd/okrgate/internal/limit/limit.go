@@ -22,10 +22,10 @@ import (
 
 // Codes of the refusals, REST (problem code) and GraphQL (extensions.code).
 const (
-	CodeOverloaded    = "overloaded"   // 503: too many requests executing
-	CodeRateLimited   = "rate_limited" // 429: over a rate limit
-	GQLCodeOverloaded = "OVERLOADED"
-	GQLCodeRateLimted = "RATE_LIMITED"
+	CodeOverloaded     = "overloaded"   // 503: too many requests executing
+	CodeRateLimited    = "rate_limited" // 429: over a rate limit
+	GQLCodeOverloaded  = "OVERLOADED"
+	GQLCodeRateLimited = "RATE_LIMITED"
 )
 
 // graphqlPath is where the GraphQL endpoint is served.

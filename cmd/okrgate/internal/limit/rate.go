@@ -28,10 +28,16 @@ func (r Rate) String() string {
 	return fmt.Sprintf("%d/%s", r.Requests, shortDuration(r.Window))
 }
 
+// shortDuration writes whole hours and minutes as 1h and 1m rather than
+// time.Duration's 1h0m0s and 1m0s.
 func shortDuration(d time.Duration) string {
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	return strings.TrimSuffix(s, "0m")
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
 }
 
 // RateConfig holds the three budgets.
@@ -144,17 +150,17 @@ func (l *RateLimiter) Handler(next http.Handler) http.Handler {
 		addr := clientAddress(r)
 		if l.failures != nil && l.authBlocked(addr) {
 			w.Header().Set("Retry-After", strconv.Itoa(int(l.authWindow.Seconds())))
-			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimted,
+			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimited,
 				"too many failed authentications from your address; retry later")
 			return
 		}
 		if l.address != nil && l.address.OnLimit(w, r, "a:"+addr) {
-			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimted,
+			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimited,
 				"too many requests from your address; retry after the time in Retry-After")
 			return
 		}
 		if tok, ok := bearer(r); ok && l.token != nil && l.token.OnLimit(w, r, "t:"+tokenKey(tok)) {
-			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimted,
+			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimited,
 				"too many requests with this token; retry after the time in Retry-After")
 			return
 		}

@@ -121,4 +121,8 @@ func TestParseRateConfig(t *testing.T) {
 	if s := def.String(); s != "token=600/1m,address=1200/1m,auth-failures=20/1m" {
 		t.Errorf("String: %q", s)
 	}
+	c := RateConfig{Token: Rate{5, 30 * time.Second}, Address: Rate{7, 2 * time.Hour}}
+	if s := c.String(); s != "token=5/30s,address=7/2h,auth-failures=off" {
+		t.Errorf("String: %q", s)
+	}
 }
