@@ -1049,6 +1049,7 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 		{`mutation($r: ID!) { createUser(input: {email: "x@globex.test", roleIds: [$r]}) { id } }`, v("r", f.role), "write"},
 		{`mutation($u: ID!, $r: ID!) { updateUser(id: $u, input: {roleIds: [$r]}) { id } }`, v("u", own.user, "r", f.role), "write"},
 		{`mutation($u: ID!) { createUserToken(id: $u) { token } }`, v("u", e.acct.UserID), "write"},
+		{`mutation($u: ID!) { createToken(input: {userId: $u}) { token } }`, v("u", e.acct.UserID), "write"},
 		{`mutation($r: ID!, $t: ID!) { createRoleMapping(roleId: $r, teamId: $t) { id } }`, v("r", own.role2, "t", f.team), "write"},
 		{`mutation($r: ID!, $t: ID!) { createRoleMapping(roleId: $r, teamId: $t) { id } }`, v("r", f.role2, "t", own.team), "write"},
 		{`mutation($u: ID!) { createPermission(action: "goals:read", principals: [$u]) { id } }`, v("u", e.acct.UserID), "write"},
