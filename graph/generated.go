@@ -32,6 +32,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Account() AccountResolver
 	Announcement() AnnouncementResolver
+	ApiToken() ApiTokenResolver
 	AssignedBadge() AssignedBadgeResolver
 	Badge() BadgeResolver
 	BadgeHolders() BadgeHoldersResolver
@@ -135,6 +136,16 @@ type ComplexityRoot struct {
 	AnnouncementEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ApiToken struct {
+		CreatedAt  func(childComplexity int) int
+		ExpiresAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LastUsedAt func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Scopes     func(childComplexity int) int
+		UserID     func(childComplexity int) int
 	}
 
 	AssignedBadge struct {
@@ -259,6 +270,11 @@ type ComplexityRoot struct {
 	ConfidenceSettings struct {
 		ConfidenceMapping func(childComplexity int) int
 		ConfidenceType    func(childComplexity int) int
+	}
+
+	CreatedToken struct {
+		APIToken func(childComplexity int) int
+		Token    func(childComplexity int) int
 	}
 
 	Dashboard struct {
@@ -678,6 +694,7 @@ type ComplexityRoot struct {
 		CreateTags                func(childComplexity int, titles []string) int
 		CreateTask                func(childComplexity int, input upstream.TaskInput) int
 		CreateTeam                func(childComplexity int, input upstream.TeamInput) int
+		CreateToken               func(childComplexity int, input *model.CreateTokenInput) int
 		CreateUser                func(childComplexity int, input upstream.UserInput) int
 		CreateUserToken           func(childComplexity int, id string) int
 		DecideBadge               func(childComplexity int, id string, approve bool) int
@@ -699,6 +716,7 @@ type ComplexityRoot struct {
 		RemoveTeamMember          func(childComplexity int, teamID string, userID string) int
 		RenameKpiGroup            func(childComplexity int, id string, name string) int
 		ReplaceDashboardParameter func(childComplexity int, id string, input upstream.DashboardParameterInput) int
+		RevokeToken               func(childComplexity int, id string) int
 		SetConfidence             func(childComplexity int, input upstream.ConfidenceSettings) int
 		SetItemAccess             func(childComplexity int, itemType string, id string, access model.AccessInput) int
 		SetKpiGroupFavorite       func(childComplexity int, groupID string, favorite bool) int
@@ -804,6 +822,7 @@ type ComplexityRoot struct {
 		Metric               func(childComplexity int, id string) int
 		Metrics              func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		MyBadges             func(childComplexity int, first *int, after *string) int
+		MyTokens             func(childComplexity int) int
 		Permission           func(childComplexity int, id string) int
 		PrincipalPermissions func(childComplexity int, principalID string) int
 		Role                 func(childComplexity int, id string) int
@@ -1123,6 +1142,9 @@ type AccountResolver interface {
 type AnnouncementResolver interface {
 	Author(ctx context.Context, obj *upstream.Announcement) (*upstream.User, error)
 }
+type ApiTokenResolver interface {
+	Scopes(ctx context.Context, obj *upstream.Token) ([]model.TokenScope, error)
+}
 type AssignedBadgeResolver interface {
 	Badge(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.Badge, error)
 	Assignees(ctx context.Context, obj *upstream.AssignedBadge) ([]model.Owner, error)
@@ -1269,6 +1291,8 @@ type MutationResolver interface {
 	CreatePermission(ctx context.Context, action string, principals []string) (*upstream.Permission, error)
 	SetPrincipalPermissions(ctx context.Context, principalID string, actions []string) (*upstream.PrincipalPermissions, error)
 	SetItemAccess(ctx context.Context, itemType string, id string, access model.AccessInput) (*upstream.Access, error)
+	CreateToken(ctx context.Context, input *model.CreateTokenInput) (*model.CreatedToken, error)
+	RevokeToken(ctx context.Context, id string) (string, error)
 }
 type OwnerPermissionsResolver interface {
 	Grant(ctx context.Context, obj *upstream.OwnerPermissions) (any, error)
@@ -1330,6 +1354,7 @@ type QueryResolver interface {
 	EffectivePermissions(ctx context.Context) (*upstream.EffectivePermissions, error)
 	PrincipalPermissions(ctx context.Context, principalID string) (*upstream.PrincipalPermissions, error)
 	LegacyUsers(ctx context.Context, filter *string, skip *int, take *int, includeShadowedRoles *bool) (*model.UserPage, error)
+	MyTokens(ctx context.Context) ([]upstream.Token, error)
 }
 type RoleMappingResolver interface {
 	ID(ctx context.Context, obj *upstream.Role) (string, error)
@@ -1727,6 +1752,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AnnouncementEdge.Node(childComplexity), true
+
+	case "ApiToken.createdAt":
+		if e.ComplexityRoot.ApiToken.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.CreatedAt(childComplexity), true
+	case "ApiToken.expiresAt":
+		if e.ComplexityRoot.ApiToken.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.ExpiresAt(childComplexity), true
+	case "ApiToken.id":
+		if e.ComplexityRoot.ApiToken.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.ID(childComplexity), true
+	case "ApiToken.lastUsedAt":
+		if e.ComplexityRoot.ApiToken.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.LastUsedAt(childComplexity), true
+	case "ApiToken.name":
+		if e.ComplexityRoot.ApiToken.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Name(childComplexity), true
+	case "ApiToken.scopes":
+		if e.ComplexityRoot.ApiToken.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Scopes(childComplexity), true
+	case "ApiToken.userId":
+		if e.ComplexityRoot.ApiToken.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.UserID(childComplexity), true
 
 	case "AssignedBadge.accountId":
 		if e.ComplexityRoot.AssignedBadge.AccountID == nil {
@@ -2199,6 +2267,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConfidenceSettings.ConfidenceType(childComplexity), true
+
+	case "CreatedToken.apiToken":
+		if e.ComplexityRoot.CreatedToken.APIToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedToken.APIToken(childComplexity), true
+	case "CreatedToken.token":
+		if e.ComplexityRoot.CreatedToken.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedToken.Token(childComplexity), true
 
 	case "Dashboard.access":
 		if e.ComplexityRoot.Dashboard.Access == nil {
@@ -4189,6 +4270,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateTeam(childComplexity, args["input"].(upstream.TeamInput)), true
+	case "Mutation.createToken":
+		if e.ComplexityRoot.Mutation.CreateToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["input"].(*model.CreateTokenInput)), true
 	case "Mutation.createUser":
 		if e.ComplexityRoot.Mutation.CreateUser == nil {
 			break
@@ -4420,6 +4512,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplaceDashboardParameter(childComplexity, args["id"].(string), args["input"].(upstream.DashboardParameterInput)), true
+	case "Mutation.revokeToken":
+		if e.ComplexityRoot.Mutation.RevokeToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeToken(childComplexity, args["id"].(string)), true
 	case "Mutation.setConfidence":
 		if e.ComplexityRoot.Mutation.SetConfidence == nil {
 			break
@@ -5197,6 +5300,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyBadges(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.myTokens":
+		if e.ComplexityRoot.Query.MyTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyTokens(childComplexity), true
 	case "Query.permission":
 		if e.ComplexityRoot.Query.Permission == nil {
 			break
@@ -6600,6 +6709,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateSessionInput,
 		ec.unmarshalInputCreateTaskInput,
 		ec.unmarshalInputCreateTeamInput,
+		ec.unmarshalInputCreateTokenInput,
 		ec.unmarshalInputCreateUserInput,
 		ec.unmarshalInputDashboardFilter,
 		ec.unmarshalInputDashboardOrder,
@@ -6737,7 +6847,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/content.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
+//go:embed "schema/content.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6753,6 +6863,7 @@ var sources = []*ast.Source{
 	{Name: "schema/mutation.graphqls", Input: sourceData("schema/mutation.graphqls"), BuiltIn: false},
 	{Name: "schema/org.graphqls", Input: sourceData("schema/org.graphqls"), BuiltIn: false},
 	{Name: "schema/query.graphqls", Input: sourceData("schema/query.graphqls"), BuiltIn: false},
+	{Name: "schema/tokens.graphqls", Input: sourceData("schema/tokens.graphqls"), BuiltIn: false},
 	{Name: "schema/types.graphqls", Input: sourceData("schema/types.graphqls"), BuiltIn: false},
 	{Name: "schema/zz_filters.graphqls", Input: sourceData("schema/zz_filters.graphqls"), BuiltIn: false},
 }
@@ -6900,6 +7011,26 @@ func (ec *executionContext) childFields_AnnouncementEdge(ctx context.Context, fi
 		return ec.fieldContext_AnnouncementEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AnnouncementEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ApiToken_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ApiToken_name(ctx, field)
+	case "userId":
+		return ec.fieldContext_ApiToken_userId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ApiToken_createdAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_ApiToken_expiresAt(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_ApiToken_lastUsedAt(ctx, field)
+	case "scopes":
+		return ec.fieldContext_ApiToken_scopes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApiToken", field.Name)
 }
 
 func (ec *executionContext) childFields_AssignedBadge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7148,6 +7279,16 @@ func (ec *executionContext) childFields_ConfidenceSettings(ctx context.Context, 
 		return ec.fieldContext_ConfidenceSettings_confidenceMapping(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConfidenceSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_CreatedToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "token":
+		return ec.fieldContext_CreatedToken_token(ctx, field)
+	case "apiToken":
+		return ec.fieldContext_CreatedToken_apiToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreatedToken", field.Name)
 }
 
 func (ec *executionContext) childFields_Dashboard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9058,6 +9199,20 @@ func (ec *executionContext) field_Mutation_createTeam_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.CreateTokenInput, error) {
+			return ec.unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCreateTokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createUserToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9389,6 +9544,20 @@ func (ec *executionContext) field_Mutation_replaceDashboardParameter_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -12351,6 +12520,167 @@ func (ec *executionContext) fieldContext_AnnouncementEdge_node(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.CollectedField, obj *upstream.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_userId(ctx context.Context, field graphql.CollectedField, obj *upstream.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_createdAt(ctx context.Context, field graphql.CollectedField, obj *upstream.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDateTime2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_expiresAt(ctx context.Context, field graphql.CollectedField, obj *upstream.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDateTime2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *upstream.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_lastUsedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_scopes(ctx context.Context, field graphql.CollectedField, obj *upstream.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApiToken().Scopes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.TokenScope) graphql.Marshaler {
+			return ec.marshalNTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScopeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, true, true, errors.New("field of type TokenScope does not have child fields"))
+}
+
 func (ec *executionContext) _AssignedBadge_id(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14292,6 +14622,61 @@ func (ec *executionContext) fieldContext_ConfidenceSettings_confidenceMapping(_ 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ConfidenceMapping(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedToken_token(ctx context.Context, field graphql.CollectedField, obj *model.CreatedToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedToken_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedToken_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreatedToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CreatedToken_apiToken(ctx context.Context, field graphql.CollectedField, obj *model.CreatedToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedToken_apiToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.APIToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Token) graphql.Marshaler {
+			return ec.marshalNApiToken2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedToken_apiToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedToken",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
 		},
 	}
 	return fc, nil
@@ -24397,6 +24782,94 @@ func (ec *executionContext) fieldContext_Mutation_setItemAccess(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["input"].(*model.CreateTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreatedToken) graphql.Marshaler {
+			return ec.marshalNCreatedToken2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCreatedToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreatedToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeToken(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NotificationSettings_cadence(ctx context.Context, field graphql.CollectedField, obj *upstream.NotificationSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27143,6 +27616,38 @@ func (ec *executionContext) fieldContext_Query_legacyUsers(ctx context.Context, 
 	if fc.Args, err = ec.field_Query_legacyUsers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myTokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyTokens(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Token) graphql.Marshaler {
+			return ec.marshalNApiToken2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTokenᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -35152,6 +35657,64 @@ func (ec *executionContext) unmarshalInputCreateTeamInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateTokenInput(ctx context.Context, obj any) (model.CreateTokenInput, error) {
+	var it model.CreateTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userId", "name", "expiresIn", "expiresAt", "scopes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "expiresIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresIn"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresIn = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalODateTime2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		case "scopes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopes"))
+			data, err := ec.unmarshalOTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScopeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scopes = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, obj any) (upstream.UserInput, error) {
 	var it upstream.UserInput
 	if obj == nil {
@@ -40738,6 +41301,107 @@ func (ec *executionContext) _AnnouncementEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var apiTokenImplementors = []string{"ApiToken"}
+
+func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet, obj *upstream.Token) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApiToken")
+		case "id":
+			out.Values[i] = ec._ApiToken_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._ApiToken_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "userId":
+			out.Values[i] = ec._ApiToken_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._ApiToken_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiresAt":
+			out.Values[i] = ec._ApiToken_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastUsedAt":
+			out.Values[i] = ec._ApiToken_lastUsedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ApiToken_scopes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var assignedBadgeImplementors = []string{"AssignedBadge"}
 
 func (ec *executionContext) _AssignedBadge(ctx context.Context, sel ast.SelectionSet, obj *upstream.AssignedBadge) graphql.Marshaler {
@@ -41820,6 +42484,49 @@ func (ec *executionContext) _ConfidenceSettings(ctx context.Context, sel ast.Sel
 			}
 		case "confidenceMapping":
 			out.Values[i] = ec._ConfidenceSettings_confidenceMapping(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createdTokenImplementors = []string{"CreatedToken"}
+
+func (ec *executionContext) _CreatedToken(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createdTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreatedToken")
+		case "token":
+			out.Values[i] = ec._CreatedToken_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "apiToken":
+			out.Values[i] = ec._CreatedToken_apiToken(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -46229,6 +46936,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -47835,6 +48556,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_legacyUsers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myTokens":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myTokens(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -51644,6 +52387,36 @@ func (ec *executionContext) marshalNAnnouncementSortField2string(ctx context.Con
 	return res
 }
 
+func (ec *executionContext) marshalNApiToken2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx context.Context, sel ast.SelectionSet, v upstream.Token) graphql.Marshaler {
+	return ec._ApiToken(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApiToken2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTokenᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Token) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApiToken2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApiToken2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx context.Context, sel ast.SelectionSet, v *upstream.Token) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApiToken(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAssignBadgeInput2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignBadgeInput(ctx context.Context, v any) (upstream.AssignBadgeInput, error) {
 	res, err := ec.unmarshalInputAssignBadgeInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -52087,6 +52860,16 @@ func (ec *executionContext) unmarshalNCreateTeamInput2githubᚗcomᚋokrgateᚋo
 func (ec *executionContext) unmarshalNCreateUserInput2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserInput(ctx context.Context, v any) (upstream.UserInput, error) {
 	res, err := ec.unmarshalInputCreateUserInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreatedToken2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCreatedToken(ctx context.Context, sel ast.SelectionSet, v *model.CreatedToken) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreatedToken(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDashboard2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboard(ctx context.Context, sel ast.SelectionSet, v upstream.Dashboard) graphql.Marshaler {
@@ -53813,6 +54596,46 @@ func (ec *executionContext) marshalNTeamSortField2string(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) unmarshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx context.Context, v any) (model.TokenScope, error) {
+	var res model.TokenScope
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx context.Context, sel ast.SelectionSet, v model.TokenScope) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScopeᚄ(ctx context.Context, v any) ([]model.TokenScope, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.TokenScope, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScopeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TokenScope) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNTrackingProperties2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTrackingProperties(ctx context.Context, sel ast.SelectionSet, v upstream.TrackingProperties) graphql.Marshaler {
 	return ec._TrackingProperties(ctx, sel, &v)
 }
@@ -54389,6 +55212,14 @@ func (ec *executionContext) unmarshalOClosedStatusInput2ᚖgithubᚗcomᚋokrgat
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputClosedStatusInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCreateTokenInput(ctx context.Context, v any) (*model.CreateTokenInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateTokenInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -55683,6 +56514,42 @@ func (ec *executionContext) unmarshalOTeamOrder2ᚕgithubᚗcomᚋokrgateᚋokrg
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScopeᚄ(ctx context.Context, v any) ([]model.TokenScope, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.TokenScope, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScopeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TokenScope) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx context.Context, sel ast.SelectionSet, v *upstream.User) graphql.Marshaler {

@@ -402,6 +402,18 @@ var gqlRules = map[string]azRule{
 	}),
 	"Mutation.setItemAccess": azAdminOnly(idAnd(fSession, "itemType", "session", "access", azArgs{"inherits": true, "permissions": []any{}})),
 
+	// API tokens: everyone lists and creates their own; only the owner
+	// revokes one (here the admin's: not found for anyone else).
+	"Query.myTokens":       azReadAll,
+	"Mutation.createToken": azReadAll,
+	"Mutation.revokeToken": {azOK, azNotFound, azNotFound, azNotFound, func(e *azEnv, _ azItems) map[string]any {
+		t, err := e.store.IssueToken(ctxOf(e.acct), "", upstream.TokenInput{Name: "matrix"})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		return azArgs{"id": t.ID}
+	}},
+
 	// Content: tags, badges, parameters, KPIs, lists and announcements are
 	// managed by admins; dashboards are edited by their owners and admins; a
 	// member may propose a badge; reacting and favouriting are personal.
@@ -1037,6 +1049,7 @@ func TestGraphQLNoCrossAccountLeaks(t *testing.T) {
 		{`mutation($r: ID!) { createUser(input: {email: "x@globex.test", roleIds: [$r]}) { id } }`, v("r", f.role), "write"},
 		{`mutation($u: ID!, $r: ID!) { updateUser(id: $u, input: {roleIds: [$r]}) { id } }`, v("u", own.user, "r", f.role), "write"},
 		{`mutation($u: ID!) { createUserToken(id: $u) { token } }`, v("u", e.acct.UserID), "write"},
+		{`mutation($u: ID!) { createToken(input: {userId: $u}) { token } }`, v("u", e.acct.UserID), "write"},
 		{`mutation($r: ID!, $t: ID!) { createRoleMapping(roleId: $r, teamId: $t) { id } }`, v("r", own.role2, "t", f.team), "write"},
 		{`mutation($r: ID!, $t: ID!) { createRoleMapping(roleId: $r, teamId: $t) { id } }`, v("r", f.role2, "t", own.team), "write"},
 		{`mutation($u: ID!) { createPermission(action: "goals:read", principals: [$u]) { id } }`, v("u", e.acct.UserID), "write"},

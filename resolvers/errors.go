@@ -29,6 +29,7 @@ const (
 	CodeSessionClosed     = "SESSION_CLOSED"
 	CodeGoalAbandoned     = "GOAL_ABANDONED"
 	CodeLimitExceeded     = "LIMIT_EXCEEDED"
+	CodeInsufficientScope = "INSUFFICIENT_SCOPE" // a write with a read-only token
 	CodeDepthLimit        = "DEPTH_LIMIT_EXCEEDED"
 	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
 	CodeTimeout           = "TIMEOUT"
@@ -66,6 +67,8 @@ func GraphQLCode(c upstream.Code) string {
 		return CodeGoalAbandoned
 	case upstream.CodeLimitExceeded:
 		return CodeLimitExceeded
+	case upstream.CodeInsufficientScope:
+		return CodeInsufficientScope
 	}
 	return CodeInternal
 }

@@ -7,6 +7,7 @@ import "context"
 // *Error values with a Code; anything else is internal.
 type API interface {
 	AuthService
+	TokenService // API tokens (tokens.go)
 	GoalService
 	MetricService
 	TaskService

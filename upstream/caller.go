@@ -10,6 +10,10 @@ type Caller struct {
 	Roles []string
 	// Token is the bearer token the caller presented; gateway mode forwards it.
 	Token string
+	// TokenID identifies the presented token (its listing id); Scopes are
+	// its scopes. Nil Scopes (a caller built in-process) is unrestricted.
+	TokenID string
+	Scopes  []Scope
 }
 
 type callerKey struct{}

@@ -39,12 +39,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	playgroundAssets := fs.String("playground-assets", envOr(getenv, "OKRGATE_PLAYGROUND_ASSETS", ""), "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh; env OKRGATE_PLAYGROUND_ASSETS)")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
 	corsOrigins := fs.String("cors-origins", envOr(getenv, "OKRGATE_CORS_ORIGINS", ""), "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default (env OKRGATE_CORS_ORIGINS)")
+	guard := addGuardFlags(fs, getenv)
 	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := guard.validate(); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
-	st, err := sqlstore.Open(ctx, *db)
+	st, err := sqlstore.Open(ctx, *db, sqlstore.WithTokenPolicy(guard.tokens))
 	if err != nil {
 		return err
 	}
@@ -63,19 +67,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	base := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if err := st.Ping(r.Context()); err != nil {
-			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok\n")
-	})
 	mux.Handle("/api/", rest.New(st, rest.Options{Logger: log}))
 	gqlMetrics := resolvers.NewMetrics(st.QueryCount)
 	gqlAPI := resolvers.Instrument(st, gqlMetrics.Calls)
 	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{API: gqlAPI, Auth: gqlAPI, Metrics: gqlMetrics, Logger: log, DisableIntrospection: !*introspection}))
-	mux.Handle("GET /metrics", gqlMetrics.Handler())
 	playgroundHandler, err := resolvers.Playground("/graphql", *playgroundAssets)
 	if err != nil {
 		ln.Close()
@@ -84,7 +79,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	mux.Handle("GET /{$}", playgroundHandler)
 	mux.Handle("GET "+resolvers.PlaygroundAssetsPath, playgroundHandler)
 	srv := &http.Server{
-		Handler:           withCORS(*corsOrigins, mux),
+		Handler:           withCORS(*corsOrigins, guard.guarded(st.Ready, gqlMetrics.Handler(), mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -138,7 +133,7 @@ func withCORS(origins string, h http.Handler) http.Handler {
 		AllowedOrigins: list,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
 		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "X-Request-Id"},
-		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate"},
+		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy"},
 		MaxAge:         600,
 	})(h)
 }

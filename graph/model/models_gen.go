@@ -3,6 +3,11 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -65,6 +70,25 @@ type CheckInPayload struct {
 	CheckIn *upstream.CheckIn `json:"checkIn"`
 	Metric  *upstream.Metric  `json:"metric,omitempty"`
 	Goal    *upstream.Goal    `json:"goal,omitempty"`
+}
+
+type CreateTokenInput struct {
+	// The user the token is for; the caller when left out. An admin may name a user who is not an admin.
+	UserID *string `json:"userId,omitempty"`
+	Name   *string `json:"name,omitempty"`
+	// Lifetime in seconds, at most the server's maximum (366 days by default). Leave out expiresIn and expiresAt for the server's default (90 days).
+	ExpiresIn *int `json:"expiresIn,omitempty"`
+	// The instant the token stops working, instead of expiresIn.
+	ExpiresAt *string `json:"expiresAt,omitempty"`
+	// Leave out for [READ, WRITE].
+	Scopes []TokenScope `json:"scopes,omitempty"`
+}
+
+// A token just created, with its secret: the only time the secret is shown.
+type CreatedToken struct {
+	// The secret: send it as Authorization: Bearer <token>.
+	Token    string          `json:"token"`
+	APIToken *upstream.Token `json:"apiToken"`
 }
 
 type DashboardConnection struct {
@@ -294,4 +318,60 @@ type UserPage struct {
 	Items []upstream.User `json:"items"`
 	// How many users match, regardless of skip and take.
 	TotalCount int `json:"totalCount"`
+}
+
+// What a token may do: READ only reads; WRITE also writes (and implies READ).
+type TokenScope string
+
+const (
+	TokenScopeRead  TokenScope = "READ"
+	TokenScopeWrite TokenScope = "WRITE"
+)
+
+var AllTokenScope = []TokenScope{
+	TokenScopeRead,
+	TokenScopeWrite,
+}
+
+func (e TokenScope) IsValid() bool {
+	switch e {
+	case TokenScopeRead, TokenScopeWrite:
+		return true
+	}
+	return false
+}
+
+func (e TokenScope) String() string {
+	return string(e)
+}
+
+func (e *TokenScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TokenScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TokenScope", str)
+	}
+	return nil
+}
+
+func (e TokenScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TokenScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TokenScope) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

@@ -197,6 +197,9 @@ var authzRules = map[string]expect{
 	"POST /api/v2/users":                                            createAdmin(201),
 	"PATCH /api/v2/users/{id}":                                      adminOnly(200),
 	"POST /api/v2/users/{id}/tokens":                                adminOnly(201),
+	"GET /api/v2/users/me/tokens":                                   readAll,
+	"POST /api/v2/users/me/tokens":                                  {201, 201, 201, 201},
+	"DELETE /api/v2/users/me/tokens/{tokenId}":                      {204, 404, 404, 404}, // the admin's token: only its owner revokes it
 	"GET /api/v2/employees":                                         readAll,
 	"GET /api/v1/employees/{employeeId}":                            readByID,
 	"GET /api/v2/teams":                                             readAll,
@@ -327,6 +330,9 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 		ids["id"] = f.role
 	case strings.Contains(rt.Pattern, "/permissions/"):
 		ids["id"] = f.grant
+	}
+	if strings.Contains(rt.Pattern, "{tokenId}") {
+		ids["tokenId"] = e.adminTokenID()
 	}
 	path := regexp.MustCompile(`\{([^}]+)\}`).ReplaceAllStringFunc(rt.Pattern, func(m string) string { return ids[m[1:len(m)-1]] })
 	if strings.Contains(rt.Pattern, "currentUser-allowedActions") {

@@ -50,7 +50,8 @@ func StatusOf(c upstream.Code) int {
 		return http.StatusUnauthorized
 	case upstream.CodePaymentRequired:
 		return http.StatusPaymentRequired
-	case upstream.CodeForbidden, upstream.CodeSessionLocked, upstream.CodeSessionClosed, upstream.CodeGoalAbandoned:
+	case upstream.CodeForbidden, upstream.CodeSessionLocked, upstream.CodeSessionClosed, upstream.CodeGoalAbandoned,
+		upstream.CodeInsufficientScope:
 		return http.StatusForbidden
 	case upstream.CodeNotFound:
 		return http.StatusNotFound

@@ -66,6 +66,7 @@ func coreTable() []entry {
 func table() []entry {
 	t := coreTable()
 	t = append(t, orgTable()...)
+	t = append(t, tokenTable()...)
 	return append(t, contentTable()...)
 }
 

@@ -177,8 +177,7 @@ func (s *server) createUserToken(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	return s.api.CreateUserToken(r.Context(), id)
+	return s.issueToken(w, r, id)
 }
 
 // Employees.

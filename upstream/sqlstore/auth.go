@@ -30,21 +30,28 @@ func newToken() string {
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// Authenticate resolves a bearer token to its user and account.
+// Authenticate resolves a bearer token to its user and account. An expired
+// token is refused; a usable one has its lastUsedAt written at most once per
+// upstream.LastUsedGranularity.
 func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller, error) {
 	if token == "" || len(token) > 256 {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
 	}
-	var accountID, userID string
+	var accountID, userID, tokenID, scopes, expires, lastUsed string
 	var userDoc, accountDoc []byte
-	err := s.read().QueryRowContext(ctx, `SELECT t.account_id, t.user_id, u.doc, a.doc
+	hash := hashToken(token)
+	err := s.read().QueryRowContext(ctx, `SELECT t.account_id, t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
 		FROM tokens t JOIN users u ON u.id = t.user_id JOIN accounts a ON a.id = t.account_id
-		WHERE t.hash = ?`, hashToken(token)).Scan(&accountID, &userID, &userDoc, &accountDoc)
+		WHERE t.hash = ?`, hash).Scan(&accountID, &userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
 	}
 	if err != nil {
 		return upstream.Caller{}, fmt.Errorf("sqlstore: authenticate: %w", err)
+	}
+	now := s.now()
+	if err := upstream.TokenUsable(now, expires); err != nil {
+		return upstream.Caller{}, err
 	}
 	var u upstream.User
 	var a upstream.Account
@@ -60,11 +67,17 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 	if !a.IsActive {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
 	}
+	if upstream.LastUsedStale(now, lastUsed) {
+		if err := s.touchToken(ctx, hash, now); err != nil {
+			return upstream.Caller{}, err
+		}
+	}
 	roles := make([]string, 0, len(u.Roles))
 	for _, r := range u.Roles {
 		roles = append(roles, r.Name)
 	}
-	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles, Token: token}, nil
+	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles, Token: token,
+		TokenID: tokenID, Scopes: parseScopes(scopes)}, nil
 }
 
 // BootstrapInput names a new account and its first (admin) user.
@@ -123,7 +136,8 @@ func (s *Store) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapResu
 			return fmt.Errorf("sqlstore: update account: %w", err)
 		}
 		res.UserID = u.ID
-		res.Token, err = s.insertToken(ctx, q, acc.ID, u.ID)
+		t, err := s.insertToken(ctx, q, acc.ID, u.ID, upstream.TokenInput{Name: "bootstrap"})
+		res.Token = t.Secret
 		return err
 	})
 	if err != nil {
@@ -145,40 +159,12 @@ func domainOf(name string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-func (s *Store) insertToken(ctx context.Context, q querier, accountID, userID string) (string, error) {
-	token := newToken()
-	if _, err := q.ExecContext(ctx, "INSERT INTO tokens (hash, account_id, user_id, created) VALUES (?, ?, ?, ?)",
-		hashToken(token), accountID, userID, s.timestamp()); err != nil {
-		return "", fmt.Errorf("sqlstore: insert token: %w", err)
-	}
-	return token, nil
-}
-
-// CreateToken issues a new API token for a user of the caller's account:
-// the caller's own, or anyone's with users:manage.
+// CreateToken issues a read-write API token with the default lifetime for a
+// user of the caller's account, under the minting rule (IssueToken), and
+// returns its secret.
 func (s *Store) CreateToken(ctx context.Context, userID string) (string, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return "", err
-	}
-	var token string
-	err = s.tx(ctx, func(q querier) error {
-		u, err := users.get(ctx, q, c.AccountID, userID)
-		if err != nil {
-			return err
-		}
-		if userID != c.UserID {
-			if err := s.authorize(ctx, q, c, upstream.UsersManage, nil); err != nil {
-				return err
-			}
-		}
-		if !u.IsActive {
-			return upstream.Errorf(upstream.CodeConflict, "user %q is deactivated", userID)
-		}
-		token, err = s.insertToken(ctx, q, c.AccountID, userID)
-		return err
-	})
-	return token, err
+	t, err := s.IssueToken(ctx, userID, upstream.TokenInput{})
+	return t.Secret, err
 }
 
 // CreateUserToken issues an API token for a user; it is shown once.

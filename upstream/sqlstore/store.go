@@ -41,7 +41,8 @@ type Store struct {
 	queries atomic.Int64
 	// trace, when set (by the package's own tests, before any use), sees
 	// every statement of the read pool with its arguments.
-	trace func(stmt string, args []any)
+	trace  func(stmt string, args []any)
+	tokens upstream.TokenPolicy // lifetimes of new tokens (tokens.go)
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -71,7 +72,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now}
+	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now, tokens: upstream.DefaultTokenPolicy()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -193,6 +194,9 @@ func (s *Store) read() querier { return counted{q: s.r, n: &s.queries, trace: s.
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
 func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
+	if err := upstream.CheckWrite(ctx); err != nil {
+		return err // a read-only token never opens a write transaction
+	}
 	t, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// readyTimeout bounds /readyz's query of the store.
+const readyTimeout = time.Second
+
+// guardFlags are serve's settings for token lifetimes, rate limits and load
+// shedding (docs/rest.md, "Limits"; docs/decisions.md).
+type guardFlags struct {
+	tokens    upstream.TokenPolicy
+	rate      limit.RateConfig
+	maxReads  int
+	maxWrites int
+	envErr    error // a bad OKRGATE_* value, reported after parsing
+}
+
+// addGuardFlags declares the flags on fs, with defaults from the environment.
+func addGuardFlags(fs *flag.FlagSet, getenv func(string) string) *guardFlags {
+	g := &guardFlags{tokens: upstream.DefaultTokenPolicy(), rate: limit.DefaultRateConfig(),
+		maxReads: limit.DefaultMaxReads(), maxWrites: limit.DefaultMaxWrites()}
+	env := func(key string, set func(string) error) {
+		if v := getenv(key); v != "" && g.envErr == nil {
+			if err := set(v); err != nil {
+				g.envErr = fmt.Errorf("%s: %w", key, err)
+			}
+		}
+	}
+	setTTL := func(dst *time.Duration) func(string) error {
+		return func(s string) error { d, err := parseLifetime(s); *dst = d; return err }
+	}
+	setRate := func(s string) error { c, err := limit.ParseRateConfig(s); g.rate = c; return err }
+	setInt := func(dst *int) func(string) error {
+		return func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%q is not a count (0 = unbounded)", s)
+			}
+			*dst = n
+			return nil
+		}
+	}
+	env("OKRGATE_TOKEN_TTL", setTTL(&g.tokens.DefaultTTL))
+	env("OKRGATE_TOKEN_MAX_TTL", setTTL(&g.tokens.MaxTTL))
+	env("OKRGATE_RATE_LIMIT", setRate)
+	env("OKRGATE_MAX_INFLIGHT_READS", setInt(&g.maxReads))
+	env("OKRGATE_MAX_INFLIGHT_WRITES", setInt(&g.maxWrites))
+	fs.Func("token-ttl", "lifetime of a new API token when the request names none: `90d`, 2160h, ... (default 90d; env OKRGATE_TOKEN_TTL)", setTTL(&g.tokens.DefaultTTL))
+	fs.Func("token-max-ttl", "the longest lifetime a token may be given (default 366d; env OKRGATE_TOKEN_MAX_TTL)", setTTL(&g.tokens.MaxTTL))
+	fs.Func("rate-limit", "request budgets, or off: `token=600/1m,address=1200/1m,auth-failures=20/1m` (the default; env OKRGATE_RATE_LIMIT)", setRate)
+	fs.Func("max-inflight-reads", fmt.Sprintf("reads executing at once before the excess is answered 503, 0 = unbounded (default 2 per processor, here %d; env OKRGATE_MAX_INFLIGHT_READS)", limit.DefaultMaxReads()), setInt(&g.maxReads))
+	fs.Func("max-inflight-writes", fmt.Sprintf("writes executing at once before the excess is answered 503, 0 = unbounded (default 1 per processor, at least 2, here %d; env OKRGATE_MAX_INFLIGHT_WRITES)", limit.DefaultMaxWrites()), setInt(&g.maxWrites))
+	return g
+}
+
+// validate reports a bad environment value or inconsistent lifetimes.
+func (g *guardFlags) validate() error {
+	if g.envErr != nil {
+		return g.envErr
+	}
+	if err := g.tokens.Validate(); err != nil {
+		return fmt.Errorf("token lifetimes: %s", upstream.ErrorMessage(err))
+	}
+	return nil
+}
+
+// parseLifetime reads a Go duration or a number of days ("90d").
+func parseLifetime(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days <= 0 {
+			return 0, fmt.Errorf("%q is not a number of days", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration (90d, 2160h, ...)", s)
+	}
+	return d, nil
+}
+
+// guarded serves the probes (/healthz, /readyz) and /metrics directly and
+// app behind the rate limits and the concurrency bounds, so a probe never
+// waits behind work and is never shed.
+func (g *guardFlags) guarded(ready func(context.Context) error, metrics, app http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		// Liveness: the process answers. Whether the store does is /readyz.
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := ready(ctx); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "database unavailable\n")
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	mux.Handle("GET /metrics", metrics)
+	shed := limit.NewInflight(g.maxReads, g.maxWrites, limit.DefaultQueueWait)
+	mux.Handle("/", limit.NewRateLimiter(g.rate).Handler(shed.Handler(app)))
+	return mux
+}

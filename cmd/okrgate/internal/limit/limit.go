@@ -1,0 +1,55 @@
+// Package limit holds the HTTP middlewares that keep the server answering
+// under load and abuse, in front of both the REST facade and /graphql:
+//
+//   - Inflight bounds the requests executing at once, reads and writes
+//     separately, and sheds the excess at once with 503 and Retry-After
+//     instead of queueing it for seconds;
+//   - RateLimiter limits requests per token and per client address with
+//     github.com/go-chi/httprate, and throttles failed authentications per
+//     address harder, with 429 and Retry-After.
+//
+// Refusals are RFC 9457 problem bodies (code overloaded or rate_limited) on
+// REST paths and GraphQL error bodies (extensions.code OVERLOADED or
+// RATE_LIMITED) on /graphql. Health probes are mounted outside these
+// middlewares by the caller, so they never queue behind work.
+package limit
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// Codes of the refusals, REST (problem code) and GraphQL (extensions.code).
+const (
+	CodeOverloaded     = "overloaded"   // 503: too many requests executing
+	CodeRateLimited    = "rate_limited" // 429: over a rate limit
+	GQLCodeOverloaded  = "OVERLOADED"
+	GQLCodeRateLimited = "RATE_LIMITED"
+)
+
+// graphqlPath is where the GraphQL endpoint is served.
+const graphqlPath = "/graphql"
+
+// refuse writes a refusal in the style of the endpoint r addresses.
+func refuse(w http.ResponseWriter, r *http.Request, status int, code, gqlCode, detail string) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	if r.URL.Path == graphqlPath || strings.HasPrefix(r.URL.Path, graphqlPath+"/") {
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"errors": []any{
+			map[string]any{"message": detail, "extensions": map[string]any{"code": gqlCode}},
+		}})
+		return
+	}
+	h.Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"type":   "urn:okrgate:problem:" + code,
+		"title":  http.StatusText(status),
+		"status": status,
+		"detail": detail,
+		"code":   code,
+	})
+}
