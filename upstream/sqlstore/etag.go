@@ -1,9 +1,8 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -52,7 +51,7 @@ func version(ctx context.Context, q querier, account, kind, id string) (string, 
 	if !upstream.ValidID(id) {
 		return "", nil
 	}
-	h := sha256.New()
+	var buf bytes.Buffer
 	for i, stmt := range stmts {
 		rows, err := q.QueryContext(ctx, stmt, account, id)
 		if err != nil {
@@ -65,8 +64,8 @@ func version(ctx context.Context, q querier, account, kind, id string) (string, 
 				rows.Close()
 				return "", fmt.Errorf("sqlstore: version of %s %s: %w", kind, id, err)
 			}
-			h.Write(doc)
-			h.Write([]byte{'\n'})
+			buf.Write(doc)
+			buf.WriteByte('\n')
 			n++
 		}
 		err = rows.Err()
@@ -78,7 +77,7 @@ func version(ctx context.Context, q querier, account, kind, id string) (string, 
 			return "", nil
 		}
 	}
-	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`, nil
+	return upstream.ETagOf(buf.Bytes()), nil
 }
 
 // beforeWrite is the first step of a write transaction: when ctx carries
