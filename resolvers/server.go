@@ -2,8 +2,8 @@ package resolvers
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"mime"
