@@ -24,6 +24,9 @@ const (
 	codeMethodNotAllowed     upstream.Code = "method_not_allowed"     // 405
 )
 
+// maxDetail bounds the length of a problem's detail and field messages.
+const maxDetail = 512
+
 // MaxBodyBytes is the largest request body accepted (1 MiB); a larger one is 413.
 const MaxBodyBytes = 1 << 20
 
@@ -154,6 +157,13 @@ func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int
 		w.Header().Set("X-Message", detail)
 		w.WriteHeader(status)
 		return
+	}
+	// A detail repeats at most a short prefix of what the client sent
+	// (a query parameter can be 16 KiB).
+	detail = truncate(detail, maxDetail)
+	for i := range fields {
+		fields[i].Field = truncate(fields[i].Field, maxFieldName)
+		fields[i].Message = truncate(fields[i].Message, maxDetail)
 	}
 	p := Problem{
 		Type:      "urn:okrgate:problem:" + string(code),
