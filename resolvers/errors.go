@@ -18,28 +18,29 @@ import (
 
 // GraphQL error codes (extensions.code).
 const (
-	CodeUnauthenticated   = "UNAUTHENTICATED"
-	CodeForbidden         = "FORBIDDEN"
-	CodeNotFound          = "NOT_FOUND"
-	CodeBadUserInput      = "BAD_USER_INPUT"
-	CodeConflict          = "CONFLICT"
-	CodeNotModified       = "NOT_MODIFIED"
-	CodeAccountSuspended  = "ACCOUNT_SUSPENDED"
-	CodeSessionLocked     = "SESSION_LOCKED"
-	CodeSessionClosed     = "SESSION_CLOSED"
-	CodeGoalAbandoned     = "GOAL_ABANDONED"
-	CodeLimitExceeded     = "LIMIT_EXCEEDED"
-	CodeDepthLimit        = "DEPTH_LIMIT_EXCEEDED"
-	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
-	CodeTimeout           = "TIMEOUT"
-	CodeInternal          = "INTERNAL_SERVER_ERROR"
-	CodeClientClosed      = "CLIENT_CLOSED" // the client went away; logged with StatusClientClosed
-	CodeBadRequest        = "BAD_REQUEST"
-	CodeIntrospectionOff  = "INTROSPECTION_DISABLED"
-	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
-	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
-	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
-	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
+	CodeUnauthenticated    = "UNAUTHENTICATED"
+	CodeForbidden          = "FORBIDDEN"
+	CodeNotFound           = "NOT_FOUND"
+	CodeBadUserInput       = "BAD_USER_INPUT"
+	CodeConflict           = "CONFLICT"
+	CodeNotModified        = "NOT_MODIFIED"
+	CodeAccountSuspended   = "ACCOUNT_SUSPENDED"
+	CodeSessionLocked      = "SESSION_LOCKED"
+	CodeSessionClosed      = "SESSION_CLOSED"
+	CodeGoalAbandoned      = "GOAL_ABANDONED"
+	CodeLimitExceeded      = "LIMIT_EXCEEDED"
+	CodeDepthLimit         = "DEPTH_LIMIT_EXCEEDED"
+	CodeComplexityLimit    = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
+	CodeTimeout            = "TIMEOUT"
+	CodeInternal           = "INTERNAL_SERVER_ERROR"
+	CodeClientClosed       = "CLIENT_CLOSED"       // the client went away; logged with StatusClientClosed
+	CodePreconditionFailed = "PRECONDITION_FAILED" // a write under an upstream.Precondition found another version
+	CodeBadRequest         = "BAD_REQUEST"
+	CodeIntrospectionOff   = "INTROSPECTION_DISABLED"
+	CodeUnsupportedMedia   = "UNSUPPORTED_MEDIA_TYPE"
+	CodeValidationFailed   = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
+	CodeParseFailed        = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
+	CodePersistedNotFound  = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
 )
 
 // GraphQLCode maps an upstream error code to extensions.code.
@@ -67,6 +68,8 @@ func GraphQLCode(c upstream.Code) string {
 		return CodeGoalAbandoned
 	case upstream.CodeLimitExceeded:
 		return CodeLimitExceeded
+	case upstream.CodePreconditionFailed:
+		return CodePreconditionFailed
 	}
 	return CodeInternal
 }
