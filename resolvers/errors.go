@@ -18,30 +18,33 @@ import (
 
 // GraphQL error codes (extensions.code).
 const (
-	CodeUnauthenticated    = "UNAUTHENTICATED"
-	CodeForbidden          = "FORBIDDEN"
-	CodeNotFound           = "NOT_FOUND"
-	CodeBadUserInput       = "BAD_USER_INPUT"
-	CodeConflict           = "CONFLICT"
-	CodeNotModified        = "NOT_MODIFIED"
-	CodeAccountSuspended   = "ACCOUNT_SUSPENDED"
-	CodeSessionLocked      = "SESSION_LOCKED"
-	CodeSessionClosed      = "SESSION_CLOSED"
-	CodeGoalAbandoned      = "GOAL_ABANDONED"
-	CodeLimitExceeded      = "LIMIT_EXCEEDED"
-	CodeDepthLimit         = "DEPTH_LIMIT_EXCEEDED"
-	CodeComplexityLimit    = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
-	CodeTimeout            = "TIMEOUT"
-	CodeInternal           = "INTERNAL_SERVER_ERROR"
-	CodeClientClosed       = "CLIENT_CLOSED"       // the client went away; logged with StatusClientClosed
-	CodePreconditionFailed = "PRECONDITION_FAILED" // a write under an upstream.Precondition found another version
-	CodeBadRequest         = "BAD_REQUEST"
-	CodeIntrospectionOff   = "INTROSPECTION_DISABLED"
-	CodeUnsupportedMedia   = "UNSUPPORTED_MEDIA_TYPE"
-	CodeValidationFailed   = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
-	CodeParseFailed        = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
-	CodePersistedNotFound  = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
+	CodeUnauthenticated   = "UNAUTHENTICATED"
+	CodeForbidden         = "FORBIDDEN"
+	CodeNotFound          = "NOT_FOUND"
+	CodeBadUserInput      = "BAD_USER_INPUT"
+	CodeConflict          = "CONFLICT"
+	CodeNotModified       = "NOT_MODIFIED"
+	CodeAccountSuspended  = "ACCOUNT_SUSPENDED"
+	CodeSessionLocked     = "SESSION_LOCKED"
+	CodeSessionClosed     = "SESSION_CLOSED"
+	CodeGoalAbandoned     = "GOAL_ABANDONED"
+	CodeLimitExceeded     = "LIMIT_EXCEEDED"
+	CodeDepthLimit        = "DEPTH_LIMIT_EXCEEDED"
+	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
+	CodeTimeout           = "TIMEOUT"
+	CodeInternal          = "INTERNAL_SERVER_ERROR"
+	CodeClientClosed      = "CLIENT_CLOSED" // the client went away; logged with StatusClientClosed
+	CodeBadRequest        = "BAD_REQUEST"
+	CodeIntrospectionOff  = "INTROSPECTION_DISABLED"
+	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
+	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
+	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
+	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
 )
+
+// CodePreconditionFailed is the code of a write made under an
+// upstream.Precondition whose version no longer matches.
+const CodePreconditionFailed = "PRECONDITION_FAILED"
 
 // GraphQLCode maps an upstream error code to extensions.code.
 func GraphQLCode(c upstream.Code) string {
