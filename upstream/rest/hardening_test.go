@@ -290,3 +290,20 @@ func TestClientClosedLogged(t *testing.T) {
 		t.Errorf("the abandoned check-in was written (%v)", n)
 	}
 }
+
+// TestSecretRoutesTakeNoIdempotencyKey: an answer holding a credential is
+// never recorded, so every POST under a tokens path must be Secret (not
+// Idempotent); every other POST is Idempotent.
+func TestSecretRoutesTakeNoIdempotencyKey(t *testing.T) {
+	for _, r := range rest.Routes() {
+		tokens := strings.Contains(strings.ToLower(r.Pattern), "token")
+		switch {
+		case r.Method == http.MethodPost && tokens && (r.Idempotent || !r.Secret):
+			t.Errorf("%s %s mints a credential: it must be Secret and take no Idempotency-Key", r.Method, r.Pattern)
+		case r.Method == http.MethodPost && !r.Secret && !r.Idempotent:
+			t.Errorf("%s %s: a POST takes an Idempotency-Key", r.Method, r.Pattern)
+		case r.Method != http.MethodPost && r.Idempotent:
+			t.Errorf("%s %s: only POSTs take an Idempotency-Key", r.Method, r.Pattern)
+		}
+	}
+}
