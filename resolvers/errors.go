@@ -34,6 +34,7 @@ const (
 	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
 	CodeTimeout           = "TIMEOUT"
 	CodeInternal          = "INTERNAL_SERVER_ERROR"
+	CodeClientClosed      = "CLIENT_CLOSED" // the client went away; logged with StatusClientClosed
 	CodeBadRequest        = "BAD_REQUEST"
 	CodeIntrospectionOff  = "INTROSPECTION_DISABLED"
 	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
@@ -41,6 +42,10 @@ const (
 	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
 	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
 )
+
+// CodePreconditionFailed is the code of a write made under an
+// upstream.Precondition whose version no longer matches.
+const CodePreconditionFailed = "PRECONDITION_FAILED"
 
 // GraphQLCode maps an upstream error code to extensions.code.
 func GraphQLCode(c upstream.Code) string {
@@ -69,9 +74,15 @@ func GraphQLCode(c upstream.Code) string {
 		return CodeLimitExceeded
 	case upstream.CodeInsufficientScope:
 		return CodeInsufficientScope
+	case upstream.CodePreconditionFailed:
+		return CodePreconditionFailed
 	}
 	return CodeInternal
 }
+
+// StatusClientClosed is the status logged for a request whose client went
+// away before its answer (nginx's 499), instead of an internal error.
+const StatusClientClosed = 499
 
 type requestIDKey struct{}
 
@@ -120,6 +131,11 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			if gerr.Extensions == nil || gerr.Extensions["code"] == nil {
 				setCode(gerr, CodeBadUserInput)
 			}
+		case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
+			// The client went away mid-request: not a server failure.
+			log.InfoContext(ctx, "graphql: client closed", "request_id", RequestID(ctx), "status", StatusClientClosed, "path", gerr.Path.String(), "err", err)
+			gerr.Message = "the client closed the request before its answer"
+			setCode(gerr, CodeClientClosed)
 		default:
 			id := RequestID(ctx)
 			log.ErrorContext(ctx, "graphql: internal error", "request_id", id, "path", gerr.Path.String(), "err", err)

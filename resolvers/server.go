@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"mime"
@@ -179,6 +180,10 @@ func authMiddleware(auth upstream.AuthService, next http.Handler) http.Handler {
 			case upstream.CodePaymentRequired:
 				writeError(w, http.StatusPaymentRequired, CodeAccountSuspended, upstream.ErrorMessage(err))
 			default:
+				if errors.Is(r.Context().Err(), context.Canceled) {
+					slog.InfoContext(r.Context(), "graphql: client closed", "request_id", RequestID(r.Context()), "status", StatusClientClosed)
+					return
+				}
 				slog.ErrorContext(r.Context(), "graphql: authenticate", "request_id", RequestID(r.Context()), "err", err)
 				writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 			}

@@ -26,7 +26,10 @@ const (
 	CodeSessionClosed   Code = "session_closed"
 	CodeGoalAbandoned   Code = "goal_abandoned"
 	CodeLimitExceeded   Code = "limit_exceeded"
-	CodeInternal        Code = "internal"
+	// CodePreconditionFailed: an If-Match precondition names a version
+	// that is no longer the stored one (a concurrent write came first).
+	CodePreconditionFailed Code = "precondition_failed"
+	CodeInternal           Code = "internal"
 )
 
 // FieldError names one offending input field.

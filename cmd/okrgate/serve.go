@@ -84,7 +84,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// Above rest.MaxURLBytes + rest.MaxHeaderBytes, so that the REST
+		// facade answers oversized requests with problem bodies; only a
+		// request line and headers over this get Go's plain-text 431.
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "okrgate listening on %s (database %s)\n", base, *db)
 	switch {
@@ -132,8 +136,8 @@ func withCORS(origins string, h http.Handler) http.Handler {
 	return cors.Handler(cors.Options{
 		AllowedOrigins: list,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "X-Request-Id"},
-		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy"},
+		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "X-Request-Id", "If-Match", "If-None-Match", "Idempotency-Key"},
+		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "ETag", "Idempotent-Replayed"},
 		MaxAge:         600,
 	})(h)
 }

@@ -40,7 +40,8 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
 }
 
 // DecodeJSON decodes body, which must hold exactly one JSON object, into dst
-// with unknown fields disallowed. Its errors are *upstream.Error values with
+// with unknown fields disallowed, after scanJSON has refused duplicate keys,
+// invalid UTF-8 and NUL characters. Its errors are *upstream.Error values with
 // code invalid_input that name the offending field where there is one.
 func DecodeJSON(body []byte, dst any) error {
 	trimmed := bytes.TrimSpace(body)
@@ -49,6 +50,9 @@ func DecodeJSON(body []byte, dst any) error {
 	}
 	if trimmed[0] != '{' {
 		return upstream.Errorf(upstream.CodeInvalid, "the request body must be a JSON object")
+	}
+	if err := scanJSON(trimmed); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
@@ -74,13 +78,13 @@ func jsonError(err error) error {
 		if te.Field == "" {
 			return upstream.Errorf(upstream.CodeInvalid, "the request body must be a JSON object")
 		}
-		return upstream.Invalid(te.Field, "must be %s, not %s", jsonKind(te.Type), te.Value)
+		return upstream.Invalid(fieldName(te.Field), "must be %s, not %s", jsonKind(te.Type), truncate(te.Value, maxFieldName))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if n, uerr := strconv.Unquote(name); uerr == nil {
 			name = n
 		}
-		return upstream.Invalid(name, "unknown field")
+		return upstream.Invalid(fieldName(name), "unknown field")
 	}
 	return upstream.Errorf(upstream.CodeInvalid, "the request body could not be decoded as JSON")
 }

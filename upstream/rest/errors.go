@@ -24,6 +24,9 @@ const (
 	codeMethodNotAllowed     upstream.Code = "method_not_allowed"     // 405
 )
 
+// maxDetail bounds the length of a problem's detail and field messages.
+const maxDetail = 512
+
 // MaxBodyBytes is the largest request body accepted (1 MiB); a larger one is 413.
 const MaxBodyBytes = 1 << 20
 
@@ -65,6 +68,16 @@ func StatusOf(c upstream.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case codeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case codeURITooLong:
+		return http.StatusRequestURITooLong
+	case codeHeadersTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
+	case upstream.CodePreconditionFailed:
+		return http.StatusPreconditionFailed
+	case upstream.CodeIdempotencyKeyReused:
+		return http.StatusUnprocessableEntity
+	case upstream.CodeIdempotencyKeyInUse:
+		return http.StatusConflict
 	}
 	return http.StatusInternalServerError
 }
@@ -97,19 +110,45 @@ func ProblemOf(err error) (status int, code upstream.Code, detail string, fields
 	return http.StatusInternalServerError, upstream.CodeInternal, "internal error", nil
 }
 
+// StatusClientClosed is the status logged (and written, to nobody) when the
+// client went away before its answer: nginx's 499 "client closed request".
+// Such a request is not a server failure and is not logged as one.
+const StatusClientClosed = 499
+
+// codeClientClosed is the code of a request whose client went away.
+const codeClientClosed upstream.Code = "client_closed"
+
 // writeError renders err as a problem. Internal errors are logged with the
-// request id that the body carries.
+// request id that the body carries; an error that only says the client went
+// away (its request context is canceled) is logged as "client closed" with
+// status 499 instead.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, detail, fields := ProblemOf(err)
-	if status == http.StatusInternalServerError {
-		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
+	if status == http.StatusInternalServerError && errors.Is(r.Context().Err(), context.Canceled) {
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "client closed",
 			slog.String("request_id", requestIDFrom(r.Context())),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
+			slog.Int("status", StatusClientClosed),
 			slog.String("error", err.Error()),
 		)
+		s.writeProblem(w, r, StatusClientClosed, codeClientClosed, "the client closed the request before its answer", nil)
+		return
+	}
+	if status == http.StatusInternalServerError {
+		s.logInternal(r, "internal error", err)
 	}
 	s.writeProblem(w, r, status, code, detail, fields)
+}
+
+// logInternal logs an internal error of the request r.
+func (s *server) logInternal(r *http.Request, msg string, err error) {
+	s.log.LogAttrs(r.Context(), slog.LevelError, msg,
+		slog.String("request_id", requestIDFrom(r.Context())),
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("error", err.Error()),
+	)
 }
 
 // writeProblem writes an application/problem+json body. A 304 has no body
@@ -120,9 +159,16 @@ func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int
 		w.WriteHeader(status)
 		return
 	}
+	// A detail repeats at most a short prefix of what the client sent
+	// (a query parameter can be 16 KiB).
+	detail = truncate(detail, maxDetail)
+	for i := range fields {
+		fields[i].Field = truncate(fields[i].Field, maxFieldName)
+		fields[i].Message = truncate(fields[i].Message, maxDetail)
+	}
 	p := Problem{
 		Type:      "urn:okrgate:problem:" + string(code),
-		Title:     http.StatusText(status),
+		Title:     statusText(status),
 		Status:    status,
 		Detail:    detail,
 		Code:      string(code),
@@ -138,6 +184,14 @@ func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int
 	h.Del("Content-Length")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// statusText is http.StatusText, with a title for 499 too.
+func statusText(status int) string {
+	if status == StatusClientClosed {
+		return "Client Closed Request"
+	}
+	return http.StatusText(status)
 }
 
 // writeJSON writes v as application/json with the given status.

@@ -29,35 +29,35 @@ func coreTable() []entry {
 		{Route{Method: get, Pattern: "/api/v2/integrations/goals/groupBy/owners", Account: true, Params: groupByParams, Success: ok}, (*server).goalsGroupedByOwners},
 		{Route{Method: post, Pattern: "/api/v2/integrations/goals/{id}/tags", Success: created}, (*server).addGoalTag},
 		{Route{Method: post, Pattern: "/api/v1/goals", Success: created, Designed: true}, (*server).createGoal},
-		{Route{Method: get, Pattern: "/api/v1/goals/{id}", Params: viewParams, Success: ok, Designed: true}, (*server).getGoal},
-		{Route{Method: patch, Pattern: "/api/v1/goals/{id}", Success: ok, Designed: true}, (*server).updateGoal},
-		{Route{Method: del, Pattern: "/api/v1/goals/{id}", Success: noContent, Designed: true}, (*server).deleteGoal},
+		{Route{Method: get, Pattern: "/api/v1/goals/{id}", Params: viewParams, Success: ok, Designed: true, Versioned: upstream.KindGoal}, (*server).getGoal},
+		{Route{Method: patch, Pattern: "/api/v1/goals/{id}", Success: ok, Designed: true, Versioned: upstream.KindGoal}, (*server).updateGoal},
+		{Route{Method: del, Pattern: "/api/v1/goals/{id}", Success: noContent, Designed: true, Versioned: upstream.KindGoal}, (*server).deleteGoal},
 
 		// Key results (metrics).
 		{Route{Method: get, Pattern: "/api/v2/metrics", Account: true, Params: listParams, Success: ok}, (*server).listMetrics},
 		{Route{Method: get, Pattern: "/api/v1/metrics/checkin/{checkinId}", Account: true, Success: ok}, (*server).getCheckInSnapshot},
 		{Route{Method: get, Pattern: "/api/v1/metrics/owner/{ownerId}", Account: true, Deprecated: true, Successor: "/api/v2/metrics", Params: []string{"formatting"}, Success: ok}, (*server).metricsByOwner},
 		{Route{Method: post, Pattern: "/api/v1/metrics", Success: created, Designed: true}, (*server).createMetric},
-		{Route{Method: get, Pattern: "/api/v1/metrics/{id}", Params: viewParams, Success: ok, Designed: true}, (*server).getMetric},
-		{Route{Method: patch, Pattern: "/api/v1/metrics/{id}", Success: ok, Designed: true}, (*server).updateMetric},
-		{Route{Method: del, Pattern: "/api/v1/metrics/{id}", Success: noContent, Designed: true}, (*server).deleteMetric},
+		{Route{Method: get, Pattern: "/api/v1/metrics/{id}", Params: viewParams, Success: ok, Designed: true, Versioned: upstream.KindMetric}, (*server).getMetric},
+		{Route{Method: patch, Pattern: "/api/v1/metrics/{id}", Success: ok, Designed: true, Versioned: upstream.KindMetric}, (*server).updateMetric},
+		{Route{Method: del, Pattern: "/api/v1/metrics/{id}", Success: noContent, Designed: true, Versioned: upstream.KindMetric}, (*server).deleteMetric},
 		{Route{Method: post, Pattern: "/api/v1/metrics/{id}/checkin", Success: created, Designed: true}, (*server).checkIn},
 		{Route{Method: get, Pattern: "/api/v1/metrics/{id}/checkins", Params: []string{"skip", "limit", "sort"}, Success: ok, Designed: true}, (*server).listCheckIns},
 
 		// Tasks.
 		{Route{Method: get, Pattern: "/api/v2/integrations/tasks", Account: true, Params: listParams, Success: ok}, (*server).listTasks},
-		{Route{Method: get, Pattern: "/api/v2/integrations/tasks/{taskId}", Account: true, Params: []string{"formatting"}, Success: ok}, (*server).getTask},
+		{Route{Method: get, Pattern: "/api/v2/integrations/tasks/{taskId}", Account: true, Params: []string{"formatting"}, Success: ok, Versioned: upstream.KindTask}, (*server).getTask},
 		{Route{Method: post, Pattern: "/api/v2/integrations/tasks", Account: true, Success: created}, (*server).createTask},
-		{Route{Method: patch, Pattern: "/api/v2/integrations/tasks/{taskId}", Success: ok, Designed: true}, (*server).updateTask},
-		{Route{Method: del, Pattern: "/api/v2/integrations/tasks/{taskId}", Success: noContent, Designed: true}, (*server).deleteTask},
+		{Route{Method: patch, Pattern: "/api/v2/integrations/tasks/{taskId}", Success: ok, Designed: true, Versioned: upstream.KindTask}, (*server).updateTask},
+		{Route{Method: del, Pattern: "/api/v2/integrations/tasks/{taskId}", Success: noContent, Designed: true, Versioned: upstream.KindTask}, (*server).deleteTask},
 
 		// Sessions.
 		{Route{Method: get, Pattern: "/api/v2/sessions", Params: []string{"fields", "filter", "skip", "limit", "includeDemo", "sort"}, Success: ok}, (*server).listSessions},
 		{Route{Method: get, Pattern: "/api/v1/sessions/{id}/stats/goalsMet", Account: true, Params: []string{"tags"}, Success: ok}, (*server).goalsMet},
 		{Route{Method: post, Pattern: "/api/v1/sessions", Success: created, Designed: true}, (*server).createSession},
-		{Route{Method: get, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true}, (*server).getSession},
-		{Route{Method: patch, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true}, (*server).updateSession},
-		{Route{Method: del, Pattern: "/api/v1/sessions/{id}", Success: noContent, Designed: true}, (*server).deleteSession},
+		{Route{Method: get, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true, Versioned: upstream.KindSession}, (*server).getSession},
+		{Route{Method: patch, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true, Versioned: upstream.KindSession}, (*server).updateSession},
+		{Route{Method: del, Pattern: "/api/v1/sessions/{id}", Success: noContent, Designed: true, Versioned: upstream.KindSession}, (*server).deleteSession},
 	}
 }
 
@@ -67,7 +67,11 @@ func table() []entry {
 	t := coreTable()
 	t = append(t, orgTable()...)
 	t = append(t, tokenTable()...)
-	return append(t, contentTable()...)
+	t = append(t, contentTable()...)
+	for i := range t {
+		t[i].Idempotent = t[i].Method == http.MethodPost && !t[i].Secret
+	}
+	return t
 }
 
 func urlParam(r *http.Request, name string) string { return chi.URLParam(r, name) }

@@ -530,6 +530,39 @@ func TestBadInput(t *testing.T) {
 		{"wrong charset", req{method: "PATCH", path: "/api/v1/goals/" + s.child, body: map[string]any{"name": "y"}, ctype: ptr("application/json; charset=latin1")}, 415, "unsupported_media_type", ""},
 		{"unknown route", req{method: "GET", path: "/api/v1/nothing"}, 404, "not_found", ""},
 		{"method not allowed", req{method: "PUT", path: "/api/v1/goals/" + s.child, body: map[string]any{"name": "y"}}, 405, "method_not_allowed", ""},
+		// Numbers that no JSON answer could carry back.
+		{"check-in actual 1e297", req{method: "POST", path: "/api/v1/metrics/" + s.metric + "/checkin", raw: ptr(`{"actual":1e297}`)}, 400, "invalid_input", "actual"},
+		{"check-in actual -1e16", req{method: "POST", path: "/api/v1/metrics/" + s.metric + "/checkin", raw: ptr(`{"actual":-1e16}`)}, 400, "invalid_input", "actual"},
+		{"check-in actual 1e400", req{method: "POST", path: "/api/v1/metrics/" + s.metric + "/checkin", raw: ptr(`{"actual":1e400}`)}, 400, "invalid_input", "actual"},
+		{"key result target 1e300", req{method: "POST", path: "/api/v1/metrics", raw: ptr(`{"name":"m","goalId":"` + s.child + `","target":1e300}`)}, 400, "invalid_input", "target"},
+		{"key result initialValue 1e20", req{method: "PATCH", path: "/api/v1/metrics/" + s.metric, raw: ptr(`{"initialValue":1e20}`)}, 400, "invalid_input", "initialValue"},
+		{"key result critical 1e20", req{method: "PATCH", path: "/api/v1/metrics/" + s.metric, raw: ptr(`{"critical":-1e20}`)}, 400, "invalid_input", "critical"},
+		{"key result attainment overflow", req{method: "POST", path: "/api/v1/metrics", raw: ptr(`{"name":"m","goalId":"` + s.child + `","initialValue":0,"target":1e-300,"actual":1}`)}, 400, "invalid_input", "target"},
+		{"KPI value 1e300", req{method: "POST", path: "/api/v1/kpis", raw: ptr(`{"name":"k","value":1e300}`)}, 400, "invalid_input", "value"},
+		{"confidence 11", req{method: "POST", path: "/api/v1/metrics/" + s.metric + "/checkin", raw: ptr(`{"actual":1,"confidence":11}`)}, 400, "invalid_input", "confidence"},
+		{"priority 1e18", req{method: "POST", path: "/api/v2/integrations/tasks", raw: ptr(`{"name":"t","priority":1000000000000000000}`)}, 400, "invalid_input", ""},
+		{"priority beyond int64", req{method: "POST", path: "/api/v2/integrations/tasks", raw: ptr(`{"name":"t","priority":1e30}`)}, 400, "invalid_input", "priority"},
+		{"session limit beyond int64", req{method: "PATCH", path: "/api/v1/sessions/" + s.session, raw: ptr(`{"settings":{"goalsPerOwnerLimit":99999999999999999999}}`)}, 400, "invalid_input", "settings.goalsPerOwnerLimit"},
+		// Text is refused, never repaired.
+		{"duplicate key", req{method: "POST", path: "/api/v1/goals", raw: ptr(`{"name":"a","name":"b","sessionId":"` + s.session + `"}`)}, 400, "invalid_input", "name"},
+		{"duplicate key in another case", req{method: "POST", path: "/api/v1/goals", raw: ptr(`{"name":"a","NAME":"b","sessionId":"` + s.session + `"}`)}, 400, "invalid_input", "NAME"},
+		{"nested duplicate key", req{method: "PATCH", path: "/api/v1/sessions/" + s.session, raw: ptr(`{"settings":{"goalsPerOwnerLimit":1,"goalsPerOwnerLimit":2}}`)}, 400, "invalid_input", "settings.goalsPerOwnerLimit"},
+		{"NUL escape", req{method: "POST", path: "/api/v1/goals", raw: ptr(`{"name":"a\u0000b","sessionId":"` + s.session + `"}`)}, 400, "invalid_input", "name"},
+		{"NUL in an array element", req{method: "POST", path: "/api/v1/goals", raw: ptr(`{"name":"a","sessionId":"` + s.session + `","tags":[{"title":"ok"},{"title":"\u0000"}]}`)}, 400, "invalid_input", "tags[1].title"},
+		{"invalid UTF-8", req{method: "POST", path: "/api/v1/goals", raw: ptr("{\"name\":\"a\xff\",\"sessionId\":\"" + s.session + "\"}")}, 400, "invalid_input", "name"},
+		{"unpaired surrogate", req{method: "PATCH", path: "/api/v1/goals/" + s.child, raw: ptr(`{"description":"x\ud800y"}`)}, 400, "invalid_input", "description"},
+		{"invalid UTF-8 in a key", req{method: "POST", path: "/api/v1/goals", raw: ptr("{\"na\xffme\":\"a\"}")}, 400, "invalid_input", "body"},
+		// Request size limits answer problem bodies.
+		{"URL too long", req{method: "GET", path: "/api/v2/sessions?filter=" + strings.Repeat("x", rest.MaxURLBytes)}, 414, "uri_too_long", ""},
+		{"header fields too large", req{method: "GET", path: "/api/v2/sessions", header: map[string]string{"X-Pad": strings.Repeat("x", rest.MaxHeaderBytes)}}, 431, "headers_too_large", ""},
+		// Conditional and idempotent request headers where they do not apply.
+		{"If-Match on a route without versions", req{method: "PATCH", path: "/api/v2/users/" + e.acct.UserID, body: map[string]any{"firstName": "A"}, header: map[string]string{"If-Match": `"abc"`}}, 400, "invalid_input", "If-Match"},
+		{"If-Match on a GET", req{method: "GET", path: "/api/v1/goals/" + s.child, header: map[string]string{"If-Match": `"abc"`}}, 400, "invalid_input", "If-Match"},
+		{"malformed If-Match", req{method: "PATCH", path: "/api/v1/goals/" + s.child, body: map[string]any{"name": "y"}, header: map[string]string{"If-Match": `abc`}}, 400, "invalid_input", "If-Match"},
+		{"malformed If-None-Match", req{method: "GET", path: "/api/v1/goals/" + s.child, header: map[string]string{"If-None-Match": `abc`}}, 400, "invalid_input", "If-None-Match"},
+		{"Idempotency-Key on a PATCH", req{method: "PATCH", path: "/api/v1/goals/" + s.child, body: map[string]any{"name": "y"}, header: map[string]string{"Idempotency-Key": "k1"}}, 400, "invalid_input", "Idempotency-Key"},
+		{"Idempotency-Key too long", req{method: "POST", path: "/api/v1/goals", body: goal, header: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}}, 400, "invalid_input", "Idempotency-Key"},
+		{"Idempotency-Key on a token mint", req{method: "POST", path: "/api/v2/users/" + e.acct.UserID + "/tokens", body: map[string]any{}, header: map[string]string{"Idempotency-Key": "k1"}}, 400, "invalid_input", "Idempotency-Key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -539,6 +572,9 @@ func TestBadInput(t *testing.T) {
 				if len(errs) == 0 || errs[0].(map[string]any)["field"] != tt.field {
 					t.Errorf("errors = %v, want field %s", p["errors"], tt.field)
 				}
+			}
+			if p != nil && strings.Contains(str(p, "detail"), strings.Repeat("x", 100)) {
+				t.Errorf("the problem echoes the request: %.200s", str(p, "detail"))
 			}
 			if after := e.counts(s); fmt.Sprint(after) != fmt.Sprint(before) {
 				t.Errorf("a rejected request changed data:\nbefore %v\nafter  %v", before, after)

@@ -299,6 +299,39 @@ func (g *oaGen) pathParams(path string, params []any) []any {
 	return out
 }
 
+// etagHeader documents the ETag response header of versioned resources.
+var etagHeader = map[string]any{"schema": map[string]any{"type": "string"},
+	"description": "strong entity tag of the stored version; send it back in If-Match (writes) or If-None-Match (reads)"}
+
+// withHeader adds one header to a response's headers object (nil or a map).
+func withHeader(headers any, name string, h map[string]any) map[string]any {
+	m, _ := headers.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[name] = h
+	return m
+}
+
+// conditionalParams are the header parameters of conditional and
+// idempotent requests that the route honours.
+func conditionalParams(e entry) []any {
+	header := func(name, desc string) map[string]any {
+		return map[string]any{"name": name, "in": "header", "required": false, "schema": map[string]any{"type": "string"}, "description": desc}
+	}
+	var out []any
+	switch {
+	case e.Versioned != "" && e.Method == http.MethodGet:
+		out = append(out, header("If-None-Match", "entity tags (or *); when one matches the current version the answer is 304 without a body"))
+	case e.Versioned != "":
+		out = append(out, header("If-Match", "entity tags (or *); unless one matches the stored version, nothing is written and the answer is 412 precondition_failed"))
+	}
+	if e.Idempotent {
+		out = append(out, header("Idempotency-Key", "1 to 255 printable ASCII characters; a retry with the same key and body answers the recorded answer without writing again (kept 24 h); the same key with another body is 422 idempotency_key_reused"))
+	}
+	return out
+}
+
 // errorStatuses are the problem answers every operation may give; writes
 // may also conflict (409) and bodies may be too large or not JSON.
 var errorStatuses = []int{400, 401, 402, 403, 404, 500}
@@ -335,6 +368,7 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	for _, p := range e.Params {
 		params = append(params, queryParam(p))
 	}
+	params = append(params, conditionalParams(e)...)
 	op["parameters"] = params
 
 	hasBody := sp.body != nil || (!typed && (e.Method == http.MethodPost || e.Method == http.MethodPut || e.Method == http.MethodPatch))
@@ -366,14 +400,33 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 				"Link":        map[string]any{"schema": map[string]any{"type": "string"}, "description": "successor-version or deprecation link"},
 			}
 		}
+		if e.Versioned != "" && st == http.StatusOK {
+			r["headers"] = map[string]any{"ETag": etagHeader}
+		}
+		if e.Idempotent && st >= 200 && st < 300 {
+			r["headers"] = withHeader(r["headers"], "Idempotent-Replayed", map[string]any{"schema": map[string]any{"type": "string", "enum": []string{"true"}},
+				"description": "present when the answer is the recorded one of an earlier request with the same Idempotency-Key"})
+		}
 		resps[strconv.Itoa(st)] = r
 	}
+	if e.Versioned != "" && e.Method == http.MethodGet {
+		resps["304"] = map[string]any{"description": "the version named in If-None-Match is current; no body",
+			"headers": map[string]any{"ETag": etagHeader}}
+	}
 	errs := slices.Clone(errorStatuses)
+	// Any request may be refused for its size before it is read.
+	errs = append(errs, http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong, http.StatusRequestHeaderFieldsTooLarge)
 	if e.Method != http.MethodGet {
 		errs = append(errs, http.StatusConflict)
 	}
+	if e.Versioned != "" && e.Method != http.MethodGet {
+		errs = append(errs, http.StatusPreconditionFailed)
+	}
+	if e.Idempotent {
+		errs = append(errs, http.StatusUnprocessableEntity)
+	}
 	if hasBody {
-		errs = append(errs, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+		errs = append(errs, http.StatusUnsupportedMediaType)
 	}
 	for _, st := range errs {
 		resps[strconv.Itoa(st)] = map[string]any{"description": http.StatusText(st),

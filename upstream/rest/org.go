@@ -29,7 +29,7 @@ func orgTable() []entry {
 		{Route{Method: get, Pattern: "/api/v2/users/{id}", Params: viewParams, Success: ok, Designed: true}, (*server).getUser},
 		{Route{Method: post, Pattern: "/api/v2/users", Success: created, Designed: true}, (*server).createUser},
 		{Route{Method: patch, Pattern: "/api/v2/users/{id}", Success: ok, Designed: true}, (*server).updateUser},
-		{Route{Method: post, Pattern: "/api/v2/users/{id}/tokens", Success: created, Designed: true}, (*server).createUserToken},
+		{Route{Method: post, Pattern: "/api/v2/users/{id}/tokens", Success: created, Designed: true, Secret: true}, (*server).createUserToken},
 
 		// Employees.
 		{Route{Method: get, Pattern: "/api/v2/employees", Account: true, Params: []string{"filter", "sort", "fields", "skip", "take"}, Success: ok}, (*server).listEmployees},

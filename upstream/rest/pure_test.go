@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -366,13 +367,28 @@ func TestRoutesTable(t *testing.T) {
 // FuzzDecodeJSON: any body decodes or fails with a client error, never a
 // panic or an internal error.
 func FuzzDecodeJSON(f *testing.F) {
-	for _, s := range []string{`{"name":"x","sessionId":"a"}`, `{"closedStatus":{"status":1}}`, `{`, `[]`, `{"tags":[{"title":2}]}`, `{"orderId":1e400}`} {
+	for _, s := range []string{`{"name":"x","sessionId":"a"}`, `{"closedStatus":{"status":1}}`, `{`, `[]`, `{"tags":[{"title":2}]}`, `{"orderId":1e400}`,
+		`{"name":"a","name":"b"}`, `{"name":"a","Name":"b"}`, `{"name":"\u0000"}`, "{\"name\":\"\xff\"}", `{"name":"\ud800\udc00"}`, `{"name":"\ud800"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var in upstream.GoalInput
-		if err := rest.DecodeJSON(b, &in); err != nil && upstream.ErrorCode(err) != upstream.CodeInvalid {
+		err := rest.DecodeJSON(b, &in)
+		if err != nil && upstream.ErrorCode(err) != upstream.CodeInvalid {
 			t.Fatalf("DecodeJSON(%q) = %v, want nil or invalid_input", b, err)
+		}
+		if err != nil {
+			return
+		}
+		// What is accepted is what was sent: no byte was repaired and no
+		// NUL slipped through.
+		if !utf8.Valid(b) {
+			t.Fatalf("DecodeJSON accepted invalid UTF-8: %q", b)
+		}
+		for _, s := range append([]string{in.Name, in.Description, in.RichTextDescription, in.SessionID, in.ParentID}, in.OwnerIDs...) {
+			if strings.ContainsRune(s, 0) {
+				t.Fatalf("DecodeJSON accepted a NUL: %q", b)
+			}
 		}
 	})
 }

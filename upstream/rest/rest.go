@@ -69,6 +69,16 @@ type Route struct {
 	// Designed is true for operations the contract does not show but
 	// DESIGN.md designs in the same style (goal CRUD, check-ins, ...).
 	Designed bool
+	// Versioned names the kind of resource (upstream.KindGoal, ...) whose
+	// version the route's last path parameter addresses: a GET answers its
+	// ETag and honours If-None-Match, a PATCH or DELETE honours If-Match.
+	Versioned string
+	// Idempotent is true for operations that honour Idempotency-Key: every
+	// POST except those whose answer holds a credential (Secret).
+	Idempotent bool
+	// Secret is true for operations whose answer holds a credential (a new
+	// token): it is never recorded, so they take no Idempotency-Key.
+	Secret bool
 }
 
 // deprecatedAt is the date of the contract's deprecations: the announcements
@@ -96,7 +106,7 @@ func New(api upstream.API, opts Options) http.Handler {
 	s := &server{api: api, log: log}
 
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.accessLog, s.recoverer, noStore)
+	r.Use(s.requestID, s.accessLog, s.recoverer, s.limits, noStore)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, upstream.Errorf(upstream.CodeNotFound, "no operation at %s %s", r.Method, r.URL.Path))
 	})
@@ -137,8 +147,8 @@ type entry struct {
 }
 
 // endpoint wraps an operation's handler with the per-route checks:
-// authentication, the account header, the allowed query parameters, and the
-// encoding of the result.
+// authentication, the account header, the allowed query parameters, the
+// Idempotency-Key of a POST (idempotent.go), and then run.
 func (s *server) endpoint(e entry) http.Handler {
 	allowed := make(map[string]bool, len(e.Params))
 	for _, p := range e.Params {
@@ -155,30 +165,79 @@ func (s *server) endpoint(e entry) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		v, err := e.h(s, w, r)
+		key, hasKey, err := idempotencyKey(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		switch x := v.(type) {
-		case notModified:
-			w.Header().Set("X-Message", string(x))
-			w.WriteHeader(http.StatusNotModified)
-		case nil:
-			w.WriteHeader(e.Success)
-		case withStatus:
-			s.writeJSON(w, r, x.status, x.v)
-		case shaped:
-			out, err := render(x.v, x.view, x.list)
-			if err != nil {
-				s.writeError(w, r, err)
-				return
-			}
-			s.writeJSON(w, r, e.Success, out)
-		default:
-			s.writeJSON(w, r, e.Success, v)
+		if !hasKey {
+			s.run(e, w, r)
+			return
 		}
+		store, ok := s.api.(upstream.Idempotency)
+		if !e.Idempotent || !ok {
+			s.writeError(w, r, upstream.Invalid("Idempotency-Key", "this operation does not take an Idempotency-Key; it is honoured on POST operations"))
+			return
+		}
+		s.idempotent(w, r, store, key, func(w http.ResponseWriter, r *http.Request) { s.run(e, w, r) })
 	})
+}
+
+// run calls an operation's handler — conditionally on a versioned route
+// (conditional.go) — and encodes its result.
+func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
+	var v any
+	var err error
+	_, versions := s.api.(upstream.Versions)
+	switch {
+	case r.Header.Get("If-Match") != "" && (e.Versioned == "" || e.Method == http.MethodGet || !versions):
+		err = upstream.Invalid("If-Match", "this operation does not take If-Match; it is honoured on PATCH and DELETE of goals, key results, tasks and sessions")
+	case e.Versioned != "" && e.Method == http.MethodGet:
+		var etag string
+		var match bool
+		v, etag, match, err = s.conditionalGet(r.Context(), r, e.Versioned, urlParam(r, idParam(e.Pattern)), func() (any, error) { return e.h(s, w, r) })
+		if err == nil && etag != "" {
+			w.Header().Set("ETag", etag)
+		}
+		if err == nil && match {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	case e.Versioned != "":
+		var p *upstream.Precondition
+		if p, err = ifMatch(r, e.Versioned, urlParam(r, idParam(e.Pattern))); err != nil {
+			break
+		}
+		r = r.WithContext(upstream.WithPrecondition(r.Context(), p))
+		v, err = e.h(s, w, r)
+		if err == nil && p.ETag != "" && e.Method != http.MethodDelete {
+			w.Header().Set("ETag", p.ETag)
+		}
+	default:
+		v, err = e.h(s, w, r)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch x := v.(type) {
+	case notModified:
+		w.Header().Set("X-Message", string(x))
+		w.WriteHeader(http.StatusNotModified)
+	case nil:
+		w.WriteHeader(e.Success)
+	case withStatus:
+		s.writeJSON(w, r, x.status, x.v)
+	case shaped:
+		out, err := render(x.v, x.view, x.list)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeJSON(w, r, e.Success, out)
+	default:
+		s.writeJSON(w, r, e.Success, v)
+	}
 }
 
 // notModified is a handler result meaning 304 with the given message.

@@ -262,6 +262,9 @@ func checkKPI(ctx context.Context, q querier, account string, k *upstream.KPI) e
 	if len(k.Description) > 20000 {
 		return upstream.Invalid("description", "must be at most 20000 characters")
 	}
+	if err := upstream.CheckNumber("value", k.Value); err != nil {
+		return err
+	}
 	if ok, err := userExists(ctx, q, account, k.OwnerID); err != nil {
 		return err
 	} else if !ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -196,10 +195,8 @@ func (s *Store) checkMetric(ctx context.Context, q querier, account string, m *u
 	if m.ManualType != upstream.TypeDouble && m.ManualType != upstream.TypeBool {
 		return upstream.Invalid("manualType", "must be double or boolean")
 	}
-	for field, v := range map[string]float64{"initialValue": m.InitialValue, "target": m.Target, "actual": m.Actual} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return upstream.Invalid(field, "must be a finite number")
-		}
+	if err := upstream.CheckMetricNumbers("target", m.ManualType, m.TargetOperator, m.InitialValue, m.Target, m.Actual, m.Critical); err != nil {
+		return err
 	}
 	if m.ManualType == upstream.TypeBool && m.Actual != 0 && m.Actual != 1 {
 		return upstream.Invalid("actual", "a boolean key result's actual must be 0 or 1")
@@ -393,8 +390,8 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 	if in.Actual == nil {
 		return upstream.CheckIn{}, upstream.Invalid("actual", "is required")
 	}
-	if math.IsNaN(*in.Actual) || math.IsInf(*in.Actual, 0) {
-		return upstream.CheckIn{}, upstream.Invalid("actual", "must be a finite number")
+	if err := upstream.CheckNumber("actual", *in.Actual); err != nil {
+		return upstream.CheckIn{}, err
 	}
 	if in.Confidence != nil && (*in.Confidence < 0 || *in.Confidence > 10) {
 		return upstream.CheckIn{}, upstream.Invalid("confidence", "must be between 0 and 10")
@@ -427,6 +424,9 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		}
 		if g.ClosedStatus.Status == upstream.GoalAbandoned {
 			return upstream.Errorf(upstream.CodeGoalAbandoned, "goal %q is abandoned: its key results take no check-ins", g.ID)
+		}
+		if err := upstream.CheckMetricNumbers("actual", m.ManualType, m.TargetOperator, m.InitialValue, m.Target, ci.Actual, m.Critical); err != nil {
+			return err
 		}
 		ci.GoalID, ci.PreviousActual = g.ID, m.Actual
 		m.Actual = ci.Actual

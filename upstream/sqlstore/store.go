@@ -202,13 +202,22 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	s.queries.Add(1)
-	if err := fn(counted{q: t, n: &s.queries, tx: true}); err != nil {
+	q := counted{q: t, n: &s.queries, tx: true}
+	before, err := beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	if err == nil {
+		err = fn(q)
+	}
+	if err == nil {
+		err = afterWrite(ctx, q, before)
+	}
+	if err != nil {
 		_ = t.Rollback()
 		return err
 	}
 	if err := t.Commit(); err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
+	committed(ctx)
 	if m := upstream.MemoFrom(ctx); m != nil {
 		m.Clear() // the write may have changed what the memo holds
 	}

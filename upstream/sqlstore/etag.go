@@ -1,0 +1,125 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+var _ upstream.Versions = (*Store)(nil)
+
+// Version returns the entity tag of a goal, key result, task or session of
+// the caller's account: a digest of its stored document (for a goal, with
+// the documents of its key results, which its answer embeds). Every write
+// rewrites the document, derived figures included, so the tag changes with
+// every change the answer shows except the names of people, which are
+// joined at read time. It does not authorize (see upstream.Versions).
+func (s *Store) Version(ctx context.Context, kind, id string) (string, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return "", err
+	}
+	v, err := version(ctx, s.read(), c.AccountID, kind, id)
+	if err != nil {
+		return "", err
+	}
+	if v == "" {
+		return "", upstream.NotFound(kind, id)
+	}
+	return v, nil
+}
+
+// version returns the entity tag of kind/id, or "" when there is no such
+// resource.
+func version(ctx context.Context, q querier, account, kind, id string) (string, error) {
+	var stmts []string
+	switch kind {
+	case upstream.KindGoal:
+		stmts = []string{"SELECT doc FROM goals WHERE account_id = ? AND id = ?",
+			"SELECT doc FROM metrics WHERE account_id = ? AND goal_id = ? ORDER BY id"}
+	case upstream.KindMetric:
+		stmts = []string{"SELECT doc FROM metrics WHERE account_id = ? AND id = ?"}
+	case upstream.KindTask:
+		stmts = []string{"SELECT doc FROM tasks WHERE account_id = ? AND id = ?"}
+	case upstream.KindSession:
+		stmts = []string{"SELECT doc FROM sessions WHERE account_id = ? AND id = ?"}
+	default:
+		return "", fmt.Errorf("sqlstore: version: no versions of %q", kind)
+	}
+	if !upstream.ValidID(id) {
+		return "", nil
+	}
+	var buf bytes.Buffer
+	for i, stmt := range stmts {
+		rows, err := q.QueryContext(ctx, stmt, account, id)
+		if err != nil {
+			return "", fmt.Errorf("sqlstore: version of %s %s: %w", kind, id, err)
+		}
+		n := 0
+		for rows.Next() {
+			var doc []byte
+			if err := rows.Scan(&doc); err != nil {
+				rows.Close()
+				return "", fmt.Errorf("sqlstore: version of %s %s: %w", kind, id, err)
+			}
+			buf.Write(doc)
+			buf.WriteByte('\n')
+			n++
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return "", fmt.Errorf("sqlstore: version of %s %s: %w", kind, id, err)
+		}
+		if i == 0 && n == 0 {
+			return "", nil
+		}
+	}
+	return upstream.ETagOf(buf.Bytes()), nil
+}
+
+// beforeWrite is the first step of a write transaction: when ctx carries
+// a precondition not yet met by an earlier write of the request, it reads
+// the version the write starts from.
+func beforeWrite(ctx context.Context, q querier) (string, error) {
+	p := upstream.PreconditionFrom(ctx)
+	c, ok := upstream.CallerFrom(ctx)
+	if p == nil || p.Done || len(p.IfMatch) == 0 || !ok {
+		return "", nil
+	}
+	return version(ctx, q, c.AccountID, p.Kind, p.ID)
+}
+
+// afterWrite is the last step of a write transaction before its commit,
+// after the write itself succeeded (so its own errors — not found,
+// forbidden, invalid — come first): it compares the version the write
+// started from with If-Match, failing the transaction on a mismatch;
+// records the version the write leaves; and marks the request's
+// idempotency key applied, in the same transaction as the write.
+func afterWrite(ctx context.Context, q querier, before string) error {
+	if p := upstream.PreconditionFrom(ctx); p != nil && !p.Done {
+		c, ok := upstream.CallerFrom(ctx)
+		if !ok {
+			return upstream.Errorf(upstream.CodeUnauthenticated, "a conditional write needs a caller")
+		}
+		if err := p.Check(before); err != nil {
+			return err
+		}
+		v, err := version(ctx, q, c.AccountID, p.Kind, p.ID)
+		if err != nil {
+			return err
+		}
+		p.ETag = v
+	}
+	return markApplied(ctx, q)
+}
+
+// committed marks the precondition of ctx met, after the first write under
+// it committed.
+func committed(ctx context.Context) {
+	if p := upstream.PreconditionFrom(ctx); p != nil {
+		p.Done = true
+	}
+}
