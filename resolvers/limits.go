@@ -50,7 +50,9 @@ func (DocumentLimits) Validate(graphql.ExecutableSchema) error { return nil }
 func (l DocumentLimits) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
 	if l.Variables > 0 {
 		if n := countValues(p.Variables, l.Variables+1); n > l.Variables {
-			return limitError(CodeVariablesLimit, "variables", n, l.Variables)
+			err := gqlerror.Errorf("the variables hold more than %d JSON values, the limit", l.Variables)
+			err.Extensions = map[string]any{"code": CodeVariablesLimit, "limit": l.Variables}
+			return err
 		}
 	}
 	if p.Query == "" {
@@ -96,8 +98,8 @@ func (l DocumentLimits) Check(doc *ast.QueryDocument) *gqlerror.Error {
 			code, what string
 			n, max     int
 		}{
-			{CodeFieldsLimit, "fields", s.fields, l.Fields},
 			{CodeAliasesLimit, "aliases", s.aliases, l.Aliases},
+			{CodeFieldsLimit, "fields", s.fields, l.Fields},
 			{CodeDirectivesLimit, "directives", s.directives, l.Directives},
 			{CodeDepthLimit, "depth", s.depth, l.Depth},
 		} {
