@@ -20,11 +20,42 @@ import (
 // resolves or loads anything, and the answer is one error with
 // extensions.code NODE_LIMIT_EXCEEDED or RESPONSE_TOO_LARGE instead of data,
 // so memory stays proportional to the budget, not to the query. The encoded
-// answer is checked against Bytes once more before it is sent. Zero fields
-// mean no bound.
+// answer is checked against Bytes once more before it is sent.
+//
+// InFlight bounds the nodes of all operations executing at once on the
+// server (a request's nodes are released when its answer is built): each
+// node holds about 1 KB of heap while the answer is assembled
+// (docs/graphql.md), so a per-request bound alone would let concurrent
+// large queries add up without limit. An operation that finds the server's
+// budget spent stops with SERVER_BUSY, which the transport answers with
+// HTTP 503 and Retry-After. Zero fields mean no bound.
 type Budget struct {
-	Nodes int
-	Bytes int
+	Nodes    int
+	Bytes    int
+	InFlight *InFlight
+}
+
+// InFlight is the server-wide count of nodes held by executing operations.
+type InFlight struct {
+	max  int64
+	used atomic.Int64
+}
+
+// NewInFlight returns a server-wide budget of max nodes (0: unbounded).
+func NewInFlight(max int) *InFlight { return &InFlight{max: int64(max)} }
+
+// take charges n nodes and reports whether they fit.
+func (f *InFlight) take(n int64) bool {
+	if f == nil {
+		return true
+	}
+	return f.used.Add(n) <= f.max || f.max <= 0
+}
+
+func (f *InFlight) release(n int64) {
+	if f != nil {
+		f.used.Add(-n)
+	}
 }
 
 // errBudget stops every field resolved after the budget ran out; the
@@ -34,7 +65,8 @@ var errBudget = errors.New("the request's budget is exhausted")
 // spend is one operation's running total.
 type spend struct {
 	nodes, bytes atomic.Int64
-	over         atomic.Int32 // 0, or 1 for nodes, 2 for bytes
+	pooled       atomic.Int64 // nodes charged to Budget.InFlight
+	over         atomic.Int32 // 0, or 1 for nodes, 2 for bytes, 3 for the server's budget
 }
 
 type spendKey struct{}
@@ -44,6 +76,7 @@ type spendKey struct{}
 func (b Budget) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	s := &spend{}
 	resp := next(context.WithValue(ctx, spendKey{}, s))
+	b.InFlight.release(s.pooled.Load())
 	if resp == nil {
 		return nil
 	}
@@ -58,6 +91,9 @@ func (b Budget) aroundResponses(ctx context.Context, next graphql.ResponseHandle
 	case 2:
 		return &graphql.Response{Errors: gqlerror.List{budgetError(CodeResponseTooLarge,
 			"the answer would exceed %d bytes; ask for fewer fields, smaller pages or fewer aliases", b.Bytes)}}
+	case 3:
+		return &graphql.Response{Errors: gqlerror.List{budgetError(CodeServerBusy,
+			"the server is busy answering other large queries (%d nodes at once); retry later", int(b.InFlight.max))}}
 	}
 	return resp
 }
@@ -89,6 +125,13 @@ func (b Budget) aroundFields(ctx context.Context, next graphql.Resolver) (any, e
 	if b.Nodes > 0 && s.nodes.Add(int64(nodes)) > int64(b.Nodes) {
 		s.over.CompareAndSwap(0, 1)
 		return nil, errBudget
+	}
+	if b.InFlight != nil {
+		s.pooled.Add(int64(nodes))
+		if !b.InFlight.take(int64(nodes)) {
+			s.over.CompareAndSwap(0, 3)
+			return nil, errBudget
+		}
 	}
 	if b.Bytes > 0 && s.bytes.Add(int64(size)) > int64(b.Bytes) {
 		s.over.CompareAndSwap(0, 2)

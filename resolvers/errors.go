@@ -50,6 +50,7 @@ const (
 	// The execution budget (Budget).
 	CodeNodeLimit        = "NODE_LIMIT_EXCEEDED"
 	CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
+	CodeServerBusy       = "SERVER_BUSY" // HTTP 503 with Retry-After
 )
 
 // GraphQLCode maps an upstream error code to extensions.code.

@@ -34,6 +34,7 @@ const (
 	DefaultMaxFragments     = 200
 	DefaultMaxVariables     = 10_000
 	DefaultMaxNodes         = 2_000_000
+	DefaultMaxNodesInFlight = 4_000_000
 	DefaultMaxResponseBytes = 64 << 20
 	DefaultTimeout          = 30 * time.Second
 	DefaultMaxBodyBytes     = 1 << 20
@@ -65,6 +66,7 @@ type Config struct {
 	MaxVariables  int // JSON values in variables; DefaultMaxVariables
 	// Budget of one operation while it executes (Budget).
 	MaxNodes         int           // DefaultMaxNodes
+	MaxNodesInFlight int           // of all operations at once; DefaultMaxNodesInFlight
 	MaxResponseBytes int           // DefaultMaxResponseBytes
 	MaxBodyBytes     int64         // request body; DefaultMaxBodyBytes
 	Timeout          time.Duration // per request; DefaultTimeout
@@ -94,7 +96,7 @@ func (c *Config) defaults() {
 	}{
 		{&c.MaxFields, DefaultMaxFields}, {&c.MaxAliases, DefaultMaxAliases}, {&c.MaxDirectives, DefaultMaxDirectives},
 		{&c.MaxOperations, DefaultMaxOperations}, {&c.MaxFragments, DefaultMaxFragments}, {&c.MaxVariables, DefaultMaxVariables},
-		{&c.MaxNodes, DefaultMaxNodes}, {&c.MaxResponseBytes, DefaultMaxResponseBytes},
+		{&c.MaxNodes, DefaultMaxNodes}, {&c.MaxNodesInFlight, DefaultMaxNodesInFlight}, {&c.MaxResponseBytes, DefaultMaxResponseBytes},
 	} {
 		if *d.v <= 0 {
 			*d.v = d.def
@@ -135,7 +137,7 @@ func NewServer(cfg Config) *handler.Server {
 		Cache: queries,
 	})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
-	budget := Budget{Nodes: cfg.MaxNodes, Bytes: cfg.MaxResponseBytes}
+	budget := Budget{Nodes: cfg.MaxNodes, Bytes: cfg.MaxResponseBytes, InFlight: NewInFlight(cfg.MaxNodesInFlight)}
 	srv.AroundFields(budget.aroundFields)
 	srv.AroundResponses(budget.aroundResponses)
 	srv.SetErrorPresenter(errorPresenter(cfg.Logger))

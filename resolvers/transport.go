@@ -96,7 +96,12 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	resp := responses(ctx)
 	b, merr := json.Marshal(resp)
 	if merr != nil {
-		panic(fmt.Errorf("encode GraphQL response: %w", merr)) // recovered by the handler's panic recovery
+		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(CodeInternal, "internal error")})
+		return
+	}
+	if len(resp.Errors) == 1 && resp.Errors[0].Extensions["code"] == CodeServerBusy {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
 	}
 	_, _ = w.Write(b)
 }
