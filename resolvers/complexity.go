@@ -29,6 +29,12 @@ const (
 	EstHolders  = 20 // BadgeHolders.users, BadgeHolders.teams
 	EstByTag    = 50 // dashboardsByTag, dashboardTagUsages (unpaged), DashboardTagUsage.dashboards
 	EstReports  = 20 // dashboardReports (unpaged)
+	// EstEmbedded is for lists stored inside their parent's document or
+	// computed without a read (tags, assignees, permissions, list columns,
+	// reactions, dashboard parameters and insights, confidence mappings,
+	// subscriptions, the action catalogue): no upstream call, but every
+	// element is a node of the answer.
+	EstEmbedded = 10
 )
 
 func mul(c, n int) int {
@@ -38,11 +44,14 @@ func mul(c, n int) int {
 	return c * n
 }
 
+// firstOr is a connection's multiplier: first, capped at MaxFirst (a larger
+// first is refused by the resolver, which must not make the estimate
+// overflow), or DefaultFirst when absent.
 func firstOr(first *int) int {
 	if first == nil {
 		return DefaultFirst
 	}
-	return max(*first, 1)
+	return min(max(*first, 1), MaxFirst)
 }
 
 // SetComplexity installs the cost functions on cfg.
@@ -85,6 +94,14 @@ func SetComplexity(cfg *graph.Config) {
 	c.Query.DashboardsByTag = func(child int, _ string) int { return mul(child, EstByTag) }
 	c.Query.DashboardTagUsages, c.Query.DashboardReports = est(EstByTag), est(EstReports)
 	c.DashboardTagUsage.Dashboards = est(EstByTag)
+	// Lists embedded in their parent or computed without a read.
+	emb := est(EstEmbedded)
+	c.List.Columns, c.List.Fields, c.ListSchema.Fields, c.ListSchema.CustomFieldsProperties = emb, emb, emb, emb
+	c.Access.Permissions, c.Session.Permissions, c.Employee.Roles, c.ConfidenceSettings.ConfidenceMapping = emb, emb, emb, emb
+	c.Session.Tags, c.Goal.Tags, c.Dashboard.Tags, c.Goal.Assignees, c.Metric.Assignees = emb, emb, emb, emb, emb
+	c.Announcement.Reactions, c.Dashboard.Insights, c.Dashboard.Parameters = emb, emb, emb
+	c.Account.Subscriptions, c.Query.Actions = emb, emb
+	c.Mutation.CreateTags = func(child int, titles []string) int { return mul(child, max(len(titles), 1)) }
 	// The deprecated listing pages by take (default upstream.DefaultLimit).
 	c.Query.LegacyUsers = func(child int, _ *string, _ *int, take *int, _ *bool) int {
 		n := upstream.DefaultLimit
