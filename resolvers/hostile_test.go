@@ -70,7 +70,7 @@ func hostileQueries() []hostile {
 		{name: "wide fragment spread 20 times", query: wide, code: resolvers.CodeFieldsLimit},
 		{name: "fragment spreads exploding to 10^8 fields", query: explode.String(), code: resolvers.CodeFieldsLimit},
 		{name: "fragment cycle", query: "{ ...A }\nfragment A on Query { ...B }\nfragment B on Query { ...A }", code: resolvers.CodeValidationFailed},
-		{name: "deep introspection", query: "{ __schema { types { " + strings.Repeat("fields { type { ", 8) + "name" + strings.Repeat(" } }", 8) + " } } }", code: resolvers.CodeDepthLimit},
+		{name: "deep introspection", query: "{ __schema { types { " + strings.Repeat("fields { type { ", 8) + "name" + strings.Repeat(" } }", 8) + " } } }", code: resolvers.CodeValidationFailed},
 		{name: "introspection nesting __Type lists", query: "{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }", code: resolvers.CodeValidationFailed},
 		{name: "depth", query: "{ goals { nodes { " + strings.Repeat("children { ", 14) + "id" + strings.Repeat(" }", 14) + " } } }", code: resolvers.CodeDepthLimit},
 		{name: "fan-out over lists", query: `{ goals(first: 100) { nodes { children { children { children { metrics { checkins { id actual } tasks { id } } } } } } } }`, code: resolvers.CodeComplexityLimit},
@@ -139,3 +139,37 @@ func BenchmarkHostileRefusal(b *testing.B) {
 		})
 	}
 }
+
+// introspectionQuery is graphql-js 16's getIntrospectionQuery with every
+// option on, as GraphiQL sends it.
+const introspectionQuery = `query IntrospectionQuery {
+  __schema {
+    description
+    queryType { name kind }
+    mutationType { name kind }
+    subscriptionType { name kind }
+    types { ...FullType }
+    directives { name description isRepeatable locations args(includeDeprecated: true) { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description specifiedByURL isOneOf
+  fields(includeDeprecated: true) {
+    name description
+    args(includeDeprecated: true) { ...InputValue }
+    type { ...TypeRef }
+    isDeprecated deprecationReason
+  }
+  inputFields(includeDeprecated: true) { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue {
+  name description type { ...TypeRef } defaultValue isDeprecated deprecationReason
+}
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+    ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } }
+}`

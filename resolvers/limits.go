@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -25,7 +26,7 @@ type DocumentLimits struct {
 	Directives int // directive uses, fragments expanded
 	Operations int // operations in one document (the validator checks them all)
 	Fragments  int // fragment definitions in one document
-	Depth      int // nested field selections (introspection fields not counted)
+	Depth      int // nested field selections (the subtrees of __schema and __type not counted)
 	Variables  int // JSON values in the request's variables, nested values included
 
 	// Cache is the executor's cache of validated documents: a query found
@@ -167,7 +168,12 @@ func (c *counter) set(set ast.SelectionSet) (shape, *gqlerror.Error) {
 				s.aliases = satAdd(s.aliases, 1)
 			}
 			s.directives = satAdd(s.directives, len(sel.Directives))
-			if len(sel.Name) < 2 || sel.Name[:2] != "__" {
+			if strings.HasPrefix(sel.Name, "__") {
+				// Introspection's depth is bounded by the schema and by the
+				// validator's MaxIntrospectionDepth rule; GraphiQL's
+				// introspection query nests 14 deep.
+				s.depth = 0
+			} else {
 				s.depth++
 			}
 		case *ast.InlineFragment:
