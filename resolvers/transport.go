@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -132,16 +133,18 @@ func tooLarge(limit int64) *gqlerror.Error {
 	return err
 }
 
-// decodeParams decodes a POST body. Errors say where the body went wrong,
+// decodeParams decodes a POST body in one pass, numbers kept as
+// json.Number as gqlgen expects. Errors say where the body went wrong,
 // never what it held.
 func decodeParams(body []byte, p *graphql.RawParams) *gqlerror.Error {
 	var in struct {
-		Query         *string         `json:"query"`
-		OperationName *string         `json:"operationName"`
-		Variables     json.RawMessage `json:"variables"`
-		Extensions    json.RawMessage `json:"extensions"`
+		Query         *string        `json:"query"`
+		OperationName *string        `json:"operationName"`
+		Variables     map[string]any `json:"variables"`
+		Extensions    map[string]any `json:"extensions"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
 	if err := dec.Decode(&in); err != nil {
 		return decodeError("the request body", err)
 	}
@@ -154,22 +157,17 @@ func decodeParams(body []byte, p *graphql.RawParams) *gqlerror.Error {
 	if in.OperationName != nil {
 		p.OperationName = *in.OperationName
 	}
-	if err := decodeObject("variables", in.Variables, &p.Variables); err != nil {
-		return err
-	}
-	return decodeObject("extensions", in.Extensions, &p.Extensions)
+	p.Variables, p.Extensions = in.Variables, in.Extensions
+	return nil
 }
 
-// decodeObject decodes a JSON object (or null) into *m, numbers kept as
-// json.Number as gqlgen expects.
-func decodeObject(what string, raw json.RawMessage, m *map[string]any) *gqlerror.Error {
-	if len(raw) == 0 || string(raw) == "null" {
+// decodeObject decodes a JSON object (or nothing, or null) of a GET
+// parameter into *m.
+func decodeObject(what, raw string, m *map[string]any) *gqlerror.Error {
+	if raw == "" || raw == "null" {
 		return nil
 	}
-	if raw[0] != '{' {
-		return requestError(CodeBadRequest, what+" must be a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(m); err != nil {
 		return decodeError(what, err)
@@ -182,9 +180,24 @@ func decodeError(what string, err error) *gqlerror.Error {
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		msg += fmt.Sprintf(" (syntax error at byte %d)", se.Offset)
 	} else if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		msg = fmt.Sprintf("%s: %q must be a %s, not a JSON %s", what, te.Field, te.Type, te.Value)
+		msg = fmt.Sprintf("%s: %q must be a JSON %s, not a JSON %s", what, te.Field, jsonKind(te.Type), te.Value)
 	}
 	return requestError(CodeBadRequest, msg)
+}
+
+// jsonKind names the JSON value a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.String()
 }
 
 // readGET reads query, operationName, variables and extensions from the URL.
@@ -195,10 +208,10 @@ func readGET(r *http.Request, p *graphql.RawParams) (int, *gqlerror.Error) {
 	}
 	p.Query = q.Get("query")
 	p.OperationName = q.Get("operationName")
-	if err := decodeObject("variables", json.RawMessage(q.Get("variables")), &p.Variables); err != nil {
+	if err := decodeObject("variables", q.Get("variables"), &p.Variables); err != nil {
 		return http.StatusBadRequest, err
 	}
-	if err := decodeObject("extensions", json.RawMessage(q.Get("extensions")), &p.Extensions); err != nil {
+	if err := decodeObject("extensions", q.Get("extensions"), &p.Extensions); err != nil {
 		return http.StatusBadRequest, err
 	}
 	return 0, nil
