@@ -75,8 +75,10 @@ type spendKey struct{}
 // ran out, answers with one error and no data.
 func (b Budget) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	s := &spend{}
-	resp := next(context.WithValue(ctx, spendKey{}, s))
-	b.InFlight.release(s.pooled.Load())
+	resp := func() *graphql.Response {
+		defer func() { b.InFlight.release(s.pooled.Load()) }()
+		return next(context.WithValue(ctx, spendKey{}, s))
+	}()
 	if resp == nil {
 		return nil
 	}

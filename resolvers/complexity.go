@@ -29,12 +29,17 @@ const (
 	EstHolders  = 20 // BadgeHolders.users, BadgeHolders.teams
 	EstByTag    = 50 // dashboardsByTag, dashboardTagUsages (unpaged), DashboardTagUsage.dashboards
 	EstReports  = 20 // dashboardReports (unpaged)
-	// EstEmbedded is for lists stored inside their parent's document or
-	// computed without a read (tags, assignees, permissions, list columns,
-	// reactions, dashboard parameters and insights, confidence mappings,
-	// subscriptions, the action catalogue): no upstream call, but every
-	// element is a node of the answer.
-	EstEmbedded = 10
+	// Lists stored inside their parent's document or computed without a
+	// read: no upstream call, but every element is a node of the answer.
+	EstTags        = 2  // Goal.tags, Session.tags, Dashboard.tags
+	EstAssignees   = 2  // Goal.assignees, Metric.assignees
+	EstPermissions = 2  // Access.permissions, Session.permissions
+	EstInsights    = 5  // Dashboard.insights
+	EstParameters  = 2  // Dashboard.parameters
+	EstReactions   = 5  // Announcement.reactions
+	EstColumns     = 10 // List.columns, List.fields, ListSchema.fields, ListSchema.customFieldsProperties
+	EstSmall       = 5  // Employee.roles, ConfidenceSettings.confidenceMapping, Account.subscriptions
+	EstActions     = 30 // Query.actions (the catalogue)
 )
 
 func mul(c, n int) int {
@@ -95,12 +100,15 @@ func SetComplexity(cfg *graph.Config) {
 	c.Query.DashboardTagUsages, c.Query.DashboardReports = est(EstByTag), est(EstReports)
 	c.DashboardTagUsage.Dashboards = est(EstByTag)
 	// Lists embedded in their parent or computed without a read.
-	emb := est(EstEmbedded)
-	c.List.Columns, c.List.Fields, c.ListSchema.Fields, c.ListSchema.CustomFieldsProperties = emb, emb, emb, emb
-	c.Access.Permissions, c.Session.Permissions, c.Employee.Roles, c.ConfidenceSettings.ConfidenceMapping = emb, emb, emb, emb
-	c.Session.Tags, c.Goal.Tags, c.Dashboard.Tags, c.Goal.Assignees, c.Metric.Assignees = emb, emb, emb, emb, emb
-	c.Announcement.Reactions, c.Dashboard.Insights, c.Dashboard.Parameters = emb, emb, emb
-	c.Account.Subscriptions, c.Query.Actions = emb, emb
+	c.List.Columns, c.List.Fields = est(EstColumns), est(EstColumns)
+	c.ListSchema.Fields, c.ListSchema.CustomFieldsProperties = est(EstColumns), est(EstColumns)
+	c.Access.Permissions, c.Session.Permissions = est(EstPermissions), est(EstPermissions)
+	c.Session.Tags, c.Goal.Tags, c.Dashboard.Tags = est(EstTags), est(EstTags), est(EstTags)
+	c.Goal.Assignees, c.Metric.Assignees = est(EstAssignees), est(EstAssignees)
+	c.Dashboard.Insights, c.Dashboard.Parameters = est(EstInsights), est(EstParameters)
+	c.Announcement.Reactions = est(EstReactions)
+	c.Employee.Roles, c.ConfidenceSettings.ConfidenceMapping, c.Account.Subscriptions = est(EstSmall), est(EstSmall), est(EstSmall)
+	c.Query.Actions = est(EstActions)
 	c.Mutation.CreateTags = func(child int, titles []string) int { return mul(child, max(len(titles), 1)) }
 	// The deprecated listing pages by take (default upstream.DefaultLimit).
 	c.Query.LegacyUsers = func(child int, _ *string, _ *int, take *int, _ *bool) int {
