@@ -20,11 +20,12 @@ func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*resolvers.Config)) {
 	depth := fs.Int("graphql-max-depth", resolvers.DefaultMaxDepth, "GraphQL: nested fields per operation")
 	cost := fs.Int("graphql-max-cost", resolvers.DefaultMaxComplexity, "GraphQL: estimated cost per operation (docs/graphql.md)")
 	nodes := fs.Int("graphql-max-nodes", resolvers.DefaultMaxNodes, "GraphQL: fields and list elements resolved per operation")
+	inFlight := fs.Int("graphql-max-nodes-in-flight", resolvers.DefaultMaxNodesInFlight, "GraphQL: nodes of all operations executing at once (503 beyond)")
 	respBytes := fs.Int("graphql-max-response-bytes", resolvers.DefaultMaxResponseBytes, "GraphQL: `bytes` of JSON per answer")
 	body := fs.Int64("graphql-max-body-bytes", resolvers.DefaultMaxBodyBytes, "GraphQL: request body `bytes`")
 	return func(c *resolvers.Config) {
 		c.ParserTokenLimit, c.MaxFields, c.MaxAliases, c.MaxDirectives = *tokens, *fields, *aliases, *directives
-		c.MaxOperations, c.MaxFragments, c.MaxVariables = *operations, *fragments, *variables
+		c.MaxOperations, c.MaxFragments, c.MaxVariables, c.MaxNodesInFlight = *operations, *fragments, *variables, *inFlight
 		c.MaxDepth, c.MaxComplexity, c.MaxNodes, c.MaxResponseBytes, c.MaxBodyBytes = *depth, *cost, *nodes, *respBytes, *body
 	}
 }
