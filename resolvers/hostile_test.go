@@ -116,9 +116,10 @@ func TestWorstAcceptedShapesRun(t *testing.T) {
 	}
 	aliases.WriteString("}")
 	for name, q := range map[string]string{
-		"100 aliases":           aliases.String(),
-		"1,000 __typename":      "{ " + strings.Repeat("__typename ", 1000) + "}",
-		"fan-out 4 ways deep 3": fanOut(4, 3),
+		"GraphiQL's introspection query": introspectionQuery,
+		"100 aliases":                    aliases.String(),
+		"1,000 __typename":               "{ " + strings.Repeat("__typename ", 1000) + "}",
+		"fan-out 4 ways deep 3":          fanOut(4, 3),
 	} {
 		if r := f.do(t, q, nil); len(r.Errors) > 0 {
 			t.Errorf("%s: refused: %+v", name, r.Errors)

@@ -139,12 +139,6 @@ type shape struct {
 const satMax = 1 << 40
 
 func satAdd(a, b int) int { return min(a+b, satMax) }
-func satMul(a, b int) int {
-	if b != 0 && a > satMax/b {
-		return satMax
-	}
-	return min(a*b, satMax)
-}
 
 // counter computes shapes, memoising fragments by name.
 type counter struct {
