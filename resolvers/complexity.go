@@ -29,6 +29,17 @@ const (
 	EstHolders  = 20 // BadgeHolders.users, BadgeHolders.teams
 	EstByTag    = 50 // dashboardsByTag, dashboardTagUsages (unpaged), DashboardTagUsage.dashboards
 	EstReports  = 20 // dashboardReports (unpaged)
+	// Lists stored inside their parent's document or computed without a
+	// read: no upstream call, but every element is a node of the answer.
+	EstTags        = 2  // Goal.tags, Session.tags, Dashboard.tags
+	EstAssignees   = 2  // Goal.assignees, Metric.assignees
+	EstPermissions = 2  // Access.permissions, Session.permissions
+	EstInsights    = 5  // Dashboard.insights
+	EstParameters  = 2  // Dashboard.parameters
+	EstReactions   = 5  // Announcement.reactions
+	EstColumns     = 10 // List.columns, List.fields, ListSchema.fields, ListSchema.customFieldsProperties
+	EstSmall       = 5  // Employee.roles, ConfidenceSettings.confidenceMapping, Account.subscriptions
+	EstActions     = 30 // Query.actions (the catalogue)
 )
 
 func mul(c, n int) int {
@@ -38,11 +49,14 @@ func mul(c, n int) int {
 	return c * n
 }
 
+// firstOr is a connection's multiplier: first, capped at MaxFirst (a larger
+// first is refused by the resolver, which must not make the estimate
+// overflow), or DefaultFirst when absent.
 func firstOr(first *int) int {
 	if first == nil {
 		return DefaultFirst
 	}
-	return max(*first, 1)
+	return min(max(*first, 1), MaxFirst)
 }
 
 // SetComplexity installs the cost functions on cfg.
@@ -85,6 +99,17 @@ func SetComplexity(cfg *graph.Config) {
 	c.Query.DashboardsByTag = func(child int, _ string) int { return mul(child, EstByTag) }
 	c.Query.DashboardTagUsages, c.Query.DashboardReports = est(EstByTag), est(EstReports)
 	c.DashboardTagUsage.Dashboards = est(EstByTag)
+	// Lists embedded in their parent or computed without a read.
+	c.List.Columns, c.List.Fields = est(EstColumns), est(EstColumns)
+	c.ListSchema.Fields, c.ListSchema.CustomFieldsProperties = est(EstColumns), est(EstColumns)
+	c.Access.Permissions, c.Session.Permissions = est(EstPermissions), est(EstPermissions)
+	c.Session.Tags, c.Goal.Tags, c.Dashboard.Tags = est(EstTags), est(EstTags), est(EstTags)
+	c.Goal.Assignees, c.Metric.Assignees = est(EstAssignees), est(EstAssignees)
+	c.Dashboard.Insights, c.Dashboard.Parameters = est(EstInsights), est(EstParameters)
+	c.Announcement.Reactions = est(EstReactions)
+	c.Employee.Roles, c.ConfidenceSettings.ConfidenceMapping, c.Account.Subscriptions = est(EstSmall), est(EstSmall), est(EstSmall)
+	c.Query.Actions = est(EstActions)
+	c.Mutation.CreateTags = func(child int, titles []string) int { return mul(child, max(len(titles), 1)) }
 	// The deprecated listing pages by take (default upstream.DefaultLimit).
 	c.Query.LegacyUsers = func(child int, _ *string, _ *int, take *int, _ *bool) int {
 		n := upstream.DefaultLimit

@@ -41,6 +41,18 @@ const (
 	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
 	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
 	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
+	CodeRequestTooLarge   = "REQUEST_TOO_LARGE"
+	// Document limits (DocumentLimits), checked before validation.
+	CodeFieldsLimit     = "FIELD_LIMIT_EXCEEDED"
+	CodeAliasesLimit    = "ALIAS_LIMIT_EXCEEDED"
+	CodeDirectivesLimit = "DIRECTIVE_LIMIT_EXCEEDED"
+	CodeOperationsLimit = "OPERATION_LIMIT_EXCEEDED"
+	CodeFragmentsLimit  = "FRAGMENT_LIMIT_EXCEEDED"
+	CodeVariablesLimit  = "VARIABLES_LIMIT_EXCEEDED"
+	// The execution budget (Budget).
+	CodeNodeLimit        = "NODE_LIMIT_EXCEEDED"
+	CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
+	CodeServerBusy       = "SERVER_BUSY" // HTTP 503 with Retry-After
 )
 
 // CodePreconditionFailed is the code of a write made under an
@@ -103,6 +115,11 @@ func newRequestID() string {
 // only "internal error" and that id.
 func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
+		if errors.Is(err, errBudget) {
+			// Fields refused after the budget ran out: the response
+			// middleware replaces them all with one error.
+			return &gqlerror.Error{Message: errBudget.Error()}
+		}
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
 		var ue *upstream.Error
 		var qe *query.Error

@@ -16,7 +16,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -24,11 +23,20 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-// Defaults of Config.
+// Defaults of Config. docs/graphql.md ("Limits") says why each is what it is.
 const (
 	DefaultMaxDepth         = 15
 	DefaultMaxComplexity    = 1_000_000
 	DefaultParserTokenLimit = 10_000
+	DefaultMaxFields        = 1_000
+	DefaultMaxAliases       = 100
+	DefaultMaxDirectives    = 50
+	DefaultMaxOperations    = 20
+	DefaultMaxFragments     = 200
+	DefaultMaxVariables     = 10_000
+	DefaultMaxNodes         = 2_000_000
+	DefaultMaxNodesInFlight = 4_000_000
+	DefaultMaxResponseBytes = 64 << 20
 	DefaultTimeout          = 30 * time.Second
 	DefaultMaxBodyBytes     = 1 << 20
 	DefaultAPQCacheSize     = 1000
@@ -45,9 +53,22 @@ type Config struct {
 	Metrics *Metrics
 	Logger  *slog.Logger
 
-	MaxDepth         int           // DefaultMaxDepth
-	MaxComplexity    int           // DefaultMaxComplexity
-	ParserTokenLimit int           // DefaultParserTokenLimit
+	MaxDepth         int // DefaultMaxDepth
+	MaxComplexity    int // DefaultMaxComplexity
+	ParserTokenLimit int // DefaultParserTokenLimit
+	// Limits of the document checked before validation (DocumentLimits),
+	// fragments expanded.
+	MaxFields     int // DefaultMaxFields
+	MaxAliases    int // DefaultMaxAliases
+	MaxDirectives int // DefaultMaxDirectives
+	MaxOperations int // DefaultMaxOperations
+	MaxFragments  int // DefaultMaxFragments
+	MaxVariables  int // JSON values in variables; DefaultMaxVariables
+	// Budget of one operation while it executes (Budget).
+	MaxNodes         int           // DefaultMaxNodes
+	MaxNodesInFlight int           // of all operations at once; DefaultMaxNodesInFlight
+	MaxResponseBytes int           // DefaultMaxResponseBytes
+	MaxBodyBytes     int64         // request body; DefaultMaxBodyBytes
 	Timeout          time.Duration // per request; DefaultTimeout
 	// DisableIntrospection turns introspection off (it is on by default).
 	DisableIntrospection bool
@@ -66,30 +87,56 @@ func (c *Config) defaults() {
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
+	for _, d := range []struct {
+		v   *int
+		def int
+	}{
+		{&c.MaxFields, DefaultMaxFields}, {&c.MaxAliases, DefaultMaxAliases}, {&c.MaxDirectives, DefaultMaxDirectives},
+		{&c.MaxOperations, DefaultMaxOperations}, {&c.MaxFragments, DefaultMaxFragments}, {&c.MaxVariables, DefaultMaxVariables},
+		{&c.MaxNodes, DefaultMaxNodes}, {&c.MaxNodesInFlight, DefaultMaxNodesInFlight}, {&c.MaxResponseBytes, DefaultMaxResponseBytes},
+	} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
 }
 
-// NewServer returns the gqlgen server: explicit transports (POST JSON and
-// GET for queries only; no form or multipart transports, which browsers can
-// send cross-site), limits that run before execution, APQ, and error masking.
-// Use NewHandler for the HTTP handler with auth and loaders around it.
+// NewServer returns the gqlgen server: one HTTP transport (POST JSON and GET
+// for queries only; no form or multipart transports, which browsers can send
+// cross-site), the cheap document limits before validation, the cost limit
+// after it, the node and response-size budget during execution, APQ, and
+// error masking. Use NewHandler for the HTTP handler with auth and loaders
+// around it.
 func NewServer(cfg Config) *handler.Server {
 	cfg.defaults()
 	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API}}
 	SetComplexity(&gcfg)
 	srv := handler.New(graph.NewExecutableSchema(gcfg))
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](DefaultQueryCacheSize))
+	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
+	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
+	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(cfg.ParserTokenLimit)
 	if !cfg.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
+	// Parameter mutators run in this order: APQ fills in the query text,
+	// then the document limits check it before the executor validates it.
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](DefaultAPQCacheSize)})
-	srv.Use(DepthLimit{Max: cfg.MaxDepth})
+	srv.Use(DocumentLimits{
+		Tokens: cfg.ParserTokenLimit, Fields: cfg.MaxFields, Aliases: cfg.MaxAliases, Directives: cfg.MaxDirectives,
+		Operations: cfg.MaxOperations, Fragments: cfg.MaxFragments, Depth: cfg.MaxDepth, Variables: cfg.MaxVariables,
+		Cache: queries,
+	})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
+	budget := Budget{Nodes: cfg.MaxNodes, Bytes: cfg.MaxResponseBytes, InFlight: NewInFlight(cfg.MaxNodesInFlight)}
+	srv.AroundFields(budget.aroundFields)
+	srv.AroundResponses(budget.aroundResponses)
 	srv.SetErrorPresenter(errorPresenter(cfg.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "graphql: panic", "request_id", RequestID(ctx), "panic", p, "stack", string(debug.Stack()))
@@ -147,7 +194,13 @@ func NewHandler(cfg Config) http.Handler {
 					"POST bodies must be application/json (form, multipart and text/plain bodies are refused as a CSRF protection)")
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, DefaultMaxBodyBytes)
+			// A declared size over the limit is refused before anything
+			// else, without reading the body or authenticating.
+			if r.ContentLength > cfg.MaxBodyBytes {
+				writeError(w, http.StatusRequestEntityTooLarge, CodeRequestTooLarge,
+					fmt.Sprintf("the request body exceeds the limit of %d bytes", cfg.MaxBodyBytes))
+				return
+			}
 		default:
 			w.Header().Set("Allow", "GET, POST")
 			writeError(w, http.StatusMethodNotAllowed, CodeBadRequest, "use GET (queries only) or POST")

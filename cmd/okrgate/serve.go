@@ -38,6 +38,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
 	playgroundAssets := fs.String("playground-assets", envOr(getenv, "OKRGATE_PLAYGROUND_ASSETS", ""), "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh; env OKRGATE_PLAYGROUND_ASSETS)")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
+	graphqlLimits := graphqlLimitFlags(fs)
 	corsOrigins := fs.String("cors-origins", envOr(getenv, "OKRGATE_CORS_ORIGINS", ""), "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default (env OKRGATE_CORS_ORIGINS)")
 	guard := addGuardFlags(fs, getenv)
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -70,7 +71,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	mux.Handle("/api/", rest.New(st, rest.Options{Logger: log}))
 	gqlMetrics := resolvers.NewMetrics(st.QueryCount)
 	gqlAPI := resolvers.Instrument(st, gqlMetrics.Calls)
-	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{API: gqlAPI, Auth: gqlAPI, Metrics: gqlMetrics, Logger: log, DisableIntrospection: !*introspection}))
+	gqlConfig := resolvers.Config{API: gqlAPI, Auth: gqlAPI, Metrics: gqlMetrics, Logger: log, DisableIntrospection: !*introspection}
+	graphqlLimits(&gqlConfig)
+	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
 	playgroundHandler, err := resolvers.Playground("/graphql", *playgroundAssets)
 	if err != nil {
 		ln.Close()

@@ -1,0 +1,181 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Budget bounds what one operation may resolve while it executes, whatever
+// the cost estimate said: Nodes counts resolved fields plus the elements of
+// every list a field returns; Bytes estimates the JSON the answer will take
+// (names, punctuation and scalar values, counted as fields resolve). The
+// first field past either bound stops the operation: no further field
+// resolves or loads anything, and the answer is one error with
+// extensions.code NODE_LIMIT_EXCEEDED or RESPONSE_TOO_LARGE instead of data,
+// so memory stays proportional to the budget, not to the query. The encoded
+// answer is checked against Bytes once more before it is sent.
+//
+// InFlight bounds the nodes of all operations executing at once on the
+// server (a request's nodes are released when its answer is built): each
+// node holds 0.6–1.3 KB of heap while the answer is assembled
+// (docs/benchmarks.md), so a per-request bound alone would let concurrent
+// large queries add up without limit. An operation that finds the server's
+// budget spent stops with SERVER_BUSY, which the transport answers with
+// HTTP 503 and Retry-After. Zero fields mean no bound.
+type Budget struct {
+	Nodes    int
+	Bytes    int
+	InFlight *InFlight
+}
+
+// InFlight is the server-wide count of nodes held by executing operations.
+type InFlight struct {
+	max  int64
+	used atomic.Int64
+}
+
+// NewInFlight returns a server-wide budget of max nodes (0: unbounded).
+func NewInFlight(max int) *InFlight { return &InFlight{max: int64(max)} }
+
+// take charges n nodes and reports whether they fit.
+func (f *InFlight) take(n int64) bool {
+	if f == nil {
+		return true
+	}
+	return f.used.Add(n) <= f.max || f.max <= 0
+}
+
+func (f *InFlight) release(n int64) {
+	if f != nil {
+		f.used.Add(-n)
+	}
+}
+
+// errBudget stops every field resolved after the budget ran out; the
+// response middleware replaces the errors it causes with one.
+var errBudget = errors.New("the request's budget is exhausted")
+
+// spend is one operation's running total.
+type spend struct {
+	nodes, bytes atomic.Int64
+	pooled       atomic.Int64 // nodes charged to Budget.InFlight
+	over         atomic.Int32 // 0, or 1 for nodes, 2 for bytes, 3 for the server's budget
+}
+
+type spendKey struct{}
+
+// aroundResponses gives each operation its own running total and, when it
+// ran out, answers with one error and no data.
+func (b Budget) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	s := &spend{}
+	resp := func() *graphql.Response {
+		defer func() { b.InFlight.release(s.pooled.Load()) }()
+		return next(context.WithValue(ctx, spendKey{}, s))
+	}()
+	if resp == nil {
+		return nil
+	}
+	if s.over.Load() == 0 && b.Bytes > 0 && len(resp.Data) > b.Bytes {
+		s.bytes.Store(int64(len(resp.Data)))
+		s.over.Store(2)
+	}
+	switch s.over.Load() {
+	case 1:
+		return &graphql.Response{Errors: gqlerror.List{budgetError(CodeNodeLimit,
+			"the answer would hold more than %d nodes (fields and list elements); ask for fewer fields, smaller pages or fewer aliases", b.Nodes)}}
+	case 2:
+		return &graphql.Response{Errors: gqlerror.List{budgetError(CodeResponseTooLarge,
+			"the answer would exceed %d bytes; ask for fewer fields, smaller pages or fewer aliases", b.Bytes)}}
+	case 3:
+		return &graphql.Response{Errors: gqlerror.List{budgetError(CodeServerBusy,
+			"the server is busy answering other large queries (%d nodes at once); retry later", int(b.InFlight.max))}}
+	}
+	return resp
+}
+
+func budgetError(code, format string, limit int) *gqlerror.Error {
+	err := gqlerror.Errorf(format, limit)
+	err.Extensions = map[string]any{"code": code, "limit": limit}
+	return err
+}
+
+// aroundFields charges every field to the operation's budget and refuses
+// fields once it ran out.
+func (b Budget) aroundFields(ctx context.Context, next graphql.Resolver) (any, error) {
+	s, _ := ctx.Value(spendKey{}).(*spend)
+	if s == nil {
+		return next(ctx)
+	}
+	if s.over.Load() != 0 {
+		return nil, errBudget
+	}
+	res, err := next(ctx)
+	nodes, size := 1, 4 // "key":value,
+	if fc := graphql.GetFieldContext(ctx); fc != nil {
+		size += len(fc.Field.Alias)
+	}
+	n, sz := valueSize(res)
+	nodes += n
+	size += sz
+	if b.Nodes > 0 && s.nodes.Add(int64(nodes)) > int64(b.Nodes) {
+		s.over.CompareAndSwap(0, 1)
+		return nil, errBudget
+	}
+	if b.InFlight != nil {
+		s.pooled.Add(int64(nodes))
+		if !b.InFlight.take(int64(nodes)) {
+			s.over.CompareAndSwap(0, 3)
+			return nil, errBudget
+		}
+	}
+	if b.Bytes > 0 && s.bytes.Add(int64(size)) > int64(b.Bytes) {
+		s.over.CompareAndSwap(0, 2)
+		return nil, errBudget
+	}
+	return res, err
+}
+
+// valueSize returns the list elements in v and an estimate of v's JSON size
+// without its nested objects (their fields are charged as they resolve).
+func valueSize(v any) (elems, size int) {
+	switch v := v.(type) {
+	case nil:
+		return 0, 4
+	case string:
+		return 0, len(v) + 2
+	case *string:
+		if v == nil {
+			return 0, 4
+		}
+		return 0, len(*v) + 2
+	case bool, *bool:
+		return 0, 5
+	case int, int32, int64, float64, *int, *float64:
+		return 0, 8
+	case time.Time, *time.Time:
+		return 0, 32
+	case json.RawMessage:
+		return 0, len(v)
+	case []string:
+		n := 0
+		for _, s := range v {
+			n += len(s) + 3
+		}
+		return len(v), n + 2
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		return rv.Len(), 2 + rv.Len() // brackets and commas; elements charge their fields
+	case reflect.Map:
+		return rv.Len(), 2 + 16*rv.Len()
+	}
+	return 0, 2 // an object's braces
+}
