@@ -200,7 +200,10 @@ func (s *Store) taskCounts(ctx context.Context, q querier, account string, t ups
 		}
 		return nil
 	}
-	return s.recompute(ctx, q, account, goalID)
+	if goalID == "" {
+		return nil
+	}
+	return s.refreshTaskCounts(ctx, q, account, goalID)
 }
 
 // UpdateTask changes a task; a status change is recorded in its snapshots.

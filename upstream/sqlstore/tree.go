@@ -1,11 +1,15 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -59,107 +63,395 @@ func isDescendant(ctx context.Context, q querier, account, id, candidate string)
 	return n > 0, err
 }
 
-// recompute recomputes the derived figures (attainment, aggregates, counts)
-// of every goal in the trees holding ids, and writes those that changed. It
-// runs inside the transaction of the write that made them stale.
+// recompute brings the derived figures (attainment, aggregates, counts) up
+// to date after a write that changed the own facts of the goals ids (their
+// key results, mode, session or parent) or removed a child from them. Only
+// ids and their ancestors can have changed: it folds those paths bottom-up
+// (upstream.Fold), reading the stored Subtree of every other direct child,
+// and writes the goals and Subtrees whose values changed. It runs inside the
+// transaction of the write that made them stale. Empty and deleted ids are
+// skipped.
 func (s *Store) recompute(ctx context.Context, q querier, account string, ids ...string) error {
-	roots := map[string]bool{}
-	for _, id := range ids {
-		if id == "" {
-			continue
-		}
-		r, err := rootOf(ctx, q, account, id)
-		if err != nil {
-			return err
-		}
-		if r != "" {
-			roots[r] = true
-		}
+	path, err := loadPaths(ctx, q, account, ids)
+	if err != nil {
+		return err
 	}
-	for root := range roots {
-		if err := s.recomputeTree(ctx, q, account, root); err != nil {
+	if len(path) == 0 {
+		return nil
+	}
+	pathIDs := make([]string, 0, len(path))
+	for id := range path {
+		pathIDs = append(pathIDs, id)
+	}
+	slices.Sort(pathIDs)
+	kids, complete, err := loadChildren(ctx, q, account, pathIDs, path)
+	if err != nil {
+		return err
+	}
+	if !complete {
+		// Some goal has no stored Subtree yet (data from before migration
+		// 00008): recompute the trees in full once, which stores them all.
+		roots := map[string]bool{}
+		for _, n := range path {
+			if n.goal.ParentID == "" || path[n.goal.ParentID] == nil {
+				roots[n.goal.ID] = true
+			}
+		}
+		for _, r := range slices.Sorted(maps.Keys(roots)) {
+			if err := s.recomputeTree(ctx, q, account, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	att, err := metricAttainments(ctx, q, account, pathIDs)
+	if err != nil {
+		return err
+	}
+	order := slices.Clone(pathIDs)
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(path[b].depth, path[a].depth) })
+	fresh := make(map[string]upstream.Subtree, len(order))
+	for _, id := range order {
+		n := path[id]
+		cs := kids[id]
+		for i := range cs {
+			if sub, ok := fresh[cs[i].ID]; ok {
+				cs[i].Subtree = sub
+			}
+		}
+		sub, figs := upstream.Fold(treeGoal(n.goal, att[id]), cs)
+		fresh[id] = sub
+		if err := writeFigures(ctx, q, account, n.goal, figs, len(att[id]), nil); err != nil {
 			return err
+		}
+		if n.stored == nil || !n.stored.Equal(sub) {
+			if err := putSubtree(ctx, q, account, id, sub); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
+// pathNode is a goal on a path being recomputed.
+type pathNode struct {
+	goal   upstream.Goal
+	depth  int               // distance from its root
+	stored *upstream.Subtree // nil when none is stored
+}
+
+// loadPaths loads the goals ids and all their ancestors, with their depths
+// and stored Subtrees.
+func loadPaths(ctx context.Context, q querier, account string, ids []string) (map[string]*pathNode, error) {
+	out := map[string]*pathNode{}
+	for _, id := range ids {
+		if id == "" || out[id] != nil {
+			continue
+		}
+		rows, err := q.QueryContext(ctx, `WITH RECURSIVE up(id, parent_id, depth) AS (
+				SELECT id, parent_id, 0 FROM goals WHERE id = ? AND account_id = ?
+				UNION ALL
+				SELECT g.id, g.parent_id, up.depth + 1 FROM up CROSS JOIN goals g ON g.id = up.parent_id
+				WHERE g.account_id = ? AND up.depth < 10000)
+			SELECT up.depth, g.doc, t.attainment, t.descendants, t.sum, t.sessions
+			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id
+			ORDER BY up.depth`, id, account, account)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
+		}
+		var chain []*pathNode
+		for rows.Next() {
+			var depth int
+			var doc []byte
+			var st storedSubtree
+			if err := rows.Scan(&depth, &doc, &st.att, &st.count, &st.sum, &st.sessions); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
+			}
+			n := &pathNode{}
+			if err := json.Unmarshal(doc, &n.goal); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlstore: decode goal on path of %s: %w", id, err)
+			}
+			if n.stored, err = st.decode(); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlstore: subtree of %s: %w", n.goal.ID, err)
+			}
+			chain = append(chain, n)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
+		}
+		for i, n := range chain {
+			n.depth = len(chain) - 1 - i
+			if out[n.goal.ID] == nil {
+				out[n.goal.ID] = n
+			}
+		}
+	}
+	return out, nil
+}
+
+// loadChildren returns the direct children of the goals parents, each with
+// its stored Subtree. complete is false when a child that is not on the
+// path has no stored Subtree.
+func loadChildren(ctx context.Context, q querier, account string, parents []string, path map[string]*pathNode) (map[string][]upstream.Child, bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT g.id, g.parent_id, g.session_id, t.attainment, t.descendants, t.sum, t.sessions
+		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id
+		WHERE g.account_id = ? AND g.parent_id IN (SELECT value FROM json_each(?))`, account, idsParam(parents))
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlstore: load children: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]upstream.Child{}
+	complete := true
+	for rows.Next() {
+		var c upstream.Child
+		var parent string
+		var st storedSubtree
+		if err := rows.Scan(&c.ID, &parent, &c.SessionID, &st.att, &st.count, &st.sum, &st.sessions); err != nil {
+			return nil, false, fmt.Errorf("sqlstore: load children: %w", err)
+		}
+		if n := path[c.ID]; n != nil {
+			c.SessionID = n.goal.SessionID // folded afresh
+		} else {
+			sub, err := st.decode()
+			if err != nil {
+				return nil, false, fmt.Errorf("sqlstore: subtree of %s: %w", c.ID, err)
+			}
+			if sub == nil {
+				complete = false
+			} else {
+				c.Subtree = *sub
+			}
+		}
+		out[parent] = append(out[parent], c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("sqlstore: load children: %w", err)
+	}
+	return out, complete, nil
+}
+
+// metricAttainments returns the attainments of the key results of goals,
+// per goal in key-result id order. The order is applied here, not in SQL:
+// an ORDER BY id makes SQLite walk the account's (account_id, id) index
+// instead of looking the goals up.
+func metricAttainments(ctx context.Context, q querier, account string, goalIDs []string) (map[string][]float64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, goal_id, json_extract(doc, '$.attainment') FROM metrics
+		WHERE account_id = ? AND goal_id IN (SELECT value FROM json_each(?))`, account, idsParam(goalIDs))
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: load attainments: %w", err)
+	}
+	defer rows.Close()
+	type row struct {
+		id, goal string
+		att      float64
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.goal, &r.att); err != nil {
+			return nil, fmt.Errorf("sqlstore: load attainments: %w", err)
+		}
+		all = append(all, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: load attainments: %w", err)
+	}
+	slices.SortFunc(all, func(a, b row) int { return cmp.Compare(a.id, b.id) })
+	out := map[string][]float64{}
+	for _, r := range all {
+		out[r.goal] = append(out[r.goal], r.att)
+	}
+	return out, nil
+}
+
+// taskCounts are the numbers of tasks of a goal: all, and not archived.
+type taskCounts struct{ all, live int }
+
+// goalTaskCounts counts the tasks directly under goals.
+func goalTaskCounts(ctx context.Context, q querier, account string, goalIDs []string) (map[string]taskCounts, error) {
+	rows, err := q.QueryContext(ctx, `SELECT parent_id, count(*), sum(json_extract(doc, '$.archived') = 0) FROM tasks
+		WHERE account_id = ? AND parent_id IN (SELECT value FROM json_each(?)) GROUP BY parent_id`, account, idsParam(goalIDs))
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: count tasks: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]taskCounts{}
+	for rows.Next() {
+		var pid string
+		var c taskCounts
+		if err := rows.Scan(&pid, &c.all, &c.live); err != nil {
+			return nil, fmt.Errorf("sqlstore: count tasks: %w", err)
+		}
+		out[pid] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: count tasks: %w", err)
+	}
+	return out, nil
+}
+
+// refreshTaskCounts updates the task counts of one goal: tasks change no
+// other goal's figures.
+func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account, goalID string) error {
+	g, err := goals.get(ctx, q, account, goalID)
+	if err != nil {
+		return err
+	}
+	tc, err := goalTaskCounts(ctx, q, account, []string{goalID})
+	if err != nil {
+		return err
+	}
+	c := tc[goalID]
+	if g.TasksCount == c.all && g.NonArchivedTasksCount == c.live {
+		return nil
+	}
+	g.TasksCount, g.NonArchivedTasksCount = c.all, c.live
+	return goals.update(ctx, q, account, &g)
+}
+
+// recomputeTree recomputes the figures, task counts and Subtrees of every
+// goal in the tree of root from scratch, writing those that changed.
 func (s *Store) recomputeTree(ctx context.Context, q querier, account, root string) error {
 	gs, err := subtree(ctx, q, account, root)
 	if err != nil {
 		return err
 	}
+	return s.recomputeGoals(ctx, q, account, gs)
+}
+
+// recomputeGoals recomputes gs (closed under descent) from scratch.
+func (s *Store) recomputeGoals(ctx context.Context, q querier, account string, gs []upstream.Goal) error {
 	ids := make([]string, len(gs))
 	for i, g := range gs {
 		ids[i] = g.ID
 	}
-	// Key-result attainments per goal.
-	att := map[string][]float64{}
-	rows, err := q.QueryContext(ctx, `SELECT goal_id, json_extract(doc, '$.attainment') FROM metrics
-		WHERE account_id = ? AND goal_id IN (SELECT value FROM json_each(?)) ORDER BY id`, account, idsParam(ids))
+	att, err := metricAttainments(ctx, q, account, ids)
 	if err != nil {
-		return fmt.Errorf("sqlstore: load attainments: %w", err)
+		return err
 	}
-	for rows.Next() {
-		var gid string
-		var a float64
-		if err := rows.Scan(&gid, &a); err != nil {
-			rows.Close()
-			return fmt.Errorf("sqlstore: load attainments: %w", err)
-		}
-		att[gid] = append(att[gid], a)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqlstore: load attainments: %w", err)
-	}
-	// Task counts per goal.
-	type counts struct{ all, live int }
-	tc := map[string]counts{}
-	rows, err = q.QueryContext(ctx, `SELECT parent_id, count(*), sum(json_extract(doc, '$.archived') = 0) FROM tasks
-		WHERE account_id = ? AND parent_id IN (SELECT value FROM json_each(?)) GROUP BY parent_id`, account, idsParam(ids))
+	tc, err := goalTaskCounts(ctx, q, account, ids)
 	if err != nil {
-		return fmt.Errorf("sqlstore: count tasks: %w", err)
+		return err
 	}
-	for rows.Next() {
-		var pid string
-		var c counts
-		if err := rows.Scan(&pid, &c.all, &c.live); err != nil {
-			rows.Close()
-			return fmt.Errorf("sqlstore: count tasks: %w", err)
-		}
-		tc[pid] = c
+	stored, err := storedSubtrees(ctx, q, account, ids)
+	if err != nil {
+		return err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqlstore: count tasks: %w", err)
-	}
-
 	tree := make([]upstream.TreeGoal, len(gs))
 	for i, g := range gs {
-		tree[i] = upstream.TreeGoal{ID: g.ID, ParentID: g.ParentID, SessionID: g.SessionID, Mode: g.AttainmentTypeString, Metrics: att[g.ID]}
+		tree[i] = treeGoal(g, att[g.ID])
 	}
-	figs := upstream.ComputeFigures(tree)
-	for i := range gs {
-		g := gs[i]
-		f := figs[g.ID]
-		next := g
-		next.Attainment = round(f.Attainment)
-		next.AggregatedAttainment = round(f.AggregatedAttainment)
-		next.ChildrenAggregatedAttainment = round(f.ChildrenAggregatedAttainment)
-		next.FullAggregatedAttainment = round(f.FullAggregatedAttainment)
-		next.ChildrenCount = f.ChildrenCount
-		next.SubTreeCount = f.SubTreeCount
-		next.FullSubTreeCount = f.FullSubTreeCount
-		next.MetricsCount = len(att[g.ID])
-		next.TasksCount = tc[g.ID].all
-		next.NonArchivedTasksCount = tc[g.ID].live
-		if figuresEqual(g, next) {
-			continue
-		}
-		if err := goals.update(ctx, q, account, &next); err != nil {
+	folded := upstream.ComputeTree(tree)
+	for _, g := range gs {
+		f := folded[g.ID]
+		c := tc[g.ID]
+		if err := writeFigures(ctx, q, account, g, f.Figures, len(att[g.ID]), &c); err != nil {
 			return err
 		}
+		if old, ok := stored[g.ID]; !ok || !old.Equal(f.Subtree) {
+			if err := putSubtree(ctx, q, account, g.ID, f.Subtree); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func treeGoal(g upstream.Goal, metrics []float64) upstream.TreeGoal {
+	return upstream.TreeGoal{ID: g.ID, ParentID: g.ParentID, SessionID: g.SessionID, Mode: g.AttainmentTypeString, Metrics: metrics}
+}
+
+// writeFigures writes g with figs and its key-result count (and its task
+// counts, when given) when any of them changed.
+func writeFigures(ctx context.Context, q querier, account string, g upstream.Goal, figs upstream.GoalFigures, metricsCount int, tc *taskCounts) error {
+	next := g
+	next.Attainment = round(figs.Attainment)
+	next.AggregatedAttainment = round(figs.AggregatedAttainment)
+	next.ChildrenAggregatedAttainment = round(figs.ChildrenAggregatedAttainment)
+	next.FullAggregatedAttainment = round(figs.FullAggregatedAttainment)
+	next.ChildrenCount = figs.ChildrenCount
+	next.SubTreeCount = figs.SubTreeCount
+	next.FullSubTreeCount = figs.FullSubTreeCount
+	next.MetricsCount = metricsCount
+	if tc != nil {
+		next.TasksCount, next.NonArchivedTasksCount = tc.all, tc.live
+	}
+	if figuresEqual(g, next) {
+		return nil
+	}
+	return goals.update(ctx, q, account, &next)
+}
+
+// storedSubtree is a goal_subtrees row as scanned; all fields are NULL when
+// the goal has none.
+type storedSubtree struct {
+	att, sum sql.NullFloat64
+	count    sql.NullInt64
+	sessions sql.NullString
+}
+
+func (st storedSubtree) decode() (*upstream.Subtree, error) {
+	if !st.att.Valid || !st.sum.Valid || !st.count.Valid || !st.sessions.Valid {
+		return nil, nil
+	}
+	sub := &upstream.Subtree{Attainment: st.att.Float64, Sum: st.sum.Float64, Count: int(st.count.Int64)}
+	if st.sessions.String != "{}" && st.sessions.String != "" {
+		if err := json.Unmarshal([]byte(st.sessions.String), &sub.Sessions); err != nil {
+			return nil, err
+		}
+	}
+	return sub, nil
+}
+
+// storedSubtrees loads the stored Subtrees of goals.
+func storedSubtrees(ctx context.Context, q querier, account string, goalIDs []string) (map[string]upstream.Subtree, error) {
+	rows, err := q.QueryContext(ctx, `SELECT goal_id, attainment, descendants, sum, sessions FROM goal_subtrees
+		WHERE goal_id IN (SELECT value FROM json_each(?)) AND account_id = ?`, idsParam(goalIDs), account)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: load subtrees: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]upstream.Subtree{}
+	for rows.Next() {
+		var id string
+		var st storedSubtree
+		if err := rows.Scan(&id, &st.att, &st.count, &st.sum, &st.sessions); err != nil {
+			return nil, fmt.Errorf("sqlstore: load subtrees: %w", err)
+		}
+		sub, err := st.decode()
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: subtree of %s: %w", id, err)
+		}
+		if sub != nil {
+			out[id] = *sub
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: load subtrees: %w", err)
+	}
+	return out, nil
+}
+
+// putSubtree stores the Subtree of a goal.
+func putSubtree(ctx context.Context, q querier, account, id string, sub upstream.Subtree) error {
+	sessions := "{}"
+	if len(sub.Sessions) > 0 {
+		b, err := json.Marshal(sub.Sessions)
+		if err != nil {
+			return fmt.Errorf("sqlstore: encode subtree of %s: %w", id, err)
+		}
+		sessions = string(b)
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO goal_subtrees (goal_id, account_id, attainment, descendants, sum, sessions)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
+			sum = excluded.sum, sessions = excluded.sessions`,
+		id, account, sub.Attainment, sub.Count, sub.Sum, sessions); err != nil {
+		return fmt.Errorf("sqlstore: store subtree of %s: %w", id, err)
 	}
 	return nil
 }
