@@ -409,6 +409,7 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		}
 	}
 	err = s.tx(ctx, func(q querier) error {
+		q = s.prepared(q) // the statements of a check-in are the same every time
 		m, err := metrics.get(ctx, q, c.AccountID, metricID)
 		if err != nil {
 			return err

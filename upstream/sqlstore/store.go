@@ -39,6 +39,7 @@ type Store struct {
 	ids     *upstream.IDSource
 	now     func() time.Time
 	queries atomic.Int64
+	stmts   stmtCache // statements prepared on w
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -73,6 +74,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		o(s)
 	}
 	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := s.prepareWritePath(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}

@@ -5,32 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/okrgate/okrgate/upstream"
 )
-
-// rootOf returns the root of the goal tree holding id.
-func rootOf(ctx context.Context, q querier, account, id string) (string, error) {
-	var root string
-	err := q.QueryRowContext(ctx, `WITH RECURSIVE up(id, parent_id, depth) AS (
-			SELECT id, parent_id, 0 FROM goals WHERE id = ? AND account_id = ?
-			UNION ALL
-			SELECT g.id, g.parent_id, up.depth + 1 FROM goals g JOIN up ON g.id = up.parent_id
-			WHERE g.account_id = ? AND up.depth < 10000)
-		SELECT id FROM up ORDER BY depth DESC LIMIT 1`, id, account, account).Scan(&root)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("sqlstore: find root of %s: %w", id, err)
-	}
-	return root, nil
-}
 
 // descendants is a recursive CTE naming the goal ? and all goals below it
 // (second parameter: the account). The recursive step is a CROSS JOIN so
@@ -72,6 +54,7 @@ func isDescendant(ctx context.Context, q querier, account, id, candidate string)
 // transaction of the write that made them stale. Empty and deleted ids are
 // skipped.
 func (s *Store) recompute(ctx context.Context, q querier, account string, ids ...string) error {
+	q = s.prepared(q)
 	path, err := loadPaths(ctx, q, account, ids)
 	if err != nil {
 		return err
@@ -121,7 +104,9 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 		}
 		sub, figs := upstream.Fold(treeGoal(n.goal, att[id]), cs)
 		fresh[id] = sub
-		if err := writeFigures(ctx, q, account, n.goal, figs, len(att[id]), nil); err != nil {
+		next := figuresOf(figs, len(att[id]))
+		next.Tasks, next.NonArchivedTasks = n.goal.figures.Tasks, n.goal.figures.NonArchivedTasks
+		if err := writeFigures(ctx, q, account, n.goal, next); err != nil {
 			return err
 		}
 		if n.stored == nil || !n.stored.Equal(sub) {
@@ -135,9 +120,37 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 
 // pathNode is a goal on a path being recomputed.
 type pathNode struct {
-	goal   upstream.Goal
+	goal   goalRow
 	depth  int               // distance from its root
 	stored *upstream.Subtree // nil when none is stored
+}
+
+// goalRow is what recomputing reads of a goal: its place in the tree, its
+// mode and its stored figures, without decoding the whole document.
+type goalRow struct {
+	ID, ParentID, SessionID, Mode string
+	figures                       storedFigures
+}
+
+// storedFigures are the derived fields of a goal document.
+type storedFigures struct {
+	Attainment, Aggregated, ChildrenAggregated, FullAggregated       float64
+	Children, SubTree, FullSubTree, Metrics, Tasks, NonArchivedTasks int64
+}
+
+// goalRowColumns selects a goalRow from goals g.
+const goalRowColumns = `g.id, g.parent_id, g.session_id, coalesce(json_extract(g.doc, '$.attainmentTypeString'), ''),
+	coalesce(json_extract(g.doc, '$.attainment'), 0), coalesce(json_extract(g.doc, '$.aggregatedAttainment'), 0),
+	coalesce(json_extract(g.doc, '$.childrenAggregatedAttainment'), 0), coalesce(json_extract(g.doc, '$.fullAggregatedAttainment'), 0),
+	coalesce(json_extract(g.doc, '$.childrenCount'), 0), coalesce(json_extract(g.doc, '$.subTreeCount'), 0),
+	coalesce(json_extract(g.doc, '$.fullSubTreeCount'), 0), coalesce(json_extract(g.doc, '$.metricsCount'), 0),
+	coalesce(json_extract(g.doc, '$.tasksCount'), 0), coalesce(json_extract(g.doc, '$.nonArchivedTasksCount'), 0)`
+
+// dests returns the scan destinations of goalRowColumns.
+func (r *goalRow) dests() []any {
+	f := &r.figures
+	return []any{&r.ID, &r.ParentID, &r.SessionID, &r.Mode, &f.Attainment, &f.Aggregated, &f.ChildrenAggregated, &f.FullAggregated,
+		&f.Children, &f.SubTree, &f.FullSubTree, &f.Metrics, &f.Tasks, &f.NonArchivedTasks}
 }
 
 // loadPaths loads the goals ids and all their ancestors, with their depths
@@ -148,30 +161,18 @@ func loadPaths(ctx context.Context, q querier, account string, ids []string) (ma
 		if id == "" || out[id] != nil {
 			continue
 		}
-		rows, err := q.QueryContext(ctx, `WITH RECURSIVE up(id, parent_id, depth) AS (
-				SELECT id, parent_id, 0 FROM goals WHERE id = ? AND account_id = ?
-				UNION ALL
-				SELECT g.id, g.parent_id, up.depth + 1 FROM up CROSS JOIN goals g ON g.id = up.parent_id
-				WHERE g.account_id = ? AND up.depth < 10000)
-			SELECT up.depth, g.doc, t.attainment, t.descendants, t.sum, t.sessions
-			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id
-			ORDER BY up.depth`, id, account, account)
+		rows, err := q.QueryContext(ctx, pathSQL, id, account, account)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
 		}
 		var chain []*pathNode
 		for rows.Next() {
 			var depth int
-			var doc []byte
 			var st storedSubtree
-			if err := rows.Scan(&depth, &doc, &st.att, &st.count, &st.sum, &st.sessions); err != nil {
+			n := &pathNode{}
+			if err := rows.Scan(append(append([]any{&depth}, n.goal.dests()...), &st.att, &st.count, &st.sum, &st.sessions)...); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
-			}
-			n := &pathNode{}
-			if err := json.Unmarshal(doc, &n.goal); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlstore: decode goal on path of %s: %w", id, err)
 			}
 			if n.stored, err = st.decode(); err != nil {
 				rows.Close()
@@ -197,9 +198,7 @@ func loadPaths(ctx context.Context, q querier, account string, ids []string) (ma
 // its stored Subtree. complete is false when a child that is not on the
 // path has no stored Subtree.
 func loadChildren(ctx context.Context, q querier, account string, parents []string, path map[string]*pathNode) (map[string][]upstream.Child, bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT g.id, g.parent_id, g.session_id, t.attainment, t.descendants, t.sum, t.sessions
-		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id
-		WHERE g.account_id = ? AND g.parent_id IN (SELECT value FROM json_each(?))`, account, idsParam(parents))
+	rows, err := q.QueryContext(ctx, childrenSQL, account, idsParam(parents))
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlstore: load children: %w", err)
 	}
@@ -239,8 +238,7 @@ func loadChildren(ctx context.Context, q querier, account string, parents []stri
 // an ORDER BY id makes SQLite walk the account's (account_id, id) index
 // instead of looking the goals up.
 func metricAttainments(ctx context.Context, q querier, account string, goalIDs []string) (map[string][]float64, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, goal_id, json_extract(doc, '$.attainment') FROM metrics
-		WHERE account_id = ? AND goal_id IN (SELECT value FROM json_each(?))`, account, idsParam(goalIDs))
+	rows, err := q.QueryContext(ctx, attainmentsSQL, account, idsParam(goalIDs))
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: load attainments: %w", err)
 	}
@@ -273,8 +271,7 @@ type taskCounts struct{ all, live int }
 
 // goalTaskCounts counts the tasks directly under goals.
 func goalTaskCounts(ctx context.Context, q querier, account string, goalIDs []string) (map[string]taskCounts, error) {
-	rows, err := q.QueryContext(ctx, `SELECT parent_id, count(*), sum(json_extract(doc, '$.archived') = 0) FROM tasks
-		WHERE account_id = ? AND parent_id IN (SELECT value FROM json_each(?)) GROUP BY parent_id`, account, idsParam(goalIDs))
+	rows, err := q.QueryContext(ctx, taskCountsSQL, account, idsParam(goalIDs))
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: count tasks: %w", err)
 	}
@@ -297,6 +294,7 @@ func goalTaskCounts(ctx context.Context, q querier, account string, goalIDs []st
 // refreshTaskCounts updates the task counts of one goal: tasks change no
 // other goal's figures.
 func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account, goalID string) error {
+	q = s.prepared(q)
 	g, err := goals.get(ctx, q, account, goalID)
 	if err != nil {
 		return err
@@ -316,15 +314,29 @@ func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account, goalI
 // recomputeTree recomputes the figures, task counts and Subtrees of every
 // goal in the tree of root from scratch, writing those that changed.
 func (s *Store) recomputeTree(ctx context.Context, q querier, account, root string) error {
-	gs, err := subtree(ctx, q, account, root)
+	q = s.prepared(q)
+	rows, err := q.QueryContext(ctx, treeSQL, root, account)
 	if err != nil {
-		return err
+		return fmt.Errorf("sqlstore: load tree of %s: %w", root, err)
+	}
+	var gs []goalRow
+	for rows.Next() {
+		var g goalRow
+		if err := rows.Scan(g.dests()...); err != nil {
+			rows.Close()
+			return fmt.Errorf("sqlstore: load tree of %s: %w", root, err)
+		}
+		gs = append(gs, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlstore: load tree of %s: %w", root, err)
 	}
 	return s.recomputeGoals(ctx, q, account, gs)
 }
 
 // recomputeGoals recomputes gs (closed under descent) from scratch.
-func (s *Store) recomputeGoals(ctx context.Context, q querier, account string, gs []upstream.Goal) error {
+func (s *Store) recomputeGoals(ctx context.Context, q querier, account string, gs []goalRow) error {
 	ids := make([]string, len(gs))
 	for i, g := range gs {
 		ids[i] = g.ID
@@ -348,8 +360,9 @@ func (s *Store) recomputeGoals(ctx context.Context, q querier, account string, g
 	folded := upstream.ComputeTree(tree)
 	for _, g := range gs {
 		f := folded[g.ID]
-		c := tc[g.ID]
-		if err := writeFigures(ctx, q, account, g, f.Figures, len(att[g.ID]), &c); err != nil {
+		next := figuresOf(f.Figures, len(att[g.ID]))
+		next.Tasks, next.NonArchivedTasks = int64(tc[g.ID].all), int64(tc[g.ID].live)
+		if err := writeFigures(ctx, q, account, g, next); err != nil {
 			return err
 		}
 		if old, ok := stored[g.ID]; !ok || !old.Equal(f.Subtree) {
@@ -361,29 +374,37 @@ func (s *Store) recomputeGoals(ctx context.Context, q querier, account string, g
 	return nil
 }
 
-func treeGoal(g upstream.Goal, metrics []float64) upstream.TreeGoal {
-	return upstream.TreeGoal{ID: g.ID, ParentID: g.ParentID, SessionID: g.SessionID, Mode: g.AttainmentTypeString, Metrics: metrics}
+func treeGoal(g goalRow, metrics []float64) upstream.TreeGoal {
+	return upstream.TreeGoal{ID: g.ID, ParentID: g.ParentID, SessionID: g.SessionID, Mode: g.Mode, Metrics: metrics}
 }
 
-// writeFigures writes g with figs and its key-result count (and its task
-// counts, when given) when any of them changed.
-func writeFigures(ctx context.Context, q querier, account string, g upstream.Goal, figs upstream.GoalFigures, metricsCount int, tc *taskCounts) error {
-	next := g
-	next.Attainment = round(figs.Attainment)
-	next.AggregatedAttainment = round(figs.AggregatedAttainment)
-	next.ChildrenAggregatedAttainment = round(figs.ChildrenAggregatedAttainment)
-	next.FullAggregatedAttainment = round(figs.FullAggregatedAttainment)
-	next.ChildrenCount = figs.ChildrenCount
-	next.SubTreeCount = figs.SubTreeCount
-	next.FullSubTreeCount = figs.FullSubTreeCount
-	next.MetricsCount = metricsCount
-	if tc != nil {
-		next.TasksCount, next.NonArchivedTasksCount = tc.all, tc.live
+// figuresOf returns the stored form of figs (attainments rounded) with a
+// goal's key-result count; task counts are left to the caller.
+func figuresOf(figs upstream.GoalFigures, metrics int) storedFigures {
+	return storedFigures{
+		Attainment: round(figs.Attainment), Aggregated: round(figs.AggregatedAttainment),
+		ChildrenAggregated: round(figs.ChildrenAggregatedAttainment), FullAggregated: round(figs.FullAggregatedAttainment),
+		Children: int64(figs.ChildrenCount), SubTree: int64(figs.SubTreeCount), FullSubTree: int64(figs.FullSubTreeCount),
+		Metrics: int64(metrics),
 	}
-	if figuresEqual(g, next) {
+}
+
+// writeFigures sets the derived fields of g's document to next when they
+// differ from what is stored, patching the document in SQL (json_set)
+// rather than decoding and encoding it. Attainments go in as JSON number
+// text formatted by Go, so they read back as the same float64.
+func writeFigures(ctx context.Context, q querier, account string, g goalRow, next storedFigures) error {
+	if g.figures == next {
 		return nil
 	}
-	return goals.update(ctx, q, account, &next)
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	if _, err := q.ExecContext(ctx, updateFiguresSQL,
+		num(next.Attainment), num(next.Aggregated), num(next.ChildrenAggregated), num(next.FullAggregated),
+		next.Children, next.SubTree, next.FullSubTree, next.Metrics, next.Tasks, next.NonArchivedTasks,
+		g.ID, account); err != nil {
+		return fmt.Errorf("sqlstore: update figures of goal %s: %w", g.ID, err)
+	}
+	return nil
 }
 
 // storedSubtree is a goal_subtrees row as scanned; all fields are NULL when
@@ -409,8 +430,7 @@ func (st storedSubtree) decode() (*upstream.Subtree, error) {
 
 // storedSubtrees loads the stored Subtrees of goals.
 func storedSubtrees(ctx context.Context, q querier, account string, goalIDs []string) (map[string]upstream.Subtree, error) {
-	rows, err := q.QueryContext(ctx, `SELECT goal_id, attainment, descendants, sum, sessions FROM goal_subtrees
-		WHERE goal_id IN (SELECT value FROM json_each(?)) AND account_id = ?`, idsParam(goalIDs), account)
+	rows, err := q.QueryContext(ctx, subtreesSQL, idsParam(goalIDs), account)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: load subtrees: %w", err)
 	}
@@ -446,23 +466,64 @@ func putSubtree(ctx context.Context, q querier, account, id string, sub upstream
 		}
 		sessions = string(b)
 	}
-	if _, err := q.ExecContext(ctx, `INSERT INTO goal_subtrees (goal_id, account_id, attainment, descendants, sum, sessions)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
-			sum = excluded.sum, sessions = excluded.sessions`,
+	if _, err := q.ExecContext(ctx, putSubtreeSQL,
 		id, account, sub.Attainment, sub.Count, sub.Sum, sessions); err != nil {
 		return fmt.Errorf("sqlstore: store subtree of %s: %w", id, err)
 	}
 	return nil
 }
 
+// pathSQL loads a goal (parameters: id, account, account) and its ancestors,
+// each with its depth below the goal and its stored Subtree.
+const pathSQL = `WITH RECURSIVE up(id, parent_id, depth) AS (
+				SELECT id, parent_id, 0 FROM goals WHERE id = ? AND account_id = ?
+				UNION ALL
+				SELECT g.id, g.parent_id, up.depth + 1 FROM up CROSS JOIN goals g ON g.id = up.parent_id
+				WHERE g.account_id = ? AND up.depth < 10000)
+			SELECT up.depth, ` + goalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id
+			ORDER BY up.depth`
+
+// childrenSQL loads the direct children of goals (parameters: account, a
+// JSON array of parent ids) with their stored Subtrees.
+const childrenSQL = `SELECT g.id, g.parent_id, g.session_id, t.attainment, t.descendants, t.sum, t.sessions
+		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id
+		WHERE g.account_id = ? AND g.parent_id IN (SELECT value FROM json_each(?))`
+
+// attainmentsSQL loads the key-result attainments of goals (parameters:
+// account, a JSON array of goal ids).
+const attainmentsSQL = `SELECT id, goal_id, json_extract(doc, '$.attainment') FROM metrics
+		WHERE account_id = ? AND goal_id IN (SELECT value FROM json_each(?))`
+
+// taskCountsSQL counts the tasks of goals (parameters: account, a JSON
+// array of goal ids).
+const taskCountsSQL = `SELECT parent_id, count(*), sum(json_extract(doc, '$.archived') = 0) FROM tasks
+		WHERE account_id = ? AND parent_id IN (SELECT value FROM json_each(?)) GROUP BY parent_id`
+
+// subtreesSQL loads the stored Subtrees of goals (parameters: a JSON array
+// of goal ids, account).
+const subtreesSQL = `SELECT goal_id, attainment, descendants, sum, sessions FROM goal_subtrees
+		WHERE goal_id IN (SELECT value FROM json_each(?)) AND account_id = ?`
+
+// putSubtreeSQL stores a goal's Subtree (parameters: goal, account,
+// attainment, descendants, sum, sessions).
+const putSubtreeSQL = `INSERT INTO goal_subtrees (goal_id, account_id, attainment, descendants, sum, sessions)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
+			sum = excluded.sum, sessions = excluded.sessions`
+
+// updateFiguresSQL sets the derived fields of a goal document (parameters:
+// four attainments as JSON number text, six counts, id, account).
+const updateFiguresSQL = `UPDATE goals SET doc = json_set(doc,
+		'$.attainment', json(?), '$.aggregatedAttainment', json(?),
+		'$.childrenAggregatedAttainment', json(?), '$.fullAggregatedAttainment', json(?),
+		'$.childrenCount', ?, '$.subTreeCount', ?, '$.fullSubTreeCount', ?,
+		'$.metricsCount', ?, '$.tasksCount', ?, '$.nonArchivedTasksCount', ?)
+	WHERE id = ? AND account_id = ?`
+
+// treeSQL loads the goal ? and all its descendants as goalRows (second
+// parameter: the account).
+const treeSQL = descendants + ` SELECT ` + goalRowColumns + ` FROM down CROSS JOIN goals g ON g.id = down.id`
+
 // round keeps attainments free of floating-point noise (12 significant decimals).
 func round(x float64) float64 { return math.Round(x*1e12) / 1e12 }
-
-func figuresEqual(a, b upstream.Goal) bool {
-	return a.Attainment == b.Attainment && a.AggregatedAttainment == b.AggregatedAttainment &&
-		a.ChildrenAggregatedAttainment == b.ChildrenAggregatedAttainment &&
-		a.FullAggregatedAttainment == b.FullAggregatedAttainment && a.ChildrenCount == b.ChildrenCount &&
-		a.SubTreeCount == b.SubTreeCount && a.FullSubTreeCount == b.FullSubTreeCount &&
-		a.MetricsCount == b.MetricsCount && a.TasksCount == b.TasksCount && a.NonArchivedTasksCount == b.NonArchivedTasksCount
-}
