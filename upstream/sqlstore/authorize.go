@@ -83,6 +83,9 @@ func (sub *subject) principalList() []string {
 func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
 	// Reads of one request share the subject through its memo; a write
 	// transaction derives its own, from what it sees.
+	if b := s.bulkOf(ctx); b != nil {
+		return b.subject(ctx, q, c)
+	}
 	m := upstream.MemoFrom(ctx)
 	if cq, ok := q.(counted); m == nil || !ok || cq.tx {
 		return s.deriveSubject(ctx, q, c)

@@ -19,7 +19,7 @@ type stmtCache struct {
 }
 
 // writePathSQL are the statements prepared when the store opens.
-var writePathSQL = []string{pathSQL, childrenSQL, attainmentsSQL, taskCountsSQL, subtreesSQL, putSubtreeSQL, updateFiguresSQL, treeSQL}
+var writePathSQL = []string{pathSQL, childrenSQL, attainmentsSQL, taskCountsSQL, subtreesSQL, putSubtreeSQL, updateFiguresSQL, treeSQL, goalRowsSQL}
 
 // prepareWritePath prepares writePathSQL on the writer connection.
 func (s *Store) prepareWritePath(ctx context.Context) error {
@@ -54,31 +54,69 @@ type preparedTx struct {
 	s     *Store
 	tx    *sql.Tx
 	count counted
+	// batch, when not nil, holds statements prepared on the transaction
+	// for a Bulk batch: every text, up to maxBatchStmts, is prepared on
+	// first use and reused until the batch ends.
+	batch map[string]*sql.Stmt
+}
+
+// maxBatchStmts bounds the statements a batch keeps prepared, so SQL built
+// at run time cannot grow it without end.
+const maxBatchStmts = 512
+
+// stmt returns the prepared statement for query, bound to the transaction,
+// or nil when it is to run from its text.
+func (p preparedTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if st := p.s.stmts.m[query]; st != nil {
+		return p.tx.StmtContext(ctx, st)
+	}
+	if p.batch == nil {
+		return nil
+	}
+	if st := p.batch[query]; st != nil {
+		return st
+	}
+	if len(p.batch) >= maxBatchStmts {
+		return nil
+	}
+	st, err := p.tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil // running the text reports the error
+	}
+	p.batch[query] = st
+	return st
+}
+
+// closeBatch closes the statements prepared for a batch.
+func (p preparedTx) closeBatch() {
+	for _, st := range p.batch {
+		st.Close()
+	}
 }
 
 func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st := p.s.stmts.m[query]
+	st := p.stmt(ctx, query)
 	if st == nil {
 		return p.count.ExecContext(ctx, query, args...)
 	}
 	p.count.n.Add(1)
-	return p.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	return st.ExecContext(ctx, args...)
 }
 
 func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st := p.s.stmts.m[query]
+	st := p.stmt(ctx, query)
 	if st == nil {
 		return p.count.QueryContext(ctx, query, args...)
 	}
 	p.count.n.Add(1)
-	return p.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	return st.QueryContext(ctx, args...)
 }
 
 func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st := p.s.stmts.m[query]
+	st := p.stmt(ctx, query)
 	if st == nil {
 		return p.count.QueryRowContext(ctx, query, args...)
 	}
 	p.count.n.Add(1)
-	return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	return st.QueryRowContext(ctx, args...)
 }

@@ -183,6 +183,9 @@ func (s *Store) read() querier { return counted{q: s.r, n: &s.queries} }
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
 func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
+	if ok, err := s.inBulk(ctx, fn); ok {
+		return err
+	}
 	t, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)

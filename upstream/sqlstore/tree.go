@@ -54,6 +54,10 @@ func isDescendant(ctx context.Context, q querier, account, id, candidate string)
 // transaction of the write that made them stale. Empty and deleted ids are
 // skipped.
 func (s *Store) recompute(ctx context.Context, q querier, account string, ids ...string) error {
+	if b := s.bulkOf(ctx); b != nil {
+		b.defer_(account, b.paths, ids)
+		return nil
+	}
 	q = s.prepared(q)
 	path, err := loadPaths(ctx, q, account, ids)
 	if err != nil {
@@ -291,24 +295,43 @@ func goalTaskCounts(ctx context.Context, q querier, account string, goalIDs []st
 	return out, nil
 }
 
-// refreshTaskCounts updates the task counts of one goal: tasks change no
+// refreshTaskCounts updates the task counts of goals: tasks change no
 // other goal's figures.
-func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account, goalID string) error {
-	q = s.prepared(q)
-	g, err := goals.get(ctx, q, account, goalID)
-	if err != nil {
-		return err
-	}
-	tc, err := goalTaskCounts(ctx, q, account, []string{goalID})
-	if err != nil {
-		return err
-	}
-	c := tc[goalID]
-	if g.TasksCount == c.all && g.NonArchivedTasksCount == c.live {
+func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account string, goalIDs ...string) error {
+	if b := s.bulkOf(ctx); b != nil {
+		b.defer_(account, b.tasks, goalIDs)
 		return nil
 	}
-	g.TasksCount, g.NonArchivedTasksCount = c.all, c.live
-	return goals.update(ctx, q, account, &g)
+	q = s.prepared(q)
+	rows, err := q.QueryContext(ctx, goalRowsSQL, account, idsParam(goalIDs))
+	if err != nil {
+		return fmt.Errorf("sqlstore: load goals: %w", err)
+	}
+	var gs []goalRow
+	for rows.Next() {
+		var g goalRow
+		if err := rows.Scan(g.dests()...); err != nil {
+			rows.Close()
+			return fmt.Errorf("sqlstore: load goals: %w", err)
+		}
+		gs = append(gs, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlstore: load goals: %w", err)
+	}
+	tc, err := goalTaskCounts(ctx, q, account, goalIDs)
+	if err != nil {
+		return err
+	}
+	for _, g := range gs {
+		next := g.figures
+		next.Tasks, next.NonArchivedTasks = int64(tc[g.ID].all), int64(tc[g.ID].live)
+		if err := writeFigures(ctx, q, account, g, next); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recomputeTree recomputes the figures, task counts and Subtrees of every
@@ -520,6 +543,11 @@ const updateFiguresSQL = `UPDATE goals SET doc = json_set(doc,
 		'$.childrenCount', ?, '$.subTreeCount', ?, '$.fullSubTreeCount', ?,
 		'$.metricsCount', ?, '$.tasksCount', ?, '$.nonArchivedTasksCount', ?)
 	WHERE id = ? AND account_id = ?`
+
+// goalRowsSQL loads goals as goalRows (parameters: account, a JSON array
+// of ids).
+const goalRowsSQL = `SELECT ` + goalRowColumns + ` FROM goals g
+	WHERE g.account_id = ? AND g.id IN (SELECT value FROM json_each(?))`
 
 // treeSQL loads the goal ? and all its descendants as goalRows (second
 // parameter: the account).
