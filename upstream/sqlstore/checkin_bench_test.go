@@ -18,7 +18,7 @@ import (
 // children), of a leaf objective of a 301-objective tree (four levels:
 // 1 + 6 + 42 + 252), and of the last objective of a chain ten levels deep,
 // in the same process on the same database file. The three workloads take
-// turns in ten slices of b.N/10 check-ins each, so that a change in the
+// turns in twenty slices of b.N/20 check-ins each, so that a change in the
 // machine's load during the run weighs on all of them alike. It reports
 // each workload's ns per check-in and the trees' throughput as a fraction
 // of the flat one ("tree301/flat", "chain10/flat").
@@ -46,7 +46,7 @@ func BenchmarkCheckInTreeVsFlat(b *testing.B) {
 	if total != 301 {
 		b.Fatalf("tree of %d objectives, want 301", total)
 	}
-	const writers, slices = 16, 10
+	const writers, slices = 16, 20
 	b.ResetTimer()
 	for slice := range slices {
 		for w := range workloads {
