@@ -53,8 +53,8 @@ func (s *Store) bulkOf(ctx context.Context) *bulkTx {
 	return nil
 }
 
-// defer_ records ids of account in set.
-func (b *bulkTx) defer_(account string, set map[string]map[string]bool, ids []string) {
+// mark records ids of account in set.
+func (b *bulkTx) mark(account string, set map[string]map[string]bool, ids []string) {
 	for _, id := range ids {
 		if id == "" {
 			continue

@@ -42,7 +42,7 @@ func isDescendant(ctx context.Context, q querier, account, id, candidate string)
 // skipped.
 func (s *Store) recompute(ctx context.Context, q querier, account string, ids ...string) error {
 	if b := s.bulkOf(ctx); b != nil {
-		b.defer_(account, b.paths, ids)
+		b.mark(account, b.paths, ids)
 		return nil
 	}
 	q = s.prepared(q)
@@ -286,7 +286,7 @@ func goalTaskCounts(ctx context.Context, q querier, account string, goalIDs []st
 // other goal's figures.
 func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account string, goalIDs ...string) error {
 	if b := s.bulkOf(ctx); b != nil {
-		b.defer_(account, b.tasks, goalIDs)
+		b.mark(account, b.tasks, goalIDs)
 		return nil
 	}
 	q = s.prepared(q)
