@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/seed"
@@ -72,11 +73,35 @@ func seedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	sctx := upstream.NewContext(ctx, upstream.Caller{AccountID: *account, UserID: owner, Roles: []string{"admin"}})
-	sum, err := seed.Synthetic(sctx, st, seed.Options{Goals: *goals, Seed: *s})
+	start := time.Now()
+	p := progress{w: stderr, total: *goals, start: start, last: start}
+	sum, err := seed.Synthetic(sctx, st, seed.Options{Goals: *goals, Seed: *s, Progress: p.report})
 	if err != nil {
 		return err
 	}
+	if p.printed {
+		fmt.Fprintf(stderr, "seeded %d objectives in %v\n", sum.Goals, time.Since(start).Round(time.Millisecond))
+	}
 	return json.NewEncoder(stdout).Encode(sum)
+}
+
+// progress reports a long seeding on stderr, at most every two seconds, so
+// stdout keeps only the result.
+type progress struct {
+	w           io.Writer
+	total       int
+	start, last time.Time
+	printed     bool
+}
+
+func (p *progress) report(done int) {
+	now := time.Now()
+	if now.Sub(p.last) < 2*time.Second || done == p.total {
+		return
+	}
+	p.last, p.printed = now, true
+	rate := float64(done) / now.Sub(p.start).Seconds()
+	fmt.Fprintf(p.w, "seeded %d/%d objectives (%.0f/s)\n", done, p.total, rate)
 }
 
 // accountCmd suspends or resumes an account: every call made with a

@@ -1,7 +1,8 @@
 // Package seed fills a store with data: a small hand-written demo account
 // for people trying okrgate, and deterministic synthetic datasets of any size
 // for tests and benchmarks. Everything goes through the store's public
-// operations, so seeded data obeys the same rules as data written over HTTP.
+// operations (the Writer interface), so seeded data obeys the same rules as
+// data written over HTTP.
 package seed
 
 import (
@@ -13,6 +14,28 @@ import (
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
+// Writer is what seeding writes through: a subset of upstream.API, so the
+// local store and a client of a remote server can both be filled.
+type Writer interface {
+	CreateUser(ctx context.Context, in upstream.UserInput) (upstream.User, error)
+	CreateSession(ctx context.Context, in upstream.SessionInput) (upstream.Session, error)
+	CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream.Goal, error)
+	CreateMetric(ctx context.Context, in upstream.MetricInput) (upstream.Metric, error)
+	CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error)
+	CreateTask(ctx context.Context, in upstream.TaskInput) (upstream.Task, error)
+}
+
+// Batcher is a Writer that can group many writes into one commit
+// (*sqlstore.Store: Bulk). Seeding uses it when the Writer offers it.
+type Batcher interface {
+	Bulk(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+var _ interface {
+	Writer
+	Batcher
+} = (*sqlstore.Store)(nil)
+
 // Options shape a synthetic dataset.
 type Options struct {
 	Goals int    // number of objectives (required)
@@ -20,6 +43,13 @@ type Options struct {
 	// Users and Sessions to spread ownership over; zero means 8 and 2.
 	Users    int
 	Sessions int
+	// Batch is the number of objectives (with their key results, check-ins
+	// and tasks) written per commit when the Writer is a Batcher; zero
+	// means 200.
+	Batch int
+	// Progress, when set, is called with the number of objectives written
+	// so far after every batch.
+	Progress func(goals int)
 }
 
 // Summary counts what a seeding created.
@@ -37,6 +67,11 @@ type Summary struct {
 // tasks per objective, spread over owners and sessions, in the account of
 // the caller in ctx.
 func Synthetic(ctx context.Context, st *sqlstore.Store, opt Options) (Summary, error) {
+	return SyntheticTo(ctx, st, opt)
+}
+
+// SyntheticTo is Synthetic through any Writer.
+func SyntheticTo(ctx context.Context, st Writer, opt Options) (Summary, error) {
 	if opt.Goals <= 0 {
 		return Summary{}, fmt.Errorf("seed: goals must be positive, got %d", opt.Goals)
 	}
@@ -52,7 +87,7 @@ func Synthetic(ctx context.Context, st *sqlstore.Store, opt Options) (Summary, e
 	c, _ := upstream.CallerFrom(ctx)
 	owners = append(owners, c.UserID)
 	for i := 1; i < opt.Users; i++ {
-		u, err := st.CreateUser(ctx, sqlstore.UserInput{
+		u, err := st.CreateUser(ctx, upstream.UserInput{
 			Email:     fmt.Sprintf("user%d.s%d@example.test", i, opt.Seed),
 			FirstName: firstNames[i%len(firstNames)], LastName: fmt.Sprintf("Seed%d", i),
 		})
@@ -77,7 +112,7 @@ func Synthetic(ctx context.Context, st *sqlstore.Store, opt Options) (Summary, e
 	// Trees: each root gets up to 3 children, each child up to 3 grandchildren.
 	var parents []upstream.Goal // candidates for children, with their depth
 	depth := map[string]int{}
-	for i := 0; i < opt.Goals; i++ {
+	goal := func(ctx context.Context, i int) error {
 		in := upstream.GoalInput{
 			Name:      fmt.Sprintf("%s %s #%d", verbs[rng.IntN(len(verbs))], nouns[rng.IntN(len(nouns))], i+1),
 			SessionID: pick(sum.Sessions),
@@ -93,7 +128,7 @@ func Synthetic(ctx context.Context, st *sqlstore.Store, opt Options) (Summary, e
 		}
 		g, err := st.CreateGoal(ctx, in)
 		if err != nil {
-			return sum, fmt.Errorf("seed: goal %d: %w", i, err)
+			return fmt.Errorf("seed: goal %d: %w", i, err)
 		}
 		sum.Goals++
 		depth[g.ID] = depth[in.ParentID] + 1
@@ -113,14 +148,14 @@ func Synthetic(ctx context.Context, st *sqlstore.Store, opt Options) (Summary, e
 				OwnerID: pick(owners), InitialValue: 0, Target: &target,
 			})
 			if err != nil {
-				return sum, fmt.Errorf("seed: key result of goal %d: %w", i, err)
+				return fmt.Errorf("seed: key result of goal %d: %w", i, err)
 			}
 			sum.Metrics++
 			if rng.IntN(2) == 0 {
 				actual := float64(rng.IntN(int(target) + 1))
 				conf := float64(rng.IntN(11))
 				if _, err := st.CheckIn(ctx, m.ID, upstream.CheckInInput{Actual: &actual, Confidence: &conf}); err != nil {
-					return sum, fmt.Errorf("seed: check-in: %w", err)
+					return fmt.Errorf("seed: check-in: %w", err)
 				}
 				sum.CheckIns++
 			}
@@ -129,9 +164,41 @@ func Synthetic(ctx context.Context, st *sqlstore.Store, opt Options) (Summary, e
 			status := []string{upstream.TaskTodo, upstream.TaskInProgress, upstream.TaskDone}[rng.IntN(3)]
 			if _, err := st.CreateTask(ctx, upstream.TaskInput{Name: fmt.Sprintf("Task %d of goal %d", k+1, i+1),
 				ParentID: g.ID, ParentType: upstream.ParentGoal, OwnerID: pick(owners), Status: status, Priority: rng.IntN(4)}); err != nil {
-				return sum, fmt.Errorf("seed: task: %w", err)
+				return fmt.Errorf("seed: task: %w", err)
 			}
 			sum.Tasks++
+		}
+		return nil
+	}
+	batch := opt.Batch
+	if batch <= 0 {
+		batch = 200
+	}
+	b, _ := st.(Batcher)
+	for start := 0; start < opt.Goals; start += batch {
+		end := min(start+batch, opt.Goals)
+		run := func(ctx context.Context) error {
+			for i := start; i < end; i++ {
+				if err := goal(ctx, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var err error
+		if b != nil {
+			before := sum
+			if err = b.Bulk(ctx, run); err != nil {
+				sum = before // rolled back
+			}
+		} else {
+			err = run(ctx)
+		}
+		if err != nil {
+			return sum, err
+		}
+		if opt.Progress != nil {
+			opt.Progress(end)
 		}
 	}
 	return sum, nil

@@ -81,6 +81,10 @@ func (sub *subject) principalList() []string {
 // loadSubject resolves the caller's roles (direct and through teams), teams
 // and grants: three queries, once per request (readMemo).
 func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
+	// A bulk write derives the subject once for its batch.
+	if b := s.bulkOf(ctx); b != nil {
+		return b.subject(ctx, q, c)
+	}
 	m := readMemo(ctx, q)
 	if m == nil {
 		return s.deriveSubject(ctx, q, c)

@@ -173,6 +173,9 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
 			return err
 		}
+		if s.bulkOf(ctx) != nil {
+			return nil // a batch returns what it wrote, without a read's enrichment
+		}
 		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
 		return err
 	})
@@ -284,8 +287,9 @@ func (s *Store) checkGoalLimit(ctx context.Context, q querier, account string, s
 	return nil
 }
 
-// UpdateGoal changes a goal. Moving it (parentId or sessionId) recomputes
-// both the old and the new tree.
+// UpdateGoal changes a goal. Moving it (parentId or sessionId) or changing
+// its attainment mode recomputes its path to the root and, after a move,
+// the old parent's path.
 func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch) (upstream.Goal, error) {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -383,8 +387,12 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		if err := s.syncGoalCopies(ctx, q, c.AccountID, old, g); err != nil {
 			return err
 		}
-		if err := s.recompute(ctx, q, c.AccountID, old.ParentID, g.ID); err != nil {
-			return err
+		if g.ParentID != old.ParentID || g.SessionID != old.SessionID || g.AttainmentTypeString != old.AttainmentTypeString {
+			// The old parent's path lost a child; the goal's own path
+			// (through its new parent) has a changed member.
+			if err := s.recompute(ctx, q, c.AccountID, old.ParentID, g.ID); err != nil {
+				return err
+			}
 		}
 		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
 		return err

@@ -159,8 +159,8 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(m, g)); err != nil {
 			return err
 		}
-		if lim := ss.Settings.MetricsPerGoalLimit; lim > 0 && g.MetricsCount >= lim {
-			return upstream.Errorf(upstream.CodeLimitExceeded, "goal %q already has %d key results (limit %d)", g.ID, g.MetricsCount, lim)
+		if err := checkMetricLimit(ctx, q, c.AccountID, ss, g.ID); err != nil {
+			return err
 		}
 		copyGoal(&m, g)
 		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
@@ -172,6 +172,9 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
 			return err
 		}
+		if s.bulkOf(ctx) != nil {
+			return nil // a batch returns what it wrote, without a read's enrichment
+		}
 		m, err = s.getMetric(ctx, q, c.AccountID, m.ID)
 		return err
 	})
@@ -179,6 +182,25 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		return upstream.Metric{}, err
 	}
 	return m, nil
+}
+
+// checkMetricLimit enforces the session's metricsPerGoalLimit for a key
+// result about to be added to goal. It counts the rows rather than reading
+// the goal's metricsCount, which a Bulk batch brings up to date only at
+// its end.
+func checkMetricLimit(ctx context.Context, q querier, account string, ss upstream.Session, goal string) error {
+	lim := ss.Settings.MetricsPerGoalLimit
+	if lim <= 0 {
+		return nil
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM metrics WHERE account_id = ? AND goal_id = ?", account, goal).Scan(&n); err != nil {
+		return fmt.Errorf("sqlstore: count key results of %s: %w", goal, err)
+	}
+	if n >= lim {
+		return upstream.Errorf(upstream.CodeLimitExceeded, "goal %q already has %d key results (limit %d)", goal, n, lim)
+	}
+	return nil
 }
 
 // checkMetric validates a key result about to be written and recomputes its attainment.
@@ -296,8 +318,8 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 			if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(old, ng)); err != nil {
 				return err
 			}
-			if lim := nss.Settings.MetricsPerGoalLimit; lim > 0 && ng.MetricsCount >= lim {
-				return upstream.Errorf(upstream.CodeLimitExceeded, "goal %q already has %d key results (limit %d)", ng.ID, ng.MetricsCount, lim)
+			if err := checkMetricLimit(ctx, q, c.AccountID, nss, ng.ID); err != nil {
+				return err
 			}
 			g, ss = ng, nss
 			copyGoal(&m, g)
@@ -408,6 +430,7 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		}
 	}
 	err = s.tx(ctx, func(q querier) error {
+		q = s.prepared(q) // the statements of a check-in are the same every time
 		m, err := metrics.get(ctx, q, c.AccountID, metricID)
 		if err != nil {
 			return err

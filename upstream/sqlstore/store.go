@@ -43,6 +43,7 @@ type Store struct {
 	// every statement of the read pool with its arguments.
 	trace  func(stmt string, args []any)
 	tokens upstream.TokenPolicy // lifetimes of new tokens (tokens.go)
+	stmts  stmtCache            // statements prepared on w
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -81,6 +82,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	if err := s.plannerStats(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := s.prepareWritePath(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -196,6 +201,9 @@ func (s *Store) read() querier { return counted{q: s.r, n: &s.queries, trace: s.
 func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 	if err := upstream.CheckWrite(ctx); err != nil {
 		return err // a read-only token never opens a write transaction
+	}
+	if ok, err := s.inBulk(ctx, fn); ok {
+		return err
 	}
 	t, err := s.w.BeginTx(ctx, nil)
 	if err != nil {

@@ -174,6 +174,9 @@ func (s *Store) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream
 		if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
 			return err
 		}
+		if s.bulkOf(ctx) != nil {
+			return nil // a batch returns what it wrote, without a read's enrichment
+		}
 		t, err = s.getTask(ctx, q, c.AccountID, t.ID)
 		return err
 	})
@@ -200,7 +203,10 @@ func (s *Store) taskCounts(ctx context.Context, q querier, account string, t ups
 		}
 		return nil
 	}
-	return s.recompute(ctx, q, account, goalID)
+	if goalID == "" {
+		return nil
+	}
+	return s.refreshTaskCounts(ctx, q, account, goalID)
 }
 
 // UpdateTask changes a task; a status change is recorded in its snapshots.

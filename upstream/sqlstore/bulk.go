@@ -1,0 +1,142 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// bulkKey is the context key of a Bulk transaction.
+type bulkKey struct{}
+
+// bulkTx is an open Bulk transaction of one store.
+type bulkTx struct {
+	s  *Store
+	q  querier
+	pq preparedTx // q, running every statement text prepared once per batch
+	// Goals whose paths (figures) and task counts are stale, per account:
+	// they are brought up to date once, when fn returns.
+	paths, tasks map[string]map[string]bool
+	// The callers' subjects (roles, teams, grants), derived once per batch.
+	subjects map[subjectKey]*subject
+}
+
+// subject returns the caller's authorization subject as the batch first
+// derived it: a batch decides every write with the roles, teams and
+// grants the caller had at its first write.
+func (b *bulkTx) subject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
+	key := subjectKey{account: c.AccountID, user: c.UserID, roles: strings.Join(c.Roles, ",")}
+	if sub, ok := b.subjects[key]; ok {
+		return sub, nil
+	}
+	sub, err := b.s.deriveSubject(ctx, q, c)
+	if err != nil {
+		return nil, err
+	}
+	if b.subjects == nil {
+		b.subjects = map[subjectKey]*subject{}
+	}
+	b.subjects[key] = sub
+	return sub, nil
+}
+
+// bulkOf returns the Bulk transaction of this store in ctx, or nil.
+func (s *Store) bulkOf(ctx context.Context) *bulkTx {
+	if b, ok := ctx.Value(bulkKey{}).(*bulkTx); ok && b.s == s {
+		return b
+	}
+	return nil
+}
+
+// mark records ids of account in set.
+func (b *bulkTx) mark(account string, set map[string]map[string]bool, ids []string) {
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		if set[account] == nil {
+			set[account] = map[string]bool{}
+		}
+		set[account][id] = true
+	}
+}
+
+// flush recomputes what the writes of the batch left stale: the paths of
+// the goals they changed, folded together (an ancestor shared by many is
+// recomputed once), and task counts.
+func (b *bulkTx) flush(ctx context.Context) error {
+	s, q := b.s, b.q
+	for _, account := range slices.Sorted(maps.Keys(b.tasks)) {
+		if err := s.refreshTaskCounts(ctx, q, account, slices.Sorted(maps.Keys(b.tasks[account]))...); err != nil {
+			return err
+		}
+	}
+	for _, account := range slices.Sorted(maps.Keys(b.paths)) {
+		if err := s.recompute(ctx, q, account, slices.Sorted(maps.Keys(b.paths[account]))...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Bulk runs fn in one write transaction: every write fn makes through the
+// store with the context it is given joins that transaction, each under a
+// savepoint of its own, so a write that fails leaves nothing behind and fn
+// may go on. The writes are checked by the same rules as one by one; the
+// derived figures of goals (attainments, aggregates, counts) are brought up
+// to date once, when fn returns, folding the paths of all changed goals
+// together, so what fn reads back of them inside the batch may be stale.
+// Authorization is decided with the roles, teams and grants the caller had
+// at the batch's first write. fn returning an error rolls everything back.
+// Seeding uses it; the writer
+// connection is held for the whole of fn, so keep batches short where a
+// server runs on the same file.
+func (s *Store) Bulk(ctx context.Context, fn func(ctx context.Context) error) error {
+	if s.bulkOf(ctx) != nil {
+		return fn(ctx) // already inside one
+	}
+	return s.tx(ctx, func(q querier) error {
+		b := &bulkTx{s: s, q: q, paths: map[string]map[string]bool{}, tasks: map[string]map[string]bool{}}
+		pq, ok := s.prepared(q).(preparedTx)
+		if !ok {
+			return fmt.Errorf("sqlstore: bulk: not a write transaction")
+		}
+		pq.batch = map[string]*sql.Stmt{}
+		defer pq.closeBatch()
+		b.pq = pq
+		if err := fn(context.WithValue(ctx, bulkKey{}, b)); err != nil {
+			return err
+		}
+		return b.flush(ctx)
+	})
+}
+
+// inBulk runs fn inside the Bulk transaction of ctx under a savepoint, and
+// reports false when ctx holds none for this store.
+func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, error) {
+	b := s.bulkOf(ctx)
+	if b == nil {
+		return false, nil
+	}
+	// One name for every savepoint: writes do not nest, and constant
+	// texts stay prepared for the whole batch.
+	if _, err := b.pq.ExecContext(ctx, "SAVEPOINT bulk_write"); err != nil {
+		return true, fmt.Errorf("sqlstore: savepoint: %w", err)
+	}
+	if err := fn(b.pq); err != nil {
+		if _, rerr := b.pq.ExecContext(ctx, "ROLLBACK TO bulk_write"); rerr != nil {
+			return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
+		}
+		_, _ = b.pq.ExecContext(ctx, "RELEASE bulk_write")
+		return true, err
+	}
+	if _, err := b.pq.ExecContext(ctx, "RELEASE bulk_write"); err != nil {
+		return true, fmt.Errorf("sqlstore: release savepoint: %w", err)
+	}
+	return true, nil
+}

@@ -1,0 +1,66 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// TestBulk: writes in a batch share one commit; a refused write leaves
+// nothing behind and the batch goes on; the figures are up to date when
+// Bulk returns; an error from fn rolls the whole batch back.
+func TestBulk(t *testing.T) {
+	e := newEnv(t)
+	s := e.session(upstream.SessionInput{})
+	var root, child upstream.Goal
+	err := e.store.Bulk(e.ctx, func(ctx context.Context) error {
+		var err error
+		if root, err = e.store.CreateGoal(ctx, upstream.GoalInput{Name: "root", SessionID: s.ID, AttainmentTypeString: upstream.AverageChildren}); err != nil {
+			return err
+		}
+		if child, err = e.store.CreateGoal(ctx, upstream.GoalInput{Name: "child", SessionID: s.ID, ParentID: root.ID}); err != nil {
+			return err
+		}
+		// Refused (no name): nothing of it stays, the batch goes on.
+		if _, err := e.store.CreateMetric(ctx, upstream.MetricInput{GoalID: child.ID, Target: f(10)}); upstream.ErrorCode(err) != upstream.CodeInvalid {
+			t.Errorf("nameless key result: %v", err)
+		}
+		m, err := e.store.CreateMetric(ctx, upstream.MetricInput{Name: "kr", GoalID: child.ID, Target: f(10)})
+		if err != nil {
+			return err
+		}
+		if _, err := e.store.CheckIn(ctx, m.ID, upstream.CheckInInput{Actual: f(4)}); err != nil {
+			return err
+		}
+		_, err = e.store.CreateTask(ctx, upstream.TaskInput{Name: "t", ParentID: child.ID, ParentType: upstream.ParentGoal})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, c := e.get(root.ID), e.get(child.ID)
+	if !near(r.Attainment, 0.4) || r.FullSubTreeCount != 1 || !near(c.Attainment, 0.4) || c.MetricsCount != 1 || c.TasksCount != 1 {
+		t.Fatalf("after the batch: root att %v subtree %d; child att %v metrics %d tasks %d",
+			r.Attainment, r.FullSubTreeCount, c.Attainment, c.MetricsCount, c.TasksCount)
+	}
+
+	boom := errors.New("boom")
+	err = e.store.Bulk(e.ctx, func(ctx context.Context) error {
+		if _, err := e.store.CreateGoal(ctx, upstream.GoalInput{Name: "lost", SessionID: s.ID, ParentID: root.ID}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Bulk = %v, want boom", err)
+	}
+	if r := e.get(root.ID); r.ChildrenCount != 1 {
+		t.Fatalf("a rolled-back batch left %d children", r.ChildrenCount)
+	}
+	all, err := e.store.ListGoals(e.ctx, upstream.ListQuery{})
+	if err != nil || all.TotalCount != 2 {
+		t.Fatalf("goals after the rolled-back batch: %d (%v)", all.TotalCount, err)
+	}
+}

@@ -1,0 +1,54 @@
+package sqlstore
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWritePathPlans: the queries that recompute a path look goals, key
+// results and tasks up by their indexes; none walks a whole account
+// (EXPLAIN QUERY PLAN on a real SQLite file).
+func TestWritePathPlans(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range []struct {
+		name, stmt string
+		args       []any
+		want       []string
+	}{
+		{"path", pathSQL, []any{"g", "a", "a"}, []string{"sqlite_autoindex_goals_1", "sqlite_autoindex_goal_subtrees_1"}},
+		{"children", childrenSQL, []any{"a", `["g"]`}, []string{"goals_account_parent", "sqlite_autoindex_goal_subtrees_1"}},
+		{"attainments", attainmentsSQL, []any{"a", `["g"]`}, []string{"metrics_account_goal"}},
+		{"task counts", taskCountsSQL, []any{"a", `["g"]`}, []string{"tasks_account_parent"}},
+	} {
+		rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.stmt, c.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		p := strings.Join(plan, "; ")
+		for _, w := range c.want {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s: plan %q does not use %s", c.name, p, w)
+			}
+		}
+		if strings.Contains(p, "(account_id=?)") || strings.Contains(p, "SCAN g ") || strings.Contains(p, "SCAN goals") {
+			t.Errorf("%s: plan %q walks an account", c.name, p)
+		}
+	}
+}
