@@ -28,9 +28,9 @@ type readData struct {
 	store   *sqlstore.Store
 	admin   context.Context
 	member  context.Context // a member: its reads go through the visibility conditions
-	goal    string   // a root goal of the seeded rows, with key results
-	goalIDs []string // 1,000 goal ids
-	keyIDs  []string // goal ids holding ~1,000 key results
+	goal    string          // a root goal of the seeded rows, with key results
+	goalIDs []string        // 1,000 goal ids
+	keyIDs  []string        // goal ids holding ~1,000 key results
 }
 
 // readDatasets builds the datasets lazily, each once per benchmark run; the
