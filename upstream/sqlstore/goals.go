@@ -80,11 +80,10 @@ func (s *Store) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
 		}
 		return upstream.Goal{}, err
 	}
-	g, err = s.getGoal(ctx, q, c.AccountID, id)
-	if err != nil {
+	gs := []upstream.Goal{g}
+	if err := s.enrichGoals(ctx, q, c.AccountID, gs, nil, true); err != nil {
 		return upstream.Goal{}, err
 	}
-	gs := []upstream.Goal{g}
 	if err := s.redactGoals(ctx, q, c, gs, nil); err != nil {
 		return upstream.Goal{}, err
 	}

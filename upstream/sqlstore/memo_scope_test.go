@@ -76,11 +76,17 @@ func TestVisibilityOncePerRequest(t *testing.T) {
 	if got := visibilityReads(stmts); !equalCounts(got, want) {
 		t.Fatalf("visibility reads of one request: %v, want %v", got, want)
 	}
+	before = f.s.QueryCount()
 	tree()
+	second := f.s.QueryCount() - before
 	if got := visibilityReads(stmts); !equalCounts(got, want) {
 		t.Fatalf("visibility reads after the request's second tree: %v, want %v", got, want)
 	}
-	t.Logf("statements of the tree: %d", first)
+	// The subject is three statements (user, team roles, grants), the
+	// scope's sessions one, the obfuscated goals one.
+	if first-second != 5 {
+		t.Fatalf("statements of the tree: %d first in the request, %d again; want 5 fewer (the visibility reads)", first, second)
+	}
 
 	// A write of the request clears the memo: the next reads derive again.
 	if _, err := f.s.CreateGoal(req, upstream.GoalInput{Name: "Mine", SessionID: f.session.ID}); err != nil {

@@ -265,7 +265,7 @@ func (f *planFixture) shapes() []listShape {
 // account has few teams).
 var accountWide = []string{
 	"SELECT DISTINCT action FROM permissions WHERE account_id = ?",
-	"SELECT doc FROM sessions WHERE account_id = ? AND (1) ORDER BY id",
+	"SELECT doc FROM sessions WHERE account_id = ? AND (1)",
 	"WITH RECURSIVE inv(id) AS",
 	"SELECT doc FROM teams WHERE account_id = ? AND (json_extract(doc, '$.manager') IN",
 }

@@ -27,9 +27,10 @@ const readBase = 100
 type readData struct {
 	store   *sqlstore.Store
 	admin   context.Context
-	goal    string   // a root goal of the seeded rows, with key results
-	goalIDs []string // 1,000 goal ids
-	keyIDs  []string // goal ids holding ~1,000 key results
+	member  context.Context // a member: its reads go through the visibility conditions
+	goal    string          // a root goal of the seeded rows, with key results
+	goalIDs []string        // 1,000 goal ids
+	keyIDs  []string        // goal ids holding ~1,000 key results
 }
 
 // readDatasets builds the datasets lazily, each once per benchmark run; the
@@ -95,6 +96,21 @@ func (d *readDatasets) get(b *testing.B, n int) *readData {
 		b.Fatal(err)
 	}
 	defer rows.Close()
+	// A member of the seeded users (seed.Synthetic gives them the member
+	// role), to read through the visibility conditions.
+	var memberID string
+	if err := rows.QueryRow(`SELECT id FROM users WHERE email = 'user1.s11@example.test'`).Scan(&memberID); err != nil {
+		b.Fatal(err)
+	}
+	tok, err := st.CreateUserToken(r.admin, memberID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mc, err := st.Authenticate(ctx, tok.Token)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.member = upstream.NewContext(ctx, mc)
 	// The seeded rows come first in rowid order: the same goals at every size.
 	if err := rows.QueryRow(`SELECT g.id FROM goals g WHERE g.parent_id = '' AND EXISTS (SELECT 1 FROM metrics m WHERE m.goal_id = g.id)
 		ORDER BY g.rowid LIMIT 1`).Scan(&r.goal); err != nil {
@@ -229,7 +245,8 @@ func anyOf(ids []string) []any {
 // BenchmarkReadPath measures the store's reads at 1,000 and 10,000
 // objectives: a goal by id (what GET /api/v1/goals/{id} runs), and pages of
 // 1,000 as the GraphQL edges ask for them ($in on a key, id order). Each op
-// is a request of its own (a fresh memo), as an account admin. It reports
+// is a request of its own (a fresh memo), as an account admin, or as a
+// member (…Member: through the visibility conditions). It reports
 // the store's SQL statements per op.
 func BenchmarkReadPath(b *testing.B) {
 	d := &readDatasets{dir: b.TempDir(), sets: map[int]*readData{}}
@@ -247,6 +264,10 @@ func BenchmarkReadPath(b *testing.B) {
 			_, err := r.store.GetGoal(upstream.WithMemo(r.admin), r.goal)
 			return err
 		}},
+		{"GetGoalMember", func(r *readData) error {
+			_, err := r.store.GetGoal(upstream.WithMemo(r.member), r.goal)
+			return err
+		}},
 		{"ListGoalsByID", func(r *readData) error {
 			p, err := r.store.ListGoals(upstream.WithMemo(r.admin), upstream.ListQuery{Filter: query.In("id", anyOf(r.goalIDs)...), Sort: byID, Limit: upstream.MaxLimit})
 			if err == nil && len(p.Items) != len(r.goalIDs) {
@@ -256,6 +277,13 @@ func BenchmarkReadPath(b *testing.B) {
 		}},
 		{"ListMetricsByGoal", func(r *readData) error {
 			p, err := r.store.ListMetrics(upstream.WithMemo(r.admin), upstream.ListQuery{Filter: query.In("goalId", anyOf(r.keyIDs)...), Sort: byID, Limit: upstream.MaxLimit})
+			if err == nil && len(p.Items) < 500 {
+				err = fmt.Errorf("%d key results, want ~1,000", len(p.Items))
+			}
+			return err
+		}},
+		{"ListMetricsByGoalMember", func(r *readData) error {
+			p, err := r.store.ListMetrics(upstream.WithMemo(r.member), upstream.ListQuery{Filter: query.In("goalId", anyOf(r.keyIDs)...), Sort: byID, Limit: upstream.MaxLimit})
 			if err == nil && len(p.Items) < 500 {
 				err = fmt.Errorf("%d key results, want ~1,000", len(p.Items))
 			}

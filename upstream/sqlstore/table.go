@@ -59,9 +59,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	limit := lq.PageLimit()
 	if desc, ok := idOrder(lq.Sort); ok && t.id != nil && lq.Skip == 0 && total <= limit {
 		// The page holds every match: read them in index order and sort
-		// them here, rather than have SQLite copy every document into a
-		// temporary B-tree to sort it (its pages are allocated and freed for
-		// each statement, which costs more than the sort).
+		// them here (sortByID).
 		rows, err := q.QueryContext(ctx, "SELECT doc FROM "+from+" WHERE account_id = ? AND ("+where+")", args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
@@ -70,15 +68,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 		}
-		ids := make([]string, len(items))
-		for i := range items {
-			ids[i] = t.id(&items[i])
-		}
-		var order sort.Interface = byIDs[T]{items, ids}
-		if desc {
-			order = sort.Reverse(order)
-		}
-		sort.Sort(order)
+		t.sortByID(items, desc)
 		if len(items) > limit { // rows added since the count
 			items = items[:limit]
 		}
@@ -131,9 +121,14 @@ func (t table[T]) pageSQL(from, where string, sort []query.SortKey) string {
 }
 
 // where returns all documents of account matching a SQL condition on the
-// table's columns, in id order.
+// table's columns, in id order (sorted here when the table knows its ids,
+// see sortByID).
 func (t table[T]) where(ctx context.Context, q querier, account, cond string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+t.name+" WHERE account_id = ? AND ("+cond+") ORDER BY id", append([]any{account}, args...)...)
+	order := " ORDER BY id"
+	if t.id != nil {
+		order = ""
+	}
+	rows, err := q.QueryContext(ctx, "SELECT doc FROM "+t.name+" WHERE account_id = ? AND ("+cond+")"+order, append([]any{account}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: select %s: %w", t.name, err)
 	}
@@ -141,7 +136,27 @@ func (t table[T]) where(ctx context.Context, q querier, account, cond string, ar
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: select %s: %w", t.name, err)
 	}
+	if t.id != nil {
+		t.sortByID(items, false)
+	}
 	return items, nil
+}
+
+// sortByID sorts items by id, as SQLite's ORDER BY id would (ids compare
+// bytewise in both). Reading matches without ORDER BY and sorting them here
+// spares SQLite a temporary B-tree of whole documents, whose pages cost an
+// allocation and a release each (docs/decisions.md, "A page that holds every
+// match is sorted in Go").
+func (t table[T]) sortByID(items []T, desc bool) {
+	ids := make([]string, len(items))
+	for i := range items {
+		ids[i] = t.id(&items[i])
+	}
+	var order sort.Interface = byIDs[T]{items, ids}
+	if desc {
+		order = sort.Reverse(order)
+	}
+	sort.Sort(order)
 }
 
 // in returns the documents of account whose column col is one of values.
