@@ -52266,7 +52266,7 @@ func (ec *executionContext) marshalNAccountSubscription2githubᚗcomᚋokrgate�
 }
 
 func (ec *executionContext) marshalNAccountSubscription2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSubscriptionᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Subscription) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAccountSubscription2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSubscription(ctx, sel, v[i])
@@ -52286,7 +52286,7 @@ func (ec *executionContext) marshalNActionDescriptor2githubᚗcomᚋokrgateᚋok
 }
 
 func (ec *executionContext) marshalNActionDescriptor2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐActionDescriptorᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.ActionDescriptor) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNActionDescriptor2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐActionDescriptor(ctx, sel, v[i])
@@ -52306,7 +52306,7 @@ func (ec *executionContext) marshalNAnnouncement2githubᚗcomᚋokrgateᚋokrgat
 }
 
 func (ec *executionContext) marshalNAnnouncement2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAnnouncementᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Announcement) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAnnouncement2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAnnouncement(ctx, sel, v[i])
@@ -52346,7 +52346,7 @@ func (ec *executionContext) marshalNAnnouncementEdge2githubᚗcomᚋokrgateᚋok
 }
 
 func (ec *executionContext) marshalNAnnouncementEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAnnouncementEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AnnouncementEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAnnouncementEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAnnouncementEdge(ctx, sel, v[i])
@@ -52392,7 +52392,7 @@ func (ec *executionContext) marshalNApiToken2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNApiToken2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTokenᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Token) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNApiToken2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx, sel, v[i])
@@ -52427,7 +52427,7 @@ func (ec *executionContext) marshalNAssignedBadge2githubᚗcomᚋokrgateᚋokrga
 }
 
 func (ec *executionContext) marshalNAssignedBadge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignedBadgeᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.AssignedBadge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAssignedBadge2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignedBadge(ctx, sel, v[i])
@@ -52467,7 +52467,7 @@ func (ec *executionContext) marshalNAssignedBadgeEdge2githubᚗcomᚋokrgateᚋo
 }
 
 func (ec *executionContext) marshalNAssignedBadgeEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAssignedBadgeEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AssignedBadgeEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAssignedBadgeEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAssignedBadgeEdge(ctx, sel, v[i])
@@ -52513,7 +52513,7 @@ func (ec *executionContext) marshalNAssignee2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNAssignee2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssigneeᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Assignee) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAssignee2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignee(ctx, sel, v[i])
@@ -52533,7 +52533,7 @@ func (ec *executionContext) marshalNBadge2githubᚗcomᚋokrgateᚋokrgateᚋups
 }
 
 func (ec *executionContext) marshalNBadge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadgeᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Badge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBadge2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadge(ctx, sel, v[i])
@@ -52573,7 +52573,7 @@ func (ec *executionContext) marshalNBadgeEdge2githubᚗcomᚋokrgateᚋokrgate�
 }
 
 func (ec *executionContext) marshalNBadgeEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.BadgeEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBadgeEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeEdge(ctx, sel, v[i])
@@ -52645,7 +52645,7 @@ func (ec *executionContext) marshalNCheckIn2githubᚗcomᚋokrgateᚋokrgateᚋu
 }
 
 func (ec *executionContext) marshalNCheckIn2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckInᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.CheckIn) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCheckIn2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckIn(ctx, sel, v[i])
@@ -52685,7 +52685,7 @@ func (ec *executionContext) marshalNCheckInEdge2githubᚗcomᚋokrgateᚋokrgate
 }
 
 func (ec *executionContext) marshalNCheckInEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.CheckInEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCheckInEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInEdge(ctx, sel, v[i])
@@ -52750,7 +52750,7 @@ func (ec *executionContext) marshalNConfidenceMapping2githubᚗcomᚋokrgateᚋo
 }
 
 func (ec *executionContext) marshalNConfidenceMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐConfidenceMappingᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.ConfidenceMapping) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNConfidenceMapping2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐConfidenceMapping(ctx, sel, v[i])
@@ -52877,7 +52877,7 @@ func (ec *executionContext) marshalNDashboard2githubᚗcomᚋokrgateᚋokrgate�
 }
 
 func (ec *executionContext) marshalNDashboard2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Dashboard) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDashboard2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboard(ctx, sel, v[i])
@@ -52917,7 +52917,7 @@ func (ec *executionContext) marshalNDashboardEdge2githubᚗcomᚋokrgateᚋokrga
 }
 
 func (ec *executionContext) marshalNDashboardEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.DashboardEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDashboardEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardEdge(ctx, sel, v[i])
@@ -52947,7 +52947,7 @@ func (ec *executionContext) marshalNDashboardParameter2githubᚗcomᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNDashboardParameter2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameterᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.DashboardParameter) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDashboardParameter2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameter(ctx, sel, v[i])
@@ -52987,7 +52987,7 @@ func (ec *executionContext) marshalNDashboardParameterEdge2githubᚗcomᚋokrgat
 }
 
 func (ec *executionContext) marshalNDashboardParameterEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardParameterEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.DashboardParameterEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDashboardParameterEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardParameterEdge(ctx, sel, v[i])
@@ -53058,7 +53058,7 @@ func (ec *executionContext) marshalNDashboardTagUsage2githubᚗcomᚋokrgateᚋo
 }
 
 func (ec *executionContext) marshalNDashboardTagUsage2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardTagUsageᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.DashboardTagUsage) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDashboardTagUsage2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardTagUsage(ctx, sel, v[i])
@@ -53138,7 +53138,7 @@ func (ec *executionContext) marshalNEmployee2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNEmployee2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEmployeeᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Employee) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEmployee2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEmployee(ctx, sel, v[i])
@@ -53178,7 +53178,7 @@ func (ec *executionContext) marshalNEmployeeEdge2githubᚗcomᚋokrgateᚋokrgat
 }
 
 func (ec *executionContext) marshalNEmployeeEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐEmployeeEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EmployeeEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEmployeeEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐEmployeeEdge(ctx, sel, v[i])
@@ -53224,7 +53224,7 @@ func (ec *executionContext) marshalNFieldProperty2githubᚗcomᚋokrgateᚋokrga
 }
 
 func (ec *executionContext) marshalNFieldProperty2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐFieldPropertyᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.FieldProperty) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFieldProperty2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐFieldProperty(ctx, sel, v[i])
@@ -53282,7 +53282,7 @@ func (ec *executionContext) marshalNGoal2githubᚗcomᚋokrgateᚋokrgateᚋupst
 }
 
 func (ec *executionContext) marshalNGoal2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Goal) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNGoal2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx, sel, v[i])
@@ -53322,7 +53322,7 @@ func (ec *executionContext) marshalNGoalEdge2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNGoalEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.GoalEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNGoalEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalEdge(ctx, sel, v[i])
@@ -53413,7 +53413,7 @@ func (ec *executionContext) marshalNInsightItem2githubᚗcomᚋokrgateᚋokrgate
 }
 
 func (ec *executionContext) marshalNInsightItem2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐInsightItemᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.InsightItem) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInsightItem2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐInsightItem(ctx, sel, v[i])
@@ -53500,7 +53500,7 @@ func (ec *executionContext) marshalNKpi2githubᚗcomᚋokrgateᚋokrgateᚋupstr
 }
 
 func (ec *executionContext) marshalNKpi2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.KPI) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNKpi2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPI(ctx, sel, v[i])
@@ -53540,7 +53540,7 @@ func (ec *executionContext) marshalNKpiEdge2githubᚗcomᚋokrgateᚋokrgateᚋg
 }
 
 func (ec *executionContext) marshalNKpiEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.KpiEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNKpiEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiEdge(ctx, sel, v[i])
@@ -53565,7 +53565,7 @@ func (ec *executionContext) marshalNKpiGroup2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNKpiGroup2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.KPIGroup) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNKpiGroup2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroup(ctx, sel, v[i])
@@ -53605,7 +53605,7 @@ func (ec *executionContext) marshalNKpiGroupEdge2githubᚗcomᚋokrgateᚋokrgat
 }
 
 func (ec *executionContext) marshalNKpiGroupEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiGroupEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.KpiGroupEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNKpiGroupEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiGroupEdge(ctx, sel, v[i])
@@ -53672,7 +53672,7 @@ func (ec *executionContext) marshalNList2githubᚗcomᚋokrgateᚋokrgateᚋupst
 }
 
 func (ec *executionContext) marshalNList2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.List) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNList2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx, sel, v[i])
@@ -53702,7 +53702,7 @@ func (ec *executionContext) marshalNListColumn2githubᚗcomᚋokrgateᚋokrgate�
 }
 
 func (ec *executionContext) marshalNListColumn2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListColumnᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.ListColumn) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNListColumn2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListColumn(ctx, sel, v[i])
@@ -53737,7 +53737,7 @@ func (ec *executionContext) marshalNListEdge2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNListEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐListEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ListEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNListEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐListEdge(ctx, sel, v[i])
@@ -53793,7 +53793,7 @@ func (ec *executionContext) marshalNMetric2githubᚗcomᚋokrgateᚋokrgateᚋup
 }
 
 func (ec *executionContext) marshalNMetric2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Metric) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMetric2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetric(ctx, sel, v[i])
@@ -53833,7 +53833,7 @@ func (ec *executionContext) marshalNMetricEdge2githubᚗcomᚋokrgateᚋokrgate�
 }
 
 func (ec *executionContext) marshalNMetricEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.MetricEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMetricEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricEdge(ctx, sel, v[i])
@@ -53904,7 +53904,7 @@ func (ec *executionContext) marshalNOwner2githubᚗcomᚋokrgateᚋokrgateᚋgra
 }
 
 func (ec *executionContext) marshalNOwner2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOwnerᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Owner) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNOwner2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOwner(ctx, sel, v[i])
@@ -53944,7 +53944,7 @@ func (ec *executionContext) marshalNPermissionEntry2githubᚗcomᚋokrgateᚋokr
 }
 
 func (ec *executionContext) marshalNPermissionEntry2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermissionEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.PermissionEntry) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPermissionEntry2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermissionEntry(ctx, sel, v[i])
@@ -53979,7 +53979,7 @@ func (ec *executionContext) marshalNReaction2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNReaction2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReactionᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Reaction) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNReaction2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReaction(ctx, sel, v[i])
@@ -54011,7 +54011,7 @@ func (ec *executionContext) marshalNReportSummary2githubᚗcomᚋokrgateᚋokrga
 }
 
 func (ec *executionContext) marshalNReportSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReportSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.ReportSummary) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNReportSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReportSummary(ctx, sel, v[i])
@@ -54031,7 +54031,7 @@ func (ec *executionContext) marshalNRole2githubᚗcomᚋokrgateᚋokrgateᚋupst
 }
 
 func (ec *executionContext) marshalNRole2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRoleᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Role) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRole2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx, sel, v[i])
@@ -54071,7 +54071,7 @@ func (ec *executionContext) marshalNRoleEdge2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNRoleEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RoleEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRoleEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleEdge(ctx, sel, v[i])
@@ -54096,7 +54096,7 @@ func (ec *executionContext) marshalNRoleMapping2githubᚗcomᚋokrgateᚋokrgate
 }
 
 func (ec *executionContext) marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRoleᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Role) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRoleMapping2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx, sel, v[i])
@@ -54147,7 +54147,7 @@ func (ec *executionContext) marshalNSession2githubᚗcomᚋokrgateᚋokrgateᚋu
 }
 
 func (ec *executionContext) marshalNSession2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Session) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSession2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSession(ctx, sel, v[i])
@@ -54187,7 +54187,7 @@ func (ec *executionContext) marshalNSessionEdge2githubᚗcomᚋokrgateᚋokrgate
 }
 
 func (ec *executionContext) marshalNSessionEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐSessionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SessionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSessionEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐSessionEdge(ctx, sel, v[i])
@@ -54278,7 +54278,7 @@ func (ec *executionContext) marshalNTag2githubᚗcomᚋokrgateᚋokrgateᚋupstr
 }
 
 func (ec *executionContext) marshalNTag2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Tag) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTag2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTag(ctx, sel, v[i])
@@ -54318,7 +54318,7 @@ func (ec *executionContext) marshalNTagDetail2githubᚗcomᚋokrgateᚋokrgate�
 }
 
 func (ec *executionContext) marshalNTagDetail2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagDetailᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.TagDetail) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTagDetail2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagDetail(ctx, sel, v[i])
@@ -54358,7 +54358,7 @@ func (ec *executionContext) marshalNTagDetailEdge2githubᚗcomᚋokrgateᚋokrga
 }
 
 func (ec *executionContext) marshalNTagDetailEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDetailEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TagDetailEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTagDetailEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDetailEdge(ctx, sel, v[i])
@@ -54429,7 +54429,7 @@ func (ec *executionContext) marshalNTask2githubᚗcomᚋokrgateᚋokrgateᚋupst
 }
 
 func (ec *executionContext) marshalNTask2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Task) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTask2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTask(ctx, sel, v[i])
@@ -54469,7 +54469,7 @@ func (ec *executionContext) marshalNTaskEdge2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNTaskEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TaskEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTaskEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskEdge(ctx, sel, v[i])
@@ -54515,7 +54515,7 @@ func (ec *executionContext) marshalNTeam2githubᚗcomᚋokrgateᚋokrgateᚋupst
 }
 
 func (ec *executionContext) marshalNTeam2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTeamᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Team) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTeam2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTeam(ctx, sel, v[i])
@@ -54555,7 +54555,7 @@ func (ec *executionContext) marshalNTeamEdge2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNTeamEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTeamEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TeamEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTeamEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTeamEdge(ctx, sel, v[i])
@@ -54621,7 +54621,7 @@ func (ec *executionContext) unmarshalNTokenScope2ᚕgithubᚗcomᚋokrgateᚋokr
 }
 
 func (ec *executionContext) marshalNTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScopeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TokenScope) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx, sel, v[i])
@@ -54705,7 +54705,7 @@ func (ec *executionContext) marshalNUser2githubᚗcomᚋokrgateᚋokrgateᚋupst
 }
 
 func (ec *executionContext) marshalNUser2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.User) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUser2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, sel, v[i])
@@ -54745,7 +54745,7 @@ func (ec *executionContext) marshalNUserEdge2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNUserEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.UserEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUserEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserEdge(ctx, sel, v[i])
@@ -54785,7 +54785,7 @@ func (ec *executionContext) marshalNUserRole2githubᚗcomᚋokrgateᚋokrgateᚋ
 }
 
 func (ec *executionContext) marshalNUserRole2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserRoleᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.UserRole) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUserRole2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserRole(ctx, sel, v[i])
@@ -54831,7 +54831,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -54877,7 +54877,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -54905,7 +54905,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -54925,7 +54925,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -56537,7 +56537,7 @@ func (ec *executionContext) marshalOTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrga
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTokenScope2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTokenScope(ctx, sel, v[i])
@@ -56605,7 +56605,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -56624,7 +56624,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -56643,7 +56643,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -56669,7 +56669,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
