@@ -443,6 +443,7 @@ type ComplexityRoot struct {
 		Description                  func(childComplexity int) int
 		DesignScore                  func(childComplexity int) int
 		Duration                     func(childComplexity int) int
+		Etag                         func(childComplexity int) int
 		FullAggregatedAttainment     func(childComplexity int) int
 		FullSubTreeCount             func(childComplexity int) int
 		ID                           func(childComplexity int) int
@@ -618,6 +619,7 @@ type ComplexityRoot struct {
 		Description               func(childComplexity int) int
 		DueDate                   func(childComplexity int) int
 		Dynamic                   func(childComplexity int) int
+		Etag                      func(childComplexity int) int
 		FieldName                 func(childComplexity int) int
 		Format                    func(childComplexity int) int
 		Goal                      func(childComplexity int) int
@@ -731,13 +733,13 @@ type ComplexityRoot struct {
 		UpdateAnnouncement        func(childComplexity int, id string, comment string) int
 		UpdateBadge               func(childComplexity int, id string, input upstream.BadgePatch) int
 		UpdateDashboard           func(childComplexity int, id string, input upstream.DashboardPatch) int
-		UpdateGoal                func(childComplexity int, id string, input upstream.GoalPatch) int
+		UpdateGoal                func(childComplexity int, id string, input upstream.GoalPatch, ifMatch *string) int
 		UpdateKpi                 func(childComplexity int, id string, input upstream.KPIPatch) int
 		UpdateList                func(childComplexity int, id string, input upstream.ListPatch) int
-		UpdateMetric              func(childComplexity int, id string, input upstream.MetricPatch) int
+		UpdateMetric              func(childComplexity int, id string, input upstream.MetricPatch, ifMatch *string) int
 		UpdateRole                func(childComplexity int, id string, input upstream.RolePatch) int
-		UpdateSession             func(childComplexity int, id string, input upstream.SessionPatch) int
-		UpdateTask                func(childComplexity int, id string, input upstream.TaskPatch) int
+		UpdateSession             func(childComplexity int, id string, input upstream.SessionPatch, ifMatch *string) int
+		UpdateTask                func(childComplexity int, id string, input upstream.TaskPatch, ifMatch *string) int
 		UpdateTeam                func(childComplexity int, id string, input upstream.TeamPatch) int
 		UpdateUser                func(childComplexity int, id string, input upstream.UserPatch) int
 	}
@@ -912,6 +914,7 @@ type ComplexityRoot struct {
 		Demo                      func(childComplexity int) int
 		DynamicValueType          func(childComplexity int) int
 		End                       func(childComplexity int) int
+		Etag                      func(childComplexity int) int
 		Goals                     func(childComplexity int, roots *bool) int
 		ID                        func(childComplexity int) int
 		Inherits                  func(childComplexity int) int
@@ -1004,6 +1007,7 @@ type ComplexityRoot struct {
 		DateModified        func(childComplexity int) int
 		Description         func(childComplexity int) int
 		DueDate             func(childComplexity int) int
+		Etag                func(childComplexity int) int
 		ExternalID          func(childComplexity int) int
 		ExternalSystem      func(childComplexity int) int
 		ID                  func(childComplexity int) int
@@ -1174,6 +1178,8 @@ type EmployeeResolver interface {
 	Badges(ctx context.Context, obj *upstream.Employee) ([]upstream.AssignedBadge, error)
 }
 type GoalResolver interface {
+	Etag(ctx context.Context, obj *upstream.Goal) (string, error)
+
 	Access(ctx context.Context, obj *upstream.Goal) (any, error)
 
 	DesignScore(ctx context.Context, obj *upstream.Goal) (any, error)
@@ -1215,6 +1221,8 @@ type ListDataResolver interface {
 	Items(ctx context.Context, obj *upstream.ListData) ([]any, error)
 }
 type MetricResolver interface {
+	Etag(ctx context.Context, obj *upstream.Metric) (string, error)
+
 	TargetMetrics(ctx context.Context, obj *upstream.Metric) (any, error)
 
 	Settings(ctx context.Context, obj *upstream.Metric) (any, error)
@@ -1227,18 +1235,18 @@ type MetricResolver interface {
 }
 type MutationResolver interface {
 	CreateGoal(ctx context.Context, input upstream.GoalInput) (*upstream.Goal, error)
-	UpdateGoal(ctx context.Context, id string, input upstream.GoalPatch) (*upstream.Goal, error)
+	UpdateGoal(ctx context.Context, id string, input upstream.GoalPatch, ifMatch *string) (*upstream.Goal, error)
 	DeleteGoal(ctx context.Context, id string) (string, error)
 	TagGoal(ctx context.Context, goalID string, title string) (*model.TagGoalPayload, error)
 	CreateMetric(ctx context.Context, input upstream.MetricInput) (*upstream.Metric, error)
-	UpdateMetric(ctx context.Context, id string, input upstream.MetricPatch) (*upstream.Metric, error)
+	UpdateMetric(ctx context.Context, id string, input upstream.MetricPatch, ifMatch *string) (*upstream.Metric, error)
 	DeleteMetric(ctx context.Context, id string) (string, error)
 	CheckIn(ctx context.Context, metricID string, input upstream.CheckInInput) (*model.CheckInPayload, error)
 	CreateTask(ctx context.Context, input upstream.TaskInput) (*upstream.Task, error)
-	UpdateTask(ctx context.Context, id string, input upstream.TaskPatch) (*upstream.Task, error)
+	UpdateTask(ctx context.Context, id string, input upstream.TaskPatch, ifMatch *string) (*upstream.Task, error)
 	DeleteTask(ctx context.Context, id string) (string, error)
 	CreateSession(ctx context.Context, input upstream.SessionInput) (*upstream.Session, error)
-	UpdateSession(ctx context.Context, id string, input upstream.SessionPatch) (*upstream.Session, error)
+	UpdateSession(ctx context.Context, id string, input upstream.SessionPatch, ifMatch *string) (*upstream.Session, error)
 	DeleteSession(ctx context.Context, id string) (string, error)
 	CreateTags(ctx context.Context, titles []string) ([]upstream.Tag, error)
 	SetTagsActive(ctx context.Context, ids []string, active bool) (int, error)
@@ -1364,6 +1372,8 @@ type RoleMappingResolver interface {
 	Team(ctx context.Context, obj *upstream.Role) (*upstream.Team, error)
 }
 type SessionResolver interface {
+	Etag(ctx context.Context, obj *upstream.Session) (string, error)
+
 	OwnerPermissions(ctx context.Context, obj *upstream.Session) (any, error)
 	Permissions(ctx context.Context, obj *upstream.Session) (any, error)
 	Tags(ctx context.Context, obj *upstream.Session) ([]upstream.Tag, error)
@@ -1385,6 +1395,8 @@ type TagDetailResolver interface {
 	Dashboards(ctx context.Context, obj *upstream.TagDetail) ([]upstream.Dashboard, error)
 }
 type TaskResolver interface {
+	Etag(ctx context.Context, obj *upstream.Task) (string, error)
+
 	Access(ctx context.Context, obj *upstream.Task) (any, error)
 	LastComment(ctx context.Context, obj *upstream.Task) (any, error)
 	Snapshots(ctx context.Context, obj *upstream.Task) (any, error)
@@ -2999,6 +3011,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Goal.Duration(childComplexity), true
+	case "Goal.etag":
+		if e.ComplexityRoot.Goal.Etag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Goal.Etag(childComplexity), true
 	case "Goal.fullAggregatedAttainment":
 		if e.ComplexityRoot.Goal.FullAggregatedAttainment == nil {
 			break
@@ -3777,6 +3795,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Metric.Dynamic(childComplexity), true
+	case "Metric.etag":
+		if e.ComplexityRoot.Metric.Etag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Metric.Etag(childComplexity), true
 	case "Metric.fieldName":
 		if e.ComplexityRoot.Metric.FieldName == nil {
 			break
@@ -4687,7 +4711,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateGoal(childComplexity, args["id"].(string), args["input"].(upstream.GoalPatch)), true
+		return e.ComplexityRoot.Mutation.UpdateGoal(childComplexity, args["id"].(string), args["input"].(upstream.GoalPatch), args["ifMatch"].(*string)), true
 	case "Mutation.updateKpi":
 		if e.ComplexityRoot.Mutation.UpdateKpi == nil {
 			break
@@ -4720,7 +4744,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateMetric(childComplexity, args["id"].(string), args["input"].(upstream.MetricPatch)), true
+		return e.ComplexityRoot.Mutation.UpdateMetric(childComplexity, args["id"].(string), args["input"].(upstream.MetricPatch), args["ifMatch"].(*string)), true
 	case "Mutation.updateRole":
 		if e.ComplexityRoot.Mutation.UpdateRole == nil {
 			break
@@ -4742,7 +4766,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSession(childComplexity, args["id"].(string), args["input"].(upstream.SessionPatch)), true
+		return e.ComplexityRoot.Mutation.UpdateSession(childComplexity, args["id"].(string), args["input"].(upstream.SessionPatch), args["ifMatch"].(*string)), true
 	case "Mutation.updateTask":
 		if e.ComplexityRoot.Mutation.UpdateTask == nil {
 			break
@@ -4753,7 +4777,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateTask(childComplexity, args["id"].(string), args["input"].(upstream.TaskPatch)), true
+		return e.ComplexityRoot.Mutation.UpdateTask(childComplexity, args["id"].(string), args["input"].(upstream.TaskPatch), args["ifMatch"].(*string)), true
 	case "Mutation.updateTeam":
 		if e.ComplexityRoot.Mutation.UpdateTeam == nil {
 			break
@@ -5735,6 +5759,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.End(childComplexity), true
+	case "Session.etag":
+		if e.ComplexityRoot.Session.Etag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.Etag(childComplexity), true
 	case "Session.goals":
 		if e.ComplexityRoot.Session.Goals == nil {
 			break
@@ -6122,6 +6152,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.DueDate(childComplexity), true
+	case "Task.etag":
+		if e.ComplexityRoot.Task.Etag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Etag(childComplexity), true
 	case "Task.externalId":
 		if e.ComplexityRoot.Task.ExternalID == nil {
 			break
@@ -7585,6 +7621,8 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Goal_id(ctx, field)
+	case "etag":
+		return ec.fieldContext_Goal_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Goal_accountId(ctx, field)
 	case "name":
@@ -7949,6 +7987,8 @@ func (ec *executionContext) childFields_Metric(ctx context.Context, field graphq
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Metric_id(ctx, field)
+	case "etag":
+		return ec.fieldContext_Metric_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Metric_accountId(ctx, field)
 	case "name":
@@ -8293,6 +8333,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Session_id(ctx, field)
+	case "etag":
+		return ec.fieldContext_Session_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Session_accountId(ctx, field)
 	case "title":
@@ -8479,6 +8521,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Task_id(ctx, field)
+	case "etag":
+		return ec.fieldContext_Task_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Task_accountId(ctx, field)
 	case "name":
@@ -9880,6 +9924,14 @@ func (ec *executionContext) field_Mutation_updateGoal_args(ctx context.Context, 
 		return nil, err
 	}
 	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ifMatch",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ifMatch"] = arg2
 	return args, nil
 }
 
@@ -9946,6 +9998,14 @@ func (ec *executionContext) field_Mutation_updateMetric_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ifMatch",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ifMatch"] = arg2
 	return args, nil
 }
 
@@ -9990,6 +10050,14 @@ func (ec *executionContext) field_Mutation_updateSession_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ifMatch",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ifMatch"] = arg2
 	return args, nil
 }
 
@@ -10012,6 +10080,14 @@ func (ec *executionContext) field_Mutation_updateTask_args(ctx context.Context, 
 		return nil, err
 	}
 	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ifMatch",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ifMatch"] = arg2
 	return args, nil
 }
 
@@ -17161,6 +17237,29 @@ func (ec *executionContext) fieldContext_Goal_id(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Goal_etag(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_etag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Goal().Etag(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_etag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Goal_accountId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20558,6 +20657,29 @@ func (ec *executionContext) fieldContext_Metric_id(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Metric_etag(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_etag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Metric().Etag(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_etag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Metric_accountId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21976,7 +22098,7 @@ func (ec *executionContext) _Mutation_updateGoal(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateGoal(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.GoalPatch))
+			return ec.Resolvers.Mutation().UpdateGoal(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.GoalPatch), fc.Args["ifMatch"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Goal) graphql.Marshaler {
@@ -22152,7 +22274,7 @@ func (ec *executionContext) _Mutation_updateMetric(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateMetric(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.MetricPatch))
+			return ec.Resolvers.Mutation().UpdateMetric(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.MetricPatch), fc.Args["ifMatch"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Metric) graphql.Marshaler {
@@ -22328,7 +22450,7 @@ func (ec *executionContext) _Mutation_updateTask(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateTask(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.TaskPatch))
+			return ec.Resolvers.Mutation().UpdateTask(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.TaskPatch), fc.Args["ifMatch"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Task) graphql.Marshaler {
@@ -22460,7 +22582,7 @@ func (ec *executionContext) _Mutation_updateSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSession(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.SessionPatch))
+			return ec.Resolvers.Mutation().UpdateSession(ctx, fc.Args["id"].(string), fc.Args["input"].(upstream.SessionPatch), fc.Args["ifMatch"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Session) graphql.Marshaler {
@@ -28587,6 +28709,29 @@ func (ec *executionContext) fieldContext_Session_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Session_etag(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_etag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().Etag(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_etag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Session_accountId(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30235,6 +30380,29 @@ func (ec *executionContext) _Task_id(ctx context.Context, field graphql.Collecte
 }
 func (ec *executionContext) fieldContext_Task_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Task_etag(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_etag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().Etag(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_etag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Task_accountId(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
@@ -43845,6 +44013,44 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "etag":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Goal_etag(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "accountId":
 			out.Values[i] = ec._Goal_accountId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -45835,6 +46041,44 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "etag":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Metric_etag(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "accountId":
 			out.Values[i] = ec._Metric_accountId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -49241,6 +49485,44 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "etag":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Session_etag(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "accountId":
 			out.Values[i] = ec._Session_accountId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -50348,6 +50630,44 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "etag":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Task_etag(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "accountId":
 			out.Values[i] = ec._Task_accountId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

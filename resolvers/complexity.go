@@ -38,6 +38,7 @@ const (
 	EstParameters  = 2  // Dashboard.parameters
 	EstReactions   = 5  // Announcement.reactions
 	EstTokens      = 10 // myTokens (the caller's own tokens, unpaged)
+	EstVersion     = 10 // etag: one store read per object
 	EstColumns     = 10 // List.columns, List.fields, ListSchema.fields, ListSchema.customFieldsProperties
 	EstSmall       = 5  // Employee.roles, ConfidenceSettings.confidenceMapping, Account.subscriptions
 	EstActions     = 30 // Query.actions (the catalogue)
@@ -111,6 +112,8 @@ func SetComplexity(cfg *graph.Config) {
 	c.Employee.Roles, c.ConfidenceSettings.ConfidenceMapping, c.Account.Subscriptions = est(EstSmall), est(EstSmall), est(EstSmall)
 	c.Query.Actions = est(EstActions)
 	c.Query.MyTokens = est(EstTokens)
+	version := func(int) int { return EstVersion }
+	c.Goal.Etag, c.Metric.Etag, c.Task.Etag, c.Session.Etag = version, version, version, version
 	c.Mutation.CreateTags = func(child int, titles []string) int { return mul(child, max(len(titles), 1)) }
 	// The deprecated listing pages by take (default upstream.DefaultLimit).
 	c.Query.LegacyUsers = func(child int, _ *string, _ *int, take *int, _ *bool) int {

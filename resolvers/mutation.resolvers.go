@@ -20,8 +20,8 @@ func (r *mutationResolver) CreateGoal(ctx context.Context, input upstream.GoalIn
 }
 
 // UpdateGoal is the resolver for the updateGoal field.
-func (r *mutationResolver) UpdateGoal(ctx context.Context, id string, input upstream.GoalPatch) (*upstream.Goal, error) {
-	v, err := r.API.UpdateGoal(ctx, id, input)
+func (r *mutationResolver) UpdateGoal(ctx context.Context, id string, input upstream.GoalPatch, ifMatch *string) (*upstream.Goal, error) {
+	v, err := r.API.UpdateGoal(conditional(ctx, upstream.KindGoal, id, ifMatch), id, input)
 	return wrote(ctx, v, err)
 }
 
@@ -62,8 +62,8 @@ func (r *mutationResolver) CreateMetric(ctx context.Context, input upstream.Metr
 }
 
 // UpdateMetric is the resolver for the updateMetric field.
-func (r *mutationResolver) UpdateMetric(ctx context.Context, id string, input upstream.MetricPatch) (*upstream.Metric, error) {
-	v, err := r.API.UpdateMetric(ctx, id, input)
+func (r *mutationResolver) UpdateMetric(ctx context.Context, id string, input upstream.MetricPatch, ifMatch *string) (*upstream.Metric, error) {
+	v, err := r.API.UpdateMetric(conditional(ctx, upstream.KindMetric, id, ifMatch), id, input)
 	return wrote(ctx, v, err)
 }
 
@@ -111,8 +111,8 @@ func (r *mutationResolver) CreateTask(ctx context.Context, input upstream.TaskIn
 }
 
 // UpdateTask is the resolver for the updateTask field.
-func (r *mutationResolver) UpdateTask(ctx context.Context, id string, input upstream.TaskPatch) (*upstream.Task, error) {
-	v, err := r.API.UpdateTask(ctx, id, input)
+func (r *mutationResolver) UpdateTask(ctx context.Context, id string, input upstream.TaskPatch, ifMatch *string) (*upstream.Task, error) {
+	v, err := r.API.UpdateTask(conditional(ctx, upstream.KindTask, id, ifMatch), id, input)
 	return wrote(ctx, v, err)
 }
 
@@ -132,8 +132,8 @@ func (r *mutationResolver) CreateSession(ctx context.Context, input upstream.Ses
 }
 
 // UpdateSession is the resolver for the updateSession field.
-func (r *mutationResolver) UpdateSession(ctx context.Context, id string, input upstream.SessionPatch) (*upstream.Session, error) {
-	v, err := r.API.UpdateSession(ctx, id, input)
+func (r *mutationResolver) UpdateSession(ctx context.Context, id string, input upstream.SessionPatch, ifMatch *string) (*upstream.Session, error) {
+	v, err := r.API.UpdateSession(conditional(ctx, upstream.KindSession, id, ifMatch), id, input)
 	return wrote(ctx, v, err)
 }
 

@@ -13,6 +13,14 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
+// Etag is the resolver for the etag field.
+func (r *goalResolver) Etag(ctx context.Context, obj *upstream.Goal) (string, error) {
+	if obj.Obfuscated {
+		return "", nil // a stub of a private goal has no version to show
+	}
+	return r.etag(ctx, upstream.KindGoal, obj.ID)
+}
+
 // Access is the resolver for the access field.
 func (r *goalResolver) Access(ctx context.Context, obj *upstream.Goal) (any, error) {
 	return obj.Access, nil
@@ -73,6 +81,11 @@ func (r *goalResolver) CreatedBy(ctx context.Context, obj *upstream.Goal) (*upst
 	return For(ctx).GoalCreatedBy.One(ctx, obj)
 }
 
+// Etag is the resolver for the etag field.
+func (r *metricResolver) Etag(ctx context.Context, obj *upstream.Metric) (string, error) {
+	return r.etag(ctx, upstream.KindMetric, obj.ID)
+}
+
 // TargetMetrics is the resolver for the targetMetrics field.
 func (r *metricResolver) TargetMetrics(ctx context.Context, obj *upstream.Metric) (any, error) {
 	return obj.TargetMetrics, nil
@@ -106,6 +119,11 @@ func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric) ([]ups
 // Owners is the resolver for the owners field.
 func (r *metricResolver) Owners(ctx context.Context, obj *upstream.Metric) ([]model.Owner, error) {
 	return For(ctx).MetricOwners.List(ctx, obj)
+}
+
+// Etag is the resolver for the etag field.
+func (r *sessionResolver) Etag(ctx context.Context, obj *upstream.Session) (string, error) {
+	return r.etag(ctx, upstream.KindSession, obj.ID)
 }
 
 // OwnerPermissions is the resolver for the ownerPermissions field.
@@ -169,6 +187,11 @@ func (r *tagResolver) Goals(ctx context.Context, obj *upstream.Tag) ([]upstream.
 // Dashboards is the resolver for the dashboards field.
 func (r *tagResolver) Dashboards(ctx context.Context, obj *upstream.Tag) ([]upstream.Dashboard, error) {
 	return For(ctx).TagDashboards.List(ctx, obj)
+}
+
+// Etag is the resolver for the etag field.
+func (r *taskResolver) Etag(ctx context.Context, obj *upstream.Task) (string, error) {
+	return r.etag(ctx, upstream.KindTask, obj.ID)
 }
 
 // Access is the resolver for the access field.
