@@ -190,3 +190,42 @@ func testViewerRefusedWrites(t *testing.T, f *fixture) {
 		t.Errorf("session after a refused close: status %q (%v)", s2.Status, err)
 	}
 }
+
+// testMemberWritesOwnItems: a member creates goals and changes what it
+// owns, but may not change or check in on an item someone else owns.
+func testMemberWritesOwnItems(t *testing.T, f *fixture) {
+	s := f.session(t, "Q1")
+	theirs := f.goal(t, upstream.GoalInput{Name: "admin's", SessionID: s.ID, OwnerID: f.adminID})
+	theirKR, err := f.api.CreateMetric(f.admin, upstream.MetricInput{Name: "admin's kr", GoalID: theirs.ID, Target: num(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	mine, err := f.api.CreateGoal(f.member, upstream.GoalInput{Name: "member's", SessionID: s.ID, OwnerID: f.memberID})
+	if err != nil {
+		t.Fatalf("member creates a goal: %v", err)
+	}
+	if _, err := f.api.UpdateGoal(f.member, mine.ID, upstream.GoalPatch{Name: str("member's, renamed")}); err != nil {
+		t.Errorf("member renames its own goal: %v", err)
+	}
+	kr, err := f.api.CreateMetric(f.member, upstream.MetricInput{Name: "kr", GoalID: mine.ID, Target: num(4)})
+	if err != nil {
+		t.Fatalf("member adds a key result to its goal: %v", err)
+	}
+	if _, err := f.api.CheckIn(f.member, kr.ID, upstream.CheckInInput{Actual: num(1)}); err != nil {
+		t.Errorf("member checks in on its key result: %v", err)
+	}
+
+	_, err = f.api.UpdateGoal(f.member, theirs.ID, upstream.GoalPatch{Name: str("taken")})
+	wantCode(t, "member renames the admin's goal", err, upstream.CodeForbidden)
+	wantCode(t, "member deletes the admin's goal", f.api.DeleteGoal(f.member, theirs.ID), upstream.CodeForbidden)
+	_, err = f.api.CheckIn(f.member, theirKR.ID, upstream.CheckInInput{Actual: num(9)})
+	wantCode(t, "member checks in on the admin's key result", err, upstream.CodeForbidden)
+
+	if got := f.getGoal(t, theirs.ID); got.Name != "admin's" || !near(got.Attainment, 0) {
+		t.Errorf("admin's goal after refused writes: name %q attainment %v", got.Name, got.Attainment)
+	}
+	if got := f.getGoal(t, mine.ID); got.Name != "member's, renamed" || !near(got.Attainment, 0.25) {
+		t.Errorf("member's goal: name %q attainment %v, want the new name and 0.25", got.Name, got.Attainment)
+	}
+}

@@ -45,13 +45,16 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 		{"GoalKeysetPaging", testGoalKeysetPaging},
 		{"GoalListingInManyKeys", testGoalListingInManyKeys},
 		{"CheckInRecomputesAncestors", testCheckInRecomputesAncestors},
+		{"DeleteGoalCascades", testDeleteGoalCascades},
 		{"Tasks", testTasks},
 		{"Sessions", testSessions},
+		{"LockedSession", testLockedSession},
 		{"ClosedSessionRefusesWrites", testClosedSessionRefusesWrites},
 		{"UnknownIDsNotFound", testUnknownIDsNotFound},
 		{"NoCrossAccountAccess", testNoCrossAccountAccess},
 		{"PrivateGoalHiddenFromViewer", testPrivateGoalHiddenFromViewer},
 		{"ViewerRefusedWrites", testViewerRefusedWrites},
+		{"MemberWritesOwnItems", testMemberWritesOwnItems},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -128,3 +128,45 @@ func testTasks(t *testing.T, f *fixture) {
 	_, err = f.api.GetTask(f.admin, ids[0])
 	wantCode(t, "get a task of a deleted goal", err, upstream.CodeNotFound)
 }
+
+// testDeleteGoalCascades: deleting a goal deletes its key results, their
+// check-ins and tasks; its child goals become roots and its parent's figures
+// are recomputed.
+func testDeleteGoalCascades(t *testing.T, f *fixture) {
+	s := f.session(t, "Q1")
+	root := f.goal(t, upstream.GoalInput{Name: "root", SessionID: s.ID, AttainmentTypeString: upstream.AverageChildren})
+	g := f.goal(t, upstream.GoalInput{Name: "doomed", SessionID: s.ID, ParentID: root.ID})
+	child := f.goal(t, upstream.GoalInput{Name: "child", SessionID: s.ID, ParentID: g.ID})
+	kr, err := f.api.CreateMetric(f.admin, upstream.MetricInput{Name: "kr", GoalID: g.ID, Target: num(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := f.api.CheckIn(f.admin, kr.ID, upstream.CheckInInput{Actual: num(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := f.api.CreateTask(f.admin, upstream.TaskInput{Name: "t", ParentID: kr.ID, ParentType: upstream.ParentMetric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.getGoal(t, root.ID); !near(r.Attainment, 1) || r.FullSubTreeCount != 2 {
+		t.Fatalf("root before the delete: attainment %v fullSubTreeCount %d, want 1 (its only child's) and 2", r.Attainment, r.FullSubTreeCount)
+	}
+
+	if err := f.api.DeleteGoal(f.admin, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.api.GetMetric(f.admin, kr.ID)
+	wantCode(t, "get the deleted goal's key result", err, upstream.CodeNotFound)
+	_, err = f.api.GetCheckInSnapshot(f.admin, ci.ID)
+	wantCode(t, "get its check-in", err, upstream.CodeNotFound)
+	_, err = f.api.GetTask(f.admin, task.ID)
+	wantCode(t, "get its key result's task", err, upstream.CodeNotFound)
+	if c := f.getGoal(t, child.ID); c.ParentID != "" {
+		t.Errorf("child's parentId = %q, want none (a root)", c.ParentID)
+	}
+	if r := f.getGoal(t, root.ID); r.Attainment != 0 || r.ChildrenCount != 0 || r.FullSubTreeCount != 0 {
+		t.Errorf("root after the delete: attainment %v childrenCount %d fullSubTreeCount %d, want 0, 0, 0",
+			r.Attainment, r.ChildrenCount, r.FullSubTreeCount)
+	}
+}

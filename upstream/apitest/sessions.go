@@ -87,3 +87,35 @@ func testClosedSessionRefusesWrites(t *testing.T, f *fixture) {
 		t.Errorf("check in after reopening: %v", err)
 	}
 }
+
+// testLockedSession: a locked session refuses edits with session_locked
+// but still takes check-ins and task changes.
+func testLockedSession(t *testing.T, f *fixture) {
+	s := f.session(t, "Q1")
+	g := f.goal(t, upstream.GoalInput{Name: "g", SessionID: s.ID})
+	kr, err := f.api.CreateMetric(f.admin, upstream.MetricInput{Name: "kr", GoalID: g.ID, Target: num(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.api.UpdateSession(f.admin, s.ID, upstream.SessionPatch{Status: str(upstream.SessionLocked)}); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = f.api.CreateGoal(f.admin, upstream.GoalInput{Name: "late", SessionID: s.ID})
+	wantCode(t, "create a goal", err, upstream.CodeSessionLocked)
+	_, err = f.api.UpdateMetric(f.admin, kr.ID, upstream.MetricPatch{Target: num(20)})
+	wantCode(t, "change a key result's target", err, upstream.CodeSessionLocked)
+	if _, err := f.api.CheckIn(f.admin, kr.ID, upstream.CheckInInput{Actual: num(5)}); err != nil {
+		t.Errorf("check in: %v", err)
+	}
+	if _, err := f.api.CreateTask(f.admin, upstream.TaskInput{Name: "t", ParentID: g.ID, ParentType: upstream.ParentGoal}); err != nil {
+		t.Errorf("create a task: %v", err)
+	}
+	got := f.getGoal(t, g.ID)
+	if !near(got.Attainment, 0.5) || got.TasksCount != 1 {
+		t.Errorf("goal: attainment %v tasksCount %d, want 0.5 and 1", got.Attainment, got.TasksCount)
+	}
+	if m, err := f.api.GetMetric(f.admin, kr.ID); err != nil || m.Target != 10 {
+		t.Errorf("key result target = %v (%v), want 10", m.Target, err)
+	}
+}
