@@ -7,7 +7,6 @@ import (
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
-	"github.com/okrgate/okrgate/upstream/rest"
 )
 
 // Helpers that keep the resolvers of the organisation and content schema
@@ -174,10 +173,11 @@ func userRoles(ctx context.Context, u *upstream.User, team bool) ([]upstream.Use
 
 // legacyUserQuery builds the query of the deprecated user listing exactly as
 // REST does (GET /api/v1/accounts/users): the property:value filter is parsed
-// by the REST facade's own parser, skip must be ≥ 0 and take 1 to
+// by the contract's own parser (upstream.ParseLegacyUserFilter, which the REST
+// facade uses too), skip must be ≥ 0 and take 1 to
 // upstream.MaxLimit (default upstream.DefaultLimit).
 func legacyUserQuery(filter *string, skip, take *int, shadowed *bool) (upstream.LegacyUserQuery, error) {
-	lq, err := rest.ParseLegacyUserFilter(deref(filter))
+	lq, err := upstream.ParseLegacyUserFilter(deref(filter))
 	if err != nil {
 		return lq, err
 	}

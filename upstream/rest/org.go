@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -107,37 +106,9 @@ func (s *server) listUsers(w http.ResponseWriter, r *http.Request) (any, error) 
 	})
 }
 
-// ParseLegacyUserFilter parses the deprecated user listing's full-text
-// filter: blank- or comma-separated property:value terms on email, name and
-// roles ("roles:<id>,roles:<id>"). Any other property is a 400.
-func ParseLegacyUserFilter(src string) (upstream.LegacyUserQuery, error) {
-	var q upstream.LegacyUserQuery
-	for _, term := range strings.FieldsFunc(src, func(r rune) bool { return r == ',' || r == ' ' }) {
-		prop, val, ok := strings.Cut(term, ":")
-		val = strings.TrimSpace(val)
-		if !ok || val == "" {
-			return q, upstream.Invalid("filter", "%q is not a property:value term", term)
-		}
-		switch prop {
-		case "email":
-			q.Email = append(q.Email, val)
-		case "name":
-			q.Name = append(q.Name, val)
-		case "roles":
-			if !upstream.ValidID(val) {
-				return q, upstream.Invalid("filter", "%q is not a role id", val)
-			}
-			q.Roles = append(q.Roles, val)
-		default:
-			return q, upstream.Invalid("filter", "unknown property %q; use email, name or roles", prop)
-		}
-	}
-	return q, nil
-}
-
 func (s *server) listUsersLegacy(w http.ResponseWriter, r *http.Request) (any, error) {
 	qs := r.URL.Query()
-	lq, err := ParseLegacyUserFilter(qs.Get("filter"))
+	lq, err := upstream.ParseLegacyUserFilter(qs.Get("filter"))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,53 @@
+package sqlstore_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/apitest"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// TestAPIContract runs the contract suite of upstream.API against the store
+// on a real SQLite file, one fresh file per test.
+func TestAPIContract(t *testing.T) {
+	apitest.Run(t, func(t *testing.T) apitest.Env {
+		t.Helper()
+		ctx := context.Background()
+		st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		boot := func(name, email string) (string, context.Context) {
+			b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: name, Email: email})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := st.Authenticate(ctx, b.Token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b.Token, upstream.NewContext(ctx, c)
+		}
+		env := apitest.Env{API: st}
+		var admin context.Context
+		env.Admin, admin = boot("Acme", "admin@acme.test")
+		env.OtherAdmin, _ = boot("Globex", "admin@globex.test")
+		user := func(role string) string {
+			u, err := st.CreateUser(admin, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := st.CreateToken(admin, u.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}
+		env.Member, env.Viewer = user(upstream.RoleMember), user(upstream.RoleViewer)
+		return env
+	})
+}
