@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/okrgate/okrgate/graph/model"
 )
@@ -277,27 +278,46 @@ func parentsAt[P any](l *Loaders, path string) []*P {
 	return out
 }
 
-// pathKey is the field path of ctx without list indices: the aliases of the
-// fields from the root, each behind a dot.
+// pathKey is the field path of ctx without list indices: for each field
+// from the root, the type it is selected on and its alias
+// (".Query:session.Session:goals.Goal:children"). The type keeps apart the
+// levels of one alias in different fragments of a union (`parent { ... on
+// Goal { owners } ... on Metric { owners } }`): each is loaded by its own
+// edge, so each is a level of its own, complete when its batch is.
 func pathKey(ctx context.Context) string {
 	fc := graphql.GetFieldContext(ctx)
-	var buf [32]string // on the stack for any sane depth
-	names := buf[:0]
+	var buf [32]*graphql.FieldContext // on the stack for any sane depth
+	fields := buf[:0]
 	n := 0
 	for ; fc != nil; fc = fc.Parent {
 		if fc.Index != nil || fc.Field.Field == nil {
 			continue
 		}
-		names = append(names, fc.Field.Alias)
-		n += 1 + len(fc.Field.Alias)
+		fields = append(fields, fc)
+		n += 2 + len(typeOf(fc.Field.Field)) + len(fc.Field.Alias)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for i := len(names) - 1; i >= 0; i-- {
-		b.WriteByte('.')
-		b.WriteString(names[i])
+	for i := len(fields) - 1; i >= 0; i-- {
+		writeSegment(&b, fields[i].Field.Field)
 	}
 	return b.String()
+}
+
+// writeSegment writes the path segment of f: ".Type:alias".
+func writeSegment(b *strings.Builder, f *ast.Field) {
+	b.WriteByte('.')
+	b.WriteString(typeOf(f))
+	b.WriteByte(':')
+	b.WriteString(f.Alias)
+}
+
+// typeOf is the name of the type f is selected on.
+func typeOf(f *ast.Field) string {
+	if f.ObjectDefinition == nil {
+		return ""
+	}
+	return f.ObjectDefinition.Name
 }
 
 // parentPath is path without its last field.

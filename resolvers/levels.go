@@ -3,21 +3,36 @@ package resolvers
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // Levels that no edge loads: top-level connections and lists, objects read
 // by a top-level field, a mutation's payload. Their fields record them, so
 // that the edges below them find their parents (see Edge).
 
-// produced records the nodes of a connection under both paths its items are
-// reachable by (nodes and edges.node).
+// produced records the nodes of a connection under every path its items
+// are reachable by (nodes and edges.node, under any alias).
 func produced[T any](ctx context.Context, items []T) {
-	if l := LoadersFrom(ctx); l != nil {
-		path := pathKey(ctx)
-		l.record(path+".nodes", items)
-		l.record(path+".edges.node", items)
+	l := LoadersFrom(ctx)
+	fc := graphql.GetFieldContext(ctx)
+	if l == nil || fc == nil {
+		return
+	}
+	oc := graphql.GetOperationContext(ctx)
+	base := pathKey(ctx)
+	for _, p := range fieldPaths(oc, base, fc.Field.Selections, "nodes") {
+		l.record(p, items)
+	}
+	for _, e := range graphql.CollectFields(oc, fc.Field.Selections, nil) {
+		if e.Name != "edges" {
+			continue
+		}
+		for _, p := range fieldPaths(oc, segment(base, e.Field), e.Selections, "node") {
+			l.record(p, items)
+		}
 	}
 }
 
@@ -52,17 +67,31 @@ func produceSub[T any](ctx context.Context, field string, items ...T) {
 // under the field of ctx, one per response key (an alias gives its own
 // path, as gqlgen's field paths do).
 func subPaths(ctx context.Context, field string) []string {
-	if graphql.GetFieldContext(ctx) == nil {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
 		return nil
 	}
-	base := pathKey(ctx)
+	return fieldPaths(graphql.GetOperationContext(ctx), pathKey(ctx), fc.Field.Selections, field)
+}
+
+// fieldPaths returns the paths, below base, of the selections in sel named
+// field (in any fragment), one per response key and type.
+func fieldPaths(oc *graphql.OperationContext, base string, sel ast.SelectionSet, field string) []string {
 	var out []string
-	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
-		if f.Name == field && !slices.Contains(out, base+"."+f.Alias) {
-			out = append(out, base+"."+f.Alias)
+	for _, f := range graphql.CollectFields(oc, sel, nil) {
+		if p := segment(base, f.Field); f.Name == field && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// segment returns base followed by the path segment of f.
+func segment(base string, f *ast.Field) string {
+	var b strings.Builder
+	b.WriteString(base)
+	writeSegment(&b, f)
+	return b.String()
 }
 
 // nonNilSlice returns xs, or an empty slice for nil (JSON [] rather than null).
