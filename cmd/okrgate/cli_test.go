@@ -48,6 +48,10 @@ func TestHelp(t *testing.T) {
 			}
 		}
 	}
+	// help COMMAND is COMMAND -h.
+	if out, _, code := runBinary(t, "", nil, "help", "backup"); code != 0 || !strings.HasPrefix(out, "usage: okrgate backup") {
+		t.Errorf("okrgate help backup: exit %d: %q", code, out)
+	}
 }
 
 // TestSubcommandHelp: "okrgate CMD -h" prints its description and every flag

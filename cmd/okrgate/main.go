@@ -55,7 +55,7 @@ func commands() []command {
 		{"account", "account suspend|resume: stop or restore an account's access", accountCmd},
 		{"backup", "write a consistent copy of the database, also while a server runs", backupCmd},
 		{"version", "print the version and the commit the binary was built from", versionCmd},
-		{"help", "print this help", nil},
+		{"help", "print this help; help COMMAND: the flags of COMMAND", nil},
 	}
 }
 
@@ -89,7 +89,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	name := args[0]
 	switch name {
-	case "-h", "-help", "--help", "help":
+	case "help":
+		if len(args) == 2 { // okrgate help COMMAND: its -h
+			name, args = args[1], []string{args[1], "-h"}
+			break
+		}
+		usage(stdout)
+		return 0
+	case "-h", "-help", "--help":
 		usage(stdout)
 		return 0
 	case "-version", "--version":
