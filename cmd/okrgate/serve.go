@@ -97,7 +97,7 @@ stops accepting connections and lets in-flight requests finish.`)
 		fmt.Fprintf(stdout, "try: curl -g -H 'Authorization: Bearer %s' -H 'service-accountId: %s' '%s/api/v2/integrations/goals?fields=name,attainment'\n",
 			boot.Token, boot.AccountID, base)
 	case *demo:
-		fmt.Fprintln(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created)")
+		fmt.Fprintf(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created, or mint a new one: okrgate token create --db %s --account ACCOUNT_ID)\n", *db)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
