@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -14,29 +15,82 @@ import (
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
-// errUsage reports bad flags; the flag package has already said why.
-var errUsage = errors.New("usage")
-
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+// openExisting opens the database file path, which must exist: only serve
+// and bootstrap --create make a new database, so that a mistyped --db is an
+// error rather than a fresh empty file. sqlstore.Open creates missing files,
+// so existence is checked first.
+func openExisting(ctx context.Context, path string) (*sqlstore.Store, error) {
+	if err := mustExist(path); err != nil {
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "unexpected arguments: %v\n", fs.Args())
-		return errUsage
+	return sqlstore.Open(ctx, path)
+}
+
+// mustExist reports a missing database file.
+func mustExist(path string) error {
+	ok, err := exists(path)
+	if err == nil && !ok {
+		err = fmt.Errorf("database %s does not exist (okrgate bootstrap --create --db %s makes a new one)", path, path)
+	}
+	return err
+}
+
+// exists says whether the database file path exists.
+func exists(path string) (bool, error) {
+	_, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("database %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// required reports the first of the named flags left empty.
+func required(stderr io.Writer, fs *cmdFlags, names ...string) error {
+	for _, n := range names {
+		if fs.Lookup(n).Value.String() == "" {
+			fmt.Fprintf(stderr, "--%s is required (or %s)\n", n, envName(n))
+			fs.hint(stderr)
+			return errUsage
+		}
 	}
 	return nil
 }
 
-func bootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
+func bootstrap(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
+	fs := newFlags("bootstrap", "okrgate bootstrap --db FILE [--create] --account NAME --email EMAIL [--json]", `
+Creates an account and its first admin user in the database and prints the
+admin's API token, shown once (only its hash is stored). The database must
+exist unless --create is given; several accounts can share one database.`)
 	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+	create := fs.Bool("create", false, "create the database file if it does not exist")
 	account := fs.String("account", "", "account `name` (required)")
-	email := fs.String("email", "", "email of the admin user (required)")
+	email := fs.String("email", "", "`email` of the admin user (required)")
 	asJSON := fs.Bool("json", false, `print exactly {"accountId","userId","token"} as JSON`)
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
+	}
+	if err := required(stderr, fs, "account", "email"); err != nil {
+		return err
+	}
+	found, err := exists(*db)
+	switch {
+	case err != nil:
+		return err
+	case !found && !*create:
+		return mustExist(*db)
+	case !found:
+		// A new file: remove it again if bootstrapping fails, so that a
+		// failed command leaves nothing behind.
+		defer func() {
+			if err != nil {
+				for _, suffix := range []string{"", "-wal", "-shm"} {
+					os.Remove(*db + suffix)
+				}
+			}
+		}()
 	}
 	st, err := sqlstore.Open(ctx, *db)
 	if err != nil {
@@ -54,16 +108,22 @@ func bootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-func seedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
-	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+func seedCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("seed", "okrgate seed --db FILE --account ID [--goals N] [--seed S]", `
+Fills an existing account with synthetic sessions, objectives, key results
+and check-ins for load tests, and prints a JSON summary. The same seed gives
+the same dataset. Progress goes to stderr every two seconds.`)
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
 	account := fs.String("account", "", "account `id` to fill (required)")
 	goals := fs.Int("goals", 100, "number of objectives")
 	s := fs.Uint64("seed", 1, "random seed: the same seed gives the same dataset")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
-	st, err := sqlstore.Open(ctx, *db)
+	if err := required(stderr, fs, "account"); err != nil {
+		return err
+	}
+	st, err := openExisting(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -108,23 +168,25 @@ func (p *progress) report(done int) {
 // suspended account's tokens answers 402 account_suspended until it is
 // resumed. It writes to the database directly, so it works while a server
 // runs on the same file.
-func accountCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "suspend" && args[0] != "resume") {
-		fmt.Fprintln(stderr, "usage: okrgate account suspend|resume --db FILE --id ACCOUNT_ID")
+func accountCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("account", "okrgate account suspend|resume --db FILE --id ACCOUNT_ID", `
+suspend: every call made with the account's tokens answers 402
+account_suspended until it is resumed. resume: the tokens work again.
+Works while a server runs on the same database.`)
+	verb, args := subcommand(args, "suspend", "resume")
+	if verb == "" && !isHelp(args) {
+		fs.hint(stderr)
 		return errUsage
 	}
-	verb := args[0]
-	fs := flag.NewFlagSet("account "+verb, flag.ContinueOnError)
-	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
 	id := fs.String("id", "", "account `id` (required)")
-	if err := parseFlags(fs, args[1:], stderr); err != nil {
+	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
-	if *id == "" {
-		fmt.Fprintln(stderr, "--id is required")
-		return errUsage
+	if err := required(stderr, fs, "id"); err != nil {
+		return err
 	}
-	st, err := sqlstore.Open(ctx, *db)
+	st, err := openExisting(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -140,20 +202,35 @@ func accountCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
+// subcommand splits a verb off args when it is one of verbs; otherwise it
+// returns "" and args unchanged.
+func subcommand(args []string, verbs ...string) (string, []string) {
+	if len(args) > 0 && slices.Contains(verbs, args[0]) {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+// isHelp says whether args ask for help (-h, --help) first.
+func isHelp(args []string) bool {
+	return len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0])
+}
+
 // backupCmd writes a consistent copy of the database, also while a server
 // runs on it.
-func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+func backupCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("backup", "okrgate backup --db FILE --to COPY", `
+Writes a consistent copy of the database (VACUUM INTO), also while a server
+runs on it. The copy must not exist yet; serve it with --db COPY to restore.`)
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
 	to := fs.String("to", "", "the copy's `file` (required; must not exist)")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
-	if *to == "" {
-		fmt.Fprintln(stderr, "--to is required")
-		return errUsage
+	if err := required(stderr, fs, "to"); err != nil {
+		return err
 	}
-	st, err := sqlstore.Open(ctx, *db)
+	st, err := openExisting(ctx, *db)
 	if err != nil {
 		return err
 	}

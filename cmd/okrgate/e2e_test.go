@@ -47,7 +47,7 @@ type bootResult struct {
 
 func bootstrapDB(t *testing.T, db, account, email string) bootResult {
 	t.Helper()
-	out, err := exec.Command(binary, "bootstrap", "--db", db, "--account", account, "--email", email, "--json").Output()
+	out, err := exec.Command(binary, "bootstrap", "--create", "--db", db, "--account", account, "--email", email, "--json").Output()
 	if err != nil {
 		t.Fatalf("bootstrap: %v", err)
 	}
@@ -538,7 +538,7 @@ func TestBackup(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{}, {"nope"}, {"serve", "--bogus"}, {"bootstrap", "--db", filepath.Join(t.TempDir(), "x.db"), "--account", "", "--email", "x"}} {
+	for _, args := range [][]string{{"nope"}, {"--bogus"}, {"serve", "--bogus"}, {"bootstrap", "--create", "--db", filepath.Join(t.TempDir(), "x.db"), "--account", "", "--email", "x"}} {
 		cmd := exec.Command(binary, args...)
 		out, err := cmd.CombinedOutput()
 		if err == nil {

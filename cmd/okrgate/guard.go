@@ -24,20 +24,12 @@ type guardFlags struct {
 	rate      limit.RateConfig
 	maxReads  int
 	maxWrites int
-	envErr    error // a bad OKRGATE_* value, reported after parsing
 }
 
-// addGuardFlags declares the flags on fs, with defaults from the environment.
-func addGuardFlags(fs *flag.FlagSet, getenv func(string) string) *guardFlags {
+// addGuardFlags declares the flags on fs.
+func addGuardFlags(fs *flag.FlagSet) *guardFlags {
 	g := &guardFlags{tokens: upstream.DefaultTokenPolicy(), rate: limit.DefaultRateConfig(),
 		maxReads: limit.DefaultMaxReads(), maxWrites: limit.DefaultMaxWrites()}
-	env := func(key string, set func(string) error) {
-		if v := getenv(key); v != "" && g.envErr == nil {
-			if err := set(v); err != nil {
-				g.envErr = fmt.Errorf("%s: %w", key, err)
-			}
-		}
-	}
 	setTTL := func(dst *time.Duration) func(string) error {
 		return func(s string) error { d, err := parseLifetime(s); *dst = d; return err }
 	}
@@ -52,24 +44,16 @@ func addGuardFlags(fs *flag.FlagSet, getenv func(string) string) *guardFlags {
 			return nil
 		}
 	}
-	env("OKRGATE_TOKEN_TTL", setTTL(&g.tokens.DefaultTTL))
-	env("OKRGATE_TOKEN_MAX_TTL", setTTL(&g.tokens.MaxTTL))
-	env("OKRGATE_RATE_LIMIT", setRate)
-	env("OKRGATE_MAX_INFLIGHT_READS", setInt(&g.maxReads))
-	env("OKRGATE_MAX_INFLIGHT_WRITES", setInt(&g.maxWrites))
-	fs.Func("token-ttl", "lifetime of a new API token when the request names none: `90d`, 2160h, ... (default 90d; env OKRGATE_TOKEN_TTL)", setTTL(&g.tokens.DefaultTTL))
-	fs.Func("token-max-ttl", "the longest lifetime a token may be given (default 366d; env OKRGATE_TOKEN_MAX_TTL)", setTTL(&g.tokens.MaxTTL))
-	fs.Func("rate-limit", "request budgets, or off: `token=600/1m,address=1200/1m,auth-failures=20/1m` (the default; env OKRGATE_RATE_LIMIT)", setRate)
-	fs.Func("max-inflight-reads", fmt.Sprintf("reads executing at once before the excess is answered 503, 0 = unbounded (default 2 per processor, here %d; env OKRGATE_MAX_INFLIGHT_READS)", limit.DefaultMaxReads()), setInt(&g.maxReads))
-	fs.Func("max-inflight-writes", fmt.Sprintf("writes executing at once before the excess is answered 503, 0 = unbounded (default 1 per processor, at least 2, here %d; env OKRGATE_MAX_INFLIGHT_WRITES)", limit.DefaultMaxWrites()), setInt(&g.maxWrites))
+	fs.Func("token-ttl", "lifetime of a new API token when the request names none: `90d`, 2160h, ... (default 90d)", setTTL(&g.tokens.DefaultTTL))
+	fs.Func("token-max-ttl", "the longest lifetime a token may be given (default 366d)", setTTL(&g.tokens.MaxTTL))
+	fs.Func("rate-limit", "request budgets, or off: `token=600/1m,address=1200/1m,auth-failures=20/1m` (the default)", setRate)
+	fs.Func("max-inflight-reads", fmt.Sprintf("reads executing at once before the excess is answered 503, 0 = unbounded (default 2 per processor, here %d)", limit.DefaultMaxReads()), setInt(&g.maxReads))
+	fs.Func("max-inflight-writes", fmt.Sprintf("writes executing at once before the excess is answered 503, 0 = unbounded (default 1 per processor, at least 2, here %d)", limit.DefaultMaxWrites()), setInt(&g.maxWrites))
 	return g
 }
 
-// validate reports a bad environment value or inconsistent lifetimes.
+// validate reports inconsistent lifetimes.
 func (g *guardFlags) validate() error {
-	if g.envErr != nil {
-		return g.envErr
-	}
 	if err := g.tokens.Validate(); err != nil {
 		return fmt.Errorf("token lifetimes: %s", upstream.ErrorMessage(err))
 	}

@@ -16,7 +16,7 @@ import (
 // at once; /readyz says 503 when the store does not answer.
 func TestProbesBypassTheLimits(t *testing.T) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	g := addGuardFlags(fs, func(string) string { return "" })
+	g := addGuardFlags(fs)
 	if err := fs.Parse([]string{"--max-inflight-reads", "1", "--max-inflight-writes", "1", "--rate-limit", "address=2/1m,token=off,auth-failures=off"}); err != nil {
 		t.Fatal(err)
 	}

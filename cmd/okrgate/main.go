@@ -1,22 +1,35 @@
-// Command okrgate serves the OKR REST API (and, in later releases, GraphQL)
-// from one binary over an embedded SQLite file, and administers that file.
+// Command okrgate is the OKR server in one binary over an embedded SQLite
+// file, and the tool that administers that file.
 //
-// Usage:
+// okrgate serve answers, on one address:
 //
-//	okrgate serve     [--addr 127.0.0.1:8080] [--db okrgate.db] [--demo]
-//	okrgate bootstrap --db FILE --account NAME --email EMAIL [--json]
-//	okrgate seed      --db FILE --account ID --goals N [--seed S]
+//   - /api/: the REST facade of the OKR API (docs/rest.md);
+//   - /graphql: the GraphQL API over the same data (docs/graphql.md);
+//   - /: the GraphiQL playground;
+//   - /metrics: Prometheus metrics; /healthz and /readyz: the probes.
 //
-// Flags of serve may also be given as environment variables OKRGATE_ADDR and
-// OKRGATE_DB; a flag wins over the environment.
+// The other subcommands work on the database file, also while a server
+// runs on it: bootstrap (a new account and its first admin), seed
+// (synthetic data), token create (a new API token for a user, so a lost one
+// can be replaced), account suspend|resume, backup, and version. Only serve
+// and bootstrap --create make a new database; the others refuse a --db file
+// that does not exist.
+//
+// Every flag of every subcommand can also come from the environment
+// variable OKRGATE_ and its name upper-cased, dashes as underscores
+// (--db: OKRGATE_DB, --max-inflight-reads: OKRGATE_MAX_INFLIGHT_READS); a
+// flag wins over the environment. "okrgate help" lists the subcommands and
+// "okrgate COMMAND -h" prints the flags of one.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -26,49 +39,102 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-const usage = `okrgate serves the OKR REST API from one binary.
+// command is a subcommand of okrgate.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
+}
+
+// commands lists the subcommands in the order usage shows them.
+func commands() []command {
+	return []command{
+		{"serve", "serve the REST and GraphQL APIs, the playground and metrics (creates the database if missing)", serve},
+		{"bootstrap", "create an account and its first admin; print the admin's API token", bootstrap},
+		{"seed", "fill an account with synthetic objectives for load tests", seedCmd},
+		{"token", "token create: mint a new API token for a user (replaces a lost one)", tokenCmd},
+		{"account", "account suspend|resume: stop or restore an account's access", accountCmd},
+		{"backup", "write a consistent copy of the database, also while a server runs", backupCmd},
+		{"version", "print the version and the commit the binary was built from", versionCmd},
+		{"help", "print this help; help COMMAND: the flags of COMMAND", nil},
+	}
+}
+
+// usage writes the list of subcommands.
+func usage(w io.Writer) {
+	fmt.Fprint(w, `okrgate serves the OKR REST and GraphQL APIs from one binary over an
+embedded SQLite database, and administers that database.
 
 Usage:
-  okrgate serve     [--addr 127.0.0.1:8080] [--db okrgate.db] [--demo]
-  okrgate bootstrap --db FILE --account NAME --email EMAIL [--json]
-  okrgate seed      --db FILE --account ID --goals N [--seed S]
-  okrgate account   suspend|resume --db FILE --id ACCOUNT_ID
-  okrgate backup    --db FILE --to COPY
+  okrgate COMMAND [flags]
 
-Run "okrgate COMMAND -h" for the flags of a command.
-`
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "okrgate COMMAND -h" for the flags of a command. Every flag can also be
+set in the environment: --db as OKRGATE_DB, --max-inflight-reads as
+OKRGATE_MAX_INFLIGHT_READS; a flag wins. "okrgate --version" prints the version.
+`)
+}
 
-// run is main with its dependencies passed in, so tests can drive it.
+// run is main with its dependencies passed in, so tests can drive it. It
+// returns the exit code: 0 on success and for help, 1 when the command
+// failed, 2 for a usage error.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	var err error
-	switch args[0] {
-	case "serve":
-		err = serve(ctx, args[1:], getenv, stdout, stderr)
-	case "bootstrap":
-		err = bootstrap(ctx, args[1:], stdout, stderr)
-	case "seed":
-		err = seedCmd(ctx, args[1:], stdout, stderr)
-	case "account":
-		err = accountCmd(ctx, args[1:], stdout, stderr)
-	case "backup":
-		err = backupCmd(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usage)
+		usage(stdout)
 		return 0
+	}
+	name := args[0]
+	switch name {
+	case "help":
+		if len(args) == 2 { // okrgate help COMMAND: its -h
+			name, args = args[1], []string{args[1], "-h"}
+			break
+		}
+		usage(stdout)
+		return 0
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return 0
+	case "-version", "--version":
+		name = "version"
+	}
+	var cmd *command
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			cmd = &c
+			break
+		}
+	}
+	if cmd == nil {
+		if strings.HasPrefix(name, "-") {
+			fmt.Fprintf(stderr, "okrgate: unknown flag %s: flags follow a command\n", name)
+		} else {
+			fmt.Fprintf(stderr, "okrgate: unknown command %q\n", name)
+		}
+		fmt.Fprintln(stderr, `Run "okrgate help" for the list of commands.`)
+		return 2
+	}
+	err := cmd.run(ctx, args[1:], getenv, stdout, stderr)
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
 	default:
-		fmt.Fprintf(stderr, "okrgate: unknown command %q\n\n%s", args[0], usage)
-		return 2
-	}
-	if err == errUsage {
-		return 2
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "okrgate %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "okrgate %s: %v\n", name, err)
 		return 1
 	}
-	return 0
+}
+
+func versionCmd(_ context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", "okrgate version", "Prints the module version, the commit the binary was built from, the Go\nversion and the platform.")
+	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
+		return err
+	}
+	version(stdout)
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,24 +23,22 @@ import (
 // shutdownGrace bounds how long in-flight requests may take to finish after SIGTERM.
 const shutdownGrace = 20 * time.Second
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", envOr(getenv, "OKRGATE_ADDR", "127.0.0.1:8080"), "listen `address` (env OKRGATE_ADDR)")
-	db := fs.String("db", envOr(getenv, "OKRGATE_DB", "okrgate.db"), "SQLite database `file` (env OKRGATE_DB)")
+	fs := newFlags("serve", "okrgate serve [--addr 127.0.0.1:8080] [--db okrgate.db] [--demo] [flags]", `
+Serves, on one address: the REST facade of the OKR API under /api/
+(docs/rest.md), the GraphQL API at /graphql (docs/graphql.md), the GraphiQL
+playground at /, Prometheus metrics at /metrics and the probes /healthz and
+/readyz. Creates the database file if it does not exist. SIGTERM or Ctrl-C
+stops accepting connections and lets in-flight requests finish.`)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing)")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
-	playgroundAssets := fs.String("playground-assets", envOr(getenv, "OKRGATE_PLAYGROUND_ASSETS", ""), "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh; env OKRGATE_PLAYGROUND_ASSETS)")
+	playgroundAssets := fs.String("playground-assets", "", "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh)")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
-	graphqlLimits := graphqlLimitFlags(fs)
-	corsOrigins := fs.String("cors-origins", envOr(getenv, "OKRGATE_CORS_ORIGINS", ""), "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default (env OKRGATE_CORS_ORIGINS)")
-	guard := addGuardFlags(fs, getenv)
-	if err := parseFlags(fs, args, stderr); err != nil {
+	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
+	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
+	guard := addGuardFlags(fs.FlagSet)
+	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
 	if err := guard.validate(); err != nil {
@@ -100,7 +97,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "try: curl -g -H 'Authorization: Bearer %s' -H 'service-accountId: %s' '%s/api/v2/integrations/goals?fields=name,attainment'\n",
 			boot.Token, boot.AccountID, base)
 	case *demo:
-		fmt.Fprintln(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created)")
+		fmt.Fprintf(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created, or mint a new one: okrgate token create --db %s --account ACCOUNT_ID)\n", *db)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -80,7 +80,7 @@ func run() error {
 	defer os.RemoveAll(dir)
 	db := filepath.Join(dir, "load.db")
 
-	out, err := exec.Command(c.bin, "bootstrap", "--db", db, "--account", "Load", "--email", "load@load.test", "--json").Output()
+	out, err := exec.Command(c.bin, "bootstrap", "--create", "--db", db, "--account", "Load", "--email", "load@load.test", "--json").Output()
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}

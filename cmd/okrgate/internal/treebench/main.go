@@ -108,7 +108,7 @@ func measure(c config, n int) (result, error) {
 	}
 	defer os.RemoveAll(dir)
 	db := filepath.Join(dir, "okr.db")
-	out, err := exec.Command(c.bin, "bootstrap", "--db", db, "--account", "Bench", "--email", "bench@bench.test", "--json").Output()
+	out, err := exec.Command(c.bin, "bootstrap", "--create", "--db", db, "--account", "Bench", "--email", "bench@bench.test", "--json").Output()
 	if err != nil {
 		return r, fmt.Errorf("bootstrap: %w", err)
 	}
