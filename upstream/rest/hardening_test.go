@@ -274,13 +274,15 @@ func TestClientClosedLogged(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Fatal("the canceled request got an answer")
 	}
-	// The access log line is written when the handler returns; wait for it.
+	// The access log line is written when the handler returns, after the
+	// error's own line (which has status 499 too); wait for the access line.
+	access := `"route":"/api/v1/metrics/{id}/checkin","path":"/api/v1/metrics/` + s.metric + `/checkin","status":499`
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(e.logs.String(), `"status":499`) && time.Now().Before(deadline) {
+	for !strings.Contains(e.logs.String(), access) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	logs := e.logs.String()
-	if !strings.Contains(logs, `"msg":"client closed"`) || !strings.Contains(logs, `"route":"/api/v1/metrics/{id}/checkin","path":"/api/v1/metrics/`+s.metric+`/checkin","status":499`) {
+	if !strings.Contains(logs, `"msg":"client closed"`) || !strings.Contains(logs, access) {
 		t.Errorf("no client-closed line with status 499:\n%s", logs)
 	}
 	if strings.Contains(logs, "internal error") || strings.Contains(logs, `"status":500`) {
