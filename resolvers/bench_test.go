@@ -3,7 +3,6 @@ package resolvers_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 
@@ -22,12 +19,13 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // Benchmark datasets. Seeding through the store costs about 50 ms per
 // objective, so the benchmark seeds 100 objectives once through the store
 // (seed.Synthetic) and builds the larger datasets by replicating those rows
-// with fresh ids (replicate below): every copy is a real store-written tree,
+// with fresh ids (sqlstoretest.Replicate): every copy is a real store-written tree,
 // so derived figures (attainment, counts) stay consistent.
 
 var (
@@ -65,97 +63,6 @@ func benchBaseDB() (string, string, error) {
 	return benchBase, benchToken, benchBaseErr
 }
 
-var hexID = regexp.MustCompile(`[0-9a-f]{24}`)
-
-// replicate copies the goals, key results, check-ins and tasks of the
-// database at path copies-1 more times, giving every copied row fresh ids
-// (ids of users, sessions and the account are kept, so copies land in the
-// same sessions with the same owners). It writes SQL directly: a bulk path
-// for benchmarks only.
-func replicate(path string, copies int) error {
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	tables := []string{"goals", "metrics", "checkins", "tasks"}
-	type row struct{ vals []any }
-	rows := map[string][]row{}
-	cols := map[string][]string{}
-	owned := map[string]bool{} // ids to remap
-	for _, t := range tables {
-		r, err := db.Query("SELECT * FROM " + t)
-		if err != nil {
-			return err
-		}
-		cs, _ := r.Columns()
-		cols[t] = cs
-		for r.Next() {
-			vals := make([]any, len(cs))
-			ptrs := make([]any, len(cs))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := r.Scan(ptrs...); err != nil {
-				r.Close()
-				return err
-			}
-			for i, v := range vals {
-				if b, ok := v.([]byte); ok {
-					vals[i] = string(b)
-				}
-			}
-			owned[vals[0].(string)] = true
-			rows[t] = append(rows[t], row{vals})
-		}
-		r.Close()
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	ids := upstream.NewIDSource()
-	for c := 1; c < copies; c++ {
-		remap := map[string]string{}
-		for id := range owned {
-			remap[id] = ids.New()
-		}
-		fix := func(v any) any {
-			s, ok := v.(string)
-			if !ok {
-				return v
-			}
-			return hexID.ReplaceAllStringFunc(s, func(id string) string {
-				if n, ok := remap[id]; ok {
-					return n
-				}
-				return id
-			})
-		}
-		for _, t := range tables {
-			ph := strings.TrimSuffix(strings.Repeat("?,", len(cols[t])), ",")
-			stmt, err := tx.Prepare("INSERT INTO " + t + " (" + strings.Join(cols[t], ",") + ") VALUES (" + ph + ")")
-			if err != nil {
-				tx.Rollback()
-				return err
-			}
-			for _, r := range rows[t] {
-				vals := make([]any, len(r.vals))
-				for i, v := range r.vals {
-					vals[i] = fix(v)
-				}
-				if _, err := stmt.Exec(vals...); err != nil {
-					stmt.Close()
-					tx.Rollback()
-					return err
-				}
-			}
-			stmt.Close()
-		}
-	}
-	return tx.Commit()
-}
-
 // benchStore opens a copy of the base database holding n objectives.
 func benchStore(b *testing.B, n int) (*sqlstore.Store, string) {
 	b.Helper()
@@ -172,7 +79,7 @@ func benchStore(b *testing.B, n int) (*sqlstore.Store, string) {
 		if err := os.WriteFile(path, raw, 0o600); err != nil {
 			b.Fatal(err)
 		}
-		if err := replicate(path, n/benchBaseGoals); err != nil {
+		if err := sqlstoretest.Replicate(path, n/benchBaseGoals); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // readBase is the dataset the read-path benchmarks grow: 100 objectives
@@ -78,7 +77,7 @@ func (d *readDatasets) get(b *testing.B, n int) *readData {
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	if err := copyRows(path, n/readBase); err != nil {
+	if err := sqlstoretest.Replicate(path, n/readBase); err != nil {
 		b.Fatal(err)
 	}
 	st, err := sqlstore.Open(ctx, path)
@@ -143,95 +142,6 @@ func (d *readDatasets) get(b *testing.B, n int) *readData {
 	q.Close()
 	d.sets[n] = r
 	return r
-}
-
-var hexID = regexp.MustCompile(`[0-9a-f]{24}`)
-
-// copyRows copies the goals, key results, check-ins and tasks of the
-// database at path copies-1 more times, giving every copied row fresh ids
-// (users, sessions and the account keep theirs, so the copies land in the
-// same sessions with the same owners). It writes SQL directly: seeding
-// 10,000 objectives through the store would take minutes.
-func copyRows(path string, copies int) error {
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	tables := []string{"goals", "metrics", "checkins", "tasks"}
-	rows := map[string][][]any{}
-	cols := map[string][]string{}
-	owned := map[string]bool{}
-	for _, t := range tables {
-		r, err := db.Query("SELECT * FROM " + t + " ORDER BY rowid")
-		if err != nil {
-			return err
-		}
-		cs, _ := r.Columns()
-		cols[t] = cs
-		for r.Next() {
-			vals := make([]any, len(cs))
-			ptrs := make([]any, len(cs))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := r.Scan(ptrs...); err != nil {
-				r.Close()
-				return err
-			}
-			for i, v := range vals {
-				if b, ok := v.([]byte); ok {
-					vals[i] = string(b)
-				}
-			}
-			owned[vals[0].(string)] = true
-			rows[t] = append(rows[t], vals)
-		}
-		r.Close()
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	ids := upstream.NewIDSource()
-	for c := 1; c < copies; c++ {
-		remap := map[string]string{}
-		for id := range owned {
-			remap[id] = ids.New()
-		}
-		fix := func(v any) any {
-			s, ok := v.(string)
-			if !ok {
-				return v
-			}
-			return hexID.ReplaceAllStringFunc(s, func(id string) string {
-				if n, ok := remap[id]; ok {
-					return n
-				}
-				return id
-			})
-		}
-		for _, t := range tables {
-			ph := strings.TrimSuffix(strings.Repeat("?,", len(cols[t])), ",")
-			stmt, err := tx.Prepare("INSERT INTO " + t + " (" + strings.Join(cols[t], ",") + ") VALUES (" + ph + ")")
-			if err != nil {
-				return err
-			}
-			for _, r := range rows[t] {
-				vals := make([]any, len(r))
-				for i, v := range r {
-					vals[i] = fix(v)
-				}
-				if _, err := stmt.Exec(vals...); err != nil {
-					stmt.Close()
-					return err
-				}
-			}
-			stmt.Close()
-		}
-	}
-	return tx.Commit()
 }
 
 func anyOf(ids []string) []any {
