@@ -14,9 +14,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 )
 
 func main() {
@@ -80,36 +80,17 @@ func run() error {
 	defer os.RemoveAll(dir)
 	db := filepath.Join(dir, "load.db")
 
-	out, err := exec.Command(c.bin, "bootstrap", "--create", "--db", db, "--account", "Load", "--email", "load@load.test", "--json").Output()
-	if err != nil {
-		return fmt.Errorf("bootstrap: %w", err)
-	}
-	var boot struct{ AccountID, Token string }
-	if err := json.Unmarshal(out, &boot); err != nil {
-		return fmt.Errorf("bootstrap output %q: %w", out, err)
-	}
 	fmt.Fprintf(os.Stderr, "seeding %d objectives...\n", c.goals)
-	if out, err := exec.Command(c.bin, "seed", "--db", db, "--account", boot.AccountID, "--goals", fmt.Sprint(c.goals), "--seed", "5").CombinedOutput(); err != nil {
-		return fmt.Errorf("seed: %w: %s", err, out)
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, strings.Fields(c.serveFlags)...)
-	srv := exec.CommandContext(ctx, c.bin, args...)
-	stdout, err := srv.StdoutPipe()
+	boot, err := binary.Seed(c.bin, db, c.goals, 5, nil)
 	if err != nil {
 		return err
 	}
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() { cancel(); _ = srv.Wait() }()
-	base, err := listenAddr(stdout)
+	srv, err := binary.Serve(c.bin, db, strings.Fields(c.serveFlags)...)
 	if err != nil {
 		return err
 	}
-	go io.Copy(io.Discard, stdout)
+	defer srv.Stop()
+	base := srv.Base
 
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 4 * c.clients, MaxIdleConnsPerHost: 4 * c.clients}, Timeout: 30 * time.Second}
 	admin := client{hc: hc, base: base, token: boot.Token, acct: boot.AccountID}
@@ -168,17 +149,6 @@ func run() error {
 		res.add("GET /healthz", p.Status, p.Duration)
 	}
 	return res.report(os.Stdout, c)
-}
-
-// listenAddr reads serve's "okrgate listening on http://..." line.
-func listenAddr(r io.Reader) (string, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "okrgate listening on "); ok {
-			return strings.Fields(rest)[0], nil
-		}
-	}
-	return "", errors.New("serve exited before listening")
 }
 
 // dataset is what the clients pick from.

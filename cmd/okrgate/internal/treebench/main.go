@@ -14,7 +14,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -23,12 +22,13 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 )
 
 // treeQuery is the tree of one session: root goals and two levels of
@@ -108,34 +108,16 @@ func measure(c config, n int) (result, error) {
 	}
 	defer os.RemoveAll(dir)
 	db := filepath.Join(dir, "okr.db")
-	out, err := exec.Command(c.bin, "bootstrap", "--create", "--db", db, "--account", "Bench", "--email", "bench@bench.test", "--json").Output()
-	if err != nil {
-		return r, fmt.Errorf("bootstrap: %w", err)
-	}
-	var boot struct{ AccountID, Token string }
-	if err := json.Unmarshal(out, &boot); err != nil {
-		return r, fmt.Errorf("bootstrap output: %w", err)
-	}
-	seed := exec.Command(c.bin, "seed", "--db", db, "--account", boot.AccountID, "--goals", strconv.Itoa(n), "--seed", "1")
-	seed.Stderr = os.Stderr
-	if err := seed.Run(); err != nil {
-		return r, fmt.Errorf("seed %d: %w", n, err)
-	}
-	srv := exec.Command(c.bin, "serve", "--db", db, "--addr", "127.0.0.1:0")
-	stdout, err := srv.StdoutPipe()
+	boot, err := binary.Seed(c.bin, db, n, 1, os.Stderr)
 	if err != nil {
 		return r, err
 	}
-	srv.Stderr = io.Discard
-	if err := srv.Start(); err != nil {
-		return r, err
-	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	base, err := listenAddr(stdout)
+	srv, err := binary.Serve(c.bin, db)
 	if err != nil {
 		return r, err
 	}
-	cl := &client{base: base, token: boot.Token, account: boot.AccountID}
+	defer srv.Stop()
+	cl := &client{base: srv.Base, token: boot.Token, account: boot.AccountID}
 
 	sid, goals, err := cl.largestSession()
 	if err != nil {
@@ -156,7 +138,7 @@ func measure(c config, n int) (result, error) {
 		r.bytes = len(resp)
 		r.tree = append(r.tree, d)
 	}
-	if r.peakRSS, err = peakRSS(srv.Process.Pid); err != nil {
+	if r.peakRSS, err = peakRSS(srv.Pid()); err != nil {
 		return r, err
 	}
 	for i := range c.gets {
@@ -229,19 +211,6 @@ func (c *client) largestSession() (string, []string, error) {
 		return "", nil, errors.New("no goals")
 	}
 	return best, bySession[best], nil
-}
-
-// listenAddr reads serve's "okrgate listening on http://..." line.
-func listenAddr(r io.Reader) (string, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "okrgate listening on "); ok {
-			addr, _, _ := strings.Cut(rest, " ")
-			go func() { _, _ = io.Copy(io.Discard, r) }()
-			return addr, nil
-		}
-	}
-	return "", errors.New("serve exited before listening")
 }
 
 // peakRSS is the process's peak resident set size (VmHWM) in bytes.
