@@ -159,7 +159,14 @@ var (
 // (not an owner of the fixture's items), a viewer and the other account's
 // admin. A route of rest.Routes() missing here fails TestAuthzMatrix.
 var authzRules = map[string]expect{
-	"GET /api/v2/integrations/goals":                                readAll,
+	"GET /api/v2/integrations/goals": readAll,
+	// The gateway's listings (gateway.go): readable by everyone, scoped.
+	"GET /api/v2/users/me":                                          readAll,
+	"GET /api/v2/checkins":                                          readAll,
+	"GET /api/v2/integrations/taggings":                             readAll,
+	"GET /api/v2/badges/assignments":                                readAll,
+	"GET /api/v2/dashboards/parameters":                             readAll,
+	"GET /api/v2/announcements":                                     readAll,
 	"GET /api/v2/integrations/goals/groupBy/owners":                 readAll,
 	"POST /api/v2/integrations/goals/{id}/tags":                     adminOnly(201),
 	"POST /api/v1/goals":                                            {201, 201, 403, 400}, // other: no such session

@@ -36,6 +36,7 @@ func TestContractWalk(t *testing.T) {
 	walkCore(t, e, s)
 	walkOrg(t, e)
 	walkContent(t, e, s)
+	walkGateway(t, e, s)
 
 	for _, rt := range rest.Routes() {
 		key := rt.Method + " " + rt.Pattern

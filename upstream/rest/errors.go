@@ -74,6 +74,8 @@ func StatusOf(c upstream.Code) int {
 		return http.StatusRequestHeaderFieldsTooLarge
 	case upstream.CodePreconditionFailed:
 		return http.StatusPreconditionFailed
+	case upstream.CodeUnavailable:
+		return http.StatusServiceUnavailable
 	case upstream.CodeIdempotencyKeyReused:
 		return http.StatusUnprocessableEntity
 	case upstream.CodeIdempotencyKeyInUse:

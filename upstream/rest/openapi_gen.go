@@ -183,6 +183,13 @@ func opSpecs() map[string]opSpec {
 		"PATCH /api/v1/badges/{id}":          {body: upstream.BadgePatch{}},
 		"DELETE /api/v1/badges/approve/{id}": {also: []int{http.StatusNotModified}},
 		"DELETE /api/v1/badges/{id}":         {},
+		// The gateway's listings (rest/gateway.go).
+		"GET /api/v2/users/me":              {resp: upstream.Whoami{}, summary: "The caller: user, account, roles, token id and scopes"},
+		"GET /api/v2/checkins":              {resp: upstream.Page[upstream.CheckIn]{}, summary: "List check-ins of any key results (filter metricId with $in)"},
+		"GET /api/v2/integrations/taggings": {resp: upstream.Page[upstream.Tagging]{}, summary: "List tag assignments (filter tagId, itemId, itemType)"},
+		"GET /api/v2/badges/assignments":    {resp: upstream.Page[upstream.AssignedBadge]{}, summary: "List badge assignments in any status (filter badgeId, status, assigneeIds)"},
+		"GET /api/v2/dashboards/parameters": {resp: upstream.Page[upstream.DashboardParameter]{}, summary: "List dashboard parameters with filter and sort"},
+		"GET /api/v2/announcements":         {resp: upstream.Page[upstream.Announcement]{}, summary: "List announcements with filter and sort"},
 	}
 }
 
@@ -357,6 +364,9 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	}
 	if e.Designed {
 		op["x-designed"] = true
+	}
+	if e.Gateway {
+		op["x-gateway"] = true
 	}
 	var params []any
 	for _, m := range pathParamRE.FindAllStringSubmatch(e.Pattern, -1) {

@@ -44,6 +44,10 @@ type Options struct {
 	// Logger receives one access-log line per request and the details of
 	// internal errors and panics. Nil discards everything.
 	Logger *slog.Logger
+	// NoGatewayRoutes leaves out the designed operations marked Gateway
+	// (gateway.go): a facade of the documented operations only, to test a
+	// gateway's fallback against.
+	NoGatewayRoutes bool
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -79,6 +83,9 @@ type Route struct {
 	// Secret is true for operations whose answer holds a credential (a new
 	// token): it is never recorded, so they take no Idempotency-Key.
 	Secret bool
+	// Gateway is true for the designed operations a GraphQL gateway needs
+	// to load the graph one call per level (gateway.go).
+	Gateway bool
 }
 
 // deprecatedAt is the date of the contract's deprecations: the announcements
@@ -115,6 +122,9 @@ func New(api upstream.API, opts Options) http.Handler {
 	})
 	r.Get(OpenAPIPath, serveOpenAPI) // the OpenAPI document needs no credentials
 	for _, e := range table() {
+		if e.Gateway && opts.NoGatewayRoutes {
+			continue
+		}
 		var h http.Handler = s.endpoint(e)
 		if e.Deprecated {
 			// A retired feature (announcements) has no successor: its Link

@@ -1,0 +1,83 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// gatewayTable holds the designed operations a GraphQL gateway needs to
+// serve the graph over this API with one call per tree level
+// (docs/gateway.md): who the caller is, and listings with a filter where
+// the contract has a listing only per parent (check-ins) or none at all
+// (taggings, badge assignments). They are marked Gateway, so that a facade
+// can be run without them (Options.NoGatewayRoutes) to test a gateway's
+// fallback to the documented operations.
+func gatewayTable() []entry {
+	const get, ok = http.MethodGet, http.StatusOK
+	return []entry{
+		{Route{Method: get, Pattern: "/api/v2/users/me", Success: ok, Designed: true, Gateway: true}, (*server).whoami},
+		{Route{Method: get, Pattern: "/api/v2/checkins", Params: listParams, Success: ok, Designed: true, Gateway: true}, (*server).listAllCheckIns},
+		{Route{Method: get, Pattern: "/api/v2/integrations/taggings", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listTaggings},
+		{Route{Method: get, Pattern: "/api/v2/badges/assignments", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listBadgeAssignments},
+		{Route{Method: get, Pattern: "/api/v2/dashboards/parameters", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listDashboardParametersFiltered},
+		{Route{Method: get, Pattern: "/api/v2/announcements", Params: listParams, Success: ok, Designed: true, Gateway: true}, (*server).listAnnouncementsFiltered},
+	}
+}
+
+// whoami answers the caller the bearer token stands for: user, account,
+// roles, and the token's id and scopes.
+func (s *server) whoami(w http.ResponseWriter, r *http.Request) (any, error) {
+	c, err := upstream.MustCaller(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	me := upstream.Whoami{UserID: c.UserID, AccountID: c.AccountID, Roles: nonNilSlice(c.Roles), TokenID: c.TokenID, Scopes: c.Scopes}
+	if c.UserID != "" {
+		u, err := s.api.GetUser(r.Context(), c.UserID)
+		if err != nil && upstream.ErrorCode(err) != upstream.CodeNotFound {
+			return nil, err
+		}
+		if err == nil {
+			me.User = &u
+		}
+	}
+	return me, nil
+}
+
+// listAllCheckIns lists check-ins of any key results with a filter
+// (metricId $in for Metric.checkins).
+func (s *server) listAllCheckIns(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.CheckInFields, func(q upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
+		return s.api.ListCheckIns(r.Context(), q)
+	})
+}
+
+// listTaggings lists tag assignments (Tag.goals, Tag.dashboards).
+func (s *server) listTaggings(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.TaggingFields, func(q upstream.ListQuery) (upstream.Page[upstream.Tagging], error) {
+		return s.api.ListTaggings(r.Context(), q)
+	})
+}
+
+// listBadgeAssignments lists badge assignments in any status with a filter
+// (Badge.holders).
+func (s *server) listBadgeAssignments(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.AssignedBadgeFields, func(q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
+		return s.api.ListAssignedBadges(r.Context(), q)
+	})
+}
+
+// listDashboardParametersFiltered is the parameter listing with filter and sort.
+func (s *server) listDashboardParametersFiltered(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.DashboardParameterFields, func(q upstream.ListQuery) (upstream.Page[upstream.DashboardParameter], error) {
+		return s.api.ListDashboardParameters(r.Context(), q)
+	})
+}
+
+// listAnnouncementsFiltered is the announcement listing with filter and sort.
+func (s *server) listAnnouncementsFiltered(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.AnnouncementFields, func(q upstream.ListQuery) (upstream.Page[upstream.Announcement], error) {
+		return s.api.ListAnnouncements(r.Context(), q)
+	})
+}
