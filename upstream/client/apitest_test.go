@@ -1,0 +1,96 @@
+package client_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/apitest"
+	"github.com/okrgate/okrgate/upstream/client"
+	"github.com/okrgate/okrgate/upstream/rest"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// backend is a REST facade over a store on a real SQLite file, served on
+// 127.0.0.1, with the two accounts and three users of the contract suite.
+type backend struct {
+	store *sqlstore.Store
+	srv   *httptest.Server
+	env   apitest.Env
+}
+
+func newBackend(t *testing.T, opts rest.Options) *backend {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := httptest.NewServer(rest.New(st, opts))
+	t.Cleanup(srv.Close)
+	boot := func(name, email string) (string, context.Context) {
+		b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: name, Email: email})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.Authenticate(ctx, b.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Token, upstream.NewContext(ctx, c)
+	}
+	var env apitest.Env
+	var admin context.Context
+	env.Admin, admin = boot("Acme", "admin@acme.test")
+	env.OtherAdmin, _ = boot("Globex", "admin@globex.test")
+	user := func(role string) string {
+		u, err := st.CreateUser(admin, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := st.CreateToken(admin, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	env.Member, env.Viewer = user(upstream.RoleMember), user(upstream.RoleViewer)
+	return &backend{store: st, srv: srv, env: env}
+}
+
+// newClient returns a client of b's facade.
+func (b *backend) newClient(t *testing.T, opts client.Options) *client.Client {
+	t.Helper()
+	c, err := client.New(b.srv.URL, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestAPIContract runs the contract suite of upstream.API against the
+// client, over real HTTP, against the REST facade over the SQLite store.
+func TestAPIContract(t *testing.T) {
+	apitest.Run(t, func(t *testing.T) apitest.Env {
+		b := newBackend(t, rest.Options{})
+		env := b.env
+		env.API = b.newClient(t, client.Options{})
+		return env
+	})
+}
+
+// TestAPIContractFallback runs the suite against a facade without the
+// gateway's designed listings, the client discovering that from the
+// OpenAPI document... of the full facade: the document is the same, so the
+// capabilities are switched off by hand.
+func TestAPIContractFallback(t *testing.T) {
+	apitest.Run(t, func(t *testing.T) apitest.Env {
+		b := newBackend(t, rest.Options{NoGatewayRoutes: true})
+		env := b.env
+		env.API = b.newClient(t, client.Options{Capabilities: &client.Capabilities{}})
+		return env
+	})
+}

@@ -1,0 +1,341 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
+)
+
+// The rest of the contract: tags, badges, dashboards, KPIs, lists and
+// announcements.
+
+const (
+	routeBadge     = "/api/v1/badges/{id}"
+	routeDashboard = "/api/v1/dashboards/{dashboardId}"
+	routeParameter = "/api/v1/dashboards/parameters/{parameterId}"
+	routeKPIGroup  = "/api/v1/kpis/groups/{groupId}"
+	routeKPI       = "/api/v1/kpis/{kpiId}"
+	routeList      = "/api/v1/lists/{id}"
+	routeAnnounce  = "/api/v1/announcements/{id}"
+)
+
+func (c *Client) ListTags(ctx context.Context, q upstream.TagQuery) (upstream.Page[upstream.TagDetail], error) {
+	l := listing{route: "/api/v2/integrations/tags", reg: upstream.TagFields, limit: "take", extra: url.Values{"name": {q.Name}}}
+	return list[upstream.TagDetail](ctx, c, l, q.ListQuery)
+}
+
+func (c *Client) CreateTags(ctx context.Context, in upstream.TagCreateInput) ([]upstream.Tag, error) {
+	p, err := write[upstream.TagsPage[upstream.Tag]](ctx, c, http.MethodPost, "/api/v1/tags", in)
+	return p.Tags, err
+}
+
+// SetTagsActive: the upstream answers 304 when nothing changed.
+func (c *Client) SetTagsActive(ctx context.Context, ids []string, active bool) (int, error) {
+	route := "/api/v1/tags/deactivate"
+	if active {
+		route = "/api/v1/tags/activate"
+	}
+	var out upstream.ModifiedCount
+	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: route, body: upstream.TagIDsInput{TagIDs: nonNil(ids)}}, &out)
+	if err != nil || a.status == http.StatusNotModified {
+		return 0, err
+	}
+	return out.ModifiedCount, nil
+}
+
+// AddDashboardTag: the operation answers the tag whether or not the
+// dashboard carried it, so whether it was added is read from the
+// dashboard's taggings before the write (one more call).
+func (c *Client) AddDashboardTag(ctx context.Context, dashboardID, title string) (upstream.Tag, bool, error) {
+	var had map[string]bool
+	if c.opts.Capabilities.Taggings {
+		p, err := c.ListTaggings(ctx, upstream.ListQuery{Filter: query.And(query.Eq("itemId", dashboardID), query.Eq("itemType", upstream.TaggedDashboard)), Limit: upstream.MaxLimit})
+		if err != nil {
+			return upstream.Tag{}, false, err
+		}
+		had = map[string]bool{}
+		for _, t := range p.Items {
+			had[t.TagID] = true
+		}
+	}
+	t, err := write[upstream.Tag](ctx, c, http.MethodPost, "/api/v1/dashboards/{dashboardId}/tags", upstream.TagInput{Title: title}, dashboardID)
+	if err != nil {
+		return upstream.Tag{}, false, err
+	}
+	return t, had == nil || !had[t.ID], nil
+}
+
+// AddInsightTag: 201 when added, 200 when the insight carried the tag.
+func (c *Client) AddInsightTag(ctx context.Context, insightID, title string) (upstream.Tag, bool, error) {
+	const route = "/api/v2/integrations/insights/{id}/tags"
+	var t upstream.Tag
+	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: fill(route, insightID), body: upstream.TagInput{Title: title}}, &t)
+	return t, err == nil && a.status == http.StatusCreated, err
+}
+
+func (c *Client) ListTaggings(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Tagging], error) {
+	if !c.opts.Capabilities.Taggings {
+		return upstream.Page[upstream.Tagging]{}, unsupported("ListTaggings", "GET /api/v2/integrations/taggings")
+	}
+	return list[upstream.Tagging](ctx, c, listing{route: "/api/v2/integrations/taggings", reg: upstream.TaggingFields}, q)
+}
+
+func (c *Client) ListBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Badge], error) {
+	return list[upstream.Badge](ctx, c, listing{route: "/api/v1/badges", reg: upstream.BadgeFields}, q)
+}
+
+func (c *Client) GetBadge(ctx context.Context, id string) (upstream.Badge, error) {
+	return get[upstream.Badge](ctx, c, routeBadge, id)
+}
+
+func (c *Client) CreateBadge(ctx context.Context, in upstream.BadgeInput) (upstream.Badge, error) {
+	return write[upstream.Badge](ctx, c, http.MethodPost, "/api/v1/badges", in)
+}
+
+// UpdateBadge: the operation answers 204, so the badge is read after.
+func (c *Client) UpdateBadge(ctx context.Context, id string, in upstream.BadgePatch) (upstream.Badge, error) {
+	if err := c.exec(ctx, http.MethodPatch, routeBadge, in, id); err != nil {
+		return upstream.Badge{}, err
+	}
+	return c.GetBadge(ctx, id)
+}
+
+func (c *Client) DeleteBadge(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeBadge, nil, id)
+}
+
+func (c *Client) AssignBadge(ctx context.Context, in upstream.AssignBadgeInput) (upstream.AssignedBadge, error) {
+	return write[upstream.AssignedBadge](ctx, c, http.MethodPost, "/api/v1/badges/assign", in)
+}
+
+func (c *Client) ListAssignedBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
+	if !c.opts.Capabilities.BadgeAssignments {
+		return upstream.Page[upstream.AssignedBadge]{}, unsupported("ListAssignedBadges", "GET /api/v2/badges/assignments")
+	}
+	return list[upstream.AssignedBadge](ctx, c, listing{route: "/api/v2/badges/assignments", reg: upstream.AssignedBadgeFields}, q)
+}
+
+func (c *Client) CurrentUserBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
+	return list[upstream.AssignedBadge](ctx, c, listing{route: "/api/v1/badges/current", reg: upstream.AssignedBadgeFields}, q)
+}
+
+func (c *Client) BadgeAssignees(ctx context.Context, badgeID string) (upstream.BadgeAssignees, error) {
+	return get[upstream.BadgeAssignees](ctx, c, "/api/v1/badges/assign/{id}", badgeID)
+}
+
+// DecideBadge: approval answers the assignment (304 when already
+// approved); rejection answers 204, so the assignment is read after.
+func (c *Client) DecideBadge(ctx context.Context, assignmentID string, approve bool) (upstream.AssignedBadge, error) {
+	const route = "/api/v1/badges/approve/{id}"
+	if approve {
+		var out upstream.AssignedBadge
+		a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: fill(route, assignmentID)}, &out)
+		if err == nil && a.status == http.StatusNotModified {
+			err = problemError(a.status, a.header, nil)
+		}
+		return out, err
+	}
+	a, err := c.do(ctx, call{method: http.MethodDelete, route: route, path: fill(route, assignmentID)}, nil)
+	if err != nil {
+		return upstream.AssignedBadge{}, err
+	}
+	if a.status == http.StatusNotModified {
+		return upstream.AssignedBadge{}, problemError(a.status, a.header, nil)
+	}
+	p, err := c.ListAssignedBadges(ctx, upstream.ListQuery{Filter: query.Eq("id", assignmentID), Limit: 1})
+	if err != nil || len(p.Items) == 0 {
+		return upstream.AssignedBadge{ID: assignmentID, Status: upstream.BadgeRejected}, nil
+	}
+	return p.Items[0], nil
+}
+
+func (c *Client) ListDashboards(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Dashboard], error) {
+	return list[upstream.Dashboard](ctx, c, listing{route: "/api/v2/dashboards", reg: upstream.DashboardFields}, q)
+}
+
+func (c *Client) GetDashboard(ctx context.Context, id string) (upstream.Dashboard, error) {
+	return get[upstream.Dashboard](ctx, c, routeDashboard, id)
+}
+
+func (c *Client) CreateDashboard(ctx context.Context, in upstream.DashboardInput) (upstream.Dashboard, error) {
+	return write[upstream.Dashboard](ctx, c, http.MethodPost, "/api/v1/dashboards", in)
+}
+
+func (c *Client) UpdateDashboard(ctx context.Context, id string, in upstream.DashboardPatch) (upstream.Dashboard, error) {
+	return write[upstream.Dashboard](ctx, c, http.MethodPatch, routeDashboard, in, id)
+}
+
+func (c *Client) DeleteDashboard(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeDashboard, nil, id)
+}
+
+func (c *Client) DashboardsByTag(ctx context.Context, tag string) ([]upstream.Dashboard, error) {
+	return get[[]upstream.Dashboard](ctx, c, "/api/v1/dashboards/tag/{tag}", tag)
+}
+
+func (c *Client) DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTagUsage, error) {
+	p, err := get[struct {
+		Items []upstream.DashboardTagUsage `json:"items"`
+	}](ctx, c, "/api/v1/dashboards/tags/usages")
+	return p.Items, err
+}
+
+func (c *Client) DashboardReports(ctx context.Context) ([]upstream.ReportSummary, error) {
+	return get[[]upstream.ReportSummary](ctx, c, "/api/v1/dashboards/reports")
+}
+
+// ListDashboardParameters uses the designed filtered listing, or filters
+// the documented one (skip and limit only) here.
+func (c *Client) ListDashboardParameters(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.DashboardParameter], error) {
+	if !c.opts.Capabilities.DashboardParameters {
+		return inMemory[upstream.DashboardParameter](ctx, c, "ListDashboardParameters", listing{route: "/api/v1/dashboards/parameters"})(q)
+	}
+	return list[upstream.DashboardParameter](ctx, c, listing{route: "/api/v2/dashboards/parameters", reg: upstream.DashboardParameterFields}, q)
+}
+
+func (c *Client) GetDashboardParameter(ctx context.Context, id string) (upstream.DashboardParameter, error) {
+	return get[upstream.DashboardParameter](ctx, c, routeParameter, id)
+}
+
+func (c *Client) CreateDashboardParameter(ctx context.Context, in upstream.DashboardParameterInput) (upstream.DashboardParameter, error) {
+	return write[upstream.DashboardParameter](ctx, c, http.MethodPost, "/api/v1/dashboards/parameters", in)
+}
+
+func (c *Client) ReplaceDashboardParameter(ctx context.Context, id string, in upstream.DashboardParameterInput) (upstream.DashboardParameter, error) {
+	return write[upstream.DashboardParameter](ctx, c, http.MethodPut, routeParameter, in, id)
+}
+
+func (c *Client) DeleteDashboardParameter(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeParameter, nil, id)
+}
+
+func (c *Client) ListKPIGroups(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.KPIGroup], error) {
+	return list[upstream.KPIGroup](ctx, c, listing{route: "/api/v1/kpis/groups", reg: upstream.KPIGroupFields}, q)
+}
+
+func (c *Client) GetKPIGroup(ctx context.Context, id string) (upstream.KPIGroup, error) {
+	return get[upstream.KPIGroup](ctx, c, routeKPIGroup, id)
+}
+
+func (c *Client) CreateKPIGroup(ctx context.Context, in upstream.KPIGroupInput) (upstream.KPIGroup, error) {
+	return write[upstream.KPIGroup](ctx, c, http.MethodPost, "/api/v1/kpis/groups", in)
+}
+
+func (c *Client) UpdateKPIGroup(ctx context.Context, id string, in upstream.KPIGroupInput) (upstream.KPIGroup, error) {
+	return write[upstream.KPIGroup](ctx, c, http.MethodPatch, routeKPIGroup, in, id)
+}
+
+func (c *Client) DeleteKPIGroup(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeKPIGroup, nil, id)
+}
+
+func (c *Client) SetKPIGroupFavorite(ctx context.Context, groupID string, favorite bool) error {
+	return c.exec(ctx, putOrDelete(favorite), "/api/v1/kpis/groups/{groupId}/favorite", nil, groupID)
+}
+
+func (c *Client) SetKPIInGroup(ctx context.Context, kpiID, groupID string, member bool) error {
+	return c.exec(ctx, putOrDelete(member), "/api/v1/kpis/{kpiId}/groups/{groupId}", nil, kpiID, groupID)
+}
+
+func putOrDelete(put bool) string {
+	if put {
+		return http.MethodPut
+	}
+	return http.MethodDelete
+}
+
+func (c *Client) ListKPIs(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.KPI], error) {
+	return list[upstream.KPI](ctx, c, listing{route: "/api/v1/kpis", reg: upstream.KPIFields}, q)
+}
+
+func (c *Client) GetKPI(ctx context.Context, id string) (upstream.KPI, error) {
+	return get[upstream.KPI](ctx, c, routeKPI, id)
+}
+
+func (c *Client) CreateKPI(ctx context.Context, in upstream.KPIInput) (upstream.KPI, error) {
+	return write[upstream.KPI](ctx, c, http.MethodPost, "/api/v1/kpis", in)
+}
+
+func (c *Client) UpdateKPI(ctx context.Context, id string, in upstream.KPIPatch) (upstream.KPI, error) {
+	return write[upstream.KPI](ctx, c, http.MethodPatch, routeKPI, in, id)
+}
+
+func (c *Client) DeleteKPI(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeKPI, nil, id)
+}
+
+func (c *Client) ListTargetTypes(ctx context.Context) ([]string, error) {
+	s, err := get[upstream.SupportedTypes](ctx, c, "/api/v1/lists/supported-types")
+	return s.SupportedTypes, err
+}
+
+func (c *Client) ListTargetSchema(ctx context.Context, targetType string) (upstream.ListSchema, error) {
+	return get[upstream.ListSchema](ctx, c, "/api/v1/lists/{targetType}/schema", targetType)
+}
+
+func (c *Client) ListLists(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.List], error) {
+	return list[upstream.List](ctx, c, listing{route: "/api/v1/lists", reg: upstream.ListFields}, q)
+}
+
+func (c *Client) GetList(ctx context.Context, id string) (upstream.List, error) {
+	return get[upstream.List](ctx, c, "/api/v1/lists/{listId}", id)
+}
+
+func (c *Client) CreateList(ctx context.Context, in upstream.ListInput) (upstream.List, error) {
+	return write[upstream.List](ctx, c, http.MethodPost, "/api/v1/lists", in)
+}
+
+func (c *Client) CloneList(ctx context.Context, id string) (upstream.List, error) {
+	return write[upstream.List](ctx, c, http.MethodPost, "/api/v1/lists/{id}/clone", nil, id)
+}
+
+func (c *Client) UpdateList(ctx context.Context, id string, in upstream.ListPatch) (upstream.List, error) {
+	return write[upstream.List](ctx, c, http.MethodPatch, routeList, in, id)
+}
+
+func (c *Client) DeleteList(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeList, nil, id)
+}
+
+func (c *Client) LoadList(ctx context.Context, id string, in upstream.ListLoadInput) (upstream.ListData, error) {
+	return write[upstream.ListData](ctx, c, http.MethodPost, "/api/v1/lists/{id}/load", in, id)
+}
+
+// ListAnnouncements uses the designed filtered listing, or filters the
+// documented one (skip and limit only) here.
+func (c *Client) ListAnnouncements(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Announcement], error) {
+	if !c.opts.Capabilities.Announcements {
+		return inMemory[upstream.Announcement](ctx, c, "ListAnnouncements", listing{route: "/api/v1/announcements"})(q)
+	}
+	return list[upstream.Announcement](ctx, c, listing{route: "/api/v2/announcements", reg: upstream.AnnouncementFields}, q)
+}
+
+func (c *Client) GetAnnouncement(ctx context.Context, id string) (upstream.Announcement, error) {
+	return get[upstream.Announcement](ctx, c, routeAnnounce, id)
+}
+
+func (c *Client) CreateAnnouncement(ctx context.Context, in upstream.AnnouncementInput) (upstream.Announcement, error) {
+	return write[upstream.Announcement](ctx, c, http.MethodPost, "/api/v1/announcements", in)
+}
+
+func (c *Client) UpdateAnnouncement(ctx context.Context, id string, in upstream.AnnouncementPatch) (upstream.Announcement, error) {
+	return write[upstream.Announcement](ctx, c, http.MethodPatch, routeAnnounce, in, id)
+}
+
+func (c *Client) DeleteAnnouncement(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeAnnounce, nil, id)
+}
+
+func (c *Client) ReactToAnnouncement(ctx context.Context, id, reactionID string) (upstream.Announcement, error) {
+	return write[upstream.Announcement](ctx, c, http.MethodPost, "/api/v1/announcements/{id}/react", upstream.ReactionInput{ReactionID: reactionID}, id)
+}
+
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}

@@ -1,0 +1,102 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// problem is the RFC 9457 body of an upstream error answer.
+type problem struct {
+	Status int                   `json:"status"`
+	Detail string                `json:"detail"`
+	Code   string                `json:"code"`
+	Errors []upstream.FieldError `json:"errors"`
+}
+
+// problemError maps an error answer back to the *upstream.Error the
+// upstream rendered: its code, detail and field errors. 5xx answers (and
+// 429, the upstream shedding load) are upstream.CodeUnavailable: the
+// upstream failed, not the caller; their detail is not repeated. A 304
+// without a body is upstream.CodeNotModified with the X-Message header. A
+// 4xx without a problem body gets the code of its status.
+func problemError(status int, h http.Header, body []byte) error {
+	if status >= 500 || status == http.StatusTooManyRequests {
+		return &upstream.Error{Code: upstream.CodeUnavailable, Message: fmt.Sprintf("the upstream answered %d %s", status, http.StatusText(status)),
+			Err: errUpstreamStatus{status}}
+	}
+	if status == http.StatusNotModified {
+		msg := h.Get("X-Message")
+		if msg == "" {
+			msg = "nothing changed"
+		}
+		return upstream.Errorf(upstream.CodeNotModified, "%s", msg)
+	}
+	var p problem
+	if err := json.Unmarshal(body, &p); err == nil && p.Code != "" {
+		return &upstream.Error{Code: upstream.Code(p.Code), Message: p.Detail, Fields: p.Errors}
+	}
+	return upstream.Errorf(codeOfStatus(status), "the upstream answered %d %s", status, http.StatusText(status))
+}
+
+// codeOfStatus is the upstream code of a 4xx answer without a problem body.
+func codeOfStatus(status int) upstream.Code {
+	switch status {
+	case http.StatusUnauthorized:
+		return upstream.CodeUnauthenticated
+	case http.StatusPaymentRequired:
+		return upstream.CodePaymentRequired
+	case http.StatusForbidden:
+		return upstream.CodeForbidden
+	case http.StatusNotFound:
+		return upstream.CodeNotFound
+	case http.StatusConflict:
+		return upstream.CodeConflict
+	case http.StatusPreconditionFailed:
+		return upstream.CodePreconditionFailed
+	}
+	return upstream.CodeInvalid
+}
+
+// errUpstreamStatus is the cause of an unavailable error due to a 5xx or 429.
+type errUpstreamStatus struct{ status int }
+
+func (e errUpstreamStatus) Error() string { return fmt.Sprintf("upstream status %d", e.status) }
+
+// errNetwork marks the cause of an unavailable error due to the network (a
+// refused connection, a reset, a timeout).
+type errNetwork struct{ err error }
+
+func (e errNetwork) Error() string { return e.err.Error() }
+func (e errNetwork) Unwrap() error { return e.err }
+
+// unavailable wraps a network failure of what (an operation or a route).
+func unavailable(what string, err error) error {
+	return &upstream.Error{Code: upstream.CodeUnavailable, Message: fmt.Sprintf("the upstream did not answer %s", what), Err: errNetwork{err}}
+}
+
+// retryable reports whether an idempotent read that failed with err may be
+// sent again: after a network failure or a 503.
+func retryable(err error) bool {
+	var n errNetwork
+	if errors.As(err, &n) {
+		return true
+	}
+	var s errUpstreamStatus
+	return errors.As(err, &s) && s.status == http.StatusServiceUnavailable
+}
+
+// isUpstreamFailure reports whether err counts against the circuit breaker:
+// a network failure or a 5xx, not a 4xx answer (the caller's mistake).
+func isUpstreamFailure(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false // the caller went away; says nothing of the upstream
+	}
+	var n errNetwork
+	var s errUpstreamStatus
+	return errors.As(err, &n) || errors.As(err, &s) && s.status >= 500
+}

@@ -1,0 +1,214 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// The OKR core: goals, key results, check-ins, tasks and sessions. Each
+// method is one operation of the REST API (docs/gateway.md has the table).
+
+var (
+	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields}
+	metricsListing  = listing{route: "/api/v2/metrics", reg: upstream.MetricFields}
+	checkInsListing = listing{route: "/api/v2/checkins", reg: upstream.CheckInFields}
+	tasksListing    = listing{route: "/api/v2/integrations/tasks", reg: upstream.TaskFields}
+)
+
+const (
+	routeGoal    = "/api/v1/goals/{id}"
+	routeMetric  = "/api/v1/metrics/{id}"
+	routeTask    = "/api/v2/integrations/tasks/{taskId}"
+	routeSession = "/api/v1/sessions/{id}"
+)
+
+func (c *Client) ListGoals(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
+	return list[upstream.Goal](ctx, c, goalsListing, q)
+}
+
+func (c *Client) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
+	return get[upstream.Goal](ctx, c, routeGoal, id)
+}
+
+func (c *Client) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream.Goal, error) {
+	return write[upstream.Goal](ctx, c, http.MethodPost, "/api/v1/goals", in)
+}
+
+func (c *Client) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch) (upstream.Goal, error) {
+	return write[upstream.Goal](ctx, c, http.MethodPatch, routeGoal, in, id)
+}
+
+func (c *Client) DeleteGoal(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeGoal, nil, id)
+}
+
+// GoalsGroupedByOwners encodes q as the operation's own query parameters
+// (rest.ParseGroupByOwners reads them back).
+func (c *Client) GoalsGroupedByOwners(ctx context.Context, q upstream.GroupByOwnersQuery) (upstream.GoalsGroupedBy, error) {
+	v := url.Values{}
+	set := func(k, s string) {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	cmp := func(k string, x *upstream.Comparison) {
+		if x != nil {
+			v.Set(k, x.Op+strconv.FormatFloat(x.Value, 'g', -1, 64))
+		}
+	}
+	set("filter", q.Deadline)
+	set("ids", strings.Join(q.IDs, ","))
+	set("ownerIds", strings.Join(q.OwnerIDs, ","))
+	set("metricOwnerId", strings.Join(q.MetricOwnerIDs, ","))
+	cmp("confidence", q.Confidence)
+	cmp("attainment", q.Attainment)
+	cmp("metricAttainment", q.MetricAttainment)
+	set("metricBefore", q.MetricBefore)
+	set("metricAfter", q.MetricAfter)
+	if len(q.Sort.Sort) > 0 {
+		v.Set("sort", encodeSort(q.Sort.Sort))
+	}
+	if q.IncludeMetrics {
+		v.Set("includeMetrics", "true")
+	}
+	if q.Skip > 0 {
+		v.Set("skip", strconv.Itoa(q.Skip))
+	}
+	if q.Take > 0 {
+		v.Set("take", strconv.Itoa(q.Take))
+	}
+	const route = "/api/v2/integrations/goals/groupBy/owners"
+	var out upstream.GoalsGroupedBy
+	_, err := c.do(ctx, call{method: http.MethodGet, route: route, path: route, query: v}, &out)
+	return out, err
+}
+
+// AddGoalTag: the upstream answers 304 without a body when the goal
+// already carries the tag; the tag is then read from the tag listing.
+func (c *Client) AddGoalTag(ctx context.Context, goalID, title string) (upstream.Tag, bool, error) {
+	const route = "/api/v2/integrations/goals/{id}/tags"
+	var t upstream.Tag
+	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: fill(route, goalID), body: upstream.TagInput{Title: title}}, &t)
+	if err != nil {
+		return upstream.Tag{}, false, err
+	}
+	if a.status != http.StatusNotModified {
+		return t, true, nil
+	}
+	t, err = c.tagNamed(ctx, title)
+	return t, false, err
+}
+
+// tagNamed finds the tag whose identity is title's.
+func (c *Client) tagNamed(ctx context.Context, title string) (upstream.Tag, error) {
+	name := upstream.TagName(title)
+	p, err := c.ListTags(ctx, upstream.TagQuery{Name: name, ListQuery: upstream.ListQuery{Limit: upstream.MaxLimit}})
+	if err != nil {
+		return upstream.Tag{}, err
+	}
+	for _, t := range p.Items {
+		if t.Name == name {
+			return upstream.Tag{ID: t.ID, Name: t.Name, Title: t.Title, IsActive: t.IsActive, CreatedBy: t.CreatedBy, DateCreated: t.DateCreated}, nil
+		}
+	}
+	return upstream.Tag{}, upstream.NotFound("tag", name)
+}
+
+func (c *Client) GoalsMet(ctx context.Context, sessionID string, tags []string) ([]upstream.Goal, error) {
+	const route = "/api/v1/sessions/{id}/stats/goalsMet"
+	var v url.Values
+	if len(tags) > 0 {
+		v = url.Values{"tags": {strings.Join(tags, ",")}}
+	}
+	var out struct {
+		Items []upstream.Goal `json:"items"`
+	}
+	_, err := c.do(ctx, call{method: http.MethodGet, route: route, path: fill(route, sessionID), query: v}, &out)
+	return out.Items, err
+}
+
+func (c *Client) ListMetrics(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
+	return list[upstream.Metric](ctx, c, metricsListing, q)
+}
+
+func (c *Client) GetMetric(ctx context.Context, id string) (upstream.Metric, error) {
+	return get[upstream.Metric](ctx, c, routeMetric, id)
+}
+
+func (c *Client) CreateMetric(ctx context.Context, in upstream.MetricInput) (upstream.Metric, error) {
+	return write[upstream.Metric](ctx, c, http.MethodPost, "/api/v1/metrics", in)
+}
+
+func (c *Client) UpdateMetric(ctx context.Context, id string, in upstream.MetricPatch) (upstream.Metric, error) {
+	return write[upstream.Metric](ctx, c, http.MethodPatch, routeMetric, in, id)
+}
+
+func (c *Client) DeleteMetric(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeMetric, nil, id)
+}
+
+func (c *Client) CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error) {
+	return write[upstream.CheckIn](ctx, c, http.MethodPost, "/api/v1/metrics/{id}/checkin", in, metricID)
+}
+
+// ListCheckIns uses the designed listing GET /api/v2/checkins, or one call
+// per key result of the filter where the upstream lacks it.
+func (c *Client) ListCheckIns(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
+	if !c.opts.Capabilities.CheckIns {
+		return c.checkInsPerMetric(ctx, q)
+	}
+	return list[upstream.CheckIn](ctx, c, checkInsListing, q)
+}
+
+func (c *Client) GetCheckInSnapshot(ctx context.Context, checkInID string) (upstream.Metric, error) {
+	return get[upstream.Metric](ctx, c, "/api/v1/metrics/checkin/{checkinId}", checkInID)
+}
+
+func (c *Client) ListTasks(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Task], error) {
+	return list[upstream.Task](ctx, c, tasksListing, q)
+}
+
+func (c *Client) GetTask(ctx context.Context, id string) (upstream.Task, error) {
+	return get[upstream.Task](ctx, c, routeTask, id)
+}
+
+func (c *Client) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream.Task, error) {
+	return write[upstream.Task](ctx, c, http.MethodPost, "/api/v2/integrations/tasks", in)
+}
+
+func (c *Client) UpdateTask(ctx context.Context, id string, in upstream.TaskPatch) (upstream.Task, error) {
+	return write[upstream.Task](ctx, c, http.MethodPatch, routeTask, in, id)
+}
+
+func (c *Client) DeleteTask(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeTask, nil, id)
+}
+
+func (c *Client) ListSessions(ctx context.Context, q upstream.ListQuery, includeDemo bool) (upstream.Page[upstream.Session], error) {
+	l := listing{route: "/api/v2/sessions", reg: upstream.SessionFields}
+	if includeDemo {
+		l.extra = url.Values{"includeDemo": {"true"}}
+	}
+	return list[upstream.Session](ctx, c, l, q)
+}
+
+func (c *Client) GetSession(ctx context.Context, id string) (upstream.Session, error) {
+	return get[upstream.Session](ctx, c, routeSession, id)
+}
+
+func (c *Client) CreateSession(ctx context.Context, in upstream.SessionInput) (upstream.Session, error) {
+	return write[upstream.Session](ctx, c, http.MethodPost, "/api/v1/sessions", in)
+}
+
+func (c *Client) UpdateSession(ctx context.Context, id string, in upstream.SessionPatch) (upstream.Session, error) {
+	return write[upstream.Session](ctx, c, http.MethodPatch, routeSession, in, id)
+}
+
+func (c *Client) DeleteSession(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, routeSession, nil, id)
+}
