@@ -53,6 +53,9 @@ const (
 	CodeNodeLimit        = "NODE_LIMIT_EXCEEDED"
 	CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
 	CodeServerBusy       = "SERVER_BUSY" // HTTP 503 with Retry-After
+	// CodeUpstreamUnavailable: in gateway mode, the upstream server did not
+	// answer (down, slow, 5xx, circuit open); upstream.CodeUnavailable.
+	CodeUpstreamUnavailable = "UPSTREAM_UNAVAILABLE"
 )
 
 // CodePreconditionFailed is the code of a write made under an
@@ -88,6 +91,8 @@ func GraphQLCode(c upstream.Code) string {
 		return CodeInsufficientScope
 	case upstream.CodePreconditionFailed:
 		return CodePreconditionFailed
+	case upstream.CodeUnavailable:
+		return CodeUpstreamUnavailable
 	}
 	return CodeInternal
 }

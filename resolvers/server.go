@@ -232,6 +232,8 @@ func authMiddleware(auth upstream.AuthService, next http.Handler) http.Handler {
 				writeError(w, http.StatusUnauthorized, CodeUnauthenticated, upstream.ErrorMessage(err))
 			case upstream.CodePaymentRequired:
 				writeError(w, http.StatusPaymentRequired, CodeAccountSuspended, upstream.ErrorMessage(err))
+			case upstream.CodeUnavailable:
+				writeError(w, http.StatusServiceUnavailable, CodeUpstreamUnavailable, upstream.ErrorMessage(err))
 			default:
 				if errors.Is(r.Context().Err(), context.Canceled) {
 					slog.InfoContext(r.Context(), "graphql: client closed", "request_id", RequestID(r.Context()), "status", StatusClientClosed)

@@ -39,7 +39,7 @@ func (c *Client) SetTagsActive(ctx context.Context, ids []string, active bool) (
 		route = "/api/v1/tags/activate"
 	}
 	var out upstream.ModifiedCount
-	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: route, body: upstream.TagIDsInput{TagIDs: nonNil(ids)}}, &out)
+	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: route, body: upstream.TagIDsInput{TagIDs: nonNil(ids)}, notModified: true}, &out)
 	if err != nil || a.status == http.StatusNotModified {
 		return 0, err
 	}

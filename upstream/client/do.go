@@ -31,6 +31,9 @@ type call struct {
 	body   any // encoded as JSON when not nil
 	// token overrides the caller's token (Authenticate).
 	token string
+	// notModified is true for operations whose 304 is an answer (the goal
+	// already carries the tag); elsewhere 304 is upstream.CodeNotModified.
+	notModified bool
 }
 
 // answer is what an upstream call answered with a 2xx or 304 status.
@@ -55,6 +58,9 @@ func (c *Client) do(ctx context.Context, k call, out any) (answer, error) {
 	a, err := c.send(ctx, k)
 	if err != nil {
 		return a, err
+	}
+	if a.status == http.StatusNotModified && !k.notModified {
+		return a, problemError(a.status, a.header, nil)
 	}
 	if out != nil && a.status != http.StatusNoContent && a.status != http.StatusNotModified && len(bytes.TrimSpace(a.body)) > 0 {
 		if err := json.Unmarshal(a.body, out); err != nil {

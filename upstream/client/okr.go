@@ -93,7 +93,7 @@ func (c *Client) GoalsGroupedByOwners(ctx context.Context, q upstream.GroupByOwn
 func (c *Client) AddGoalTag(ctx context.Context, goalID, title string) (upstream.Tag, bool, error) {
 	const route = "/api/v2/integrations/goals/{id}/tags"
 	var t upstream.Tag
-	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: fill(route, goalID), body: upstream.TagInput{Title: title}}, &t)
+	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: fill(route, goalID), body: upstream.TagInput{Title: title}, notModified: true}, &t)
 	if err != nil {
 		return upstream.Tag{}, false, err
 	}
