@@ -38,6 +38,7 @@ stops accepting connections and lets in-flight requests finish.`)
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
 	guard := addGuardFlags(fs.FlagSet)
+	gateway := addGatewayFlags(fs.FlagSet)
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
@@ -46,15 +47,18 @@ stops accepting connections and lets in-flight requests finish.`)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
-	st, err := sqlstore.Open(ctx, *db, sqlstore.WithTokenPolicy(guard.tokens))
+	be, err := openBackend(ctx, *db, gateway, guard.tokens, log)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer be.close()
 
 	var boot sqlstore.BootstrapResult
+	if *demo && be.store == nil {
+		return errDemoGateway
+	}
 	if *demo {
-		if boot, err = demoAccount(ctx, st); err != nil {
+		if boot, err = demoAccount(ctx, be.store); err != nil {
 			return err
 		}
 	}
@@ -65,9 +69,13 @@ stops accepting connections and lets in-flight requests finish.`)
 	}
 	base := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(st, rest.Options{Logger: log}))
-	gqlMetrics := resolvers.NewMetrics(st.QueryCount)
-	gqlAPI := resolvers.Instrument(st, gqlMetrics.Calls)
+	mux.Handle("/api/", rest.New(be.api, rest.Options{Logger: log}))
+	gqlMetrics := resolvers.NewMetrics(be.queryCount)
+	if err := be.register(gqlMetrics.Registry); err != nil {
+		ln.Close()
+		return err
+	}
+	gqlAPI := resolvers.Instrument(be.api, gqlMetrics.Calls)
 	gqlConfig := resolvers.Config{API: gqlAPI, Auth: gqlAPI, Metrics: gqlMetrics, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
 	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
@@ -79,7 +87,7 @@ stops accepting connections and lets in-flight requests finish.`)
 	mux.Handle("GET /{$}", playgroundHandler)
 	mux.Handle("GET "+resolvers.PlaygroundAssetsPath, playgroundHandler)
 	srv := &http.Server{
-		Handler:           withCORS(*corsOrigins, guard.guarded(st.Ready, gqlMetrics.Handler(), mux)),
+		Handler:           withCORS(*corsOrigins, guard.guarded(be.ready, gqlMetrics.Handler(), mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -90,7 +98,7 @@ stops accepting connections and lets in-flight requests finish.`)
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	fmt.Fprintf(stdout, "okrgate listening on %s (database %s)\n", base, *db)
+	fmt.Fprintf(stdout, "okrgate listening on %s (%s)\n", base, be.where)
 	switch {
 	case *demo && boot.Token != "":
 		fmt.Fprintf(stdout, "demo account:     %s\ndemo admin token: %s  (shown once)\n", boot.AccountID, boot.Token)

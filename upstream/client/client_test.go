@@ -40,7 +40,9 @@ func (f failing) GetGoal(ctx context.Context, id string) (upstream.Goal, error) 
 	return upstream.Goal{ID: id}, nil
 }
 
-func idOf(i int) string { return strings.Repeat("0", 22) + string(rune('a'+i/16)) + string("0123456789abcdef"[i%16]) }
+func idOf(i int) string {
+	return strings.Repeat("0", 22) + string(rune('a'+i/16)) + string("0123456789abcdef"[i%16])
+}
 
 // allCodes are the error codes of package upstream.
 var allCodes = []upstream.Code{

@@ -247,6 +247,9 @@ func (c *Client) mergeParts(ctx context.Context, l listing, q upstream.ListQuery
 			if _, err := c.do(ctx, call{method: http.MethodGet, route: l.route, path: l.route, query: l.values(pq)}, &p); err != nil {
 				return nil, 0, err
 			}
+			if f != parts[0] || got > 0 {
+				c.m.splits.WithLabelValues(l.route).Inc()
+			}
 			if got == 0 {
 				total += p.TotalCount
 			}

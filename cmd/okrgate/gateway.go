@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/client"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// gatewayFlags are serve's settings for gateway mode (docs/gateway.md):
+// --upstream names a server of the REST API to serve GraphQL, the
+// playground and the REST facade over, instead of a local database.
+type gatewayFlags struct {
+	url           string
+	timeout       time.Duration
+	maxConcurrent int
+	authTTL       time.Duration
+}
+
+func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
+	g := &gatewayFlags{}
+	fs.StringVar(&g.url, "upstream", "", "gateway mode: serve over the REST API at `URL` (http://host:port) instead of --db")
+	fs.DurationVar(&g.timeout, "upstream-timeout", client.DefaultTimeout, "gateway mode: bound of one upstream request")
+	fs.IntVar(&g.maxConcurrent, "upstream-max-concurrent", client.DefaultMaxConcurrent, "gateway mode: upstream requests in flight at once")
+	fs.DurationVar(&g.authTTL, "upstream-auth-ttl", client.DefaultAuthCacheTTL, "gateway mode: how long an authenticated token is reused before the upstream is asked again (0 = the default, negative = never)")
+	return g
+}
+
+// backend is what serve serves: the local store, or a client of an upstream.
+type backend struct {
+	api        upstream.API
+	ready      func(context.Context) error
+	queryCount func() int64
+	// register adds the backend's own metrics to /metrics.
+	register func(prometheus.Registerer) error
+	// store is the local store (nil in gateway mode).
+	store *sqlstore.Store
+	close func() error
+	// where describes the backend for the start-up line.
+	where string
+}
+
+// openBackend opens the database file db, or in gateway mode (g.url set)
+// a client of the upstream whose designed operations are read from its
+// OpenAPI document (when it does not answer yet, all are assumed, and the
+// gateway starts anyway: /readyz says when the upstream answers).
+func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstream.TokenPolicy, log *slog.Logger) (*backend, error) {
+	if g.url == "" {
+		st, err := sqlstore.Open(ctx, db, sqlstore.WithTokenPolicy(tokens))
+		if err != nil {
+			return nil, err
+		}
+		return &backend{api: st, ready: st.Ready, queryCount: st.QueryCount, store: st, close: st.Close,
+			register: func(prometheus.Registerer) error { return nil }, where: "database " + db}, nil
+	}
+	c, err := client.New(g.url, client.Options{Timeout: g.timeout, MaxConcurrent: g.maxConcurrent, AuthCacheTTL: g.authTTL})
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if caps, err := c.Discover(dctx); err != nil {
+		log.Warn("gateway: the upstream's OpenAPI document could not be read; assuming every designed operation", "upstream", g.url, "err", err)
+	} else {
+		log.Info("gateway: upstream capabilities", "upstream", g.url, "capabilities", fmt.Sprintf("%+v", *caps))
+	}
+	return &backend{api: c, ready: c.Ready, queryCount: c.Requests, register: c.Register,
+		close: func() error { return nil }, where: "upstream " + g.url}, nil
+}
+
+// errDemoGateway refuses --demo in gateway mode: the demo seeds a local database.
+var errDemoGateway = errors.New("--demo seeds a local database; it cannot be combined with --upstream (seed the upstream with okrgate seed --upstream)")
