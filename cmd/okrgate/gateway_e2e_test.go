@@ -1,0 +1,202 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	okrbin "github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
+)
+
+// gatewayTree is the nested tree of one session: roots, three levels of
+// children, key results, check-ins and tasks, owners.
+const gatewayTree = `query Tree($id: ID!) {
+  session(id: $id) {
+    id title
+    goals(roots: true) { ...G children { ...G children { ...G children { ...G } } } }
+  }
+}
+fragment G on Goal {
+  id name attainment private
+  owners { ...O }
+  tasks { id name status owner { ...O } }
+  metrics { id name attainment owners { ...O } checkins { id actual } tasks { id name status owner { ...O } } }
+}
+fragment O on Owner { __typename ... on User { id name } ... on Team { id name } }`
+
+// gql posts a GraphQL query to base with token and returns the status and
+// the raw body.
+func gql(t *testing.T, base, token, query string, vars map[string]any) (int, []byte) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest("POST", base+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
+}
+
+// metric sums the samples of the metric name whose labels contain every
+// label of want ("method=\"ListGoals\"").
+func metric(t *testing.T, base, name string, want ...string) float64 {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if !strings.HasPrefix(l, name+"{") && !strings.HasPrefix(l, name+" ") {
+			continue
+		}
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(l, w)
+		}
+		if !ok {
+			continue
+		}
+		f, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64)
+		if err == nil {
+			sum += f
+		}
+	}
+	return sum
+}
+
+// largestSession returns the id of the session holding the most goals.
+func largestSession(t *testing.T, c client) string {
+	t.Helper()
+	ss := c.must("GET", "/api/v2/sessions?limit=1000", nil, 200)
+	best, bestN := "", -1.0
+	for _, s := range ss["items"].([]any) {
+		id := s.(map[string]any)["id"].(string)
+		g := c.must("GET", "/api/v2/integrations/goals?limit=1&filter="+`%7B%22sessionId%22:%22`+id+`%22%7D`, nil, 200)
+		if n := num(g["totalCount"]); n > bestN {
+			best, bestN = id, n
+		}
+	}
+	return best
+}
+
+// calls is what one tree query through the gateway cost upstream.
+type calls struct{ api, http, splits float64 }
+
+// TestGatewayTree runs a store server and a gateway (serve --upstream) as
+// two processes, at 100 and 1,000 objectives: the tree answers the same
+// bytes through both, and the gateway's upstream calls depend on the query
+// only (HTTP calls less $in splits are the same at both sizes and equal the
+// upstream.API calls).
+func TestGatewayTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 1,100 objectives")
+	}
+	var got []calls
+	for _, n := range []int{100, 1000} {
+		db := filepath.Join(t.TempDir(), "store.db")
+		boot, err := okrbin.Seed(binary, db, n, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The four-level tree costs about 3.5 million by the static estimate.
+		store := startServer(t, db, "--graphql-max-cost", "10000000")
+		gw := startServer(t, filepath.Join(t.TempDir(), "unused.db"), "--upstream", store.base, "--graphql-max-cost", "10000000")
+		c := client{t: t, hc: http.DefaultClient, base: store.base, token: boot.Token, acct: boot.AccountID}
+		sid := largestSession(t, c)
+		vars := map[string]any{"id": sid}
+
+		st1, direct := gql(t, store.base, boot.Token, gatewayTree, vars)
+		gql(t, gw.base, boot.Token, gatewayTree, vars) // warms the token cache
+		// upstream.API calls other than Authenticate (answered from the
+		// gateway's token cache, no HTTP call).
+		apiCalls := func() float64 {
+			return metric(t, gw.base, "okrgate_upstream_calls_total") - metric(t, gw.base, "okrgate_upstream_calls_total", `method="Authenticate"`)
+		}
+		before := calls{apiCalls(), metric(t, gw.base, "okrgate_upstream_http_requests_total"), metric(t, gw.base, "okrgate_upstream_split_calls_total")}
+		st2, through := gql(t, gw.base, boot.Token, gatewayTree, vars)
+		after := calls{apiCalls(), metric(t, gw.base, "okrgate_upstream_http_requests_total"), metric(t, gw.base, "okrgate_upstream_split_calls_total")}
+		if st1 != 200 || st2 != 200 || bytes.Contains(direct, []byte(`"errors"`)) {
+			t.Fatalf("%d objectives: direct %d %.300s; gateway %d %.300s", n, st1, direct, st2, through)
+		}
+		if !bytes.Equal(direct, through) {
+			t.Errorf("%d objectives: the gateway answered other bytes than the store server (%d vs %d bytes)\n%.500s\n%.500s", n, len(through), len(direct), through, direct)
+		}
+		k := calls{after.api - before.api, after.http - before.http, after.splits - before.splits}
+		t.Logf("%d objectives: %d bytes; upstream.API calls %v, HTTP calls %v, of which $in splits %v", n, len(direct), k.api, k.http, k.splits)
+		if k.http-k.splits != k.api {
+			t.Errorf("%d objectives: %v HTTP calls less %v splits, want the %v upstream.API calls", n, k.http, k.splits, k.api)
+		}
+		got = append(got, k)
+		gw.stop(t)
+		store.stop(t)
+	}
+	if got[0].api != got[1].api || got[0].http-got[0].splits != got[1].http-got[1].splits {
+		t.Errorf("upstream calls depend on the data size: 100 objectives %+v, 1,000 objectives %+v", got[0], got[1])
+	}
+}
+
+// TestGatewayUpstreamDown: with the store server stopped, GraphQL through
+// the gateway answers with UPSTREAM_UNAVAILABLE and /readyz is 503; with a
+// hanging upstream, the request's deadline (--upstream-timeout) holds.
+func TestGatewayUpstreamDown(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "store.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	store := startServer(t, db)
+	gw := startServer(t, filepath.Join(t.TempDir(), "unused.db"), "--upstream", store.base)
+	q := `{ sessions(first: 5) { totalCount } }`
+	if st, body := gql(t, gw.base, boot.Token, q, nil); st != 200 || bytes.Contains(body, []byte(`"errors"`)) {
+		t.Fatalf("gateway with the upstream up: %d %s", st, body)
+	}
+	ready := func(base string) int {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := ready(gw.base); st != 200 {
+		t.Errorf("/readyz with the upstream up: %d", st)
+	}
+	store.stop(t)
+	for _, token := range []string{boot.Token, "okr_unknown_token_not_cached"} {
+		st, body := gql(t, gw.base, token, q, nil)
+		if !bytes.Contains(body, []byte(`"UPSTREAM_UNAVAILABLE"`)) {
+			t.Errorf("gateway with the upstream down: %d %s", st, body)
+		}
+	}
+	if st := ready(gw.base); st != 503 {
+		t.Errorf("/readyz with the upstream down: %d", st)
+	}
+
+	hang := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(hang)
+	gw2 := startServer(t, filepath.Join(t.TempDir(), "unused2.db"), "--upstream", slow.URL, "--upstream-timeout", "300ms")
+	st, body := gql(t, gw2.base, boot.Token, q, nil)
+	if !bytes.Contains(body, []byte(`"UPSTREAM_UNAVAILABLE"`)) {
+		t.Errorf("gateway with a hanging upstream: %d %s", st, body)
+	}
+}
