@@ -109,16 +109,31 @@ exist unless --create is given; several accounts can share one database.`)
 }
 
 func seedCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := newFlags("seed", "okrgate seed --db FILE --account ID [--goals N] [--seed S]", `
+	fs := newFlags("seed", "okrgate seed --db FILE --account ID [--goals N] [--seed S] | --upstream URL --token T", `
 Fills an existing account with synthetic sessions, objectives, key results
 and check-ins for load tests, and prints a JSON summary. The same seed gives
-the same dataset. Progress goes to stderr every two seconds.`)
+the same dataset. Progress goes to stderr every two seconds. With --upstream,
+fills the account of --token on a remote server of the REST API instead.`)
+	upstreamURL := fs.String("upstream", "", "fill a remote server of the REST API at `URL` instead of --db")
+	token := fs.String("token", "", "with --upstream: the bearer `token` of an admin of the account to fill")
 	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
 	account := fs.String("account", "", "account `id` to fill (required)")
 	goals := fs.Int("goals", 100, "number of objectives")
 	s := fs.Uint64("seed", 1, "random seed: the same seed gives the same dataset")
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
+	}
+	if *upstreamURL != "" {
+		if err := required(stderr, fs, "token"); err != nil {
+			return err
+		}
+		start := time.Now()
+		p := progress{w: stderr, total: *goals, start: start, last: start}
+		sum, err := seedUpstream(ctx, *upstreamURL, *token, seed.Options{Goals: *goals, Seed: *s, Progress: p.report})
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(sum)
 	}
 	if err := required(stderr, fs, "account"); err != nil {
 		return err

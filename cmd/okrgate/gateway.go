@@ -12,6 +12,7 @@ import (
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/client"
+	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
@@ -74,6 +75,20 @@ func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstrea
 	}
 	return &backend{api: c, ready: c.Ready, queryCount: c.Requests, register: c.Register,
 		close: func() error { return nil }, where: "upstream " + g.url}, nil
+}
+
+// seedUpstream fills the account of token on the server of the REST API at
+// url, through the client: every write is an ordinary API call.
+func seedUpstream(ctx context.Context, url, token string, opt seed.Options) (seed.Summary, error) {
+	c, err := client.New(url, client.Options{})
+	if err != nil {
+		return seed.Summary{}, err
+	}
+	caller, err := c.Authenticate(ctx, token)
+	if err != nil {
+		return seed.Summary{}, fmt.Errorf("seed: authenticate with %s: %w", url, err)
+	}
+	return seed.SyntheticTo(upstream.NewContext(ctx, caller), c, opt)
 }
 
 // errDemoGateway refuses --demo in gateway mode: the demo seeds a local database.

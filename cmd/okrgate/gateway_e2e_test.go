@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -198,5 +199,25 @@ func TestGatewayUpstreamDown(t *testing.T) {
 	st, body := gql(t, gw2.base, boot.Token, q, nil)
 	if !bytes.Contains(body, []byte(`"UPSTREAM_UNAVAILABLE"`)) {
 		t.Errorf("gateway with a hanging upstream: %d %s", st, body)
+	}
+}
+
+// TestSeedUpstream fills a running server through its REST API
+// (okrgate seed --upstream URL --token T).
+func TestSeedUpstream(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "store.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	store := startServer(t, db)
+	out, err := exec.Command(binary, "seed", "--upstream", store.base, "--token", boot.Token, "--goals", "12").Output()
+	if err != nil {
+		t.Fatalf("seed --upstream: %v", err)
+	}
+	var sum struct{ Goals, Metrics int }
+	if err := json.Unmarshal(out, &sum); err != nil || sum.Goals != 12 || sum.Metrics == 0 {
+		t.Fatalf("seed --upstream printed %s (%v)", out, err)
+	}
+	c := client{t: t, hc: http.DefaultClient, base: store.base, token: boot.Token, acct: boot.AccountID}
+	if n := num(c.must("GET", "/api/v2/integrations/goals?limit=1", nil, 200)["totalCount"]); n != 12 {
+		t.Errorf("the server holds %v goals after seeding 12", n)
 	}
 }
