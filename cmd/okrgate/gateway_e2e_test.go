@@ -221,3 +221,71 @@ func TestSeedUpstream(t *testing.T) {
 		t.Errorf("the server holds %v goals after seeding 12", n)
 	}
 }
+
+// TestGatewayAuthzAndWrites: through the gateway, a viewer's and a member's
+// views equal the store server's (the private goal never shows), another
+// account's ids find nothing, a check-in updates the ancestors, and a closed
+// session refuses writes with the store server's code.
+func TestGatewayAuthzAndWrites(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "store.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	other := bootstrapDB(t, db, "Globex", "admin@globex.test")
+	store := startServer(t, db)
+	gw := startServer(t, filepath.Join(t.TempDir(), "unused.db"), "--upstream", store.base)
+	admin := client{t: t, hc: http.DefaultClient, base: store.base, token: boot.Token, acct: boot.AccountID}
+	user := func(role string) string {
+		roles := admin.must("GET", "/api/v2/roles?limit=100", nil, 200)["items"].([]any)
+		var roleID any
+		for _, r := range roles {
+			if r.(map[string]any)["name"] == role {
+				roleID = r.(map[string]any)["id"]
+			}
+		}
+		u := admin.must("POST", "/api/v2/users", map[string]any{"email": role + "@acme.test", "firstName": role, "roleIds": []any{roleID}}, 201)
+		return admin.must("POST", "/api/v2/users/"+u["id"].(string)+"/tokens", nil, 201)["token"].(string)
+	}
+	member, viewer := user("member"), user("viewer")
+	sess := admin.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1", "start": "2027-01-01", "end": "2027-03-31"}, 201)
+	sid := sess["id"].(string)
+	root := admin.must("POST", "/api/v1/goals", map[string]any{"name": "Grow", "sessionId": sid, "attainmentTypeString": "average_children"}, 201)
+	child := admin.must("POST", "/api/v1/goals", map[string]any{"name": "Sell", "sessionId": sid, "parentId": root["id"], "attainmentTypeString": "average_kr"}, 201)
+	secret := admin.must("POST", "/api/v1/goals", map[string]any{"name": "Secret plan", "sessionId": sid, "private": true}, 201)
+	m := admin.must("POST", "/api/v1/metrics", map[string]any{"name": "Deals", "goalId": child["id"], "initialValue": 0, "target": 10, "targetOperator": "at_least"}, 201)
+
+	views := `query($id: ID!) { session(id: $id) { id title goals { id name private attainment owners { __typename } } }
+	  goals(first: 50) { totalCount nodes { id name } } }`
+	for _, who := range []struct{ name, token string }{{"admin", boot.Token}, {"member", member}, {"viewer", viewer}, {"other", other.Token}} {
+		st1, direct := gql(t, store.base, who.token, views, map[string]any{"id": sid})
+		st2, through := gql(t, gw.base, who.token, views, map[string]any{"id": sid})
+		if st1 != st2 || !bytes.Equal(direct, through) {
+			t.Errorf("%s: the gateway answered %d %s\nthe store server %d %s", who.name, st2, through, st1, direct)
+		}
+		if who.name != "admin" && bytes.Contains(through, []byte(secret["id"].(string))) {
+			t.Errorf("%s sees the private goal through the gateway: %s", who.name, through)
+		}
+		if who.name == "other" && bytes.Contains(through, []byte(`"Grow"`)) {
+			t.Errorf("another account's admin sees Acme's goals: %s", through)
+		}
+	}
+
+	checkIn := `mutation($m: ID!, $v: Float!) { checkIn(metricId: $m, input: {actual: $v}) { metric { attainment } goal { attainment parent { attainment } } } }`
+	// A member who owns nothing may not check in: refused alike.
+	_, direct := gql(t, store.base, member, checkIn, map[string]any{"m": m["id"], "v": 5})
+	_, through := gql(t, gw.base, member, checkIn, map[string]any{"m": m["id"], "v": 5})
+	if !bytes.Contains(through, []byte(`"FORBIDDEN"`)) || !bytes.Equal(direct, through) {
+		t.Errorf("a member's check-in: gateway %s, store server %s", through, direct)
+	}
+	st, body := gql(t, gw.base, boot.Token, checkIn, map[string]any{"m": m["id"], "v": 5})
+	if st != 200 || !bytes.Contains(body, []byte(`"goal":{"attainment":0.5,"parent":{"attainment":0.5}}`)) {
+		t.Errorf("check-in through the gateway: %d %s", st, body)
+	}
+	if got := num(admin.must("GET", "/api/v1/goals/"+root["id"].(string), nil, 200)["attainment"]); got != 0.5 {
+		t.Errorf("the root's attainment on the store server after the check-in: %v", got)
+	}
+	admin.must("PATCH", "/api/v1/sessions/"+sid, map[string]any{"status": "closed"}, 200)
+	_, direct = gql(t, store.base, boot.Token, checkIn, map[string]any{"m": m["id"], "v": 7})
+	_, through = gql(t, gw.base, boot.Token, checkIn, map[string]any{"m": m["id"], "v": 7})
+	if !bytes.Contains(through, []byte(`"SESSION_CLOSED"`)) || !bytes.Contains(direct, []byte(`"SESSION_CLOSED"`)) {
+		t.Errorf("check-in in a closed session: gateway %s, store server %s", through, direct)
+	}
+}

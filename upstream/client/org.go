@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
 )
 
 // The organisation: users, teams, the account, employees, roles and
@@ -52,7 +53,19 @@ func (c *Client) ListUsersLegacy(ctx context.Context, q upstream.LegacyUserQuery
 	return list[upstream.User](ctx, c, l, upstream.ListQuery{Skip: q.Skip, Limit: q.Take})
 }
 
+// CreateUser: the REST body names roles by id (UserInput.Role is not part
+// of it), so a role given by name is looked up first.
 func (c *Client) CreateUser(ctx context.Context, in upstream.UserInput) (upstream.User, error) {
+	if in.Role != "" && len(in.RoleIDs) == 0 {
+		p, err := c.ListRoles(ctx, upstream.ListQuery{Filter: query.Eq("name", in.Role), Limit: 1})
+		if err != nil {
+			return upstream.User{}, err
+		}
+		if len(p.Items) == 0 {
+			return upstream.User{}, upstream.Invalid("role", "no role named %q", in.Role)
+		}
+		in.RoleIDs = []string{p.Items[0].ID}
+	}
 	return write[upstream.User](ctx, c, http.MethodPost, "/api/v2/users", in)
 }
 
