@@ -78,7 +78,7 @@ func (c *Client) AddInsightTag(ctx context.Context, insightID, title string) (up
 
 func (c *Client) ListTaggings(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Tagging], error) {
 	if !c.opts.Capabilities.Taggings {
-		return upstream.Page[upstream.Tagging]{}, unsupported("ListTaggings", "GET /api/v2/integrations/taggings")
+		return c.taggingsFallback(ctx, q)
 	}
 	return list[upstream.Tagging](ctx, c, listing{route: "/api/v2/integrations/taggings", reg: upstream.TaggingFields}, q)
 }
@@ -113,7 +113,7 @@ func (c *Client) AssignBadge(ctx context.Context, in upstream.AssignBadgeInput) 
 
 func (c *Client) ListAssignedBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
 	if !c.opts.Capabilities.BadgeAssignments {
-		return upstream.Page[upstream.AssignedBadge]{}, unsupported("ListAssignedBadges", "GET /api/v2/badges/assignments")
+		return c.assignmentsFallback(ctx, q)
 	}
 	return list[upstream.AssignedBadge](ctx, c, listing{route: "/api/v2/badges/assignments", reg: upstream.AssignedBadgeFields}, q)
 }

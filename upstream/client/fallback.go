@@ -206,15 +206,10 @@ func filterValues(e *query.Expr, field string) ([]string, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, upstream.Errorf(upstream.CodeInvalidFilter, "this upstream lists check-ins per key result only: filter on %s with a value or $in", field)
+		return nil, upstream.Errorf(upstream.CodeInvalidFilter, "this upstream lists these items per parent only: filter on %s with a value or $in", field)
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
-}
-
-// unsupported is the error of an operation the upstream does not serve.
-func unsupported(op, path string) error {
-	return upstream.Errorf(upstream.CodeUnavailable, "%s: the upstream does not serve %s, and no documented operation answers it", op, path)
 }
 
 // roleNames are the names of u's roles, as a Caller holds them.

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -80,4 +81,31 @@ func (s *server) listAnnouncementsFiltered(w http.ResponseWriter, r *http.Reques
 	return listed(r, upstream.AnnouncementFields, func(q upstream.ListQuery) (upstream.Page[upstream.Announcement], error) {
 		return s.api.ListAnnouncements(r.Context(), q)
 	})
+}
+
+// documentWithoutGateway is the OpenAPI document without the operations
+// marked x-gateway: what a facade with Options.NoGatewayRoutes serves, so
+// that a gateway discovers that they are missing.
+func documentWithoutGateway() []byte {
+	var doc map[string]any
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		return openAPIDocument // cannot happen: the committed document is tested
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	for p, item := range paths {
+		ops, _ := item.(map[string]any)
+		for m, op := range ops {
+			if o, ok := op.(map[string]any); ok && o["x-gateway"] == true {
+				delete(ops, m)
+			}
+		}
+		if len(ops) == 0 {
+			delete(paths, p)
+		}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return openAPIDocument
+	}
+	return out
 }

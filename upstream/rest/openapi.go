@@ -19,8 +19,10 @@ var openAPIDocument []byte
 // OpenAPIDocument returns the committed OpenAPI document.
 func OpenAPIDocument() []byte { return append([]byte(nil), openAPIDocument...) }
 
-func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+func serveOpenAPI(w http.ResponseWriter, r *http.Request) { serveDocument(w, openAPIDocument) }
+
+func serveDocument(w http.ResponseWriter, doc []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write(openAPIDocument)
+	_, _ = w.Write(doc)
 }

@@ -120,7 +120,13 @@ func New(api upstream.API, opts Options) http.Handler {
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &upstream.Error{Code: codeMethodNotAllowed, Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path)})
 	})
-	r.Get(OpenAPIPath, serveOpenAPI) // the OpenAPI document needs no credentials
+	// The OpenAPI document needs no credentials.
+	if opts.NoGatewayRoutes {
+		doc := documentWithoutGateway()
+		r.Get(OpenAPIPath, func(w http.ResponseWriter, r *http.Request) { serveDocument(w, doc) })
+	} else {
+		r.Get(OpenAPIPath, serveOpenAPI)
+	}
 	for _, e := range table() {
 		if e.Gateway && opts.NoGatewayRoutes {
 			continue
