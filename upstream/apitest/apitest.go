@@ -55,6 +55,8 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 		{"PrivateGoalHiddenFromViewer", testPrivateGoalHiddenFromViewer},
 		{"ViewerRefusedWrites", testViewerRefusedWrites},
 		{"MemberWritesOwnItems", testMemberWritesOwnItems},
+		{"CheckInsOfManyMetrics", testCheckInsOfManyMetrics},
+		{"TaggingsOfManyTags", testTaggingsOfManyTags},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
