@@ -63,6 +63,7 @@ func main() {
 	flag.StringVar(&sizes, "goals", "1000,10000", "account sizes in objectives, comma-separated")
 	flag.IntVar(&c.rounds, "rounds", 3, "tree queries per size (at least 3)")
 	flag.IntVar(&c.gets, "gets", 200, "single-goal GETs per size")
+	gateway := flag.Bool("gateway", false, "measure the tree through a gateway (serve --upstream) beside the direct server, as a ratio")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -75,6 +76,13 @@ func main() {
 	if c.bin == "" || c.rounds < 3 || c.gets < 1 {
 		fmt.Fprintln(os.Stderr, "treebench: --bin is required, --rounds at least 3, --gets at least 1")
 		os.Exit(2)
+	}
+	if *gateway {
+		if err := gatewayTable(c); err != nil {
+			fmt.Fprintln(os.Stderr, "treebench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	fmt.Println("| objectives | session goals | response | tree min | tree median | ms per MB (median) | peak RSS | RSS / response | GET goal p50 | GET goal p90 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
