@@ -268,6 +268,26 @@ func TestGatewayAuthzAndWrites(t *testing.T) {
 		}
 	}
 
+	// The REST facade of the gateway answers as the store server's.
+	for _, path := range []string{
+		"/api/v2/integrations/goals?sort=name&fields=name,private,attainment",
+		"/api/v1/goals/" + root["id"].(string),
+		"/api/v1/goals/" + secret["id"].(string),
+		"/api/v2/metrics?filter=" + `%7B%22goalId%22:%22` + child["id"].(string) + `%22%7D`,
+	} {
+		for _, token := range []string{boot.Token, viewer} {
+			st1, direct, _ := client{t: t, hc: http.DefaultClient, base: store.base, token: token, acct: boot.AccountID}.do("GET", path, nil)
+			st2, through, _ := client{t: t, hc: http.DefaultClient, base: gw.base, token: token, acct: boot.AccountID}.do("GET", path, nil)
+			delete(direct, "requestId")
+			delete(through, "requestId")
+			a, _ := json.Marshal(direct)
+			b, _ := json.Marshal(through)
+			if st1 != st2 || !bytes.Equal(a, b) {
+				t.Errorf("GET %s: gateway %d %s\nstore server %d %s", path, st2, b, st1, a)
+			}
+		}
+	}
+
 	checkIn := `mutation($m: ID!, $v: Float!) { checkIn(metricId: $m, input: {actual: $v}) { metric { attainment } goal { attainment parent { attainment } } } }`
 	// A member who owns nothing may not check in: refused alike.
 	_, direct := gql(t, store.base, member, checkIn, map[string]any{"m": m["id"], "v": 5})

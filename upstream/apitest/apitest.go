@@ -57,6 +57,7 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 		{"MemberWritesOwnItems", testMemberWritesOwnItems},
 		{"CheckInsOfManyMetrics", testCheckInsOfManyMetrics},
 		{"TaggingsOfManyTags", testTaggingsOfManyTags},
+		{"ProjectionKeepsStoredFields", testProjectionKeepsStoredFields},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

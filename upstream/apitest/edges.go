@@ -95,3 +95,29 @@ func testTaggingsOfManyTags(t *testing.T, f *fixture) {
 		t.Errorf("taggings = %v (total %d)", got, p.TotalCount)
 	}
 }
+
+// testProjectionKeepsStoredFields: a projection names what to load beyond
+// the stored document (here the embedded key results); the stored fields of
+// the goal and of its key results are returned whatever it says, and key
+// results are embedded only when named.
+func testProjectionKeepsStoredFields(t *testing.T, f *fixture) {
+	s := f.session(t, "Q1")
+	g := f.goal(t, upstream.GoalInput{Name: "g", SessionID: s.ID})
+	kr, err := f.api.CreateMetric(f.admin, upstream.MetricInput{Name: "kr", GoalID: g.ID, Target: num(10), TargetOperator: "at_least"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.api.ListGoals(f.admin, upstream.ListQuery{Filter: query.Eq("id", g.ID),
+		Fields: query.Projection{"id": nil, "metrics": query.Projection{"id": nil}}})
+	if err != nil || len(p.Items) != 1 {
+		t.Fatalf("ListGoals = %+v, %v", p, err)
+	}
+	got := p.Items[0]
+	if got.Name != "g" || got.SessionID != s.ID || len(got.Metrics) != 1 || got.Metrics[0].ID != kr.ID || got.Metrics[0].Name != "kr" {
+		t.Errorf("projected goal: name %q session %q metrics %+v", got.Name, got.SessionID, got.Metrics)
+	}
+	p, err = f.api.ListGoals(f.admin, upstream.ListQuery{Filter: query.Eq("id", g.ID), Fields: query.Projection{"id": nil}})
+	if err != nil || len(p.Items) != 1 || p.Items[0].Name != "g" || len(p.Items[0].Metrics) != 0 {
+		t.Errorf("goal projected to its id: %+v, %v", p.Items, err)
+	}
+}
