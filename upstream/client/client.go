@@ -15,6 +15,11 @@
 // concurrent upstream requests, a circuit breaker, $in batches split so that
 // no URL exceeds Options.MaxURLBytes, and Prometheus metrics per route and
 // status.
+//
+// Each method does what upstream.API documents, through the REST operation
+// named in its body (docs/gateway.md); a method has its own doc comment
+// where the REST answer needs more than one call or carries less than the
+// method returns.
 package client
 
 import (
