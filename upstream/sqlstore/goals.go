@@ -43,7 +43,7 @@ func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
-	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+	if err := sc.sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
 	src, args, err := s.goalSource(ctx, q, c.AccountID, sc)
@@ -74,7 +74,7 @@ func (s *Store) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
 	if err != nil {
 		return upstream.Goal{}, err
 	}
-	if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(g)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.GoalsRead, upstream.GoalItem(g)); err != nil {
 		if upstream.ErrorCode(err) == upstream.CodeNotFound {
 			return s.goalStub(ctx, q, c, g, err)
 		}
@@ -143,7 +143,7 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if err := gate(ss, true); err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
 			return err
 		}
 		if err := s.visibleParent(ctx, q, c, g.ParentID); err != nil {
@@ -304,7 +304,7 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, goalItem(old)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, upstream.GoalItem(old)); err != nil {
 			return err
 		}
 		onlyClosing := in == upstream.GoalPatch{ClosedStatus: in.ClosedStatus} && in.ClosedStatus != nil
@@ -362,7 +362,7 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 			if err := gate(ss, true); err != nil {
 				return err
 			}
-			if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+			if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
 				return err
 			}
 		}
@@ -457,7 +457,7 @@ func (s *Store) DeleteGoal(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsDelete, goalItem(g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsDelete, upstream.GoalItem(g)); err != nil {
 			return err
 		}
 		ss, err := sessions.get(ctx, q, c.AccountID, g.SessionID)
@@ -509,14 +509,14 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.SessionsRead, upstream.SessionItem(ss)); err != nil {
 		return nil, err
 	}
 	sc, err := s.scopeFor(ctx, q, c)
 	if err != nil {
 		return nil, err
 	}
-	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+	if err := sc.sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return nil, err
 	}
 	vis, visArgs := sc.goalVisible("")

@@ -24,7 +24,7 @@ func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstrea
 	if err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
-	if err := sc.sub.decide(upstream.MetricsRead, nil, nil); err != nil {
+	if err := sc.sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
 	src, args := s.metricSource(c.AccountID, sc)
@@ -74,7 +74,7 @@ func (s *Store) authorizeMetric(ctx context.Context, q querier, c upstream.Calle
 	if err != nil {
 		return err
 	}
-	return s.authorize(ctx, q, c, action, metricItem(m, g))
+	return s.authorize(ctx, q, c, action, upstream.MetricItem(m, g))
 }
 
 func (s *Store) getMetric(ctx context.Context, q querier, account, id string) (upstream.Metric, error) {
@@ -156,7 +156,7 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err := s.visibleGoal(ctx, q, c, g, "goalId"); err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(m, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsCreate, upstream.MetricItem(m, g)); err != nil {
 			return err
 		}
 		if err := checkMetricLimit(ctx, q, c.AccountID, ss, g.ID); err != nil {
@@ -252,7 +252,7 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsUpdate, metricItem(old, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsUpdate, upstream.MetricItem(old, g)); err != nil {
 			return err
 		}
 		if err := gate(ss, true); err != nil {
@@ -315,7 +315,7 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 			if err := s.visibleGoal(ctx, q, c, ng, "goalId"); err != nil {
 				return err
 			}
-			if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(old, ng)); err != nil {
+			if err := s.authorize(ctx, q, c, upstream.MetricsCreate, upstream.MetricItem(old, ng)); err != nil {
 				return err
 			}
 			if err := checkMetricLimit(ctx, q, c.AccountID, nss, ng.ID); err != nil {
@@ -382,7 +382,7 @@ func (s *Store) DeleteMetric(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsDelete, metricItem(m, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsDelete, upstream.MetricItem(m, g)); err != nil {
 			return err
 		}
 		if err := gate(ss, true); err != nil {
@@ -439,7 +439,7 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsCheckIn, metricItem(m, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsCheckIn, upstream.MetricItem(m, g)); err != nil {
 			return err
 		}
 		if err := gate(ss, false); err != nil {
@@ -498,7 +498,7 @@ func (s *Store) ListCheckIns(ctx context.Context, lq upstream.ListQuery) (upstre
 	if err != nil {
 		return upstream.Page[upstream.CheckIn]{}, err
 	}
-	if err := sc.sub.decide(upstream.MetricsRead, nil, nil); err != nil {
+	if err := sc.sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.CheckIn]{}, err
 	}
 	src, args := s.checkinSource(c.AccountID, sc)

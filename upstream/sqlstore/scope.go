@@ -13,7 +13,7 @@ import (
 // scope is what a listing needs to filter in SQL: the caller's principals,
 // and the sessions whose goals it may read and whose private goals it sees.
 type scope struct {
-	sub      *subject
+	sub      *upstream.Subject
 	all      bool   // admin: no filtering
 	owners   string // JSON array: user id and team ids
 	deniers  string // JSON array: every principal of the subject
@@ -38,7 +38,7 @@ func (s *Store) scopeFor(ctx context.Context, q querier, c upstream.Caller) (*sc
 }
 
 // scopeOf is scopeFor for the caller's subject sub, already loaded.
-func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *subject) (*scope, error) {
+func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *upstream.Subject) (*scope, error) {
 	m := readMemo(ctx, q)
 	if m == nil {
 		return s.deriveScope(ctx, q, c, sub)
@@ -50,8 +50,8 @@ func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *
 	return v.(*scope), nil
 }
 
-func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, sub *subject) (*scope, error) {
-	sc := &scope{sub: sub, all: sub.admin, sessions: map[string]*upstream.Session{}}
+func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, sub *upstream.Subject) (*scope, error) {
+	sc := &scope{sub: sub, all: sub.Admin, sessions: map[string]*upstream.Session{}}
 	if sc.all {
 		return sc, nil
 	}
@@ -63,15 +63,15 @@ func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, s
 	for i := range ss {
 		x := &ss[i]
 		sc.sessions[x.ID] = x
-		if sub.allowed(upstream.GoalsRead, &item{Kind: "goal"}, x) {
+		if sub.Allowed(upstream.GoalsRead, &upstream.Item{Kind: "goal"}, x) {
 			readable = append(readable, x.ID)
 		}
-		if sub.manages(x) {
+		if sub.Manages(x) {
 			managed = append(managed, x.ID)
 		}
 	}
-	sc.owners = idsParam(sub.ownerPrincipals())
-	sc.deniers = idsParam(sub.principalList())
+	sc.owners = idsParam(sub.OwnerPrincipals())
+	sc.deniers = idsParam(sub.Principals())
 	sc.readable, sc.managed = idsParam(readable), idsParam(managed)
 	return sc, nil
 }
@@ -234,7 +234,7 @@ func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 			CASE WHEN ` + vis + ` THEN doc ELSE json_set(doc, '$.parentName', '') END AS doc
 		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
 	all := append([]any{}, args...)
-	all = append(all, account, sc.sub.userID)
+	all = append(all, account, sc.sub.UserID)
 	return src, append(all, args...)
 }
 

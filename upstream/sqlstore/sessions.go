@@ -111,10 +111,10 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 	if err != nil {
 		return upstream.Page[upstream.Session]{}, err
 	}
-	if err := sub.decide(upstream.SessionsRead, nil, nil); err != nil {
+	if err := sub.Decide(upstream.SessionsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Session]{}, err
 	}
-	if !sub.admin {
+	if !sub.Admin {
 		// Sessions whose own access denies the caller sessions:read are left
 		// out before paging, so totalCount counts only what the caller sees.
 		// An account has few sessions: decide each in memory, on the
@@ -125,7 +125,7 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 		}
 		var hidden []any
 		for _, id := range slices.Sorted(maps.Keys(sc.sessions)) {
-			if sub.decide(upstream.SessionsRead, sessionItem(*sc.sessions[id]), nil) != nil {
+			if sub.Decide(upstream.SessionsRead, upstream.SessionItem(*sc.sessions[id]), nil) != nil {
 				hidden = append(hidden, id)
 			}
 		}
@@ -158,7 +158,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (upstream.Session, er
 	if err != nil {
 		return upstream.Session{}, err
 	}
-	if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.SessionsRead, upstream.SessionItem(ss)); err != nil {
 		return upstream.Session{}, err
 	}
 	out := []upstream.Session{ss}
@@ -181,7 +181,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.SessionsManage, upstream.SessionItem(ss)); err != nil {
 			return err
 		}
 		if ss.Status == upstream.SessionClosed && (in.Status == nil || *in.Status == upstream.SessionClosed) {
@@ -239,7 +239,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.SessionsManage, upstream.SessionItem(ss)); err != nil {
 			return err
 		}
 		var n int

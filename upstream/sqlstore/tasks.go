@@ -22,7 +22,7 @@ func (s *Store) ListTasks(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
-	if err := sc.sub.decide(upstream.TasksRead, nil, nil); err != nil {
+	if err := sc.sub.Decide(upstream.TasksRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
 	src, args := s.taskSource(c.AccountID, sc)
