@@ -11,10 +11,6 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-func validSessionStatus(s string) bool {
-	return s == upstream.SessionOpen || s == upstream.SessionLocked || s == upstream.SessionClosed
-}
-
 // CreateSession creates a planning session.
 func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (upstream.Session, error) {
 	c, err := upstream.MustCaller(ctx)
@@ -55,33 +51,13 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 	return ss, nil
 }
 
-// checkSession validates a session about to be written.
+// checkSession validates a session about to be written: its own fields
+// (upstream.CheckSession), and a parent that exists and makes no cycle.
 func (s *Store) checkSession(ctx context.Context, q querier, account string, ss *upstream.Session) error {
-	if ss.Title == "" {
-		return upstream.Invalid("title", "must not be empty")
-	}
-	if len(ss.Title) > 500 {
-		return upstream.Invalid("title", "must be at most 500 characters")
-	}
-	if !validSessionStatus(ss.Status) {
-		return upstream.Invalid("status", "must be open, locked or closed")
-	}
-	if ss.Start == "" {
-		return upstream.Invalid("start", "is required")
-	}
-	if ss.End == "" {
-		return upstream.Invalid("end", "is required")
-	}
-	if ss.End < ss.Start {
-		return upstream.Invalid("end", "must not be before start")
-	}
-	if ss.Settings.GoalsPerOwnerLimit < 0 || ss.Settings.MetricsPerGoalLimit < 0 {
-		return upstream.Invalid("settings", "limits must not be negative")
+	if err := upstream.CheckSession(*ss); err != nil {
+		return err
 	}
 	if ss.ParentID != "" {
-		if ss.ParentID == ss.ID {
-			return upstream.Invalid("parentId", "a session cannot be its own parent")
-		}
 		// Walk up to refuse cycles.
 		for id, depth := ss.ParentID, 0; id != ""; depth++ {
 			p, err := sessions.get(ctx, q, account, id)
@@ -124,8 +100,8 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 			return upstream.Page[upstream.Session]{}, err
 		}
 		var hidden []any
-		for _, id := range slices.Sorted(maps.Keys(sc.sessions)) {
-			if sub.Decide(upstream.SessionsRead, upstream.SessionItem(*sc.sessions[id]), nil) != nil {
+		for _, id := range slices.Sorted(maps.Keys(sc.vis.Sessions)) {
+			if sub.Decide(upstream.SessionsRead, upstream.SessionItem(*sc.vis.Sessions[id]), nil) != nil {
 				hidden = append(hidden, id)
 			}
 		}
@@ -184,8 +160,8 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 		if err := s.authorize(ctx, q, c, upstream.SessionsManage, upstream.SessionItem(ss)); err != nil {
 			return err
 		}
-		if ss.Status == upstream.SessionClosed && (in.Status == nil || *in.Status == upstream.SessionClosed) {
-			return upstream.Errorf(upstream.CodeSessionClosed, "session %q is closed; reopen it first", id)
+		if err := upstream.SessionPatchGate(ss, in); err != nil {
+			return err
 		}
 		set(&ss.Title, in.Title, strings.TrimSpace)
 		set(&ss.Status, in.Status, nil)

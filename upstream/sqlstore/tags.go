@@ -73,7 +73,7 @@ func (s *Store) AddGoalTag(ctx context.Context, goalID, title string) (upstream.
 		if err != nil {
 			return err
 		}
-		return gate(ss, false)
+		return upstream.SessionGate(ss, upstream.Progress)
 	})
 }
 

@@ -23,7 +23,7 @@ func (s *Store) goalStub(ctx context.Context, q querier, c upstream.Caller, g up
 	if !slices.Contains(stubs, g.ID) {
 		return upstream.Goal{}, notFound
 	}
-	return obfuscate(g), nil
+	return upstream.Obfuscate(g), nil
 }
 
 // redactGoals makes a page of goals fit for the caller: obfuscated stubs
@@ -44,7 +44,7 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 	for i := range gs {
 		g := &gs[i]
 		if g.Obfuscated {
-			*g = obfuscate(*g)
+			*g = upstream.Obfuscate(*g)
 			g.CurrentUserAllowedActions = []string{}
 			continue
 		}
@@ -130,5 +130,5 @@ func (s *Store) decisionSessions(ctx context.Context, q querier, c upstream.Call
 	if err != nil {
 		return nil, nil, err
 	}
-	return sub, sc.sessions, nil
+	return sub, sc.vis.Sessions, nil
 }
