@@ -31,7 +31,7 @@ func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
-	if err := sc.vis.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
 	src, args, err := s.goalSource(ctx, q, c.AccountID, sc)
@@ -503,7 +503,7 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 	if err != nil {
 		return nil, err
 	}
-	if err := sc.vis.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return nil, err
 	}
 	vis, visArgs := sc.goalVisible("")

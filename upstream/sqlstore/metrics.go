@@ -20,7 +20,7 @@ func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstrea
 	if err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
-	if err := sc.vis.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
 	src, args := s.metricSource(c.AccountID, sc)
@@ -462,7 +462,7 @@ func (s *Store) ListCheckIns(ctx context.Context, lq upstream.ListQuery) (upstre
 	if err != nil {
 		return upstream.Page[upstream.CheckIn]{}, err
 	}
-	if err := sc.vis.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.CheckIn]{}, err
 	}
 	src, args := s.checkinSource(c.AccountID, sc)

@@ -14,7 +14,7 @@ import (
 // upstream.Visibility (the listing rule, decided per session), and its
 // principals and sessions as the JSON arrays the SQL binds.
 type scope struct {
-	vis      *upstream.Visibility
+	rule     *upstream.Visibility
 	all      bool   // admin: no filtering
 	owners   string // JSON array: user id and team ids
 	deniers  string // JSON array: every principal of the subject
@@ -52,15 +52,15 @@ func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *
 
 func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, sub *upstream.Subject) (*scope, error) {
 	if sub.Admin {
-		return &scope{vis: upstream.NewVisibility(sub, nil), all: true}, nil
+		return &scope{rule: upstream.NewVisibility(sub, nil), all: true}, nil
 	}
 	ss, err := sessions.where(ctx, q, c.AccountID, "1")
 	if err != nil {
 		return nil, err
 	}
-	vis := upstream.NewVisibility(sub, ss)
-	return &scope{vis: vis, owners: idsParam(sub.OwnerPrincipals()), deniers: idsParam(sub.Principals()),
-		readable: idsParam(vis.ReadableSessions()), managed: idsParam(vis.ManagedSessions())}, nil
+	rule := upstream.NewVisibility(sub, ss)
+	return &scope{rule: rule, owners: idsParam(sub.OwnerPrincipals()), deniers: idsParam(sub.Principals()),
+		readable: idsParam(rule.ReadableSessions()), managed: idsParam(rule.ManagedSessions())}, nil
 }
 
 // goalVisible is the SQL condition "the goal row (columns prefixed by p, e.g.
@@ -218,7 +218,7 @@ func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 			CASE WHEN ` + vis + ` THEN doc ELSE json_set(doc, '$.parentName', '') END AS doc
 		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
 	all := append([]any{}, args...)
-	all = append(all, account, sc.vis.Sub.UserID)
+	all = append(all, account, sc.rule.Sub.UserID)
 	return src, append(all, args...)
 }
 

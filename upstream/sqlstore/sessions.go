@@ -100,8 +100,8 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 			return upstream.Page[upstream.Session]{}, err
 		}
 		var hidden []any
-		for _, id := range slices.Sorted(maps.Keys(sc.vis.Sessions)) {
-			if sub.Decide(upstream.SessionsRead, upstream.SessionItem(*sc.vis.Sessions[id]), nil) != nil {
+		for _, id := range slices.Sorted(maps.Keys(sc.rule.Sessions)) {
+			if sub.Decide(upstream.SessionsRead, upstream.SessionItem(*sc.rule.Sessions[id]), nil) != nil {
 				hidden = append(hidden, id)
 			}
 		}

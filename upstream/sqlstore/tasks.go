@@ -22,7 +22,7 @@ func (s *Store) ListTasks(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
-	if err := sc.vis.Sub.Decide(upstream.TasksRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.TasksRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
 	src, args := s.taskSource(c.AccountID, sc)

@@ -130,5 +130,5 @@ func (s *Store) decisionSessions(ctx context.Context, q querier, c upstream.Call
 	if err != nil {
 		return nil, nil, err
 	}
-	return sub, sc.vis.Sessions, nil
+	return sub, sc.rule.Sessions, nil
 }
