@@ -55,14 +55,21 @@ func TaskItem(t Task, parent *Item) *Item {
 	return it
 }
 
-// The actions that make sense per kind of item: what
-// currentUserAllowedActions reports.
-var (
-	GoalActions      = []Action{GoalsRead, GoalsUpdate, GoalsDelete, MetricsCreate, TasksCreate}
-	MetricActions    = []Action{MetricsRead, MetricsUpdate, MetricsDelete, MetricsCheckIn, TasksCreate}
-	SessionActions   = []Action{SessionsRead, SessionsManage, GoalsCreate}
-	DashboardActions = []Action{DashboardsRead, DashboardsEdit, DashboardsAdmin}
-)
+// GoalActions are the actions currentUserAllowedActions reports on a goal.
+func GoalActions() []Action {
+	return []Action{GoalsRead, GoalsUpdate, GoalsDelete, MetricsCreate, TasksCreate}
+}
+
+// MetricActions are the actions currentUserAllowedActions reports on a key result.
+func MetricActions() []Action {
+	return []Action{MetricsRead, MetricsUpdate, MetricsDelete, MetricsCheckIn, TasksCreate}
+}
+
+// SessionActions are the actions currentUserAllowedActions reports on a session.
+func SessionActions() []Action { return []Action{SessionsRead, SessionsManage, GoalsCreate} }
+
+// DashboardActions are the actions currentUserAllowedActions reports on a dashboard.
+func DashboardActions() []Action { return []Action{DashboardsRead, DashboardsEdit, DashboardsAdmin} }
 
 // DefaultAccess is the access a new session or dashboard gets: it
 // inherits, names no principal, and its owners may change and check in

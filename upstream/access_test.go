@@ -255,15 +255,15 @@ func TestDecide(t *testing.T) {
 
 func TestAllowedOn(t *testing.T) {
 	g := Goal{ID: "g", SessionID: "s", OwnerIDs: []string{"u"}}
-	if got, want := member().AllowedOn(GoalItem(g), &Session{ID: "s"}, GoalActions),
+	if got, want := member().AllowedOn(GoalItem(g), &Session{ID: "s"}, GoalActions()),
 		[]string{"goals:read", "goals:update", "goals:delete", "metrics:create", "tasks:create"}; !slices.Equal(got, want) {
 		t.Errorf("owner's goal actions = %v, want %v", got, want)
 	}
 	g.OwnerIDs, g.Private = []string{"x"}, true
-	if got := member().AllowedOn(GoalItem(g), &Session{ID: "s"}, GoalActions); got == nil || len(got) != 0 {
+	if got := member().AllowedOn(GoalItem(g), &Session{ID: "s"}, GoalActions()); got == nil || len(got) != 0 {
 		t.Errorf("actions on a goal one may not see = %#v, want empty", got)
 	}
-	if got := viewer().AllowedOn(SessionItem(Session{ID: "s"}), nil, SessionActions); !slices.Equal(got, []string{"sessions:read"}) {
+	if got := viewer().AllowedOn(SessionItem(Session{ID: "s"}), nil, SessionActions()); !slices.Equal(got, []string{"sessions:read"}) {
 		t.Errorf("viewer's session actions = %v", got)
 	}
 }

@@ -195,11 +195,12 @@ func (s *Store) metricActionsFor(ctx context.Context, q querier, c upstream.Call
 	if err != nil {
 		return err
 	}
+	acts := upstream.MetricActions()
 	if sub.Admin {
 		// An admin sees and may do everything: the goals and sessions the
 		// decision would read cannot change it.
 		for i := range ms {
-			ms[i].CurrentUserAllowedActions = sub.AllowedOn(nil, nil, upstream.MetricActions)
+			ms[i].CurrentUserAllowedActions = sub.AllowedOn(nil, nil, acts)
 		}
 		return nil
 	}
@@ -220,7 +221,7 @@ func (s *Store) metricActionsFor(ctx context.Context, q querier, c upstream.Call
 		return err
 	}
 	for i := range ms {
-		ms[i].CurrentUserAllowedActions = sub.AllowedOn(upstream.MetricItem(ms[i], byID[ms[i].GoalID]), sess[ms[i].SessionID], upstream.MetricActions)
+		ms[i].CurrentUserAllowedActions = sub.AllowedOn(upstream.MetricItem(ms[i], byID[ms[i].GoalID]), sess[ms[i].SessionID], acts)
 	}
 	return nil
 }
@@ -234,8 +235,9 @@ func (s *Store) sessionActionsFor(ctx context.Context, q querier, c upstream.Cal
 	if err != nil {
 		return err
 	}
+	acts := upstream.SessionActions()
 	for i := range ss {
-		ss[i].CurrentUserAllowedActions = sub.AllowedOn(upstream.SessionItem(ss[i]), nil, upstream.SessionActions)
+		ss[i].CurrentUserAllowedActions = sub.AllowedOn(upstream.SessionItem(ss[i]), nil, acts)
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func (s *Store) present(ctx context.Context, q querier, c upstream.Caller, ds []
 			}
 		}
 		x.CurrentUserAllowedActions = []string{}
-		for _, a := range upstream.DashboardActions {
+		for _, a := range upstream.DashboardActions() {
 			err := s.authorize(ctx, q, c, a, dashboardItem(d))
 			if err == nil {
 				x.CurrentUserAllowedActions = append(x.CurrentUserAllowedActions, string(a))

@@ -44,7 +44,7 @@ func (s *Store) AllowedActions(ctx context.Context, targetType, targetID string)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = upstream.GoalItem(g), upstream.GoalActions
+		it, candidates = upstream.GoalItem(g), upstream.GoalActions()
 		loadSession(g.SessionID)
 	case "metric":
 		m, err := metrics.get(ctx, q, c.AccountID, targetID)
@@ -55,20 +55,20 @@ func (s *Store) AllowedActions(ctx context.Context, targetType, targetID string)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = upstream.MetricItem(m, g), upstream.MetricActions
+		it, candidates = upstream.MetricItem(m, g), upstream.MetricActions()
 		loadSession(g.SessionID)
 	case "session":
 		ss, err := sessions.get(ctx, q, c.AccountID, targetID)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = upstream.SessionItem(ss), upstream.SessionActions
+		it, candidates = upstream.SessionItem(ss), upstream.SessionActions()
 	case "insightBoard", "dashboard":
 		a, owners, err := s.dashboardAccess(ctx, q, c.AccountID, targetID)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = upstream.DashboardItem(targetID, owners, a), upstream.DashboardActions
+		it, candidates = upstream.DashboardItem(targetID, owners, a), upstream.DashboardActions()
 	default:
 		return upstream.AllowedActions{}, upstream.Invalid("targetType", "must be metric, goal, session or insightBoard")
 	}

@@ -41,6 +41,7 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 	}
 	goalActs := fields.Has("currentUserAllowedActions")
 	metricActs := fields["metrics"].Has("currentUserAllowedActions")
+	goalCands, metricCands := upstream.GoalActions(), upstream.MetricActions()
 	for i := range gs {
 		g := &gs[i]
 		if g.Obfuscated {
@@ -53,7 +54,7 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 			for _, m := range g.Metrics {
 				if sub.Sees(upstream.MetricItem(m, *g), sess[g.SessionID]) {
 					if metricActs {
-						m.CurrentUserAllowedActions = sub.AllowedOn(upstream.MetricItem(m, *g), sess[g.SessionID], upstream.MetricActions)
+						m.CurrentUserAllowedActions = sub.AllowedOn(upstream.MetricItem(m, *g), sess[g.SessionID], metricCands)
 					}
 					kept = append(kept, m)
 				}
@@ -61,7 +62,7 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 			g.Metrics = kept
 		}
 		if goalActs {
-			g.CurrentUserAllowedActions = sub.AllowedOn(upstream.GoalItem(*g), sess[g.SessionID], upstream.GoalActions)
+			g.CurrentUserAllowedActions = sub.AllowedOn(upstream.GoalItem(*g), sess[g.SessionID], goalCands)
 		}
 	}
 	return nil
