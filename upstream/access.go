@@ -284,3 +284,10 @@ func (sub *Subject) OwnTask(it Item, taskOwnerID string, sess *Session) (decide 
 	it.Private = false
 	return it, !sub.Sees(&parent, sess)
 }
+
+// SelfPatch reports whether a user patch is one the user may make on
+// itself without users:manage: its own profile (names, language,
+// picture). Another user's record, roles and activation need users:manage.
+func SelfPatch(callerID, userID string, in UserPatch) bool {
+	return userID == callerID && in.IsActive == nil && in.RoleIDs == nil
+}

@@ -331,3 +331,23 @@ func TestDefaultAndCheckAccess(t *testing.T) {
 		})
 	}
 }
+
+func TestSelfPatch(t *testing.T) {
+	name, active, roles := "N", false, []string{viewerRole}
+	for _, tc := range []struct {
+		name         string
+		caller, user string
+		in           UserPatch
+		want         bool
+	}{
+		{"its own name", "u", "u", UserPatch{FirstName: &name}, true},
+		{"its own empty patch", "u", "u", UserPatch{}, true},
+		{"another user's name", "u", "x", UserPatch{FirstName: &name}, false},
+		{"its own activation", "u", "u", UserPatch{IsActive: &active}, false},
+		{"its own roles", "u", "u", UserPatch{RoleIDs: &roles}, false},
+	} {
+		if got := SelfPatch(tc.caller, tc.user, tc.in); got != tc.want {
+			t.Errorf("%s: SelfPatch = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
