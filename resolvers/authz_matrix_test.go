@@ -279,6 +279,9 @@ var gqlRules = map[string]azRule{
 	"Query.session":   azReadByID(byID(fSession)),
 	"Query.team":      azReadByID(byID(fTeam)),
 	"Query.user":      azReadByID(byID(fUser)),
+	"Query.node":      azReadByID(byID(fGoal)),
+	// Another account's id is a null element of the list.
+	"Query.nodes": {azOK, azOK, azOK, azOK, func(_ *azEnv, f azItems) map[string]any { return azArgs{"ids": []string{fGoal(f)}} }},
 	"Query.goals":     azReadAll,
 	"Query.metrics":   azReadAll,
 	"Query.checkins":  azReadAll,
