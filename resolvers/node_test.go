@@ -222,4 +222,3 @@ func TestNodesRefetchBatch(t *testing.T) {
 		t.Fatalf("upstream calls = %v, want %v", listings, want)
 	}
 }
-

@@ -411,4 +411,3 @@ type (
 	teamResolver    struct{ *Resolver }
 	userResolver    struct{ *Resolver }
 )
-
