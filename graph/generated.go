@@ -40504,7 +40504,7 @@ func (ec *executionContext) unmarshalInputDashboardFilter(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "appsCount", "insightsCount", "isReport", "layout", "notificationsCount", "readOnly", "sectionHeadersCount", "source_sourceApplication", "source_sourceId", "tag", "usersCount"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "appsCount", "insightsCount", "isReport", "layout", "notificationsCount", "readOnly", "sectionHeadersCount", "sourceSourceApplication", "source_sourceApplication", "sourceSourceId", "source_sourceId", "tag", "usersCount"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -40596,6 +40596,13 @@ func (ec *executionContext) unmarshalInputDashboardFilter(ctx context.Context, o
 				return it, err
 			}
 			it["sectionHeadersCount"] = data
+		case "sourceSourceApplication":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceSourceApplication"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["sourceSourceApplication"] = data
 		case "source_sourceApplication":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source_sourceApplication"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -40603,6 +40610,13 @@ func (ec *executionContext) unmarshalInputDashboardFilter(ctx context.Context, o
 				return it, err
 			}
 			it["source_sourceApplication"] = data
+		case "sourceSourceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceSourceId"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["sourceSourceId"] = data
 		case "source_sourceId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source_sourceId"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -41400,7 +41414,7 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatus_status", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatusStatus", "closedStatus_status", "closedStatusReason", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assigneeName", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -41513,6 +41527,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["fullSubTreeCount"] = data
+		case "closedStatusStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatusStatus"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["closedStatusStatus"] = data
 		case "closedStatus_status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus_status"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -41520,6 +41541,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["closedStatus_status"] = data
+		case "closedStatusReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatusReason"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["closedStatusReason"] = data
 		case "closedStatus_reason":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus_reason"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -41569,6 +41597,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["duration"] = data
+		case "assigneeName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assigneeName"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["assigneeName"] = data
 		case "assignee_name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignee_name"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -42407,7 +42442,7 @@ func (ec *executionContext) unmarshalInputMetricFilter(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "goalClosedStatus_status", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "url", "attainment", "confidence", "lastCheckInDate"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "goalClosedStatusStatus", "goalClosedStatus_status", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "url", "attainment", "confidence", "lastCheckInDate"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -42583,6 +42618,13 @@ func (ec *executionContext) unmarshalInputMetricFilter(ctx context.Context, obj 
 				return it, err
 			}
 			it["goalOwnerIds"] = data
+		case "goalClosedStatusStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("goalClosedStatusStatus"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["goalClosedStatusStatus"] = data
 		case "goalClosedStatus_status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("goalClosedStatus_status"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
