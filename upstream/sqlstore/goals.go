@@ -181,7 +181,10 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 	if err != nil {
 		return upstream.Goal{}, err
 	}
-	return g, nil
+	if s.bulkOf(ctx) != nil {
+		return g, nil
+	}
+	return s.GetGoal(ctx, g.ID) // what a read answers, as in UpdateGoal
 }
 
 // owners settles ownerId and ownerIds: either may be given; the caller owns
@@ -399,7 +402,9 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 	if err != nil {
 		return upstream.Goal{}, err
 	}
-	return g, nil
+	// Answer what a read answers: GetGoal adds the caller's view
+	// (currentUserAllowedActions, redaction) that the write's read lacks.
+	return s.GetGoal(ctx, g.ID)
 }
 
 // syncGoalCopies updates what key results and tasks copy from their goal.

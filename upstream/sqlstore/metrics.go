@@ -181,7 +181,10 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 	if err != nil {
 		return upstream.Metric{}, err
 	}
-	return m, nil
+	if s.bulkOf(ctx) != nil {
+		return m, nil
+	}
+	return s.GetMetric(ctx, m.ID) // what a read answers (currentUserAllowedActions)
 }
 
 // checkMetricLimit enforces the session's metricsPerGoalLimit for a key
@@ -349,7 +352,7 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 	if err != nil {
 		return upstream.Metric{}, err
 	}
-	return m, nil
+	return s.GetMetric(ctx, m.ID) // what a read answers (currentUserAllowedActions)
 }
 
 // retask updates the parent name and session that tasks of a key result copy.

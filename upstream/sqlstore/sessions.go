@@ -52,7 +52,7 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 	if err != nil {
 		return upstream.Session{}, err
 	}
-	return ss, nil
+	return s.GetSession(ctx, ss.ID) // what a read answers (currentUserAllowedActions)
 }
 
 // checkSession validates a session about to be written.
@@ -225,7 +225,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 	if err != nil {
 		return upstream.Session{}, err
 	}
-	return ss, nil
+	return s.GetSession(ctx, ss.ID) // what a read answers (currentUserAllowedActions)
 }
 
 // DeleteSession deletes a session that holds no goals and no child sessions.
