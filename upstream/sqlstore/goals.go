@@ -175,16 +175,15 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if s.bulkOf(ctx) != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
-		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
-		return err
+		if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+			return err
+		}
+		return s.goalView(ctx, q, c, &g)
 	})
 	if err != nil {
 		return upstream.Goal{}, err
 	}
-	if s.bulkOf(ctx) != nil {
-		return g, nil
-	}
-	return s.GetGoal(ctx, g.ID) // what a read answers, as in UpdateGoal
+	return g, nil
 }
 
 // owners settles ownerId and ownerIds: either may be given; the caller owns
@@ -396,15 +395,15 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 				return err
 			}
 		}
-		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
-		return err
+		if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+			return err
+		}
+		return s.goalView(ctx, q, c, &g)
 	})
 	if err != nil {
 		return upstream.Goal{}, err
 	}
-	// Answer what a read answers: GetGoal adds the caller's view
-	// (currentUserAllowedActions, redaction) that the write's read lacks.
-	return s.GetGoal(ctx, g.ID)
+	return g, nil
 }
 
 // syncGoalCopies updates what key results and tasks copy from their goal.

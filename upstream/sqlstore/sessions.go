@@ -47,12 +47,15 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
 			return err
 		}
-		return sessions.insert(ctx, q, c.AccountID, &ss)
+		if err := sessions.insert(ctx, q, c.AccountID, &ss); err != nil {
+			return err
+		}
+		return s.sessionView(ctx, q, c, &ss)
 	})
 	if err != nil {
 		return upstream.Session{}, err
 	}
-	return s.GetSession(ctx, ss.ID) // what a read answers (currentUserAllowedActions)
+	return ss, nil
 }
 
 // checkSession validates a session about to be written.
@@ -220,12 +223,15 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
 			return err
 		}
-		return sessions.update(ctx, q, c.AccountID, &ss)
+		if err := sessions.update(ctx, q, c.AccountID, &ss); err != nil {
+			return err
+		}
+		return s.sessionView(ctx, q, c, &ss)
 	})
 	if err != nil {
 		return upstream.Session{}, err
 	}
-	return s.GetSession(ctx, ss.ID) // what a read answers (currentUserAllowedActions)
+	return ss, nil
 }
 
 // DeleteSession deletes a session that holds no goals and no child sessions.
