@@ -13,16 +13,22 @@ import (
 func TestMutationsAnswerWhatQueriesWould(t *testing.T) {
 	o := newOrgFixture(t, "writes")
 	sel := map[string]string{
-		"Session":   "id title status start end currentUserAllowedActions settings { goalsPerOwnerLimit } tags { name }",
-		"Goal":      "id name attainment currentUserAllowedActions closedStatus { status } owners { id name } assignees { id } tags { name } access { inherits }",
-		"Metric":    "id name target actual attainment currentUserAllowedActions assignees { id } owners { id }",
-		"Task":      "id name status priority parentId parentType owner { id }",
-		"Team":      "id name memberIds members { id }",
-		"Dashboard": "id name currentUserAllowedActions tags { name }",
-		"Kpi":       "id name value groups { id }",
-		"List":      "id title listType",
+		"Session":      "id title status start end currentUserAllowedActions settings { goalsPerOwnerLimit } tags { name }",
+		"Goal":         "id name attainment currentUserAllowedActions closedStatus { status } owners { id name } assignees { id } tags { name } access { inherits }",
+		"Metric":       "id name target actual attainment currentUserAllowedActions assignees { id } owners { id }",
+		"Task":         "id name status priority parentId parentType owner { id }",
+		"Team":         "id name memberIds members { id }",
+		"Dashboard":    "id name currentUserAllowedActions tags { name }",
+		"Kpi":          "id name value groups { id }",
+		"List":         "id title listType",
+		"User":         "id name email firstName isActive teamIds",
+		"Role":         "id name description userCount builtIn",
+		"Badge":        "id name",
+		"KpiGroup":     "id name favorite kpis { id }",
+		"Announcement": "id comment reactions { reactionId }",
 	}
-	read := map[string]string{"Session": "session", "Goal": "goal", "Metric": "metric", "Task": "task", "Team": "team", "Dashboard": "dashboard", "Kpi": "kpi", "List": "list"}
+	read := map[string]string{"Session": "session", "Goal": "goal", "Metric": "metric", "Task": "task", "Team": "team", "Dashboard": "dashboard", "Kpi": "kpi", "List": "list",
+		"User": "user", "Role": "role", "Badge": "badge", "KpiGroup": "kpiGroup", "Announcement": "announcement"}
 	check := func(typ, mutation, q string, vars map[string]any) string {
 		t.Helper()
 		var decl []string
@@ -72,4 +78,14 @@ func TestMutationsAnswerWhatQueriesWould(t *testing.T) {
 	check("Kpi", "updateKpi", `id: $id, input: {value: 4}`, v("id", kid))
 	lid := check("List", "createList", `input: {title: "Mine", listType: "goal"}`, v())
 	check("List", "updateList", `id: $id, input: {title: "Mine 2"}`, v("id", lid))
+	uid := check("User", "createUser", `input: {email: "bo@writes.test", firstName: "Bo", lastName: "Li"}`, v())
+	check("User", "updateUser", `id: $id, input: {firstName: "Bob"}`, v("id", uid))
+	rid := check("Role", "createRole", `input: {name: "Auditor"}`, v())
+	check("Role", "updateRole", `id: $id, input: {description: "Reads everything"}`, v("id", rid))
+	bid := check("Badge", "createBadge", `input: {name: "Star"}`, v())
+	check("Badge", "updateBadge", `id: $id, input: {name: "Star 2"}`, v("id", bid))
+	gr := check("KpiGroup", "createKpiGroup", `name: "Finance"`, v())
+	check("KpiGroup", "renameKpiGroup", `id: $id, name: "Finance 2"`, v("id", gr))
+	an := check("Announcement", "createAnnouncement", `input: {comment: "Hello"}`, v())
+	check("Announcement", "updateAnnouncement", `id: $id, comment: "Hello again"`, v("id", an))
 }
