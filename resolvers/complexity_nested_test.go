@@ -19,7 +19,7 @@ func TestNestedArgumentsCost(t *testing.T) {
 	es := graph.NewExecutableSchema(cfg)
 	cost := func(q string) int {
 		t.Helper()
-		doc, err := gqlparser.LoadQuery(es.Schema(), q)
+		doc, err := gqlparser.LoadQueryWithRules(es.Schema(), q, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
