@@ -148,6 +148,12 @@ type ComplexityRoot struct {
 		UserID     func(childComplexity int) int
 	}
 
+	ApprovalSettings struct {
+		EveryoneCanApprove    func(childComplexity int) int
+		TeamsAllowedToApprove func(childComplexity int) int
+		UsersAllowedToApprove func(childComplexity int) int
+	}
+
 	AssignedBadge struct {
 		AccountID            func(childComplexity int) int
 		ApprovedBy           func(childComplexity int) int
@@ -216,6 +222,24 @@ type ComplexityRoot struct {
 	BadgeHolders struct {
 		Teams func(childComplexity int) int
 		Users func(childComplexity int) int
+	}
+
+	Cadence struct {
+		Ranges        func(childComplexity int) int
+		TotalCadences func(childComplexity int) int
+		Type          func(childComplexity int) int
+	}
+
+	CadenceRange struct {
+		CadenceOrder func(childComplexity int) int
+		End          func(childComplexity int) int
+		Start        func(childComplexity int) int
+	}
+
+	CadenceStart struct {
+		DayOfMonth    func(childComplexity int) int
+		PeriodOfMonth func(childComplexity int) int
+		Weekday       func(childComplexity int) int
 	}
 
 	CheckIn struct {
@@ -359,9 +383,25 @@ type ComplexityRoot struct {
 		ReportChannels    func(childComplexity int) int
 	}
 
+	DesignPolicy struct {
+		IsPassed func(childComplexity int) int
+		Policy   func(childComplexity int) int
+		Score    func(childComplexity int) int
+	}
+
+	DesignScore struct {
+		Policies    func(childComplexity int) int
+		TotalPoints func(childComplexity int) int
+	}
+
 	DomainAvailability struct {
 		AccountNameAvailable func(childComplexity int) int
 		DomainAvailable      func(childComplexity int) int
+	}
+
+	DynamicValue struct {
+		TeamID func(childComplexity int) int
+		Type   func(childComplexity int) int
 	}
 
 	Edition struct {
@@ -430,8 +470,9 @@ type ComplexityRoot struct {
 		Assignees                    func(childComplexity int) int
 		Attainment                   func(childComplexity int) int
 		AttainmentTypeString         func(childComplexity int) int
-		Children                     func(childComplexity int) int
+		Children                     func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
 		ChildrenAggregatedAttainment func(childComplexity int) int
+		ChildrenConnection           func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		ChildrenCount                func(childComplexity int) int
 		ClosedStatus                 func(childComplexity int) int
 		CreatedBy                    func(childComplexity int) int
@@ -449,7 +490,8 @@ type ComplexityRoot struct {
 		ID                           func(childComplexity int) int
 		Links                        func(childComplexity int) int
 		Locked                       func(childComplexity int) int
-		Metrics                      func(childComplexity int) int
+		Metrics                      func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
+		MetricsConnection            func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		MetricsCount                 func(childComplexity int) int
 		ModifiedByID                 func(childComplexity int) int
 		Name                         func(childComplexity int) int
@@ -470,7 +512,8 @@ type ComplexityRoot struct {
 		SessionID                    func(childComplexity int) int
 		SubTreeCount                 func(childComplexity int) int
 		Tags                         func(childComplexity int) int
-		Tasks                        func(childComplexity int) int
+		Tasks                        func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
+		TasksConnection              func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		TasksCount                   func(childComplexity int) int
 		URL                          func(childComplexity int) int
 		Watchers                     func(childComplexity int) int
@@ -487,6 +530,40 @@ type ComplexityRoot struct {
 	GoalEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	GoalSummary struct {
+		Access               func(childComplexity int) int
+		AccountID            func(childComplexity int) int
+		Assignee             func(childComplexity int) int
+		Assignees            func(childComplexity int) int
+		Attainment           func(childComplexity int) int
+		AttainmentTypeString func(childComplexity int) int
+		CreatedByID          func(childComplexity int) int
+		DateCreated          func(childComplexity int) int
+		DateFrom             func(childComplexity int) int
+		DateTo               func(childComplexity int) int
+		Description          func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		Name                 func(childComplexity int) int
+		NumberOfOwners       func(childComplexity int) int
+		Obfuscated           func(childComplexity int) int
+		OwnerID              func(childComplexity int) int
+		OwnerIDs             func(childComplexity int) int
+		ParentGoalSessionID  func(childComplexity int) int
+		ParentID             func(childComplexity int) int
+		ParentType           func(childComplexity int) int
+		Private              func(childComplexity int) int
+		RichTextDescription  func(childComplexity int) int
+		SessionID            func(childComplexity int) int
+		URL                  func(childComplexity int) int
+	}
+
+	GoalWorkflow struct {
+		ApprovedAt      func(childComplexity int) int
+		Reviewers       func(childComplexity int) int
+		ReviewersNeeded func(childComplexity int) int
+		Status          func(childComplexity int) int
 	}
 
 	InsightItem struct {
@@ -558,6 +635,16 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Links struct {
+		Expanded func(childComplexity int) int
+	}
+
+	LinksExpanded struct {
+		Goals    func(childComplexity int) int
+		Metrics  func(childComplexity int) int
+		Sessions func(childComplexity int) int
+	}
+
 	List struct {
 		AccountID   func(childComplexity int) int
 		Columns     func(childComplexity int) int
@@ -612,7 +699,8 @@ type ComplexityRoot struct {
 		Assignees                 func(childComplexity int) int
 		Attainment                func(childComplexity int) int
 		CascadeType               func(childComplexity int) int
-		Checkins                  func(childComplexity int) int
+		Checkins                  func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
+		CheckinsConnection        func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Confidence                func(childComplexity int) int
 		Critical                  func(childComplexity int) int
 		CurrentUserAllowedActions func(childComplexity int) int
@@ -650,7 +738,8 @@ type ComplexityRoot struct {
 		Target                    func(childComplexity int) int
 		TargetMetrics             func(childComplexity int) int
 		TargetOperator            func(childComplexity int) int
-		Tasks                     func(childComplexity int) int
+		Tasks                     func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
+		TasksConnection           func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		TasksCount                func(childComplexity int) int
 		URL                       func(childComplexity int) int
 	}
@@ -672,6 +761,18 @@ type ComplexityRoot struct {
 		ID           func(childComplexity int) int
 		Prefix       func(childComplexity int) int
 		Suffix       func(childComplexity int) int
+	}
+
+	MetricSummary struct {
+		Attainment func(childComplexity int) int
+		GoalID     func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Name       func(childComplexity int) int
+	}
+
+	MultipleOwners struct {
+		DisabledForGoals   func(childComplexity int) int
+		DisabledForMetrics func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -825,6 +926,8 @@ type ComplexityRoot struct {
 		Metrics              func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		MyBadges             func(childComplexity int, first *int, after *string) int
 		MyTokens             func(childComplexity int) int
+		Node                 func(childComplexity int, id string) int
+		Nodes                func(childComplexity int, ids []string) int
 		Permission           func(childComplexity int, id string) int
 		PrincipalPermissions func(childComplexity int, principalID string) int
 		Role                 func(childComplexity int, id string) int
@@ -915,7 +1018,8 @@ type ComplexityRoot struct {
 		DynamicValueType          func(childComplexity int) int
 		End                       func(childComplexity int) int
 		Etag                      func(childComplexity int) int
-		Goals                     func(childComplexity int, roots *bool) int
+		Goals                     func(childComplexity int, roots *bool, filter map[string]any, orderBy []model.Order, first *int) int
+		GoalsConnection           func(childComplexity int, roots *bool, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		ID                        func(childComplexity int) int
 		Inherits                  func(childComplexity int) int
 		IsSelfApproveAllowed      func(childComplexity int) int
@@ -941,6 +1045,43 @@ type ComplexityRoot struct {
 	SessionEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	SessionSettings struct {
+		AssignGoalPermissions       func(childComplexity int) int
+		AssignMetricPermissions     func(childComplexity int) int
+		GoalsPerOwnerLimit          func(childComplexity int) int
+		MetricsPerGoalLimit         func(childComplexity int) int
+		MultipleOwners              func(childComplexity int) int
+		ProgressAggregationDisabled func(childComplexity int) int
+	}
+
+	SessionSummary struct {
+		AccountID   func(childComplexity int) int
+		End         func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Inherits    func(childComplexity int) int
+		ParentID    func(childComplexity int) int
+		Permissions func(childComplexity int) int
+		Start       func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Title       func(childComplexity int) int
+	}
+
+	SessionWorkflow struct {
+		ApprovalSettings  func(childComplexity int) int
+		EditableKrFields  func(childComplexity int) int
+		EditableOkrFields func(childComplexity int) int
+		Reviewers         func(childComplexity int) int
+		Target            func(childComplexity int) int
+	}
+
+	Setting struct {
+		DynamicValues           func(childComplexity int) int
+		Name                    func(childComplexity int) int
+		Value                   func(childComplexity int) int
+		ValueDisplayName        func(childComplexity int) int
+		ValueDisplayNameAsArray func(childComplexity int) int
 	}
 
 	Tag struct {
@@ -1028,6 +1169,11 @@ type ComplexityRoot struct {
 		TaskType            func(childComplexity int) int
 	}
 
+	TaskComment struct {
+		CreatedByID func(childComplexity int) int
+		Text        func(childComplexity int) int
+	}
+
 	TaskConnection struct {
 		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
@@ -1038,6 +1184,15 @@ type ComplexityRoot struct {
 	TaskEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	TaskSnapshot struct {
+		ID                   func(childComplexity int) int
+		ModifiedAt           func(childComplexity int) int
+		ModifiedBy           func(childComplexity int) int
+		NewStatus            func(childComplexity int) int
+		OldStatus            func(childComplexity int) int
+		PreviouslyModifiedAt func(childComplexity int) int
 	}
 
 	Team struct {
@@ -1054,7 +1209,8 @@ type ComplexityRoot struct {
 		Manager             func(childComplexity int) int
 		ManagerID           func(childComplexity int) int
 		MemberIds           func(childComplexity int) int
-		Members             func(childComplexity int) int
+		Members             func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
+		MembersConnection   func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		ModifiedByID        func(childComplexity int) int
 		Name                func(childComplexity int) int
 		Parent              func(childComplexity int) int
@@ -1134,6 +1290,11 @@ type ComplexityRoot struct {
 	UserToken struct {
 		Token func(childComplexity int) int
 	}
+
+	WorkflowReview struct {
+		ID     func(childComplexity int) int
+		Review func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -1180,19 +1341,15 @@ type EmployeeResolver interface {
 type GoalResolver interface {
 	Etag(ctx context.Context, obj *upstream.Goal) (string, error)
 
-	Access(ctx context.Context, obj *upstream.Goal) (any, error)
-
-	DesignScore(ctx context.Context, obj *upstream.Goal) (any, error)
-
 	Tags(ctx context.Context, obj *upstream.Goal) ([]upstream.Tag, error)
 
-	Links(ctx context.Context, obj *upstream.Goal) (any, error)
-
-	Workflow(ctx context.Context, obj *upstream.Goal) (any, error)
 	Parent(ctx context.Context, obj *upstream.Goal) (*upstream.Goal, error)
-	Children(ctx context.Context, obj *upstream.Goal) ([]upstream.Goal, error)
-	Metrics(ctx context.Context, obj *upstream.Goal) ([]upstream.Metric, error)
-	Tasks(ctx context.Context, obj *upstream.Goal) ([]upstream.Task, error)
+	Children(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Goal, error)
+	ChildrenConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error)
+	Metrics(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Metric, error)
+	MetricsConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.MetricConnection, error)
+	Tasks(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Task, error)
+	TasksConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TaskConnection, error)
 	Session(ctx context.Context, obj *upstream.Goal) (*upstream.Session, error)
 	Owners(ctx context.Context, obj *upstream.Goal) ([]model.Owner, error)
 	CreatedBy(ctx context.Context, obj *upstream.Goal) (*upstream.User, error)
@@ -1225,12 +1382,11 @@ type MetricResolver interface {
 
 	TargetMetrics(ctx context.Context, obj *upstream.Metric) (any, error)
 
-	Settings(ctx context.Context, obj *upstream.Metric) (any, error)
-	Links(ctx context.Context, obj *upstream.Metric) (any, error)
-
 	Goal(ctx context.Context, obj *upstream.Metric) (*upstream.Goal, error)
-	Checkins(ctx context.Context, obj *upstream.Metric) ([]upstream.CheckIn, error)
-	Tasks(ctx context.Context, obj *upstream.Metric) ([]upstream.Task, error)
+	Checkins(ctx context.Context, obj *upstream.Metric, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.CheckIn, error)
+	CheckinsConnection(ctx context.Context, obj *upstream.Metric, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.CheckInConnection, error)
+	Tasks(ctx context.Context, obj *upstream.Metric, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Task, error)
+	TasksConnection(ctx context.Context, obj *upstream.Metric, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TaskConnection, error)
 	Owners(ctx context.Context, obj *upstream.Metric) ([]model.Owner, error)
 }
 type MutationResolver interface {
@@ -1303,12 +1459,12 @@ type MutationResolver interface {
 	RevokeToken(ctx context.Context, id string) (string, error)
 }
 type OwnerPermissionsResolver interface {
-	Grant(ctx context.Context, obj *upstream.OwnerPermissions) (any, error)
-	Deny(ctx context.Context, obj *upstream.OwnerPermissions) (any, error)
+	Grant(ctx context.Context, obj *upstream.OwnerPermissions) ([]string, error)
+	Deny(ctx context.Context, obj *upstream.OwnerPermissions) ([]string, error)
 }
 type PermissionEntryResolver interface {
-	Grant(ctx context.Context, obj *upstream.PermissionEntry) (any, error)
-	Deny(ctx context.Context, obj *upstream.PermissionEntry) (any, error)
+	Grant(ctx context.Context, obj *upstream.PermissionEntry) ([]string, error)
+	Deny(ctx context.Context, obj *upstream.PermissionEntry) ([]string, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*upstream.User, error)
@@ -1362,6 +1518,8 @@ type QueryResolver interface {
 	EffectivePermissions(ctx context.Context) (*upstream.EffectivePermissions, error)
 	PrincipalPermissions(ctx context.Context, principalID string) (*upstream.PrincipalPermissions, error)
 	LegacyUsers(ctx context.Context, filter *string, skip *int, take *int, includeShadowedRoles *bool) (*model.UserPage, error)
+	Node(ctx context.Context, id string) (model.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]model.Node, error)
 	MyTokens(ctx context.Context) ([]upstream.Token, error)
 }
 type RoleMappingResolver interface {
@@ -1374,17 +1532,12 @@ type RoleMappingResolver interface {
 type SessionResolver interface {
 	Etag(ctx context.Context, obj *upstream.Session) (string, error)
 
-	OwnerPermissions(ctx context.Context, obj *upstream.Session) (any, error)
-	Permissions(ctx context.Context, obj *upstream.Session) (any, error)
 	Tags(ctx context.Context, obj *upstream.Session) ([]upstream.Tag, error)
-	Cadence(ctx context.Context, obj *upstream.Session) (any, error)
-	CadenceStart(ctx context.Context, obj *upstream.Session) (any, error)
 
-	Settings(ctx context.Context, obj *upstream.Session) (any, error)
-	Workflow(ctx context.Context, obj *upstream.Session) (any, error)
 	Parent(ctx context.Context, obj *upstream.Session) (*upstream.Session, error)
 	Children(ctx context.Context, obj *upstream.Session) ([]upstream.Session, error)
-	Goals(ctx context.Context, obj *upstream.Session, roots *bool) ([]upstream.Goal, error)
+	Goals(ctx context.Context, obj *upstream.Session, roots *bool, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Goal, error)
+	GoalsConnection(ctx context.Context, obj *upstream.Session, roots *bool, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error)
 }
 type TagResolver interface {
 	Goals(ctx context.Context, obj *upstream.Tag) ([]upstream.Goal, error)
@@ -1397,9 +1550,6 @@ type TagDetailResolver interface {
 type TaskResolver interface {
 	Etag(ctx context.Context, obj *upstream.Task) (string, error)
 
-	Access(ctx context.Context, obj *upstream.Task) (any, error)
-	LastComment(ctx context.Context, obj *upstream.Task) (any, error)
-	Snapshots(ctx context.Context, obj *upstream.Task) (any, error)
 	Parent(ctx context.Context, obj *upstream.Task) (model.TaskParent, error)
 	Owner(ctx context.Context, obj *upstream.Task) (model.Owner, error)
 }
@@ -1409,7 +1559,8 @@ type TeamResolver interface {
 
 	Parent(ctx context.Context, obj *upstream.Team) (*upstream.Team, error)
 	Children(ctx context.Context, obj *upstream.Team) ([]upstream.Team, error)
-	Members(ctx context.Context, obj *upstream.Team) ([]upstream.User, error)
+	Members(ctx context.Context, obj *upstream.Team, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.User, error)
+	MembersConnection(ctx context.Context, obj *upstream.Team, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.UserConnection, error)
 	Manager(ctx context.Context, obj *upstream.Team) (*upstream.User, error)
 	Badges(ctx context.Context, obj *upstream.Team) ([]upstream.AssignedBadge, error)
 	Roles(ctx context.Context, obj *upstream.Team) ([]upstream.Role, error)
@@ -1808,6 +1959,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ApiToken.UserID(childComplexity), true
 
+	case "ApprovalSettings.everyoneCanApprove":
+		if e.ComplexityRoot.ApprovalSettings.EveryoneCanApprove == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalSettings.EveryoneCanApprove(childComplexity), true
+	case "ApprovalSettings.teamsAllowedToApprove":
+		if e.ComplexityRoot.ApprovalSettings.TeamsAllowedToApprove == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalSettings.TeamsAllowedToApprove(childComplexity), true
+	case "ApprovalSettings.usersAllowedToApprove":
+		if e.ComplexityRoot.ApprovalSettings.UsersAllowedToApprove == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalSettings.UsersAllowedToApprove(childComplexity), true
+
 	case "AssignedBadge.accountId":
 		if e.ComplexityRoot.AssignedBadge.AccountID == nil {
 			break
@@ -2091,6 +2261,63 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BadgeHolders.Users(childComplexity), true
+
+	case "Cadence.ranges":
+		if e.ComplexityRoot.Cadence.Ranges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cadence.Ranges(childComplexity), true
+	case "Cadence.totalCadences":
+		if e.ComplexityRoot.Cadence.TotalCadences == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cadence.TotalCadences(childComplexity), true
+	case "Cadence.type":
+		if e.ComplexityRoot.Cadence.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cadence.Type(childComplexity), true
+
+	case "CadenceRange.cadenceOrder":
+		if e.ComplexityRoot.CadenceRange.CadenceOrder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CadenceRange.CadenceOrder(childComplexity), true
+	case "CadenceRange.end":
+		if e.ComplexityRoot.CadenceRange.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CadenceRange.End(childComplexity), true
+	case "CadenceRange.start":
+		if e.ComplexityRoot.CadenceRange.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CadenceRange.Start(childComplexity), true
+
+	case "CadenceStart.dayOfMonth":
+		if e.ComplexityRoot.CadenceStart.DayOfMonth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CadenceStart.DayOfMonth(childComplexity), true
+	case "CadenceStart.periodOfMonth":
+		if e.ComplexityRoot.CadenceStart.PeriodOfMonth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CadenceStart.PeriodOfMonth(childComplexity), true
+	case "CadenceStart.weekday":
+		if e.ComplexityRoot.CadenceStart.Weekday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CadenceStart.Weekday(childComplexity), true
 
 	case "CheckIn.accountId":
 		if e.ComplexityRoot.CheckIn.AccountID == nil {
@@ -2632,6 +2859,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Deadline.ReportChannels(childComplexity), true
 
+	case "DesignPolicy.isPassed":
+		if e.ComplexityRoot.DesignPolicy.IsPassed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignPolicy.IsPassed(childComplexity), true
+	case "DesignPolicy.policy":
+		if e.ComplexityRoot.DesignPolicy.Policy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignPolicy.Policy(childComplexity), true
+	case "DesignPolicy.score":
+		if e.ComplexityRoot.DesignPolicy.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignPolicy.Score(childComplexity), true
+
+	case "DesignScore.policies":
+		if e.ComplexityRoot.DesignScore.Policies == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignScore.Policies(childComplexity), true
+	case "DesignScore.totalPoints":
+		if e.ComplexityRoot.DesignScore.TotalPoints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignScore.TotalPoints(childComplexity), true
+
 	case "DomainAvailability.accountNameAvailable":
 		if e.ComplexityRoot.DomainAvailability.AccountNameAvailable == nil {
 			break
@@ -2644,6 +2903,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DomainAvailability.DomainAvailable(childComplexity), true
+
+	case "DynamicValue.teamId":
+		if e.ComplexityRoot.DynamicValue.TeamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DynamicValue.TeamID(childComplexity), true
+	case "DynamicValue.type":
+		if e.ComplexityRoot.DynamicValue.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DynamicValue.Type(childComplexity), true
 
 	case "Edition.features":
 		if e.ComplexityRoot.Edition.Features == nil {
@@ -2938,13 +3210,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Goal.Children(childComplexity), true
+		args, err := ec.field_Goal_children_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Goal.Children(childComplexity, args["filter"].(map[string]any), args["orderBy"].([]model.Order), args["first"].(*int)), true
 	case "Goal.childrenAggregatedAttainment":
 		if e.ComplexityRoot.Goal.ChildrenAggregatedAttainment == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Goal.ChildrenAggregatedAttainment(childComplexity), true
+	case "Goal.childrenConnection":
+		if e.ComplexityRoot.Goal.ChildrenConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Goal_childrenConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Goal.ChildrenConnection(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Goal.childrenCount":
 		if e.ComplexityRoot.Goal.ChildrenCount == nil {
 			break
@@ -3052,7 +3340,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Goal.Metrics(childComplexity), true
+		args, err := ec.field_Goal_metrics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Goal.Metrics(childComplexity, args["filter"].(map[string]any), args["orderBy"].([]model.Order), args["first"].(*int)), true
+	case "Goal.metricsConnection":
+		if e.ComplexityRoot.Goal.MetricsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Goal_metricsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Goal.MetricsConnection(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Goal.metricsCount":
 		if e.ComplexityRoot.Goal.MetricsCount == nil {
 			break
@@ -3178,7 +3482,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Goal.Tasks(childComplexity), true
+		args, err := ec.field_Goal_tasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Goal.Tasks(childComplexity, args["filter"].(map[string]any), args["orderBy"].([]model.Order), args["first"].(*int)), true
+	case "Goal.tasksConnection":
+		if e.ComplexityRoot.Goal.TasksConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Goal_tasksConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Goal.TasksConnection(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Goal.tasksCount":
 		if e.ComplexityRoot.Goal.TasksCount == nil {
 			break
@@ -3241,6 +3561,176 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GoalEdge.Node(childComplexity), true
+
+	case "GoalSummary.access":
+		if e.ComplexityRoot.GoalSummary.Access == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Access(childComplexity), true
+	case "GoalSummary.accountId":
+		if e.ComplexityRoot.GoalSummary.AccountID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.AccountID(childComplexity), true
+	case "GoalSummary.assignee":
+		if e.ComplexityRoot.GoalSummary.Assignee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Assignee(childComplexity), true
+	case "GoalSummary.assignees":
+		if e.ComplexityRoot.GoalSummary.Assignees == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Assignees(childComplexity), true
+	case "GoalSummary.attainment":
+		if e.ComplexityRoot.GoalSummary.Attainment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Attainment(childComplexity), true
+	case "GoalSummary.attainmentTypeString":
+		if e.ComplexityRoot.GoalSummary.AttainmentTypeString == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.AttainmentTypeString(childComplexity), true
+	case "GoalSummary.createdById":
+		if e.ComplexityRoot.GoalSummary.CreatedByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.CreatedByID(childComplexity), true
+	case "GoalSummary.dateCreated":
+		if e.ComplexityRoot.GoalSummary.DateCreated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.DateCreated(childComplexity), true
+	case "GoalSummary.dateFrom":
+		if e.ComplexityRoot.GoalSummary.DateFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.DateFrom(childComplexity), true
+	case "GoalSummary.dateTo":
+		if e.ComplexityRoot.GoalSummary.DateTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.DateTo(childComplexity), true
+	case "GoalSummary.description":
+		if e.ComplexityRoot.GoalSummary.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Description(childComplexity), true
+	case "GoalSummary.id":
+		if e.ComplexityRoot.GoalSummary.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.ID(childComplexity), true
+	case "GoalSummary.name":
+		if e.ComplexityRoot.GoalSummary.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Name(childComplexity), true
+	case "GoalSummary.numberOfOwners":
+		if e.ComplexityRoot.GoalSummary.NumberOfOwners == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.NumberOfOwners(childComplexity), true
+	case "GoalSummary.obfuscated":
+		if e.ComplexityRoot.GoalSummary.Obfuscated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Obfuscated(childComplexity), true
+	case "GoalSummary.ownerId":
+		if e.ComplexityRoot.GoalSummary.OwnerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.OwnerID(childComplexity), true
+	case "GoalSummary.ownerIds":
+		if e.ComplexityRoot.GoalSummary.OwnerIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.OwnerIDs(childComplexity), true
+	case "GoalSummary.parentGoalSessionId":
+		if e.ComplexityRoot.GoalSummary.ParentGoalSessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.ParentGoalSessionID(childComplexity), true
+	case "GoalSummary.parentId":
+		if e.ComplexityRoot.GoalSummary.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.ParentID(childComplexity), true
+	case "GoalSummary.parentType":
+		if e.ComplexityRoot.GoalSummary.ParentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.ParentType(childComplexity), true
+	case "GoalSummary.private":
+		if e.ComplexityRoot.GoalSummary.Private == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.Private(childComplexity), true
+	case "GoalSummary.richTextDescription":
+		if e.ComplexityRoot.GoalSummary.RichTextDescription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.RichTextDescription(childComplexity), true
+	case "GoalSummary.sessionId":
+		if e.ComplexityRoot.GoalSummary.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.SessionID(childComplexity), true
+	case "GoalSummary.url":
+		if e.ComplexityRoot.GoalSummary.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalSummary.URL(childComplexity), true
+
+	case "GoalWorkflow.approvedAt":
+		if e.ComplexityRoot.GoalWorkflow.ApprovedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalWorkflow.ApprovedAt(childComplexity), true
+	case "GoalWorkflow.reviewers":
+		if e.ComplexityRoot.GoalWorkflow.Reviewers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalWorkflow.Reviewers(childComplexity), true
+	case "GoalWorkflow.reviewersNeeded":
+		if e.ComplexityRoot.GoalWorkflow.ReviewersNeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalWorkflow.ReviewersNeeded(childComplexity), true
+	case "GoalWorkflow.status":
+		if e.ComplexityRoot.GoalWorkflow.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GoalWorkflow.Status(childComplexity), true
 
 	case "InsightItem.col":
 		if e.ComplexityRoot.InsightItem.Col == nil {
@@ -3537,6 +4027,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KpiGroupEdge.Node(childComplexity), true
 
+	case "Links.expanded":
+		if e.ComplexityRoot.Links.Expanded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Links.Expanded(childComplexity), true
+
+	case "LinksExpanded.goals":
+		if e.ComplexityRoot.LinksExpanded.Goals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinksExpanded.Goals(childComplexity), true
+	case "LinksExpanded.metrics":
+		if e.ComplexityRoot.LinksExpanded.Metrics == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinksExpanded.Metrics(childComplexity), true
+	case "LinksExpanded.sessions":
+		if e.ComplexityRoot.LinksExpanded.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinksExpanded.Sessions(childComplexity), true
+
 	case "List.accountId":
 		if e.ComplexityRoot.List.AccountID == nil {
 			break
@@ -3758,7 +4274,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Metric.Checkins(childComplexity), true
+		args, err := ec.field_Metric_checkins_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Metric.Checkins(childComplexity, args["filter"].(map[string]any), args["orderBy"].([]model.Order), args["first"].(*int)), true
+	case "Metric.checkinsConnection":
+		if e.ComplexityRoot.Metric.CheckinsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Metric_checkinsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Metric.CheckinsConnection(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Metric.confidence":
 		if e.ComplexityRoot.Metric.Confidence == nil {
 			break
@@ -3986,7 +4518,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Metric.Tasks(childComplexity), true
+		args, err := ec.field_Metric_tasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Metric.Tasks(childComplexity, args["filter"].(map[string]any), args["orderBy"].([]model.Order), args["first"].(*int)), true
+	case "Metric.tasksConnection":
+		if e.ComplexityRoot.Metric.TasksConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Metric_tasksConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Metric.TasksConnection(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Metric.tasksCount":
 		if e.ComplexityRoot.Metric.TasksCount == nil {
 			break
@@ -4062,6 +4610,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MetricFormat.Suffix(childComplexity), true
+
+	case "MetricSummary.attainment":
+		if e.ComplexityRoot.MetricSummary.Attainment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricSummary.Attainment(childComplexity), true
+	case "MetricSummary.goalId":
+		if e.ComplexityRoot.MetricSummary.GoalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricSummary.GoalID(childComplexity), true
+	case "MetricSummary.id":
+		if e.ComplexityRoot.MetricSummary.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricSummary.ID(childComplexity), true
+	case "MetricSummary.name":
+		if e.ComplexityRoot.MetricSummary.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricSummary.Name(childComplexity), true
+
+	case "MultipleOwners.disabledForGoals":
+		if e.ComplexityRoot.MultipleOwners.DisabledForGoals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultipleOwners.DisabledForGoals(childComplexity), true
+	case "MultipleOwners.disabledForMetrics":
+		if e.ComplexityRoot.MultipleOwners.DisabledForMetrics == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultipleOwners.DisabledForMetrics(childComplexity), true
 
 	case "Mutation.addTeamMember":
 		if e.ComplexityRoot.Mutation.AddTeamMember == nil {
@@ -5330,6 +5916,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyTokens(childComplexity), true
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.permission":
 		if e.ComplexityRoot.Query.Permission == nil {
 			break
@@ -5775,7 +6383,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Session.Goals(childComplexity, args["roots"].(*bool)), true
+		return e.ComplexityRoot.Session.Goals(childComplexity, args["roots"].(*bool), args["filter"].(map[string]any), args["orderBy"].([]model.Order), args["first"].(*int)), true
+	case "Session.goalsConnection":
+		if e.ComplexityRoot.Session.GoalsConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Session_goalsConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Session.GoalsConnection(childComplexity, args["roots"].(*bool), args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Session.id":
 		if e.ComplexityRoot.Session.ID == nil {
 			break
@@ -5892,6 +6511,160 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SessionEdge.Node(childComplexity), true
+
+	case "SessionSettings.assignGoalPermissions":
+		if e.ComplexityRoot.SessionSettings.AssignGoalPermissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSettings.AssignGoalPermissions(childComplexity), true
+	case "SessionSettings.assignMetricPermissions":
+		if e.ComplexityRoot.SessionSettings.AssignMetricPermissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSettings.AssignMetricPermissions(childComplexity), true
+	case "SessionSettings.goalsPerOwnerLimit":
+		if e.ComplexityRoot.SessionSettings.GoalsPerOwnerLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSettings.GoalsPerOwnerLimit(childComplexity), true
+	case "SessionSettings.metricsPerGoalLimit":
+		if e.ComplexityRoot.SessionSettings.MetricsPerGoalLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSettings.MetricsPerGoalLimit(childComplexity), true
+	case "SessionSettings.multipleOwners":
+		if e.ComplexityRoot.SessionSettings.MultipleOwners == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSettings.MultipleOwners(childComplexity), true
+	case "SessionSettings.progressAggregationDisabled":
+		if e.ComplexityRoot.SessionSettings.ProgressAggregationDisabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSettings.ProgressAggregationDisabled(childComplexity), true
+
+	case "SessionSummary.accountId":
+		if e.ComplexityRoot.SessionSummary.AccountID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.AccountID(childComplexity), true
+	case "SessionSummary.end":
+		if e.ComplexityRoot.SessionSummary.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.End(childComplexity), true
+	case "SessionSummary.id":
+		if e.ComplexityRoot.SessionSummary.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.ID(childComplexity), true
+	case "SessionSummary.inherits":
+		if e.ComplexityRoot.SessionSummary.Inherits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.Inherits(childComplexity), true
+	case "SessionSummary.parentId":
+		if e.ComplexityRoot.SessionSummary.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.ParentID(childComplexity), true
+	case "SessionSummary.permissions":
+		if e.ComplexityRoot.SessionSummary.Permissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.Permissions(childComplexity), true
+	case "SessionSummary.start":
+		if e.ComplexityRoot.SessionSummary.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.Start(childComplexity), true
+	case "SessionSummary.status":
+		if e.ComplexityRoot.SessionSummary.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.Status(childComplexity), true
+	case "SessionSummary.title":
+		if e.ComplexityRoot.SessionSummary.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionSummary.Title(childComplexity), true
+
+	case "SessionWorkflow.approvalSettings":
+		if e.ComplexityRoot.SessionWorkflow.ApprovalSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionWorkflow.ApprovalSettings(childComplexity), true
+	case "SessionWorkflow.editableKrFields":
+		if e.ComplexityRoot.SessionWorkflow.EditableKrFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionWorkflow.EditableKrFields(childComplexity), true
+	case "SessionWorkflow.editableOkrFields":
+		if e.ComplexityRoot.SessionWorkflow.EditableOkrFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionWorkflow.EditableOkrFields(childComplexity), true
+	case "SessionWorkflow.reviewers":
+		if e.ComplexityRoot.SessionWorkflow.Reviewers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionWorkflow.Reviewers(childComplexity), true
+	case "SessionWorkflow.target":
+		if e.ComplexityRoot.SessionWorkflow.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionWorkflow.Target(childComplexity), true
+
+	case "Setting.dynamicValues":
+		if e.ComplexityRoot.Setting.DynamicValues == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Setting.DynamicValues(childComplexity), true
+	case "Setting.name":
+		if e.ComplexityRoot.Setting.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Setting.Name(childComplexity), true
+	case "Setting.value":
+		if e.ComplexityRoot.Setting.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Setting.Value(childComplexity), true
+	case "Setting.valueDisplayName":
+		if e.ComplexityRoot.Setting.ValueDisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Setting.ValueDisplayName(childComplexity), true
+	case "Setting.valueDisplayNameAsArray":
+		if e.ComplexityRoot.Setting.ValueDisplayNameAsArray == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Setting.ValueDisplayNameAsArray(childComplexity), true
 
 	case "Tag.createdBy":
 		if e.ComplexityRoot.Tag.CreatedBy == nil {
@@ -6267,6 +7040,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Task.TaskType(childComplexity), true
 
+	case "TaskComment.createdById":
+		if e.ComplexityRoot.TaskComment.CreatedByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskComment.CreatedByID(childComplexity), true
+	case "TaskComment.text":
+		if e.ComplexityRoot.TaskComment.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskComment.Text(childComplexity), true
+
 	case "TaskConnection.edges":
 		if e.ComplexityRoot.TaskConnection.Edges == nil {
 			break
@@ -6304,6 +7090,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
+
+	case "TaskSnapshot.id":
+		if e.ComplexityRoot.TaskSnapshot.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskSnapshot.ID(childComplexity), true
+	case "TaskSnapshot.modifiedAt":
+		if e.ComplexityRoot.TaskSnapshot.ModifiedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskSnapshot.ModifiedAt(childComplexity), true
+	case "TaskSnapshot.modifiedBy":
+		if e.ComplexityRoot.TaskSnapshot.ModifiedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskSnapshot.ModifiedBy(childComplexity), true
+	case "TaskSnapshot.newStatus":
+		if e.ComplexityRoot.TaskSnapshot.NewStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskSnapshot.NewStatus(childComplexity), true
+	case "TaskSnapshot.oldStatus":
+		if e.ComplexityRoot.TaskSnapshot.OldStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskSnapshot.OldStatus(childComplexity), true
+	case "TaskSnapshot.previouslyModifiedAt":
+		if e.ComplexityRoot.TaskSnapshot.PreviouslyModifiedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskSnapshot.PreviouslyModifiedAt(childComplexity), true
 
 	case "Team.accountId":
 		if e.ComplexityRoot.Team.AccountID == nil {
@@ -6388,7 +7211,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Team.Members(childComplexity), true
+		args, err := ec.field_Team_members_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Team.Members(childComplexity, args["filter"].(map[string]any), args["orderBy"].([]model.Order), args["first"].(*int)), true
+	case "Team.membersConnection":
+		if e.ComplexityRoot.Team.MembersConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Team_membersConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Team.MembersConnection(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Team.modifiedById":
 		if e.ComplexityRoot.Team.ModifiedByID == nil {
 			break
@@ -6710,6 +7549,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UserToken.Token(childComplexity), true
 
+	case "WorkflowReview.id":
+		if e.ComplexityRoot.WorkflowReview.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowReview.ID(childComplexity), true
+	case "WorkflowReview.review":
+		if e.ComplexityRoot.WorkflowReview.Review == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowReview.Review(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -6883,7 +7735,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/content.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
+//go:embed "schema/blobs.graphqls" "schema/content.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6895,10 +7747,12 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
+	{Name: "schema/blobs.graphqls", Input: sourceData("schema/blobs.graphqls"), BuiltIn: false},
 	{Name: "schema/content.graphqls", Input: sourceData("schema/content.graphqls"), BuiltIn: false},
 	{Name: "schema/mutation.graphqls", Input: sourceData("schema/mutation.graphqls"), BuiltIn: false},
 	{Name: "schema/org.graphqls", Input: sourceData("schema/org.graphqls"), BuiltIn: false},
 	{Name: "schema/query.graphqls", Input: sourceData("schema/query.graphqls"), BuiltIn: false},
+	{Name: "schema/relay.graphqls", Input: sourceData("schema/relay.graphqls"), BuiltIn: false},
 	{Name: "schema/tokens.graphqls", Input: sourceData("schema/tokens.graphqls"), BuiltIn: false},
 	{Name: "schema/types.graphqls", Input: sourceData("schema/types.graphqls"), BuiltIn: false},
 	{Name: "schema/zz_filters.graphqls", Input: sourceData("schema/zz_filters.graphqls"), BuiltIn: false},
@@ -7069,6 +7923,18 @@ func (ec *executionContext) childFields_ApiToken(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type ApiToken", field.Name)
 }
 
+func (ec *executionContext) childFields_ApprovalSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "everyoneCanApprove":
+		return ec.fieldContext_ApprovalSettings_everyoneCanApprove(ctx, field)
+	case "teamsAllowedToApprove":
+		return ec.fieldContext_ApprovalSettings_teamsAllowedToApprove(ctx, field)
+	case "usersAllowedToApprove":
+		return ec.fieldContext_ApprovalSettings_usersAllowedToApprove(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApprovalSettings", field.Name)
+}
+
 func (ec *executionContext) childFields_AssignedBadge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7207,6 +8073,42 @@ func (ec *executionContext) childFields_BadgeHolders(ctx context.Context, field 
 		return ec.fieldContext_BadgeHolders_teams(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BadgeHolders", field.Name)
+}
+
+func (ec *executionContext) childFields_Cadence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_Cadence_type(ctx, field)
+	case "totalCadences":
+		return ec.fieldContext_Cadence_totalCadences(ctx, field)
+	case "ranges":
+		return ec.fieldContext_Cadence_ranges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Cadence", field.Name)
+}
+
+func (ec *executionContext) childFields_CadenceRange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cadenceOrder":
+		return ec.fieldContext_CadenceRange_cadenceOrder(ctx, field)
+	case "start":
+		return ec.fieldContext_CadenceRange_start(ctx, field)
+	case "end":
+		return ec.fieldContext_CadenceRange_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CadenceRange", field.Name)
+}
+
+func (ec *executionContext) childFields_CadenceStart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dayOfMonth":
+		return ec.fieldContext_CadenceStart_dayOfMonth(ctx, field)
+	case "periodOfMonth":
+		return ec.fieldContext_CadenceStart_periodOfMonth(ctx, field)
+	case "weekday":
+		return ec.fieldContext_CadenceStart_weekday(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CadenceStart", field.Name)
 }
 
 func (ec *executionContext) childFields_CheckIn(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7491,6 +8393,28 @@ func (ec *executionContext) childFields_Deadline(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Deadline", field.Name)
 }
 
+func (ec *executionContext) childFields_DesignPolicy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "isPassed":
+		return ec.fieldContext_DesignPolicy_isPassed(ctx, field)
+	case "policy":
+		return ec.fieldContext_DesignPolicy_policy(ctx, field)
+	case "score":
+		return ec.fieldContext_DesignPolicy_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DesignPolicy", field.Name)
+}
+
+func (ec *executionContext) childFields_DesignScore(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalPoints":
+		return ec.fieldContext_DesignScore_totalPoints(ctx, field)
+	case "policies":
+		return ec.fieldContext_DesignScore_policies(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DesignScore", field.Name)
+}
+
 func (ec *executionContext) childFields_DomainAvailability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "accountNameAvailable":
@@ -7499,6 +8423,16 @@ func (ec *executionContext) childFields_DomainAvailability(ctx context.Context, 
 		return ec.fieldContext_DomainAvailability_domainAvailable(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DomainAvailability", field.Name)
+}
+
+func (ec *executionContext) childFields_DynamicValue(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "teamId":
+		return ec.fieldContext_DynamicValue_teamId(ctx, field)
+	case "type":
+		return ec.fieldContext_DynamicValue_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DynamicValue", field.Name)
 }
 
 func (ec *executionContext) childFields_Edition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7713,10 +8647,16 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 		return ec.fieldContext_Goal_parent(ctx, field)
 	case "children":
 		return ec.fieldContext_Goal_children(ctx, field)
+	case "childrenConnection":
+		return ec.fieldContext_Goal_childrenConnection(ctx, field)
 	case "metrics":
 		return ec.fieldContext_Goal_metrics(ctx, field)
+	case "metricsConnection":
+		return ec.fieldContext_Goal_metricsConnection(ctx, field)
 	case "tasks":
 		return ec.fieldContext_Goal_tasks(ctx, field)
+	case "tasksConnection":
+		return ec.fieldContext_Goal_tasksConnection(ctx, field)
 	case "session":
 		return ec.fieldContext_Goal_session(ctx, field)
 	case "owners":
@@ -7749,6 +8689,74 @@ func (ec *executionContext) childFields_GoalEdge(ctx context.Context, field grap
 		return ec.fieldContext_GoalEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GoalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_GoalSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_GoalSummary_id(ctx, field)
+	case "accountId":
+		return ec.fieldContext_GoalSummary_accountId(ctx, field)
+	case "name":
+		return ec.fieldContext_GoalSummary_name(ctx, field)
+	case "description":
+		return ec.fieldContext_GoalSummary_description(ctx, field)
+	case "richTextDescription":
+		return ec.fieldContext_GoalSummary_richTextDescription(ctx, field)
+	case "access":
+		return ec.fieldContext_GoalSummary_access(ctx, field)
+	case "assignee":
+		return ec.fieldContext_GoalSummary_assignee(ctx, field)
+	case "assignees":
+		return ec.fieldContext_GoalSummary_assignees(ctx, field)
+	case "attainment":
+		return ec.fieldContext_GoalSummary_attainment(ctx, field)
+	case "attainmentTypeString":
+		return ec.fieldContext_GoalSummary_attainmentTypeString(ctx, field)
+	case "createdById":
+		return ec.fieldContext_GoalSummary_createdById(ctx, field)
+	case "dateCreated":
+		return ec.fieldContext_GoalSummary_dateCreated(ctx, field)
+	case "dateFrom":
+		return ec.fieldContext_GoalSummary_dateFrom(ctx, field)
+	case "dateTo":
+		return ec.fieldContext_GoalSummary_dateTo(ctx, field)
+	case "numberOfOwners":
+		return ec.fieldContext_GoalSummary_numberOfOwners(ctx, field)
+	case "obfuscated":
+		return ec.fieldContext_GoalSummary_obfuscated(ctx, field)
+	case "ownerId":
+		return ec.fieldContext_GoalSummary_ownerId(ctx, field)
+	case "ownerIds":
+		return ec.fieldContext_GoalSummary_ownerIds(ctx, field)
+	case "parentGoalSessionId":
+		return ec.fieldContext_GoalSummary_parentGoalSessionId(ctx, field)
+	case "parentId":
+		return ec.fieldContext_GoalSummary_parentId(ctx, field)
+	case "parentType":
+		return ec.fieldContext_GoalSummary_parentType(ctx, field)
+	case "private":
+		return ec.fieldContext_GoalSummary_private(ctx, field)
+	case "sessionId":
+		return ec.fieldContext_GoalSummary_sessionId(ctx, field)
+	case "url":
+		return ec.fieldContext_GoalSummary_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GoalSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_GoalWorkflow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "approvedAt":
+		return ec.fieldContext_GoalWorkflow_approvedAt(ctx, field)
+	case "reviewers":
+		return ec.fieldContext_GoalWorkflow_reviewers(ctx, field)
+	case "reviewersNeeded":
+		return ec.fieldContext_GoalWorkflow_reviewersNeeded(ctx, field)
+	case "status":
+		return ec.fieldContext_GoalWorkflow_status(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GoalWorkflow", field.Name)
 }
 
 func (ec *executionContext) childFields_InsightItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7887,6 +8895,26 @@ func (ec *executionContext) childFields_KpiGroupEdge(ctx context.Context, field 
 		return ec.fieldContext_KpiGroupEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type KpiGroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Links(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "expanded":
+		return ec.fieldContext_Links_expanded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Links", field.Name)
+}
+
+func (ec *executionContext) childFields_LinksExpanded(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "goals":
+		return ec.fieldContext_LinksExpanded_goals(ctx, field)
+	case "metrics":
+		return ec.fieldContext_LinksExpanded_metrics(ctx, field)
+	case "sessions":
+		return ec.fieldContext_LinksExpanded_sessions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LinksExpanded", field.Name)
 }
 
 func (ec *executionContext) childFields_List(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8075,8 +9103,12 @@ func (ec *executionContext) childFields_Metric(ctx context.Context, field graphq
 		return ec.fieldContext_Metric_goal(ctx, field)
 	case "checkins":
 		return ec.fieldContext_Metric_checkins(ctx, field)
+	case "checkinsConnection":
+		return ec.fieldContext_Metric_checkinsConnection(ctx, field)
 	case "tasks":
 		return ec.fieldContext_Metric_tasks(ctx, field)
+	case "tasksConnection":
+		return ec.fieldContext_Metric_tasksConnection(ctx, field)
 	case "owners":
 		return ec.fieldContext_Metric_owners(ctx, field)
 	}
@@ -8119,6 +9151,30 @@ func (ec *executionContext) childFields_MetricFormat(ctx context.Context, field 
 		return ec.fieldContext_MetricFormat_suffix(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MetricFormat", field.Name)
+}
+
+func (ec *executionContext) childFields_MetricSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MetricSummary_id(ctx, field)
+	case "name":
+		return ec.fieldContext_MetricSummary_name(ctx, field)
+	case "goalId":
+		return ec.fieldContext_MetricSummary_goalId(ctx, field)
+	case "attainment":
+		return ec.fieldContext_MetricSummary_attainment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MetricSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_MultipleOwners(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "disabledForGoals":
+		return ec.fieldContext_MultipleOwners_disabledForGoals(ctx, field)
+	case "disabledForMetrics":
+		return ec.fieldContext_MultipleOwners_disabledForMetrics(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MultipleOwners", field.Name)
 }
 
 func (ec *executionContext) childFields_NotificationSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8381,6 +9437,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_children(ctx, field)
 	case "goals":
 		return ec.fieldContext_Session_goals(ctx, field)
+	case "goalsConnection":
+		return ec.fieldContext_Session_goalsConnection(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -8407,6 +9465,80 @@ func (ec *executionContext) childFields_SessionEdge(ctx context.Context, field g
 		return ec.fieldContext_SessionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SessionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SessionSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assignGoalPermissions":
+		return ec.fieldContext_SessionSettings_assignGoalPermissions(ctx, field)
+	case "assignMetricPermissions":
+		return ec.fieldContext_SessionSettings_assignMetricPermissions(ctx, field)
+	case "goalsPerOwnerLimit":
+		return ec.fieldContext_SessionSettings_goalsPerOwnerLimit(ctx, field)
+	case "metricsPerGoalLimit":
+		return ec.fieldContext_SessionSettings_metricsPerGoalLimit(ctx, field)
+	case "multipleOwners":
+		return ec.fieldContext_SessionSettings_multipleOwners(ctx, field)
+	case "progressAggregationDisabled":
+		return ec.fieldContext_SessionSettings_progressAggregationDisabled(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SessionSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_SessionSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SessionSummary_id(ctx, field)
+	case "accountId":
+		return ec.fieldContext_SessionSummary_accountId(ctx, field)
+	case "title":
+		return ec.fieldContext_SessionSummary_title(ctx, field)
+	case "status":
+		return ec.fieldContext_SessionSummary_status(ctx, field)
+	case "start":
+		return ec.fieldContext_SessionSummary_start(ctx, field)
+	case "end":
+		return ec.fieldContext_SessionSummary_end(ctx, field)
+	case "inherits":
+		return ec.fieldContext_SessionSummary_inherits(ctx, field)
+	case "parentId":
+		return ec.fieldContext_SessionSummary_parentId(ctx, field)
+	case "permissions":
+		return ec.fieldContext_SessionSummary_permissions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SessionSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_SessionWorkflow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reviewers":
+		return ec.fieldContext_SessionWorkflow_reviewers(ctx, field)
+	case "target":
+		return ec.fieldContext_SessionWorkflow_target(ctx, field)
+	case "editableKrFields":
+		return ec.fieldContext_SessionWorkflow_editableKrFields(ctx, field)
+	case "editableOkrFields":
+		return ec.fieldContext_SessionWorkflow_editableOkrFields(ctx, field)
+	case "approvalSettings":
+		return ec.fieldContext_SessionWorkflow_approvalSettings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SessionWorkflow", field.Name)
+}
+
+func (ec *executionContext) childFields_Setting(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Setting_name(ctx, field)
+	case "value":
+		return ec.fieldContext_Setting_value(ctx, field)
+	case "valueDisplayName":
+		return ec.fieldContext_Setting_valueDisplayName(ctx, field)
+	case "valueDisplayNameAsArray":
+		return ec.fieldContext_Setting_valueDisplayNameAsArray(ctx, field)
+	case "dynamicValues":
+		return ec.fieldContext_Setting_dynamicValues(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Setting", field.Name)
 }
 
 func (ec *executionContext) childFields_Tag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8579,6 +9711,16 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
 }
 
+func (ec *executionContext) childFields_TaskComment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "createdById":
+		return ec.fieldContext_TaskComment_createdById(ctx, field)
+	case "text":
+		return ec.fieldContext_TaskComment_text(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskComment", field.Name)
+}
+
 func (ec *executionContext) childFields_TaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
@@ -8601,6 +9743,24 @@ func (ec *executionContext) childFields_TaskEdge(ctx context.Context, field grap
 		return ec.fieldContext_TaskEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TaskEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskSnapshot(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TaskSnapshot_id(ctx, field)
+	case "modifiedAt":
+		return ec.fieldContext_TaskSnapshot_modifiedAt(ctx, field)
+	case "modifiedBy":
+		return ec.fieldContext_TaskSnapshot_modifiedBy(ctx, field)
+	case "newStatus":
+		return ec.fieldContext_TaskSnapshot_newStatus(ctx, field)
+	case "oldStatus":
+		return ec.fieldContext_TaskSnapshot_oldStatus(ctx, field)
+	case "previouslyModifiedAt":
+		return ec.fieldContext_TaskSnapshot_previouslyModifiedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskSnapshot", field.Name)
 }
 
 func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8641,6 +9801,8 @@ func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.
 		return ec.fieldContext_Team_children(ctx, field)
 	case "members":
 		return ec.fieldContext_Team_members(ctx, field)
+	case "membersConnection":
+		return ec.fieldContext_Team_membersConnection(ctx, field)
 	case "manager":
 		return ec.fieldContext_Team_manager(ctx, field)
 	case "badges":
@@ -8793,6 +9955,16 @@ func (ec *executionContext) childFields_UserToken(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type UserToken", field.Name)
 }
 
+func (ec *executionContext) childFields_WorkflowReview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WorkflowReview_id(ctx, field)
+	case "review":
+		return ec.fieldContext_WorkflowReview_review(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowReview", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -8908,6 +10080,346 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Goal_childrenConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOGoalFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOGoalOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Goal_children_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOGoalFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOGoalOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Goal_metricsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOMetricFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOMetricOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Goal_metrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOMetricFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOMetricOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Goal_tasksConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOTaskFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOTaskOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Goal_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOTaskFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOTaskOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Metric_checkinsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOCheckInFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOCheckInOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Metric_checkins_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOCheckInFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOCheckInOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Metric_tasksConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOTaskFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOTaskOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Metric_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOTaskFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOTaskOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_addTeamMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -10913,6 +12425,34 @@ func (ec *executionContext) field_Query_myBadges_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_permission_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11255,6 +12795,52 @@ func (ec *executionContext) field_Query_users_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Session_goalsConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "roots",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["roots"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOGoalFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOGoalOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Session_goals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11266,6 +12852,98 @@ func (ec *executionContext) field_Session_goals_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["roots"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOGoalFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOGoalOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Team_membersConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOUserFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOUserOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Team_members_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOUserFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOUserOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
 	return args, nil
 }
 
@@ -12757,6 +14435,75 @@ func (ec *executionContext) fieldContext_ApiToken_scopes(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("ApiToken", field, true, true, errors.New("field of type TokenScope does not have child fields"))
 }
 
+func (ec *executionContext) _ApprovalSettings_everyoneCanApprove(ctx context.Context, field graphql.CollectedField, obj *upstream.ApprovalSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalSettings_everyoneCanApprove(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EveryoneCanApprove, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalSettings_everyoneCanApprove(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovalSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ApprovalSettings_teamsAllowedToApprove(ctx context.Context, field graphql.CollectedField, obj *upstream.ApprovalSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalSettings_teamsAllowedToApprove(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamsAllowedToApprove, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalSettings_teamsAllowedToApprove(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovalSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApprovalSettings_usersAllowedToApprove(ctx context.Context, field graphql.CollectedField, obj *upstream.ApprovalSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalSettings_usersAllowedToApprove(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UsersAllowedToApprove, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalSettings_usersAllowedToApprove(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovalSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _AssignedBadge_id(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13085,7 +14832,16 @@ func (ec *executionContext) _AssignedBadge_assignees(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_AssignedBadge_assignees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AssignedBadge", field, true, true, errors.New("field of type Owner does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "AssignedBadge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AssignedBadge_assignedBy(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
@@ -13930,6 +15686,222 @@ func (ec *executionContext) fieldContext_BadgeHolders_teams(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Cadence_type(ctx context.Context, field graphql.CollectedField, obj *upstream.Cadence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cadence_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Cadence_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Cadence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Cadence_totalCadences(ctx context.Context, field graphql.CollectedField, obj *upstream.Cadence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cadence_totalCadences(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCadences, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Cadence_totalCadences(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Cadence", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Cadence_ranges(ctx context.Context, field graphql.CollectedField, obj *upstream.Cadence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cadence_ranges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ranges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.CadenceRange) graphql.Marshaler {
+			return ec.marshalNCadenceRange2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadenceRangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Cadence_ranges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Cadence",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CadenceRange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CadenceRange_cadenceOrder(ctx context.Context, field graphql.CollectedField, obj *upstream.CadenceRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CadenceRange_cadenceOrder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CadenceOrder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CadenceRange_cadenceOrder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CadenceRange", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CadenceRange_start(ctx context.Context, field graphql.CollectedField, obj *upstream.CadenceRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CadenceRange_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CadenceRange_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CadenceRange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CadenceRange_end(ctx context.Context, field graphql.CollectedField, obj *upstream.CadenceRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CadenceRange_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CadenceRange_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CadenceRange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CadenceStart_dayOfMonth(ctx context.Context, field graphql.CollectedField, obj *upstream.CadenceStart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CadenceStart_dayOfMonth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DayOfMonth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CadenceStart_dayOfMonth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CadenceStart", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CadenceStart_periodOfMonth(ctx context.Context, field graphql.CollectedField, obj *upstream.CadenceStart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CadenceStart_periodOfMonth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodOfMonth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CadenceStart_periodOfMonth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CadenceStart", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CadenceStart_weekday(ctx context.Context, field graphql.CollectedField, obj *upstream.CadenceStart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CadenceStart_weekday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weekday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CadenceStart_weekday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CadenceStart", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _CheckIn_id(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
@@ -16167,6 +18139,130 @@ func (ec *executionContext) fieldContext_Deadline_reportChannels(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _DesignPolicy_isPassed(ctx context.Context, field graphql.CollectedField, obj *upstream.DesignPolicy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignPolicy_isPassed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsPassed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignPolicy_isPassed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignPolicy", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _DesignPolicy_policy(ctx context.Context, field graphql.CollectedField, obj *upstream.DesignPolicy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignPolicy_policy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Policy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignPolicy_policy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignPolicy", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DesignPolicy_score(ctx context.Context, field graphql.CollectedField, obj *upstream.DesignPolicy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignPolicy_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignPolicy_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignPolicy", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DesignScore_totalPoints(ctx context.Context, field graphql.CollectedField, obj *upstream.DesignScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignScore_totalPoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalPoints, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignScore_totalPoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignScore", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DesignScore_policies(ctx context.Context, field graphql.CollectedField, obj *upstream.DesignScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignScore_policies(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Policies, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.DesignPolicy) graphql.Marshaler {
+			return ec.marshalNDesignPolicy2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDesignPolicyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignScore_policies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DesignScore",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DesignPolicy(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DomainAvailability_accountNameAvailable(ctx context.Context, field graphql.CollectedField, obj *upstream.DomainAvailability) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16211,6 +18307,52 @@ func (ec *executionContext) _DomainAvailability_domainAvailable(ctx context.Cont
 }
 func (ec *executionContext) fieldContext_DomainAvailability_domainAvailable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DomainAvailability", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _DynamicValue_teamId(ctx context.Context, field graphql.CollectedField, obj *upstream.DynamicValue) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DynamicValue_teamId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DynamicValue_teamId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DynamicValue", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DynamicValue_type(ctx context.Context, field graphql.CollectedField, obj *upstream.DynamicValue) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DynamicValue_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DynamicValue_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DynamicValue", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Edition_features(ctx context.Context, field graphql.CollectedField, obj *upstream.Edition) (ret graphql.Marshaler) {
@@ -17361,18 +19503,27 @@ func (ec *executionContext) _Goal_access(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Goal_access(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Goal().Access(ctx, obj)
+			return obj.Access, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Access) graphql.Marshaler {
+			return ec.marshalOAccess2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccess(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Goal_access(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Access(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Goal_aggregatedAttainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -17738,18 +19889,27 @@ func (ec *executionContext) _Goal_designScore(ctx context.Context, field graphql
 			return ec.fieldContext_Goal_designScore(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Goal().DesignScore(ctx, obj)
+			return obj.DesignScore, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.DesignScore) graphql.Marshaler {
+			return ec.marshalODesignScore2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDesignScore(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Goal_designScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DesignScore(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Goal_assignee(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -18225,18 +20385,27 @@ func (ec *executionContext) _Goal_links(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Goal_links(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Goal().Links(ctx, obj)
+			return obj.Links, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Links) graphql.Marshaler {
+			return ec.marshalOLinks2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐLinks(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Goal_links(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Links(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Goal_url(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -18271,18 +20440,27 @@ func (ec *executionContext) _Goal_workflow(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Goal_workflow(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Goal().Workflow(ctx, obj)
+			return obj.Workflow, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.GoalWorkflow) graphql.Marshaler {
+			return ec.marshalOGoalWorkflow2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalWorkflow(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Goal_workflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GoalWorkflow(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Goal_parent(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -18326,7 +20504,8 @@ func (ec *executionContext) _Goal_children(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Goal_children(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Goal().Children(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Goal().Children(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Goal) graphql.Marshaler {
@@ -18336,7 +20515,7 @@ func (ec *executionContext) _Goal_children(ctx context.Context, field graphql.Co
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Goal_children(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Goal_children(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Goal",
 		Field:      field,
@@ -18345,6 +20524,61 @@ func (ec *executionContext) fieldContext_Goal_children(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Goal(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Goal_children_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Goal_childrenConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_childrenConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Goal().ChildrenConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GoalConnection) graphql.Marshaler {
+			return ec.marshalNGoalConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_childrenConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GoalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Goal_childrenConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -18358,7 +20592,8 @@ func (ec *executionContext) _Goal_metrics(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Goal_metrics(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Goal().Metrics(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Goal().Metrics(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Metric) graphql.Marshaler {
@@ -18368,7 +20603,7 @@ func (ec *executionContext) _Goal_metrics(ctx context.Context, field graphql.Col
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Goal_metrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Goal_metrics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Goal",
 		Field:      field,
@@ -18377,6 +20612,61 @@ func (ec *executionContext) fieldContext_Goal_metrics(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Metric(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Goal_metrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Goal_metricsConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_metricsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Goal().MetricsConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MetricConnection) graphql.Marshaler {
+			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_metricsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetricConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Goal_metricsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -18390,7 +20680,8 @@ func (ec *executionContext) _Goal_tasks(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Goal_tasks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Goal().Tasks(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Goal().Tasks(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Task) graphql.Marshaler {
@@ -18400,7 +20691,7 @@ func (ec *executionContext) _Goal_tasks(ctx context.Context, field graphql.Colle
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Goal_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Goal_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Goal",
 		Field:      field,
@@ -18409,6 +20700,61 @@ func (ec *executionContext) fieldContext_Goal_tasks(_ context.Context, field gra
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Task(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Goal_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Goal_tasksConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_tasksConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Goal().TasksConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
+			return ec.marshalNTaskConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_tasksConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Goal_tasksConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -18465,7 +20811,16 @@ func (ec *executionContext) _Goal_owners(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Goal_owners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, true, true, errors.New("field of type Owner does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Goal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Goal_createdBy(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -18672,6 +21027,686 @@ func (ec *executionContext) fieldContext_GoalEdge_node(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _GoalSummary_id(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_accountId(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_accountId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccountID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_accountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_name(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_description(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_richTextDescription(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_richTextDescription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RichTextDescription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_richTextDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_access(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_access(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Access, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Access) graphql.Marshaler {
+			return ec.marshalOAccess2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccess(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_access(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GoalSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Access(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GoalSummary_assignee(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_assignee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Assignee) graphql.Marshaler {
+			return ec.marshalOAssignee2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_assignee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GoalSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Assignee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GoalSummary_assignees(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_assignees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignees, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Assignee) graphql.Marshaler {
+			return ec.marshalNAssignee2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssigneeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_assignees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GoalSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Assignee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GoalSummary_attainment(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_attainment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attainment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_attainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_attainmentTypeString(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_attainmentTypeString(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttainmentTypeString, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_attainmentTypeString(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_createdById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_dateCreated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateCreated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_dateFrom(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_dateFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_dateFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_dateTo(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_dateTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_dateTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_numberOfOwners(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_numberOfOwners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NumberOfOwners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_numberOfOwners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_obfuscated(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_obfuscated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Obfuscated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_obfuscated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_ownerId(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_ownerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_ownerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_ownerIds(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_ownerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_ownerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_parentGoalSessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_parentGoalSessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentGoalSessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_parentGoalSessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_parentType(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_parentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_parentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_private(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_private(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Private, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_private(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_sessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalSummary_url(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalSummary_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalSummary_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalWorkflow_approvedAt(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalWorkflow_approvedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalWorkflow_approvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalWorkflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GoalWorkflow_reviewers(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalWorkflow_reviewers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reviewers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.WorkflowReview) graphql.Marshaler {
+			return ec.marshalNWorkflowReview2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐWorkflowReviewᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalWorkflow_reviewers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GoalWorkflow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowReview(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GoalWorkflow_reviewersNeeded(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalWorkflow_reviewersNeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReviewersNeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalWorkflow_reviewersNeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalWorkflow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _GoalWorkflow_status(ctx context.Context, field graphql.CollectedField, obj *upstream.GoalWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GoalWorkflow_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GoalWorkflow_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GoalWorkflow", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _InsightItem_id(ctx context.Context, field graphql.CollectedField, obj *upstream.InsightItem) (ret graphql.Marshaler) {
@@ -19881,6 +22916,134 @@ func (ec *executionContext) fieldContext_KpiGroupEdge_node(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_KpiGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Links_expanded(ctx context.Context, field graphql.CollectedField, obj *upstream.Links) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Links_expanded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expanded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v upstream.LinksExpanded) graphql.Marshaler {
+			return ec.marshalNLinksExpanded2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐLinksExpanded(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Links_expanded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Links",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LinksExpanded(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinksExpanded_goals(ctx context.Context, field graphql.CollectedField, obj *upstream.LinksExpanded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinksExpanded_goals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Goals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.GoalSummary) graphql.Marshaler {
+			return ec.marshalNGoalSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinksExpanded_goals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinksExpanded",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GoalSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinksExpanded_metrics(ctx context.Context, field graphql.CollectedField, obj *upstream.LinksExpanded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinksExpanded_metrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metrics, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.MetricSummary) graphql.Marshaler {
+			return ec.marshalNMetricSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinksExpanded_metrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinksExpanded",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetricSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinksExpanded_sessions(ctx context.Context, field graphql.CollectedField, obj *upstream.LinksExpanded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinksExpanded_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.SessionSummary) graphql.Marshaler {
+			return ec.marshalNSessionSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinksExpanded_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinksExpanded",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SessionSummary(ctx, field)
 		},
 	}
 	return fc, nil
@@ -21530,18 +24693,27 @@ func (ec *executionContext) _Metric_settings(ctx context.Context, field graphql.
 			return ec.fieldContext_Metric_settings(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Metric().Settings(ctx, obj)
+			return obj.Settings, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Setting) graphql.Marshaler {
+			return ec.marshalNSetting2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSettingᚄ(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Metric_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Setting(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Metric_links(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
@@ -21553,18 +24725,27 @@ func (ec *executionContext) _Metric_links(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Metric_links(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Metric().Links(ctx, obj)
+			return obj.Links, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Links) graphql.Marshaler {
+			return ec.marshalOLinks2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐLinks(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Metric_links(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Links(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Metric_url(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
@@ -21700,7 +24881,8 @@ func (ec *executionContext) _Metric_checkins(ctx context.Context, field graphql.
 			return ec.fieldContext_Metric_checkins(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Metric().Checkins(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().Checkins(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.CheckIn) graphql.Marshaler {
@@ -21710,7 +24892,7 @@ func (ec *executionContext) _Metric_checkins(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Metric_checkins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Metric_checkins(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Metric",
 		Field:      field,
@@ -21719,6 +24901,61 @@ func (ec *executionContext) fieldContext_Metric_checkins(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CheckIn(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_checkins_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_checkinsConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_checkinsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().CheckinsConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CheckInConnection) graphql.Marshaler {
+			return ec.marshalNCheckInConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_checkinsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckInConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_checkinsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -21732,7 +24969,8 @@ func (ec *executionContext) _Metric_tasks(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Metric_tasks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Metric().Tasks(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().Tasks(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Task) graphql.Marshaler {
@@ -21742,7 +24980,7 @@ func (ec *executionContext) _Metric_tasks(ctx context.Context, field graphql.Col
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Metric_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Metric_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Metric",
 		Field:      field,
@@ -21751,6 +24989,61 @@ func (ec *executionContext) fieldContext_Metric_tasks(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Task(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_tasksConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_tasksConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().TasksConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
+			return ec.marshalNTaskConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_tasksConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_tasksConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -21775,7 +25068,16 @@ func (ec *executionContext) _Metric_owners(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Metric_owners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, true, true, errors.New("field of type Owner does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _MetricConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MetricConnection) (ret graphql.Marshaler) {
@@ -22042,6 +25344,144 @@ func (ec *executionContext) _MetricFormat_suffix(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_MetricFormat_suffix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MetricFormat", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MetricSummary_id(ctx context.Context, field graphql.CollectedField, obj *upstream.MetricSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricSummary_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricSummary_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricSummary", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MetricSummary_name(ctx context.Context, field graphql.CollectedField, obj *upstream.MetricSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricSummary_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricSummary_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MetricSummary_goalId(ctx context.Context, field graphql.CollectedField, obj *upstream.MetricSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricSummary_goalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GoalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricSummary_goalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MetricSummary_attainment(ctx context.Context, field graphql.CollectedField, obj *upstream.MetricSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricSummary_attainment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attainment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricSummary_attainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricSummary", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _MultipleOwners_disabledForGoals(ctx context.Context, field graphql.CollectedField, obj *upstream.MultipleOwners) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultipleOwners_disabledForGoals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisabledForGoals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultipleOwners_disabledForGoals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultipleOwners", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MultipleOwners_disabledForMetrics(ctx context.Context, field graphql.CollectedField, obj *upstream.MultipleOwners) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultipleOwners_disabledForMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisabledForMetrics, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultipleOwners_disabledForMetrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultipleOwners", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createGoal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -25224,15 +28664,15 @@ func (ec *executionContext) _OwnerPermissions_grant(ctx context.Context, field g
 			return ec.Resolvers.OwnerPermissions().Grant(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalNJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_OwnerPermissions_grant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OwnerPermissions", field, true, true, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("OwnerPermissions", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _OwnerPermissions_deny(ctx context.Context, field graphql.CollectedField, obj *upstream.OwnerPermissions) (ret graphql.Marshaler) {
@@ -25247,15 +28687,15 @@ func (ec *executionContext) _OwnerPermissions_deny(ctx context.Context, field gr
 			return ec.Resolvers.OwnerPermissions().Deny(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalNJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_OwnerPermissions_deny(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("OwnerPermissions", field, true, true, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("OwnerPermissions", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -25500,15 +28940,15 @@ func (ec *executionContext) _PermissionEntry_grant(ctx context.Context, field gr
 			return ec.Resolvers.PermissionEntry().Grant(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalNJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_PermissionEntry_grant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PermissionEntry", field, true, true, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("PermissionEntry", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PermissionEntry_deny(ctx context.Context, field graphql.CollectedField, obj *upstream.PermissionEntry) (ret graphql.Marshaler) {
@@ -25523,15 +28963,15 @@ func (ec *executionContext) _PermissionEntry_deny(ctx context.Context, field gra
 			return ec.Resolvers.PermissionEntry().Deny(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalNJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_PermissionEntry_deny(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PermissionEntry", field, true, true, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("PermissionEntry", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PrincipalPermissions_principalId(ctx context.Context, field graphql.CollectedField, obj *upstream.PrincipalPermissions) (ret graphql.Marshaler) {
@@ -27742,6 +31182,94 @@ func (ec *executionContext) fieldContext_Query_legacyUsers(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Node) graphql.Marshaler {
+			return ec.marshalONode2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_myTokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29017,18 +32545,27 @@ func (ec *executionContext) _Session_ownerPermissions(ctx context.Context, field
 			return ec.fieldContext_Session_ownerPermissions(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().OwnerPermissions(ctx, obj)
+			return obj.OwnerPermissions, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.OwnerPermissions) graphql.Marshaler {
+			return ec.marshalOOwnerPermissions2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐOwnerPermissions(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Session_ownerPermissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnerPermissions(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Session_permissions(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -29040,18 +32577,27 @@ func (ec *executionContext) _Session_permissions(ctx context.Context, field grap
 			return ec.fieldContext_Session_permissions(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Permissions(ctx, obj)
+			return obj.Permissions, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.PermissionEntry) graphql.Marshaler {
+			return ec.marshalNPermissionEntry2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermissionEntryᚄ(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Session_permissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PermissionEntry(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Session_tags(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -29095,18 +32641,27 @@ func (ec *executionContext) _Session_cadence(ctx context.Context, field graphql.
 			return ec.fieldContext_Session_cadence(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Cadence(ctx, obj)
+			return obj.Cadence, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Cadence) graphql.Marshaler {
+			return ec.marshalOCadence2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadence(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Session_cadence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Cadence(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Session_cadenceStart(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -29118,18 +32673,27 @@ func (ec *executionContext) _Session_cadenceStart(ctx context.Context, field gra
 			return ec.fieldContext_Session_cadenceStart(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().CadenceStart(ctx, obj)
+			return obj.CadenceStart, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.CadenceStart) graphql.Marshaler {
+			return ec.marshalOCadenceStart2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadenceStart(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Session_cadenceStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CadenceStart(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Session_cadenceTimeZone(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -29164,18 +32728,27 @@ func (ec *executionContext) _Session_settings(ctx context.Context, field graphql
 			return ec.fieldContext_Session_settings(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Settings(ctx, obj)
+			return obj.Settings, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v upstream.SessionSettings) graphql.Marshaler {
+			return ec.marshalNSessionSettings2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSettings(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Session_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SessionSettings(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Session_workflow(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -29187,18 +32760,27 @@ func (ec *executionContext) _Session_workflow(ctx context.Context, field graphql
 			return ec.fieldContext_Session_workflow(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Workflow(ctx, obj)
+			return obj.Workflow, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.SessionWorkflow) graphql.Marshaler {
+			return ec.marshalOSessionWorkflow2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionWorkflow(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Session_workflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SessionWorkflow(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Session_parent(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -29275,7 +32857,7 @@ func (ec *executionContext) _Session_goals(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Session().Goals(ctx, obj, fc.Args["roots"].(*bool))
+			return ec.Resolvers.Session().Goals(ctx, obj, fc.Args["roots"].(*bool), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Goal) graphql.Marshaler {
@@ -29303,6 +32885,50 @@ func (ec *executionContext) fieldContext_Session_goals(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Session_goals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Session_goalsConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_goalsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Session().GoalsConnection(ctx, obj, fc.Args["roots"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GoalConnection) graphql.Marshaler {
+			return ec.marshalNGoalConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_goalsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GoalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Session_goalsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -29478,6 +33104,617 @@ func (ec *executionContext) fieldContext_SessionEdge_node(_ context.Context, fie
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionSettings_assignGoalPermissions(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSettings_assignGoalPermissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignGoalPermissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSettings_assignGoalPermissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSettings_assignMetricPermissions(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSettings_assignMetricPermissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignMetricPermissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSettings_assignMetricPermissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSettings_goalsPerOwnerLimit(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSettings_goalsPerOwnerLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GoalsPerOwnerLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSettings_goalsPerOwnerLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSettings_metricsPerGoalLimit(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSettings_metricsPerGoalLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MetricsPerGoalLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSettings_metricsPerGoalLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSettings_multipleOwners(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSettings_multipleOwners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MultipleOwners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v upstream.MultipleOwners) graphql.Marshaler {
+			return ec.marshalNMultipleOwners2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMultipleOwners(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSettings_multipleOwners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MultipleOwners(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionSettings_progressAggregationDisabled(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSettings_progressAggregationDisabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProgressAggregationDisabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSettings_progressAggregationDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_id(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_accountId(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_accountId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccountID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_accountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_title(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_status(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_start(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_end(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_inherits(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_inherits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Inherits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_inherits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionSummary_permissions(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionSummary_permissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Permissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.PermissionEntry) graphql.Marshaler {
+			return ec.marshalNPermissionEntry2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermissionEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionSummary_permissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PermissionEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SessionWorkflow_reviewers(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionWorkflow_reviewers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reviewers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionWorkflow_reviewers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionWorkflow", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SessionWorkflow_target(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionWorkflow_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionWorkflow_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionWorkflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionWorkflow_editableKrFields(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionWorkflow_editableKrFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EditableKrFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionWorkflow_editableKrFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionWorkflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionWorkflow_editableOkrFields(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionWorkflow_editableOkrFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EditableOkrFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionWorkflow_editableOkrFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SessionWorkflow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SessionWorkflow_approvalSettings(ctx context.Context, field graphql.CollectedField, obj *upstream.SessionWorkflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionWorkflow_approvalSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovalSettings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v upstream.ApprovalSettings) graphql.Marshaler {
+			return ec.marshalNApprovalSettings2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐApprovalSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionWorkflow_approvalSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionWorkflow",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApprovalSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Setting_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Setting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Setting_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Setting_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Setting", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Setting_value(ctx context.Context, field graphql.CollectedField, obj *upstream.Setting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Setting_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Setting_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Setting", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Setting_valueDisplayName(ctx context.Context, field graphql.CollectedField, obj *upstream.Setting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Setting_valueDisplayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValueDisplayName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Setting_valueDisplayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Setting", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Setting_valueDisplayNameAsArray(ctx context.Context, field graphql.CollectedField, obj *upstream.Setting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Setting_valueDisplayNameAsArray(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValueDisplayNameAsArray, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Setting_valueDisplayNameAsArray(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Setting", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Setting_dynamicValues(ctx context.Context, field graphql.CollectedField, obj *upstream.Setting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Setting_dynamicValues(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DynamicValues, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.DynamicValue) graphql.Marshaler {
+			return ec.marshalNDynamicValue2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDynamicValueᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Setting_dynamicValues(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Setting",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DynamicValue(ctx, field)
 		},
 	}
 	return fc, nil
@@ -30906,18 +35143,27 @@ func (ec *executionContext) _Task_access(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Task_access(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Task().Access(ctx, obj)
+			return obj.Access, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Access) graphql.Marshaler {
+			return ec.marshalOAccess2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccess(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Task_access(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Access(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Task_lastComment(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
@@ -30929,18 +35175,27 @@ func (ec *executionContext) _Task_lastComment(ctx context.Context, field graphql
 			return ec.fieldContext_Task_lastComment(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Task().LastComment(ctx, obj)
+			return obj.LastComment, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.TaskComment) graphql.Marshaler {
+			return ec.marshalOTaskComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskComment(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Task_lastComment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskComment(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Task_snapshots(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
@@ -30952,18 +35207,27 @@ func (ec *executionContext) _Task_snapshots(ctx context.Context, field graphql.C
 			return ec.fieldContext_Task_snapshots(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Task().Snapshots(ctx, obj)
+			return obj.Snapshots, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.TaskSnapshot) graphql.Marshaler {
+			return ec.marshalNTaskSnapshot2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskSnapshotᚄ(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Task_snapshots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type JSON does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskSnapshot(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Task_parent(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
@@ -31009,7 +35273,62 @@ func (ec *executionContext) _Task_owner(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Task_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, true, true, errors.New("field of type Owner does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskComment_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskComment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskComment_createdById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskComment_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskComment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskComment_text(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskComment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskComment_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskComment_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskComment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TaskConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
@@ -31184,6 +35503,144 @@ func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TaskSnapshot_id(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskSnapshot_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskSnapshot_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskSnapshot_modifiedAt(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskSnapshot_modifiedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskSnapshot_modifiedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskSnapshot_modifiedBy(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskSnapshot_modifiedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskSnapshot_modifiedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskSnapshot_newStatus(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskSnapshot_newStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NewStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskSnapshot_newStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskSnapshot_oldStatus(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskSnapshot_oldStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OldStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskSnapshot_oldStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TaskSnapshot_previouslyModifiedAt(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskSnapshot_previouslyModifiedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviouslyModifiedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskSnapshot_previouslyModifiedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskSnapshot", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Team_id(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
@@ -31604,7 +36061,8 @@ func (ec *executionContext) _Team_members(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Team_members(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Team().Members(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Team().Members(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []upstream.User) graphql.Marshaler {
@@ -31614,7 +36072,7 @@ func (ec *executionContext) _Team_members(ctx context.Context, field graphql.Col
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Team_members(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Team_members(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Team",
 		Field:      field,
@@ -31623,6 +36081,61 @@ func (ec *executionContext) fieldContext_Team_members(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Team_members_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Team_membersConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_membersConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Team().MembersConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UserConnection) graphql.Marshaler {
+			return ec.marshalNUserConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_membersConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Team",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Team_membersConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -32880,6 +37393,52 @@ func (ec *executionContext) _UserToken_token(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_UserToken_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("UserToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowReview_id(ctx context.Context, field graphql.CollectedField, obj *upstream.WorkflowReview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowReview_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowReview_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowReview", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowReview_review(ctx context.Context, field graphql.CollectedField, obj *upstream.WorkflowReview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowReview_review(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Review, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowReview_review(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowReview", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -35945,7 +40504,7 @@ func (ec *executionContext) unmarshalInputDashboardFilter(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "appsCount", "insightsCount", "isReport", "layout", "notificationsCount", "readOnly", "sectionHeadersCount", "source_sourceApplication", "source_sourceId", "tag", "usersCount"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "appsCount", "insightsCount", "isReport", "layout", "notificationsCount", "readOnly", "sectionHeadersCount", "sourceSourceApplication", "source_sourceApplication", "sourceSourceId", "source_sourceId", "tag", "usersCount"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -36037,6 +40596,13 @@ func (ec *executionContext) unmarshalInputDashboardFilter(ctx context.Context, o
 				return it, err
 			}
 			it["sectionHeadersCount"] = data
+		case "sourceSourceApplication":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceSourceApplication"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["sourceSourceApplication"] = data
 		case "source_sourceApplication":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source_sourceApplication"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -36044,6 +40610,13 @@ func (ec *executionContext) unmarshalInputDashboardFilter(ctx context.Context, o
 				return it, err
 			}
 			it["source_sourceApplication"] = data
+		case "sourceSourceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceSourceId"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["sourceSourceId"] = data
 		case "source_sourceId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source_sourceId"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -36841,7 +41414,7 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatus_status", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatusStatus", "closedStatus_status", "closedStatusReason", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assigneeName", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -36954,6 +41527,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["fullSubTreeCount"] = data
+		case "closedStatusStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatusStatus"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["closedStatusStatus"] = data
 		case "closedStatus_status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus_status"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -36961,6 +41541,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["closedStatus_status"] = data
+		case "closedStatusReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatusReason"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["closedStatusReason"] = data
 		case "closedStatus_reason":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus_reason"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -37010,6 +41597,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["duration"] = data
+		case "assigneeName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assigneeName"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["assigneeName"] = data
 		case "assignee_name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignee_name"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -37848,7 +42442,7 @@ func (ec *executionContext) unmarshalInputMetricFilter(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "goalClosedStatus_status", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "url", "attainment", "confidence", "lastCheckInDate"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "goalClosedStatusStatus", "goalClosedStatus_status", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "url", "attainment", "confidence", "lastCheckInDate"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -38024,6 +42618,13 @@ func (ec *executionContext) unmarshalInputMetricFilter(ctx context.Context, obj 
 				return it, err
 			}
 			it["goalOwnerIds"] = data
+		case "goalClosedStatusStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("goalClosedStatusStatus"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["goalClosedStatusStatus"] = data
 		case "goalClosedStatus_status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("goalClosedStatus_status"))
 			data, err := ec.unmarshalOStringFilter2map(ctx, v)
@@ -40869,6 +45470,138 @@ func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj model.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case upstream.User:
+		return ec._User(ctx, sel, &obj)
+	case *upstream.User:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._User(ctx, sel, obj)
+	case upstream.Team:
+		return ec._Team(ctx, sel, &obj)
+	case *upstream.Team:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Team(ctx, sel, obj)
+	case upstream.Task:
+		return ec._Task(ctx, sel, &obj)
+	case *upstream.Task:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Task(ctx, sel, obj)
+	case upstream.Tag:
+		return ec._Tag(ctx, sel, &obj)
+	case *upstream.Tag:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Tag(ctx, sel, obj)
+	case upstream.Session:
+		return ec._Session(ctx, sel, &obj)
+	case *upstream.Session:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Session(ctx, sel, obj)
+	case upstream.Role:
+		return ec._Role(ctx, sel, &obj)
+	case *upstream.Role:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Role(ctx, sel, obj)
+	case upstream.Metric:
+		return ec._Metric(ctx, sel, &obj)
+	case *upstream.Metric:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Metric(ctx, sel, obj)
+	case upstream.List:
+		return ec._List(ctx, sel, &obj)
+	case *upstream.List:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._List(ctx, sel, obj)
+	case upstream.KPIGroup:
+		return ec._KpiGroup(ctx, sel, &obj)
+	case *upstream.KPIGroup:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._KpiGroup(ctx, sel, obj)
+	case upstream.KPI:
+		return ec._Kpi(ctx, sel, &obj)
+	case *upstream.KPI:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Kpi(ctx, sel, obj)
+	case upstream.Goal:
+		return ec._Goal(ctx, sel, &obj)
+	case *upstream.Goal:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Goal(ctx, sel, obj)
+	case upstream.DashboardParameter:
+		return ec._DashboardParameter(ctx, sel, &obj)
+	case *upstream.DashboardParameter:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DashboardParameter(ctx, sel, obj)
+	case upstream.Dashboard:
+		return ec._Dashboard(ctx, sel, &obj)
+	case *upstream.Dashboard:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Dashboard(ctx, sel, obj)
+	case upstream.CheckIn:
+		return ec._CheckIn(ctx, sel, &obj)
+	case *upstream.CheckIn:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CheckIn(ctx, sel, obj)
+	case upstream.Badge:
+		return ec._Badge(ctx, sel, &obj)
+	case *upstream.Badge:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Badge(ctx, sel, obj)
+	case upstream.AssignedBadge:
+		return ec._AssignedBadge(ctx, sel, &obj)
+	case *upstream.AssignedBadge:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AssignedBadge(ctx, sel, obj)
+	case upstream.Announcement:
+		return ec._Announcement(ctx, sel, &obj)
+	case *upstream.Announcement:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Announcement(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 func (ec *executionContext) _Owner(ctx context.Context, sel ast.SelectionSet, obj model.Owner) graphql.Marshaler {
 	switch obj := (obj).(type) {
 	case nil:
@@ -41252,7 +45985,7 @@ func (ec *executionContext) _ActionDescriptor(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var announcementImplementors = []string{"Announcement"}
+var announcementImplementors = []string{"Announcement", "Node"}
 
 func (ec *executionContext) _Announcement(ctx context.Context, sel ast.SelectionSet, obj *upstream.Announcement) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, announcementImplementors)
@@ -41570,7 +46303,55 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var assignedBadgeImplementors = []string{"AssignedBadge"}
+var approvalSettingsImplementors = []string{"ApprovalSettings"}
+
+func (ec *executionContext) _ApprovalSettings(ctx context.Context, sel ast.SelectionSet, obj *upstream.ApprovalSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, approvalSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApprovalSettings")
+		case "everyoneCanApprove":
+			out.Values[i] = ec._ApprovalSettings_everyoneCanApprove(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "teamsAllowedToApprove":
+			out.Values[i] = ec._ApprovalSettings_teamsAllowedToApprove(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "usersAllowedToApprove":
+			out.Values[i] = ec._ApprovalSettings_usersAllowedToApprove(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var assignedBadgeImplementors = []string{"AssignedBadge", "Node"}
 
 func (ec *executionContext) _AssignedBadge(ctx context.Context, sel ast.SelectionSet, obj *upstream.AssignedBadge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, assignedBadgeImplementors)
@@ -41956,7 +46737,7 @@ func (ec *executionContext) _Assignee(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var badgeImplementors = []string{"Badge"}
+var badgeImplementors = []string{"Badge", "Node"}
 
 func (ec *executionContext) _Badge(ctx context.Context, sel ast.SelectionSet, obj *upstream.Badge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, badgeImplementors)
@@ -42262,7 +47043,151 @@ func (ec *executionContext) _BadgeHolders(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var checkInImplementors = []string{"CheckIn"}
+var cadenceImplementors = []string{"Cadence"}
+
+func (ec *executionContext) _Cadence(ctx context.Context, sel ast.SelectionSet, obj *upstream.Cadence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cadenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Cadence")
+		case "type":
+			out.Values[i] = ec._Cadence_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCadences":
+			out.Values[i] = ec._Cadence_totalCadences(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ranges":
+			out.Values[i] = ec._Cadence_ranges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var cadenceRangeImplementors = []string{"CadenceRange"}
+
+func (ec *executionContext) _CadenceRange(ctx context.Context, sel ast.SelectionSet, obj *upstream.CadenceRange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cadenceRangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CadenceRange")
+		case "cadenceOrder":
+			out.Values[i] = ec._CadenceRange_cadenceOrder(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._CadenceRange_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._CadenceRange_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var cadenceStartImplementors = []string{"CadenceStart"}
+
+func (ec *executionContext) _CadenceStart(ctx context.Context, sel ast.SelectionSet, obj *upstream.CadenceStart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cadenceStartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CadenceStart")
+		case "dayOfMonth":
+			out.Values[i] = ec._CadenceStart_dayOfMonth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "periodOfMonth":
+			out.Values[i] = ec._CadenceStart_periodOfMonth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weekday":
+			out.Values[i] = ec._CadenceStart_weekday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkInImplementors = []string{"CheckIn", "Node"}
 
 func (ec *executionContext) _CheckIn(ctx context.Context, sel ast.SelectionSet, obj *upstream.CheckIn) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, checkInImplementors)
@@ -42719,7 +47644,7 @@ func (ec *executionContext) _CreatedToken(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var dashboardImplementors = []string{"Dashboard"}
+var dashboardImplementors = []string{"Dashboard", "Node"}
 
 func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet, obj *upstream.Dashboard) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardImplementors)
@@ -43047,7 +47972,7 @@ func (ec *executionContext) _DashboardEdge(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var dashboardParameterImplementors = []string{"DashboardParameter"}
+var dashboardParameterImplementors = []string{"DashboardParameter", "Node"}
 
 func (ec *executionContext) _DashboardParameter(ctx context.Context, sel ast.SelectionSet, obj *upstream.DashboardParameter) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardParameterImplementors)
@@ -43423,6 +48348,97 @@ func (ec *executionContext) _Deadline(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var designPolicyImplementors = []string{"DesignPolicy"}
+
+func (ec *executionContext) _DesignPolicy(ctx context.Context, sel ast.SelectionSet, obj *upstream.DesignPolicy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, designPolicyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DesignPolicy")
+		case "isPassed":
+			out.Values[i] = ec._DesignPolicy_isPassed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "policy":
+			out.Values[i] = ec._DesignPolicy_policy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._DesignPolicy_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var designScoreImplementors = []string{"DesignScore"}
+
+func (ec *executionContext) _DesignScore(ctx context.Context, sel ast.SelectionSet, obj *upstream.DesignScore) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, designScoreImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DesignScore")
+		case "totalPoints":
+			out.Values[i] = ec._DesignScore_totalPoints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "policies":
+			out.Values[i] = ec._DesignScore_policies(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var domainAvailabilityImplementors = []string{"DomainAvailability"}
 
 func (ec *executionContext) _DomainAvailability(ctx context.Context, sel ast.SelectionSet, obj *upstream.DomainAvailability) graphql.Marshaler {
@@ -43442,6 +48458,49 @@ func (ec *executionContext) _DomainAvailability(ctx context.Context, sel ast.Sel
 			}
 		case "domainAvailable":
 			out.Values[i] = ec._DomainAvailability_domainAvailable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dynamicValueImplementors = []string{"DynamicValue"}
+
+func (ec *executionContext) _DynamicValue(ctx context.Context, sel ast.SelectionSet, obj *upstream.DynamicValue) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dynamicValueImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DynamicValue")
+		case "teamId":
+			out.Values[i] = ec._DynamicValue_teamId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._DynamicValue_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -43996,7 +49055,7 @@ func (ec *executionContext) _FieldProperty(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var goalImplementors = []string{"Goal", "TaskParent"}
+var goalImplementors = []string{"Goal", "TaskParent", "Node"}
 
 func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj *upstream.Goal) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, goalImplementors)
@@ -44072,43 +49131,10 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "access":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Goal_access(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Goal_access(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "aggregatedAttainment":
 			out.Values[i] = ec._Goal_aggregatedAttainment(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -44185,43 +49211,10 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "designScore":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Goal_designScore(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Goal_designScore(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "assignee":
 			out.Values[i] = ec._Goal_assignee(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -44351,86 +49344,20 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "links":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Goal_links(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Goal_links(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "url":
 			out.Values[i] = ec._Goal_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "workflow":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Goal_workflow(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Goal_workflow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "parent":
 			field := field
 
@@ -44507,6 +49434,44 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "childrenConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Goal_childrenConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "metrics":
 			field := field
 
@@ -44545,6 +49510,44 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "metricsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Goal_metricsConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tasks":
 			field := field
 
@@ -44555,6 +49558,44 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Goal_tasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasksConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Goal_tasksConnection(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -44790,6 +49831,212 @@ func (ec *executionContext) _GoalEdge(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "node":
 			out.Values[i] = ec._GoalEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var goalSummaryImplementors = []string{"GoalSummary"}
+
+func (ec *executionContext) _GoalSummary(ctx context.Context, sel ast.SelectionSet, obj *upstream.GoalSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, goalSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GoalSummary")
+		case "id":
+			out.Values[i] = ec._GoalSummary_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "accountId":
+			out.Values[i] = ec._GoalSummary_accountId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._GoalSummary_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._GoalSummary_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "richTextDescription":
+			out.Values[i] = ec._GoalSummary_richTextDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "access":
+			out.Values[i] = ec._GoalSummary_access(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "assignee":
+			out.Values[i] = ec._GoalSummary_assignee(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "assignees":
+			out.Values[i] = ec._GoalSummary_assignees(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attainment":
+			out.Values[i] = ec._GoalSummary_attainment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attainmentTypeString":
+			out.Values[i] = ec._GoalSummary_attainmentTypeString(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdById":
+			out.Values[i] = ec._GoalSummary_createdById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dateCreated":
+			out.Values[i] = ec._GoalSummary_dateCreated(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dateFrom":
+			out.Values[i] = ec._GoalSummary_dateFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dateTo":
+			out.Values[i] = ec._GoalSummary_dateTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "numberOfOwners":
+			out.Values[i] = ec._GoalSummary_numberOfOwners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "obfuscated":
+			out.Values[i] = ec._GoalSummary_obfuscated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerId":
+			out.Values[i] = ec._GoalSummary_ownerId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ownerIds":
+			out.Values[i] = ec._GoalSummary_ownerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentGoalSessionId":
+			out.Values[i] = ec._GoalSummary_parentGoalSessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentId":
+			out.Values[i] = ec._GoalSummary_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentType":
+			out.Values[i] = ec._GoalSummary_parentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "private":
+			out.Values[i] = ec._GoalSummary_private(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessionId":
+			out.Values[i] = ec._GoalSummary_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._GoalSummary_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var goalWorkflowImplementors = []string{"GoalWorkflow"}
+
+func (ec *executionContext) _GoalWorkflow(ctx context.Context, sel ast.SelectionSet, obj *upstream.GoalWorkflow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, goalWorkflowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GoalWorkflow")
+		case "approvedAt":
+			out.Values[i] = ec._GoalWorkflow_approvedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reviewers":
+			out.Values[i] = ec._GoalWorkflow_reviewers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reviewersNeeded":
+			out.Values[i] = ec._GoalWorkflow_reviewersNeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._GoalWorkflow_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -45054,7 +50301,7 @@ func (ec *executionContext) _InsightItem(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var kpiImplementors = []string{"Kpi"}
+var kpiImplementors = []string{"Kpi", "Node"}
 
 func (ec *executionContext) _Kpi(ctx context.Context, sel ast.SelectionSet, obj *upstream.KPI) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, kpiImplementors)
@@ -45304,7 +50551,7 @@ func (ec *executionContext) _KpiEdge(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
-var kpiGroupImplementors = []string{"KpiGroup"}
+var kpiGroupImplementors = []string{"KpiGroup", "Node"}
 
 func (ec *executionContext) _KpiGroup(ctx context.Context, sel ast.SelectionSet, obj *upstream.KPIGroup) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, kpiGroupImplementors)
@@ -45549,7 +50796,93 @@ func (ec *executionContext) _KpiGroupEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var listImplementors = []string{"List"}
+var linksImplementors = []string{"Links"}
+
+func (ec *executionContext) _Links(ctx context.Context, sel ast.SelectionSet, obj *upstream.Links) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linksImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Links")
+		case "expanded":
+			out.Values[i] = ec._Links_expanded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var linksExpandedImplementors = []string{"LinksExpanded"}
+
+func (ec *executionContext) _LinksExpanded(ctx context.Context, sel ast.SelectionSet, obj *upstream.LinksExpanded) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linksExpandedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LinksExpanded")
+		case "goals":
+			out.Values[i] = ec._LinksExpanded_goals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "metrics":
+			out.Values[i] = ec._LinksExpanded_metrics(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._LinksExpanded_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var listImplementors = []string{"List", "Node"}
 
 func (ec *executionContext) _List(ctx context.Context, sel ast.SelectionSet, obj *upstream.List) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, listImplementors)
@@ -46024,7 +51357,7 @@ func (ec *executionContext) _ListSchema(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var metricImplementors = []string{"Metric", "TaskParent"}
+var metricImplementors = []string{"Metric", "TaskParent", "Node"}
 
 func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, obj *upstream.Metric) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, metricImplementors)
@@ -46288,81 +51621,15 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "settings":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Metric_settings(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Metric_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "links":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Metric_links(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Metric_links(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "url":
 			out.Values[i] = ec._Metric_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -46459,6 +51726,44 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "checkinsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Metric_checkinsConnection(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tasks":
 			field := field
 
@@ -46469,6 +51774,44 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 					}
 				}()
 				res = ec._Metric_tasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tasksConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Metric_tasksConnection(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -46681,6 +52024,102 @@ func (ec *executionContext) _MetricFormat(ctx context.Context, sel ast.Selection
 			}
 		case "suffix":
 			out.Values[i] = ec._MetricFormat_suffix(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var metricSummaryImplementors = []string{"MetricSummary"}
+
+func (ec *executionContext) _MetricSummary(ctx context.Context, sel ast.SelectionSet, obj *upstream.MetricSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, metricSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MetricSummary")
+		case "id":
+			out.Values[i] = ec._MetricSummary_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._MetricSummary_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "goalId":
+			out.Values[i] = ec._MetricSummary_goalId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attainment":
+			out.Values[i] = ec._MetricSummary_attainment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var multipleOwnersImplementors = []string{"MultipleOwners"}
+
+func (ec *executionContext) _MultipleOwners(ctx context.Context, sel ast.SelectionSet, obj *upstream.MultipleOwners) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, multipleOwnersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MultipleOwners")
+		case "disabledForGoals":
+			out.Values[i] = ec._MultipleOwners_disabledForGoals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "disabledForMetrics":
+			out.Values[i] = ec._MultipleOwners_disabledForMetrics(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -48812,6 +54251,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "node":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_node(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_nodes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "myTokens":
 			field := field
 
@@ -49109,7 +54592,7 @@ func (ec *executionContext) _ReportSummary(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var roleImplementors = []string{"Role"}
+var roleImplementors = []string{"Role", "Node"}
 
 func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj *upstream.Role) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, roleImplementors)
@@ -49468,7 +54951,7 @@ func (ec *executionContext) _RoleMapping(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var sessionImplementors = []string{"Session"}
+var sessionImplementors = []string{"Session", "Node"}
 
 func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, obj *upstream.Session) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, sessionImplementors)
@@ -49584,81 +55067,15 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ownerPermissions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Session_ownerPermissions(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Session_ownerPermissions(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "permissions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Session_permissions(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Session_permissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tags":
 			field := field
 
@@ -49698,162 +55115,30 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cadence":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Session_cadence(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Session_cadence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cadenceStart":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Session_cadenceStart(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Session_cadenceStart(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cadenceTimeZone":
 			out.Values[i] = ec._Session_cadenceTimeZone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "settings":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Session_settings(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Session_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "workflow":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Session_workflow(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Session_workflow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "parent":
 			field := field
 
@@ -49940,6 +55225,44 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Session_goals(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "goalsConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Session_goalsConnection(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -50085,7 +55408,264 @@ func (ec *executionContext) _SessionEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var tagImplementors = []string{"Tag"}
+var sessionSettingsImplementors = []string{"SessionSettings"}
+
+func (ec *executionContext) _SessionSettings(ctx context.Context, sel ast.SelectionSet, obj *upstream.SessionSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sessionSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SessionSettings")
+		case "assignGoalPermissions":
+			out.Values[i] = ec._SessionSettings_assignGoalPermissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assignMetricPermissions":
+			out.Values[i] = ec._SessionSettings_assignMetricPermissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "goalsPerOwnerLimit":
+			out.Values[i] = ec._SessionSettings_goalsPerOwnerLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "metricsPerGoalLimit":
+			out.Values[i] = ec._SessionSettings_metricsPerGoalLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "multipleOwners":
+			out.Values[i] = ec._SessionSettings_multipleOwners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "progressAggregationDisabled":
+			out.Values[i] = ec._SessionSettings_progressAggregationDisabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sessionSummaryImplementors = []string{"SessionSummary"}
+
+func (ec *executionContext) _SessionSummary(ctx context.Context, sel ast.SelectionSet, obj *upstream.SessionSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sessionSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SessionSummary")
+		case "id":
+			out.Values[i] = ec._SessionSummary_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "accountId":
+			out.Values[i] = ec._SessionSummary_accountId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SessionSummary_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._SessionSummary_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._SessionSummary_start(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._SessionSummary_end(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inherits":
+			out.Values[i] = ec._SessionSummary_inherits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentId":
+			out.Values[i] = ec._SessionSummary_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "permissions":
+			out.Values[i] = ec._SessionSummary_permissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sessionWorkflowImplementors = []string{"SessionWorkflow"}
+
+func (ec *executionContext) _SessionWorkflow(ctx context.Context, sel ast.SelectionSet, obj *upstream.SessionWorkflow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sessionWorkflowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SessionWorkflow")
+		case "reviewers":
+			out.Values[i] = ec._SessionWorkflow_reviewers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._SessionWorkflow_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "editableKrFields":
+			out.Values[i] = ec._SessionWorkflow_editableKrFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "editableOkrFields":
+			out.Values[i] = ec._SessionWorkflow_editableOkrFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approvalSettings":
+			out.Values[i] = ec._SessionWorkflow_approvalSettings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var settingImplementors = []string{"Setting"}
+
+func (ec *executionContext) _Setting(ctx context.Context, sel ast.SelectionSet, obj *upstream.Setting) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, settingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Setting")
+		case "name":
+			out.Values[i] = ec._Setting_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._Setting_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "valueDisplayName":
+			out.Values[i] = ec._Setting_valueDisplayName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "valueDisplayNameAsArray":
+			out.Values[i] = ec._Setting_valueDisplayNameAsArray(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dynamicValues":
+			out.Values[i] = ec._Setting_dynamicValues(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var tagImplementors = []string{"Tag", "Node"}
 
 func (ec *executionContext) _Tag(ctx context.Context, sel ast.SelectionSet, obj *upstream.Tag) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tagImplementors)
@@ -50613,7 +56193,7 @@ func (ec *executionContext) _TagPayload(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var taskImplementors = []string{"Task"}
+var taskImplementors = []string{"Task", "Node"}
 
 func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *upstream.Task) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, taskImplementors)
@@ -50774,119 +56354,20 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "access":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Task_access(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Task_access(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "lastComment":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Task_lastComment(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Task_lastComment(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "snapshots":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Task_snapshots(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Task_snapshots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "parent":
 			field := field
 
@@ -50963,6 +56444,49 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var taskCommentImplementors = []string{"TaskComment"}
+
+func (ec *executionContext) _TaskComment(ctx context.Context, sel ast.SelectionSet, obj *upstream.TaskComment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskCommentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskComment")
+		case "createdById":
+			out.Values[i] = ec._TaskComment_createdById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._TaskComment_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -51080,7 +56604,70 @@ func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var teamImplementors = []string{"Team", "Owner"}
+var taskSnapshotImplementors = []string{"TaskSnapshot"}
+
+func (ec *executionContext) _TaskSnapshot(ctx context.Context, sel ast.SelectionSet, obj *upstream.TaskSnapshot) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskSnapshotImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskSnapshot")
+		case "id":
+			out.Values[i] = ec._TaskSnapshot_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modifiedAt":
+			out.Values[i] = ec._TaskSnapshot_modifiedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modifiedBy":
+			out.Values[i] = ec._TaskSnapshot_modifiedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "newStatus":
+			out.Values[i] = ec._TaskSnapshot_newStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "oldStatus":
+			out.Values[i] = ec._TaskSnapshot_oldStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "previouslyModifiedAt":
+			out.Values[i] = ec._TaskSnapshot_previouslyModifiedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var teamImplementors = []string{"Team", "Node", "Owner"}
 
 func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj *upstream.Team) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, teamImplementors)
@@ -51319,6 +56906,44 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Team_members(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "membersConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Team_membersConnection(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -51626,7 +57251,7 @@ func (ec *executionContext) _TrackingProperties(ctx context.Context, sel ast.Sel
 	return out
 }
 
-var userImplementors = []string{"User", "Owner"}
+var userImplementors = []string{"User", "Node", "Owner"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *upstream.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
@@ -52140,6 +57765,49 @@ func (ec *executionContext) _UserToken(ctx context.Context, sel ast.SelectionSet
 			out.Values[i] = graphql.MarshalString("UserToken")
 		case "token":
 			out.Values[i] = ec._UserToken_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowReviewImplementors = []string{"WorkflowReview"}
+
+func (ec *executionContext) _WorkflowReview(ctx context.Context, sel ast.SelectionSet, obj *upstream.WorkflowReview) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowReviewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowReview")
+		case "id":
+			out.Values[i] = ec._WorkflowReview_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "review":
+			out.Values[i] = ec._WorkflowReview_review(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -52737,6 +58405,10 @@ func (ec *executionContext) marshalNApiToken2ᚖgithubᚗcomᚋokrgateᚋokrgate
 	return ec._ApiToken(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNApprovalSettings2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐApprovalSettings(ctx context.Context, sel ast.SelectionSet, v upstream.ApprovalSettings) graphql.Marshaler {
+	return ec._ApprovalSettings(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNAssignBadgeInput2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignBadgeInput(ctx context.Context, v any) (upstream.AssignBadgeInput, error) {
 	res, err := ec.unmarshalInputAssignBadgeInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -52958,6 +58630,26 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNCadenceRange2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadenceRange(ctx context.Context, sel ast.SelectionSet, v upstream.CadenceRange) graphql.Marshaler {
+	return ec._CadenceRange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCadenceRange2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadenceRangeᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.CadenceRange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCadenceRange2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadenceRange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNCheckIn2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckIn(ctx context.Context, sel ast.SelectionSet, v upstream.CheckIn) graphql.Marshaler {
@@ -53429,6 +59121,26 @@ func (ec *executionContext) marshalNDeadline2githubᚗcomᚋokrgateᚋokrgateᚋ
 	return ec._Deadline(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNDesignPolicy2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDesignPolicy(ctx context.Context, sel ast.SelectionSet, v upstream.DesignPolicy) graphql.Marshaler {
+	return ec._DesignPolicy(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDesignPolicy2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDesignPolicyᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.DesignPolicy) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDesignPolicy2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDesignPolicy(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNDomainAvailability2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDomainAvailability(ctx context.Context, sel ast.SelectionSet, v *upstream.DomainAvailability) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -53437,6 +59149,26 @@ func (ec *executionContext) marshalNDomainAvailability2ᚖgithubᚗcomᚋokrgate
 		return graphql.Null
 	}
 	return ec._DomainAvailability(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDynamicValue2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDynamicValue(ctx context.Context, sel ast.SelectionSet, v upstream.DynamicValue) graphql.Marshaler {
+	return ec._DynamicValue(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDynamicValue2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDynamicValueᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.DynamicValue) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDynamicValue2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDynamicValue(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNEdition2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEdition(ctx context.Context, sel ast.SelectionSet, v upstream.Edition) graphql.Marshaler {
@@ -53681,6 +59413,26 @@ func (ec *executionContext) marshalNGoalSortField2string(ctx context.Context, se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNGoalSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalSummary(ctx context.Context, sel ast.SelectionSet, v upstream.GoalSummary) graphql.Marshaler {
+	return ec._GoalSummary(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNGoalSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.GoalSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGoalSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -53987,6 +59739,10 @@ func (ec *executionContext) marshalNKpiSortField2string(ctx context.Context, sel
 	return res
 }
 
+func (ec *executionContext) marshalNLinksExpanded2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐLinksExpanded(ctx context.Context, sel ast.SelectionSet, v upstream.LinksExpanded) graphql.Marshaler {
+	return ec._LinksExpanded(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNList2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx context.Context, sel ast.SelectionSet, v upstream.List) graphql.Marshaler {
 	return ec._List(ctx, sel, &v)
 }
@@ -54196,6 +59952,40 @@ func (ec *executionContext) marshalNMetricSortField2string(ctx context.Context, 
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNMetricSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricSummary(ctx context.Context, sel ast.SelectionSet, v upstream.MetricSummary) graphql.Marshaler {
+	return ec._MetricSummary(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMetricSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.MetricSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMetricSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMultipleOwners2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMultipleOwners(ctx context.Context, sel ast.SelectionSet, v upstream.MultipleOwners) graphql.Marshaler {
+	return ec._MultipleOwners(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalNNotificationSettings2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐNotificationSettings(ctx context.Context, sel ast.SelectionSet, v *upstream.NotificationSettings) graphql.Marshaler {
@@ -54532,6 +60322,10 @@ func (ec *executionContext) unmarshalNSessionOrder2githubᚗcomᚋokrgateᚋokrg
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNSessionSettings2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSettings(ctx context.Context, sel ast.SelectionSet, v upstream.SessionSettings) graphql.Marshaler {
+	return ec._SessionSettings(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNSessionSortField2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -54546,6 +60340,46 @@ func (ec *executionContext) marshalNSessionSortField2string(ctx context.Context,
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNSessionSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSummary(ctx context.Context, sel ast.SelectionSet, v upstream.SessionSummary) graphql.Marshaler {
+	return ec._SessionSummary(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSessionSummary2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.SessionSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSessionSummary2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSetting2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSetting(ctx context.Context, sel ast.SelectionSet, v upstream.Setting) graphql.Marshaler {
+	return ec._Setting(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSetting2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSettingᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Setting) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSetting2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSetting(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -54812,6 +60646,26 @@ func (ec *executionContext) unmarshalNTaskFilter2map(ctx context.Context, v any)
 func (ec *executionContext) unmarshalNTaskOrder2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrder(ctx context.Context, v any) (model.Order, error) {
 	res, err := ec.unmarshalInputTaskOrder(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaskSnapshot2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskSnapshot(ctx context.Context, sel ast.SelectionSet, v upstream.TaskSnapshot) graphql.Marshaler {
+	return ec._TaskSnapshot(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTaskSnapshot2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskSnapshotᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.TaskSnapshot) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTaskSnapshot2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskSnapshot(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNTaskSortField2string(ctx context.Context, v any) (string, error) {
@@ -55144,6 +60998,26 @@ func (ec *executionContext) marshalNUserToken2ᚖgithubᚗcomᚋokrgateᚋokrgat
 		return graphql.Null
 	}
 	return ec._UserToken(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowReview2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐWorkflowReview(ctx context.Context, sel ast.SelectionSet, v upstream.WorkflowReview) graphql.Marshaler {
+	return ec._WorkflowReview(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkflowReview2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐWorkflowReviewᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.WorkflowReview) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowReview2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐWorkflowReview(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -55485,6 +61359,20 @@ func (ec *executionContext) unmarshalOBooleanFilter2map(ctx context.Context, v a
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOCadence2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadence(ctx context.Context, sel ast.SelectionSet, v *upstream.Cadence) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Cadence(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCadenceStart2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCadenceStart(ctx context.Context, sel ast.SelectionSet, v *upstream.CadenceStart) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CadenceStart(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOCheckInFilter2map(ctx context.Context, v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
@@ -55793,6 +61681,13 @@ func (ec *executionContext) unmarshalODeadlineInput2githubᚗcomᚋokrgateᚋokr
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalODesignScore2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDesignScore(ctx context.Context, sel ast.SelectionSet, v *upstream.DesignScore) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DesignScore(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOEmployee2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEmployee(ctx context.Context, sel ast.SelectionSet, v *upstream.Employee) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -55960,6 +61855,13 @@ func (ec *executionContext) unmarshalOGoalOrder2ᚕgithubᚗcomᚋokrgateᚋokrg
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOGoalWorkflow2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalWorkflow(ctx context.Context, sel ast.SelectionSet, v *upstream.GoalWorkflow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._GoalWorkflow(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOID2string(ctx context.Context, v any) (string, error) {
@@ -56239,6 +62141,13 @@ func (ec *executionContext) unmarshalOKpiOrder2ᚕgithubᚗcomᚋokrgateᚋokrga
 	return res, nil
 }
 
+func (ec *executionContext) marshalOLinks2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐLinks(ctx context.Context, sel ast.SelectionSet, v *upstream.Links) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Links(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOList2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx context.Context, sel ast.SelectionSet, v *upstream.List) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -56388,6 +62297,13 @@ func (ec *executionContext) unmarshalOMetricOrder2ᚕgithubᚗcomᚋokrgateᚋok
 func (ec *executionContext) unmarshalOMultipleOwnersInput2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMultipleOwners(ctx context.Context, v any) (upstream.MultipleOwners, error) {
 	res, err := ec.unmarshalInputMultipleOwnersInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONode2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v model.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalONotificationSettings2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐNotificationSettings(ctx context.Context, sel ast.SelectionSet, v *upstream.NotificationSettings) graphql.Marshaler {
@@ -56564,6 +62480,13 @@ func (ec *executionContext) unmarshalOSessionSettingsInput2ᚖgithubᚗcomᚋokr
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOSessionWorkflow2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionWorkflow(ctx context.Context, sel ast.SelectionSet, v *upstream.SessionWorkflow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SessionWorkflow(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOSortDirection2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -56736,6 +62659,13 @@ func (ec *executionContext) marshalOTask2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋu
 		return graphql.Null
 	}
 	return ec._Task(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTaskComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskComment(ctx context.Context, sel ast.SelectionSet, v *upstream.TaskComment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TaskComment(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOTaskFilter2map(ctx context.Context, v any) (map[string]any, error) {

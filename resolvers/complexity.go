@@ -73,11 +73,34 @@ func SetComplexity(cfg *graph.Config) {
 		return mul(child, firstOr(first))
 	}
 	est := func(n int) func(int) int { return func(child int) int { return mul(child, n) } }
-	c.Goal.Children, c.Goal.Metrics, c.Goal.Tasks, c.Goal.Owners = est(EstChildren), est(EstMetrics), est(EstTasks), est(EstOwners)
-	c.Metric.Checkins, c.Metric.Tasks, c.Metric.Owners = est(EstCheckins), est(EstTasks), est(EstOwners)
+	// A nested list with arguments costs first (bounded by MaxFirst) per
+	// parent when given, else the estimate; its connection form first (or
+	// DefaultFirst), like a top-level connection.
+	type nested = func(child int, filter map[string]any, orderBy []model.Order, first *int) int
+	upTo := func(n int) nested {
+		return func(child int, _ map[string]any, _ []model.Order, first *int) int {
+			if first != nil {
+				return mul(child, min(max(*first, 1), MaxFirst))
+			}
+			return mul(child, n)
+		}
+	}
+	type nestedConn = func(child int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+	var nconn nestedConn = paged
+	c.Goal.Children, c.Goal.Metrics, c.Goal.Tasks, c.Goal.Owners = upTo(EstChildren), upTo(EstMetrics), upTo(EstTasks), est(EstOwners)
+	c.Goal.ChildrenConnection, c.Goal.MetricsConnection, c.Goal.TasksConnection = nconn, nconn, nconn
+	c.Metric.Checkins, c.Metric.Tasks, c.Metric.Owners = upTo(EstCheckins), upTo(EstTasks), est(EstOwners)
+	c.Metric.CheckinsConnection, c.Metric.TasksConnection = nconn, nconn
 	c.Session.Children = est(EstChildren)
-	c.Session.Goals = func(child int, _ *bool) int { return mul(child, EstGoals) }
-	c.Team.Children, c.Team.Members = est(EstChildren), est(EstMembers)
+	c.Session.Goals = func(child int, _ *bool, filter map[string]any, orderBy []model.Order, first *int) int {
+		return upTo(EstGoals)(child, filter, orderBy, first)
+	}
+	c.Session.GoalsConnection = func(child int, _ *bool, first *int, after *string, filter map[string]any, orderBy []model.Order) int {
+		return paged(child, first, after, filter, orderBy)
+	}
+	c.Team.Children, c.Team.Members, c.Team.MembersConnection = est(EstChildren), upTo(EstMembers), nconn
+	// node costs its selection; nodes its selection per id.
+	c.Query.Nodes = func(child int, ids []string) int { return mul(child, max(len(ids), 1)) }
 	c.User.Goals, c.User.Teams = est(EstGoals), est(EstMembers)
 
 	// Organisation and content.
@@ -110,6 +133,11 @@ func SetComplexity(cfg *graph.Config) {
 	c.Dashboard.Insights, c.Dashboard.Parameters = est(EstInsights), est(EstParameters)
 	c.Announcement.Reactions = est(EstReactions)
 	c.Employee.Roles, c.ConfidenceSettings.ConfidenceMapping, c.Account.Subscriptions = est(EstSmall), est(EstSmall), est(EstSmall)
+	// Typed nested structures (graph/schema/blobs.graphqls).
+	c.Cadence.Ranges, c.GoalWorkflow.Reviewers, c.DesignScore.Policies = est(EstSmall), est(EstSmall), est(EstSmall)
+	c.LinksExpanded.Goals, c.LinksExpanded.Metrics, c.LinksExpanded.Sessions = est(EstSmall), est(EstSmall), est(EstSmall)
+	c.Setting.DynamicValues, c.Metric.Settings, c.Task.Snapshots = est(EstSmall), est(EstSmall), est(EstSmall)
+	c.SessionSummary.Permissions, c.GoalSummary.Assignees = est(EstPermissions), est(EstAssignees)
 	c.Query.Actions = est(EstActions)
 	c.Query.MyTokens = est(EstTokens)
 	version := func(int) int { return EstVersion }

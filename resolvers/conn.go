@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
@@ -116,12 +117,17 @@ func accessOf(in model.AccessInput) upstream.Access {
 	return a
 }
 
-// nonNilMap returns m, or an empty map for nil (JSON {} rather than null).
-func nonNilMap(m map[string]int) map[string]int {
-	if m == nil {
-		return map[string]int{}
+// actionList is the GraphQL form of granted or denied actions: the names
+// whose REST value (action → 1) is set, sorted; never nil.
+func actionList(m map[string]int) []string {
+	out := []string{}
+	for a, v := range m {
+		if v != 0 {
+			out = append(out, a)
+		}
 	}
-	return m
+	slices.Sort(out)
+	return out
 }
 
 func deref(s *string) string {

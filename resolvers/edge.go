@@ -38,6 +38,10 @@ type Edge[P, T any] struct {
 	// sub, when set, names the subfield whose level the items are (the
 	// field of the edge wraps them, as User.roles wraps UserRole.team).
 	sub string
+	// levels, when set, records the loaded items as the levels below the
+	// field of ctx instead of at its path (a connection edge records the
+	// nodes of its pages at nodes and edges.node).
+	levels func(ctx context.Context, found map[string][]T)
 }
 
 // List returns the items of all the keys of p, in key order; never nil.
@@ -143,6 +147,10 @@ func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, erro
 		found, err := e.run(fctx, all, parents)
 		b.found, b.err = found, err
 		if err != nil {
+			return
+		}
+		if e.levels != nil {
+			e.levels(ctx, found)
 			return
 		}
 		if e.sub == "" {
@@ -264,6 +272,12 @@ func parentsAt[P any](l *Loaders, path string) []*P {
 				out = append(out, &s[i])
 			}
 		case map[string][]model.Owner:
+			for _, vs := range s {
+				for _, v := range vs {
+					add(v)
+				}
+			}
+		case map[string][]model.Node:
 			for _, vs := range s {
 				for _, v := range vs {
 					add(v)

@@ -99,6 +99,9 @@ func projection(ctx context.Context) query.Projection {
 	if fc == nil || !graphql.HasOperationContext(ctx) || ctx.Value(wholeKey{}) != nil {
 		return nil
 	}
+	if p, ok := ctx.Value(projectionKey{}).(query.Projection); ok {
+		return p
+	}
 	p := query.Projection{"id": nil}
 	collect(graphql.GetOperationContext(ctx), fc.Field.Selections, p)
 	return p

@@ -18,9 +18,19 @@ const (
 	MaxFirst     = 100
 )
 
-// fieldName maps a GraphQL filter or sort field name back to the registry
-// name (the schema generator turned dots into underscores).
-func fieldName(gql string) string { return strings.ReplaceAll(gql, "_", ".") }
+// fieldName maps a GraphQL filter input field or sort enum value back to the
+// registry name: the camelCase input field or ALL_CAPS enum value the schema
+// generator made of it, or the deprecated spelling (dots as underscores). A
+// name that matches no field is returned with underscores as dots, for the
+// filter parser's unknown-field error.
+func fieldName(reg *query.Registry, gql string) string {
+	for _, f := range reg.Fields() {
+		if gql == model.FilterField(f.Name) || gql == model.SortValue(f.Name) || gql == model.LegacyField(f.Name) {
+			return f.Name
+		}
+	}
+	return strings.ReplaceAll(gql, "_", ".")
+}
 
 // BuildFilter translates a GraphQL filter input (GoalFilter, ...) into the
 // REST filter language and validates it against reg, so GraphQL filters mean
@@ -29,7 +39,7 @@ func BuildFilter(reg *query.Registry, in map[string]any) (*query.Expr, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
-	doc, err := translateFilter(in)
+	doc, err := translateFilter(reg, in)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +54,7 @@ func BuildFilter(reg *query.Registry, in map[string]any) (*query.Expr, error) {
 	return e, nil
 }
 
-func translateFilter(in map[string]any) (map[string]any, error) {
+func translateFilter(reg *query.Registry, in map[string]any) (map[string]any, error) {
 	out := make(map[string]any, len(in))
 	for k, v := range in {
 		if v == nil {
@@ -69,7 +79,7 @@ func translateFilter(in map[string]any) (map[string]any, error) {
 				if !ok {
 					return nil, upstream.Invalid("filter."+k, "must be a list of filters")
 				}
-				sub, err := translateFilter(m)
+				sub, err := translateFilter(reg, m)
 				if err != nil {
 					return nil, err
 				}
@@ -93,7 +103,7 @@ func translateFilter(in map[string]any) (map[string]any, error) {
 				cond["$"+op] = val
 			}
 			if len(cond) > 0 {
-				out[fieldName(k)] = cond
+				out[fieldName(reg, k)] = cond
 			}
 		}
 	}
@@ -108,7 +118,7 @@ func BuildSort(reg *query.Registry, order []model.Order) ([]query.SortKey, error
 	keys := make([]query.SortKey, 0, len(order))
 	seen := map[string]bool{}
 	for _, o := range order {
-		name := fieldName(o.Field)
+		name := fieldName(reg, o.Field)
 		f, ok := reg.Field(name)
 		if !ok || !f.Sortable {
 			return nil, upstream.Invalid("orderBy", "%q is not sortable", o.Field)

@@ -17,23 +17,30 @@ import (
 // are reachable by (nodes and edges.node, under any alias).
 func produced[T any](ctx context.Context, items []T) {
 	l := LoadersFrom(ctx)
-	fc := graphql.GetFieldContext(ctx)
-	if l == nil || fc == nil {
+	if l == nil {
 		return
+	}
+	for _, p := range connPaths(ctx) {
+		l.record(p, items)
+	}
+}
+
+// connPaths returns the paths a connection's items are reachable by below
+// the field of ctx: nodes and edges.node, under any alias.
+func connPaths(ctx context.Context) []string {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return nil
 	}
 	oc := graphql.GetOperationContext(ctx)
 	base := pathKey(ctx)
-	for _, p := range fieldPaths(oc, base, fc.Field.Selections, "nodes") {
-		l.record(p, items)
-	}
+	out := fieldPaths(oc, base, fc.Field.Selections, "nodes")
 	for _, e := range graphql.CollectFields(oc, fc.Field.Selections, nil) {
-		if e.Name != "edges" {
-			continue
-		}
-		for _, p := range fieldPaths(oc, segment(base, e.Field), e.Selections, "node") {
-			l.record(p, items)
+		if e.Name == "edges" {
+			out = append(out, fieldPaths(oc, segment(base, e.Field), e.Selections, "node")...)
 		}
 	}
+	return out
 }
 
 // producedList records the items of a top-level plain list (not a

@@ -20,6 +20,7 @@ import (
 // Never share Loaders between requests: a batch runs with the context, and
 // so the caller, of the request that created it.
 type Loaders struct {
+	api     upstream.API // for the edges built per field (arguments, see nested.go)
 	mu      sync.Mutex
 	batches map[batchKey]any // edge at path → *batch[T]
 	levels  map[string][]any // path → the items resolved there
@@ -93,6 +94,7 @@ type Loaders struct {
 	ListCreatedBy      *Edge[upstream.List, upstream.User]
 
 	// By id, for top-level fields and mutation read-backs (Edge.Keys).
+	Nodes    *Edge[none, model.Node] // any type (node, nodes; see node.go)
 	Goals    *Edge[none, upstream.Goal]
 	Metrics  *Edge[none, upstream.Metric]
 	Sessions *Edge[none, upstream.Session]
@@ -105,7 +107,7 @@ type none struct{}
 
 // NewLoaders returns the loaders of one request over api.
 func NewLoaders(api upstream.API) *Loaders {
-	l := &Loaders{batches: map[batchKey]any{}, levels: map[string][]any{}}
+	l := &Loaders{api: api, batches: map[batchKey]any{}, levels: map[string][]any{}}
 
 	goalID := func(g *upstream.Goal) string { return g.ID }
 	metricID := func(m *upstream.Metric) string { return m.ID }
@@ -211,6 +213,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.KPIGroupCreatedBy = edge(l, "KPIGroupCreatedBy", key(func(g *upstream.KPIGroup) string { return g.CreatedByID }), users)
 	l.ListCreatedBy = edge(l, "ListCreatedBy", key(func(x *upstream.List) string { return x.CreatedByID }), users)
 
+	l.Nodes = edge(l, "Nodes", noKeys, nodesByID(api))
 	l.Goals = edge(l, "Goals", noKeys, goals)
 	l.Metrics = edge(l, "Metrics", noKeys, metrics)
 	l.Sessions = edge(l, "Sessions", noKeys, sessions)

@@ -181,23 +181,23 @@ func (r *mutationResolver) SetItemAccess(ctx context.Context, itemType string, i
 }
 
 // Grant is the resolver for the grant field.
-func (r *ownerPermissionsResolver) Grant(ctx context.Context, obj *upstream.OwnerPermissions) (any, error) {
-	return nonNilMap(obj.Grant), nil
+func (r *ownerPermissionsResolver) Grant(ctx context.Context, obj *upstream.OwnerPermissions) ([]string, error) {
+	return actionList(obj.Grant), nil
 }
 
 // Deny is the resolver for the deny field.
-func (r *ownerPermissionsResolver) Deny(ctx context.Context, obj *upstream.OwnerPermissions) (any, error) {
-	return nonNilMap(obj.Deny), nil
+func (r *ownerPermissionsResolver) Deny(ctx context.Context, obj *upstream.OwnerPermissions) ([]string, error) {
+	return actionList(obj.Deny), nil
 }
 
 // Grant is the resolver for the grant field.
-func (r *permissionEntryResolver) Grant(ctx context.Context, obj *upstream.PermissionEntry) (any, error) {
-	return nonNilMap(obj.Grant), nil
+func (r *permissionEntryResolver) Grant(ctx context.Context, obj *upstream.PermissionEntry) ([]string, error) {
+	return actionList(obj.Grant), nil
 }
 
 // Deny is the resolver for the deny field.
-func (r *permissionEntryResolver) Deny(ctx context.Context, obj *upstream.PermissionEntry) (any, error) {
-	return nonNilMap(obj.Deny), nil
+func (r *permissionEntryResolver) Deny(ctx context.Context, obj *upstream.PermissionEntry) ([]string, error) {
+	return actionList(obj.Deny), nil
 }
 
 // Employees is the resolver for the employees field.

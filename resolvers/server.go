@@ -115,7 +115,11 @@ func (c *Config) defaults() {
 // around it.
 func NewServer(cfg Config) *handler.Server {
 	cfg.defaults()
-	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API}}
+	schema, err := ServedSchema()
+	if err != nil { // the schema files are embedded and parsed at init: unreachable
+		panic(err)
+	}
+	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API}, Schema: schema}
 	SetComplexity(&gcfg)
 	srv := handler.New(graph.NewExecutableSchema(gcfg))
 	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})

@@ -21,29 +21,9 @@ func (r *goalResolver) Etag(ctx context.Context, obj *upstream.Goal) (string, er
 	return r.etag(ctx, upstream.KindGoal, obj.ID)
 }
 
-// Access is the resolver for the access field.
-func (r *goalResolver) Access(ctx context.Context, obj *upstream.Goal) (any, error) {
-	return obj.Access, nil
-}
-
-// DesignScore is the resolver for the designScore field.
-func (r *goalResolver) DesignScore(ctx context.Context, obj *upstream.Goal) (any, error) {
-	return obj.DesignScore, nil
-}
-
 // Tags is the resolver for the tags field.
 func (r *goalResolver) Tags(ctx context.Context, obj *upstream.Goal) ([]upstream.Tag, error) {
 	return For(ctx).GoalTags.List(ctx, obj)
-}
-
-// Links is the resolver for the links field.
-func (r *goalResolver) Links(ctx context.Context, obj *upstream.Goal) (any, error) {
-	return obj.Links, nil
-}
-
-// Workflow is the resolver for the workflow field.
-func (r *goalResolver) Workflow(ctx context.Context, obj *upstream.Goal) (any, error) {
-	return obj.Workflow, nil
 }
 
 // Parent is the resolver for the parent field.
@@ -52,18 +32,81 @@ func (r *goalResolver) Parent(ctx context.Context, obj *upstream.Goal) (*upstrea
 }
 
 // Children is the resolver for the children field.
-func (r *goalResolver) Children(ctx context.Context, obj *upstream.Goal) ([]upstream.Goal, error) {
-	return For(ctx).GoalChildren.List(ctx, obj)
+func (r *goalResolver) Children(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Goal, error) {
+	a, err := listArgs(upstream.GoalFields, filter, orderBy, first)
+	if err != nil {
+		return nil, err
+	}
+	if a.plain() {
+		return For(ctx).GoalChildren.List(ctx, obj)
+	}
+	return argList(ctx, For(ctx), "GoalChildren", key(goalIDOf), goalChildrenFetch(r.API), obj, a)
+}
+
+// ChildrenConnection is the resolver for the childrenConnection field.
+func (r *goalResolver) ChildrenConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error) {
+	a, p, err := connArgs(upstream.GoalFields, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := argConn(ctx, For(ctx), "GoalChildren", key(goalIDOf), goalChildrenFetch(r.API), obj, a)
+	if err != nil {
+		return nil, err
+	}
+	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Goal) model.GoalEdge { return model.GoalEdge{Cursor: c, Node: n} })
+	return &model.GoalConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
 }
 
 // Metrics is the resolver for the metrics field.
-func (r *goalResolver) Metrics(ctx context.Context, obj *upstream.Goal) ([]upstream.Metric, error) {
-	return For(ctx).GoalMetrics.List(ctx, obj)
+func (r *goalResolver) Metrics(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Metric, error) {
+	a, err := listArgs(upstream.MetricFields, filter, orderBy, first)
+	if err != nil {
+		return nil, err
+	}
+	if a.plain() {
+		return For(ctx).GoalMetrics.List(ctx, obj)
+	}
+	return argList(ctx, For(ctx), "GoalMetrics", key(goalIDOf), goalMetricsFetch(r.API), obj, a)
+}
+
+// MetricsConnection is the resolver for the metricsConnection field.
+func (r *goalResolver) MetricsConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.MetricConnection, error) {
+	a, p, err := connArgs(upstream.MetricFields, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := argConn(ctx, For(ctx), "GoalMetrics", key(goalIDOf), goalMetricsFetch(r.API), obj, a)
+	if err != nil {
+		return nil, err
+	}
+	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Metric) model.MetricEdge { return model.MetricEdge{Cursor: c, Node: n} })
+	return &model.MetricConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
 }
 
 // Tasks is the resolver for the tasks field.
-func (r *goalResolver) Tasks(ctx context.Context, obj *upstream.Goal) ([]upstream.Task, error) {
-	return For(ctx).GoalTasks.List(ctx, obj)
+func (r *goalResolver) Tasks(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Task, error) {
+	a, err := listArgs(upstream.TaskFields, filter, orderBy, first)
+	if err != nil {
+		return nil, err
+	}
+	if a.plain() {
+		return For(ctx).GoalTasks.List(ctx, obj)
+	}
+	return argList(ctx, For(ctx), "GoalTasks", key(goalIDOf), tasksFetch[upstream.Goal](r.API), obj, a)
+}
+
+// TasksConnection is the resolver for the tasksConnection field.
+func (r *goalResolver) TasksConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TaskConnection, error) {
+	a, p, err := connArgs(upstream.TaskFields, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := argConn(ctx, For(ctx), "GoalTasks", key(goalIDOf), tasksFetch[upstream.Goal](r.API), obj, a)
+	if err != nil {
+		return nil, err
+	}
+	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Task) model.TaskEdge { return model.TaskEdge{Cursor: c, Node: n} })
+	return &model.TaskConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
 }
 
 // Session is the resolver for the session field.
@@ -91,29 +134,61 @@ func (r *metricResolver) TargetMetrics(ctx context.Context, obj *upstream.Metric
 	return obj.TargetMetrics, nil
 }
 
-// Settings is the resolver for the settings field.
-func (r *metricResolver) Settings(ctx context.Context, obj *upstream.Metric) (any, error) {
-	return obj.Settings, nil
-}
-
-// Links is the resolver for the links field.
-func (r *metricResolver) Links(ctx context.Context, obj *upstream.Metric) (any, error) {
-	return obj.Links, nil
-}
-
 // Goal is the resolver for the goal field.
 func (r *metricResolver) Goal(ctx context.Context, obj *upstream.Metric) (*upstream.Goal, error) {
 	return For(ctx).MetricGoal.One(ctx, obj)
 }
 
 // Checkins is the resolver for the checkins field.
-func (r *metricResolver) Checkins(ctx context.Context, obj *upstream.Metric) ([]upstream.CheckIn, error) {
-	return For(ctx).MetricCheckins.List(ctx, obj)
+func (r *metricResolver) Checkins(ctx context.Context, obj *upstream.Metric, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.CheckIn, error) {
+	a, err := listArgs(upstream.CheckInFields, filter, orderBy, first)
+	if err != nil {
+		return nil, err
+	}
+	if a.plain() {
+		return For(ctx).MetricCheckins.List(ctx, obj)
+	}
+	return argList(ctx, For(ctx), "MetricCheckins", key(metricIDOf), checkinsFetch(r.API), obj, a)
+}
+
+// CheckinsConnection is the resolver for the checkinsConnection field.
+func (r *metricResolver) CheckinsConnection(ctx context.Context, obj *upstream.Metric, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.CheckInConnection, error) {
+	a, p, err := connArgs(upstream.CheckInFields, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := argConn(ctx, For(ctx), "MetricCheckins", key(metricIDOf), checkinsFetch(r.API), obj, a)
+	if err != nil {
+		return nil, err
+	}
+	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.CheckIn) model.CheckInEdge { return model.CheckInEdge{Cursor: c, Node: n} })
+	return &model.CheckInConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
 }
 
 // Tasks is the resolver for the tasks field.
-func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric) ([]upstream.Task, error) {
-	return For(ctx).MetricTasks.List(ctx, obj)
+func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Task, error) {
+	a, err := listArgs(upstream.TaskFields, filter, orderBy, first)
+	if err != nil {
+		return nil, err
+	}
+	if a.plain() {
+		return For(ctx).MetricTasks.List(ctx, obj)
+	}
+	return argList(ctx, For(ctx), "MetricTasks", key(metricIDOf), tasksFetch[upstream.Metric](r.API), obj, a)
+}
+
+// TasksConnection is the resolver for the tasksConnection field.
+func (r *metricResolver) TasksConnection(ctx context.Context, obj *upstream.Metric, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TaskConnection, error) {
+	a, p, err := connArgs(upstream.TaskFields, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := argConn(ctx, For(ctx), "MetricTasks", key(metricIDOf), tasksFetch[upstream.Metric](r.API), obj, a)
+	if err != nil {
+		return nil, err
+	}
+	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Task) model.TaskEdge { return model.TaskEdge{Cursor: c, Node: n} })
+	return &model.TaskConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
 }
 
 // Owners is the resolver for the owners field.
@@ -126,39 +201,9 @@ func (r *sessionResolver) Etag(ctx context.Context, obj *upstream.Session) (stri
 	return r.etag(ctx, upstream.KindSession, obj.ID)
 }
 
-// OwnerPermissions is the resolver for the ownerPermissions field.
-func (r *sessionResolver) OwnerPermissions(ctx context.Context, obj *upstream.Session) (any, error) {
-	return obj.OwnerPermissions, nil
-}
-
-// Permissions is the resolver for the permissions field.
-func (r *sessionResolver) Permissions(ctx context.Context, obj *upstream.Session) (any, error) {
-	return obj.Permissions, nil
-}
-
 // Tags is the resolver for the tags field.
 func (r *sessionResolver) Tags(ctx context.Context, obj *upstream.Session) ([]upstream.Tag, error) {
 	return For(ctx).SessionTags.List(ctx, obj)
-}
-
-// Cadence is the resolver for the cadence field.
-func (r *sessionResolver) Cadence(ctx context.Context, obj *upstream.Session) (any, error) {
-	return obj.Cadence, nil
-}
-
-// CadenceStart is the resolver for the cadenceStart field.
-func (r *sessionResolver) CadenceStart(ctx context.Context, obj *upstream.Session) (any, error) {
-	return obj.CadenceStart, nil
-}
-
-// Settings is the resolver for the settings field.
-func (r *sessionResolver) Settings(ctx context.Context, obj *upstream.Session) (any, error) {
-	return obj.Settings, nil
-}
-
-// Workflow is the resolver for the workflow field.
-func (r *sessionResolver) Workflow(ctx context.Context, obj *upstream.Session) (any, error) {
-	return obj.Workflow, nil
 }
 
 // Parent is the resolver for the parent field.
@@ -172,11 +217,33 @@ func (r *sessionResolver) Children(ctx context.Context, obj *upstream.Session) (
 }
 
 // Goals is the resolver for the goals field.
-func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, roots *bool) ([]upstream.Goal, error) {
-	if roots != nil && *roots {
-		return For(ctx).SessionRootGoals.List(ctx, obj)
+func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, roots *bool, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Goal, error) {
+	a, err := listArgs(upstream.GoalFields, filter, orderBy, first)
+	if err != nil {
+		return nil, err
 	}
-	return For(ctx).SessionGoals.List(ctx, obj)
+	root := roots != nil && *roots
+	if a.plain() {
+		if root {
+			return For(ctx).SessionRootGoals.List(ctx, obj)
+		}
+		return For(ctx).SessionGoals.List(ctx, obj)
+	}
+	return argList(ctx, For(ctx), "SessionGoals", key(sessionIDOf), sessionGoalsFetch(r.API, root), obj, a)
+}
+
+// GoalsConnection is the resolver for the goalsConnection field.
+func (r *sessionResolver) GoalsConnection(ctx context.Context, obj *upstream.Session, roots *bool, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error) {
+	a, p, err := connArgs(upstream.GoalFields, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := argConn(ctx, For(ctx), "SessionGoals", key(sessionIDOf), sessionGoalsFetch(r.API, roots != nil && *roots), obj, a)
+	if err != nil {
+		return nil, err
+	}
+	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Goal) model.GoalEdge { return model.GoalEdge{Cursor: c, Node: n} })
+	return &model.GoalConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
 }
 
 // Goals is the resolver for the goals field.
@@ -192,21 +259,6 @@ func (r *tagResolver) Dashboards(ctx context.Context, obj *upstream.Tag) ([]upst
 // Etag is the resolver for the etag field.
 func (r *taskResolver) Etag(ctx context.Context, obj *upstream.Task) (string, error) {
 	return r.etag(ctx, upstream.KindTask, obj.ID)
-}
-
-// Access is the resolver for the access field.
-func (r *taskResolver) Access(ctx context.Context, obj *upstream.Task) (any, error) {
-	return obj.Access, nil
-}
-
-// LastComment is the resolver for the lastComment field.
-func (r *taskResolver) LastComment(ctx context.Context, obj *upstream.Task) (any, error) {
-	return obj.LastComment, nil
-}
-
-// Snapshots is the resolver for the snapshots field.
-func (r *taskResolver) Snapshots(ctx context.Context, obj *upstream.Task) (any, error) {
-	return obj.Snapshots, nil
 }
 
 // Parent is the resolver for the parent field.
@@ -264,8 +316,29 @@ func (r *teamResolver) Children(ctx context.Context, obj *upstream.Team) ([]upst
 }
 
 // Members is the resolver for the members field.
-func (r *teamResolver) Members(ctx context.Context, obj *upstream.Team) ([]upstream.User, error) {
-	return For(ctx).TeamMembers.List(ctx, obj)
+func (r *teamResolver) Members(ctx context.Context, obj *upstream.Team, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.User, error) {
+	a, err := listArgs(upstream.UserFields, filter, orderBy, first)
+	if err != nil {
+		return nil, err
+	}
+	if a.plain() {
+		return For(ctx).TeamMembers.List(ctx, obj)
+	}
+	return argList(ctx, For(ctx), "TeamMembers", key(teamIDOf), teamMembers(r.API), obj, a)
+}
+
+// MembersConnection is the resolver for the membersConnection field.
+func (r *teamResolver) MembersConnection(ctx context.Context, obj *upstream.Team, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.UserConnection, error) {
+	a, p, err := connArgs(upstream.UserFields, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := argConn(ctx, For(ctx), "TeamMembers", key(teamIDOf), teamMembers(r.API), obj, a)
+	if err != nil {
+		return nil, err
+	}
+	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.User) model.UserEdge { return model.UserEdge{Cursor: c, Node: n} })
+	return &model.UserConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
 }
 
 // Manager is the resolver for the manager field.

@@ -54,6 +54,7 @@ func commands() []command {
 		{"token", "token create: mint a new API token for a user (replaces a lost one)", tokenCmd},
 		{"account", "account suspend|resume: stop or restore an account's access", accountCmd},
 		{"backup", "write a consistent copy of the database, also while a server runs", backupCmd},
+		{"schema", "print the GraphQL schema the server serves (SDL, with descriptions)", schemaCmd},
 		{"version", "print the version and the commit the binary was built from", versionCmd},
 		{"help", "print this help; help COMMAND: the flags of COMMAND", nil},
 	}

@@ -18,6 +18,10 @@ import (
 // Owner is a user or a team: upstream.User or upstream.Team (or pointers to them).
 type Owner interface{}
 
+// Node is any object with a global id (the types implementing the GraphQL
+// Node interface): an upstream resource value or a pointer to one.
+type Node interface{}
+
 // TaskParent is the parent of a task: upstream.Goal or upstream.Metric.
 type TaskParent interface{}
 

@@ -12,9 +12,11 @@ import (
 )
 
 type AccessInput struct {
-	Inherits         bool                   `json:"inherits"`
+	Inherits bool `json:"inherits"`
+	// What the item's owners are granted and denied.
 	OwnerPermissions *OwnerPermissionsInput `json:"ownerPermissions,omitempty"`
-	Permissions      []PermissionEntryInput `json:"permissions,omitempty"`
+	// Grants and denials per principal.
+	Permissions []PermissionEntryInput `json:"permissions,omitempty"`
 }
 
 type AnnouncementConnection struct {
@@ -67,11 +69,15 @@ type CheckInEdge struct {
 
 // The check-in and the objects it changed, read after the write (follow goal.parent for the ancestors).
 type CheckInPayload struct {
+	// The check-in recorded.
 	CheckIn *upstream.CheckIn `json:"checkIn"`
-	Metric  *upstream.Metric  `json:"metric,omitempty"`
-	Goal    *upstream.Goal    `json:"goal,omitempty"`
+	// The key result, with its new actual and attainment.
+	Metric *upstream.Metric `json:"metric,omitempty"`
+	// The key result's objective, with its recomputed attainment (follow parent for the ancestors).
+	Goal *upstream.Goal `json:"goal,omitempty"`
 }
 
+// The API token to create.
 type CreateTokenInput struct {
 	// The user the token is for; the caller when left out. An admin may name a user who is not an admin.
 	UserID *string `json:"userId,omitempty"`
@@ -87,7 +93,8 @@ type CreateTokenInput struct {
 // A token just created, with its secret: the only time the secret is shown.
 type CreatedToken struct {
 	// The secret: send it as Authorization: Bearer <token>.
-	Token    string          `json:"token"`
+	Token string `json:"token"`
+	// The token as its owner sees it later (without the secret).
 	APIToken *upstream.Token `json:"apiToken"`
 }
 
@@ -209,7 +216,7 @@ type PageInfo struct {
 
 type PermissionEntryInput struct {
 	PrincipalID string `json:"principalId"`
-	// user, role or team
+	// What the principal is: user, role or team.
 	PrincipalKind string   `json:"principalKind"`
 	Grant         []string `json:"grant,omitempty"`
 	Deny          []string `json:"deny,omitempty"`
@@ -246,9 +253,11 @@ type SessionEdge struct {
 }
 
 type TagDashboardPayload struct {
+	// The tag.
 	Tag *upstream.Tag `json:"tag"`
-	// false when the dashboard already carried the tag.
-	Added     bool                `json:"added"`
+	// False when the dashboard already carried the tag.
+	Added bool `json:"added"`
+	// The dashboard, read after the write.
 	Dashboard *upstream.Dashboard `json:"dashboard,omitempty"`
 }
 
@@ -265,15 +274,18 @@ type TagDetailEdge struct {
 }
 
 type TagGoalPayload struct {
+	// The tag.
 	Tag *upstream.Tag `json:"tag"`
-	// false when the goal already carried the tag.
-	Added bool           `json:"added"`
-	Goal  *upstream.Goal `json:"goal,omitempty"`
+	// False when the objective already carried the tag.
+	Added bool `json:"added"`
+	// The objective, read after the write.
+	Goal *upstream.Goal `json:"goal,omitempty"`
 }
 
 type TagPayload struct {
+	// The tag.
 	Tag *upstream.Tag `json:"tag"`
-	// false when the item already carried the tag.
+	// False when the item already carried the tag.
 	Added bool `json:"added"`
 }
 
@@ -315,8 +327,9 @@ type UserEdge struct {
 
 // A page of users (offset paging: the deprecated legacyUsers listing).
 type UserPage struct {
+	// The users of this page.
 	Items []upstream.User `json:"items"`
-	// How many users match, regardless of skip and take.
+	// How many users match, over all pages.
 	TotalCount int `json:"totalCount"`
 }
 
@@ -324,7 +337,9 @@ type UserPage struct {
 type TokenScope string
 
 const (
-	TokenScopeRead  TokenScope = "READ"
+	// Read operations (queries, GET).
+	TokenScopeRead TokenScope = "READ"
+	// Write operations (mutations, POST, PATCH, DELETE).
 	TokenScopeWrite TokenScope = "WRITE"
 )
 

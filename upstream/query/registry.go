@@ -73,6 +73,10 @@ type Field struct {
 	// Display is the human name used in schemas. NewRegistry derives it
 	// from Name when empty ("ownerIds" → "Owner ids").
 	Display string
+	// Description says what the field holds, one sentence for people
+	// reading a schema (the GraphQL schema's field, filter and sort
+	// descriptions come from it); set with Describe.
+	Description string
 }
 
 // Registry is the set of fields of one resource. It is immutable after
@@ -171,6 +175,19 @@ func (r *Registry) SetSub(name string, sub *Registry) {
 		panic(fmt.Sprintf("query: registry %q: SetSub on %q, which is not an object field", r.resource, name))
 	}
 	r.fields[i].Sub = sub
+}
+
+// Describe sets the descriptions of the fields named in docs. Like SetSub
+// it must be called during initialisation; it panics on a name that is no
+// field of r, so a renamed field cannot keep a stale description.
+func (r *Registry) Describe(docs map[string]string) {
+	for name, text := range docs {
+		i, ok := r.index[canonicalName(name)]
+		if !ok {
+			panic(fmt.Sprintf("query: registry %q: Describe on %q, which is no field", r.resource, name))
+		}
+		r.fields[i].Description = text
+	}
 }
 
 // canonicalName maps the Mongo alias "_id" to "id".

@@ -163,8 +163,10 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if s.bulkOf(ctx) != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
-		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
-		return err
+		if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+			return err
+		}
+		return s.goalView(ctx, q, c, &g)
 	})
 	if err != nil {
 		return upstream.Goal{}, err
@@ -380,8 +382,10 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 				return err
 			}
 		}
-		g, err = s.getGoal(ctx, q, c.AccountID, g.ID)
-		return err
+		if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+			return err
+		}
+		return s.goalView(ctx, q, c, &g)
 	})
 	if err != nil {
 		return upstream.Goal{}, err

@@ -171,8 +171,10 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if s.bulkOf(ctx) != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
-		m, err = s.getMetric(ctx, q, c.AccountID, m.ID)
-		return err
+		if m, err = s.getMetric(ctx, q, c.AccountID, m.ID); err != nil {
+			return err
+		}
+		return s.metricView(ctx, q, c, &m)
 	})
 	if err != nil {
 		return upstream.Metric{}, err
@@ -319,8 +321,10 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 		if err := s.recompute(ctx, q, c.AccountID, old.GoalID, m.GoalID); err != nil {
 			return err
 		}
-		m, err = s.getMetric(ctx, q, c.AccountID, m.ID)
-		return err
+		if m, err = s.getMetric(ctx, q, c.AccountID, m.ID); err != nil {
+			return err
+		}
+		return s.metricView(ctx, q, c, &m)
 	})
 	if err != nil {
 		return upstream.Metric{}, err

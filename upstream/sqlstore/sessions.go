@@ -43,7 +43,10 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
 			return err
 		}
-		return sessions.insert(ctx, q, c.AccountID, &ss)
+		if err := sessions.insert(ctx, q, c.AccountID, &ss); err != nil {
+			return err
+		}
+		return s.sessionView(ctx, q, c, &ss)
 	})
 	if err != nil {
 		return upstream.Session{}, err
@@ -196,7 +199,10 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
 			return err
 		}
-		return sessions.update(ctx, q, c.AccountID, &ss)
+		if err := sessions.update(ctx, q, c.AccountID, &ss); err != nil {
+			return err
+		}
+		return s.sessionView(ctx, q, c, &ss)
 	})
 	if err != nil {
 		return upstream.Session{}, err
