@@ -38,7 +38,14 @@ const PlaygroundExampleQuery = `query SessionTree {
           id
           name
           attainment
-          metrics { id name attainment }
+          metrics {
+            id
+            name
+            actual
+            target
+            attainment
+            checkins { id actual checkInDate }
+          }
         }
       }
     }
