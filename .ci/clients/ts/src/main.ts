@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { SessionTreeDocument, type SessionTreeQuery } from './generated/graphql.js';
 import type { paths } from './generated/openapi.js';
 import './noany.js';
+import './required.js';
 
 function env(name: string): string {
   const v = process.env[name];
