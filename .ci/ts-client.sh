@@ -37,6 +37,7 @@ fi
 export OKRGATE_URL OKRGATE_TOKEN OKRGATE_ACCOUNT
 
 cd .ci/clients/ts
+export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
 echo "-- npm ci"
 npm ci --no-audit --no-fund --loglevel=error
 rm -rf src/generated dist

@@ -179,4 +179,12 @@ func TestPlaygroundExampleValid(t *testing.T) {
 	if len(doc.Operations) != 1 || doc.Operations[0].Operation != ast.Query {
 		t.Fatalf("example: %d operations", len(doc.Operations))
 	}
+	// The TypeScript client check (.ci/ts-client.sh) runs the same query.
+	ts, err := os.ReadFile("../.ci/clients/ts/src/graphql/sessionTree.graphql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(ts), "\n"+resolvers.PlaygroundExampleQuery) {
+		t.Error(".ci/clients/ts/src/graphql/sessionTree.graphql differs from resolvers.PlaygroundExampleQuery")
+	}
 }
