@@ -172,7 +172,7 @@ func TestPlaygroundDemoToken(t *testing.T) {
 // TestPlaygroundExampleValid validates the example against the schema.
 func TestPlaygroundExampleValid(t *testing.T) {
 	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
-	doc, errs := gqlparser.LoadQuery(schema, resolvers.PlaygroundExampleQuery)
+	doc, errs := gqlparser.LoadQueryWithRules(schema, resolvers.PlaygroundExampleQuery, nil)
 	if len(errs) > 0 {
 		t.Fatalf("example query: %v", errs)
 	}

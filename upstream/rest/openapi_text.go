@@ -45,30 +45,39 @@ func splitCamel(name string) []string {
 // from the route's facts, followed by the operation's own text.
 func operationDescription(e entry, sp opSpec) string {
 	var b strings.Builder
-	resource := tagOf(e.Pattern)
+	one, many := resourceNouns(e, sp)
 	list := hasParam(e, "limit") || hasParam(e, "take")
+	verb := splitCamel(handlerName(e.h))[0]
+	plain := map[string]bool{"create": true, "get": true, "list": true, "update": true, "delete": true, "set": true, "replace": true}[verb]
 	switch {
+	case !plain && !list && e.Method == http.MethodGet:
+		fmt.Fprintf(&b, "Reads %s. ", strings.Join(splitCamel(handlerName(e.h)), " "))
+	case !plain && !list:
+		// An action ("approveBadge", "removeTeamMember"): its name says it.
+		fmt.Fprintf(&b, "%s; answers %d. ", operationSummary(handlerName(e.h)), e.Success)
 	case e.Method == http.MethodGet && list:
 		fmt.Fprintf(&b, "Lists %s of the caller's account, one page at a time (skip, then limit or take: default %d, at most %d; above the maximum is a 400, never a silent clamp). ",
-			resource, upstream.DefaultLimit, upstream.MaxLimit)
+			many, upstream.DefaultLimit, upstream.MaxLimit)
 		if hasParam(e, "filter") && !isGroupBy(e) {
 			b.WriteString("filter takes the Mongo-style filter language on the resource's registered fields (GET /api/v1/lists/{targetType}/schema lists them); an unknown field or operator is a 400. ")
 		}
 		if hasParam(e, "sort") {
 			b.WriteString("Every sort ends with the id, so paging is stable. ")
 		}
-	case e.Method == http.MethodGet && e.Success == http.StatusOK:
-		fmt.Fprintf(&b, "Reads %s. An id that does not exist, or that the caller may not see, is a 404 not_found. ", article(resource))
+	case e.Method == http.MethodGet && strings.Contains(e.Pattern, "{"):
+		fmt.Fprintf(&b, "Reads %s. An id that does not exist, or that the caller may not see, is a 404 not_found. ", withArticle(one))
+	case e.Method == http.MethodGet:
+		fmt.Fprintf(&b, "Reads %s. ", many)
 	case e.Method == http.MethodPost && e.Success == http.StatusCreated:
-		fmt.Fprintf(&b, "Creates %s and answers it with 201. An invalid body is a 400 invalid_input naming the fields. ", article(resource))
+		fmt.Fprintf(&b, "Creates %s and answers it with 201. An invalid body is a 400 invalid_input naming the fields. ", withArticle(one))
 	case e.Method == http.MethodPatch:
-		fmt.Fprintf(&b, "Changes the fields given in the body; fields left out keep their value. Answers the changed %s. ", resource)
+		fmt.Fprintf(&b, "Changes %s: the fields given in the body change, fields left out keep their value. Answers the item as stored. ", withArticle(one))
 	case e.Method == http.MethodPut:
-		fmt.Fprintf(&b, "Sets %s as given in the request. ", article(resource))
+		fmt.Fprintf(&b, "Sets %s as given in the request. ", withArticle(one))
 	case e.Method == http.MethodDelete:
-		fmt.Fprintf(&b, "Deletes %s; 204 without a body. ", article(resource))
+		fmt.Fprintf(&b, "Deletes %s; 204 without a body. ", withArticle(one))
 	case e.Method == http.MethodPost:
-		fmt.Fprintf(&b, "Performs the action on %s. ", article(resource))
+		fmt.Fprintf(&b, "Acts on %s; answers %d. ", withArticle(one), e.Success)
 	}
 	if sp.desc != "" {
 		b.WriteString(sp.desc + " ")
@@ -108,9 +117,54 @@ func hasParam(e entry, name string) bool {
 
 func isGroupBy(e entry) bool { return strings.Contains(e.Pattern, "/groupBy/") }
 
-// article turns a tag ("goals") into "a goal"-style wording: the tag names
-// the collection, so "one of the goals" reads right for any of them.
-func article(tag string) string { return "one of the " + tag }
+// resourceNouns names what an operation works on, singular and plural,
+// from its response type (the element type of a page or list), else its
+// body type, else the path's tag: "dashboard parameter", "check-in".
+func resourceNouns(e entry, sp opSpec) (one, many string) {
+	var t reflect.Type
+	switch {
+	case sp.resp != nil:
+		t = reflect.TypeOf(sp.resp)
+	case sp.body != nil:
+		t = reflect.TypeOf(sp.body)
+	}
+	for t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer) {
+		t = t.Elem()
+	}
+	if t != nil && t.Kind() == reflect.Struct && (strings.Contains(t.Name(), "Page[") || strings.HasPrefix(t.Name(), "itemsOf[")) {
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.Type.Kind() == reflect.Slice {
+				t = f.Type.Elem()
+				break
+			}
+		}
+	}
+	if t == nil || t.Kind() != reflect.Struct || t.Name() == "" {
+		// No types: the handler's name without its verb ("deleteRoleMapping").
+		one = strings.Join(splitCamel(handlerName(e.h))[1:], " ")
+	} else {
+		name := strings.TrimSuffix(strings.TrimSuffix(schemaName(t), "Input"), "Patch")
+		one = strings.Join(splitCamel(name), " ")
+	}
+	one = strings.NewReplacer("check in", "check-in", "kpi", "KPI").Replace(one)
+	switch {
+	case strings.HasSuffix(one, "y") && !strings.HasSuffix(one, "ey"):
+		many = one[:len(one)-1] + "ies"
+	case strings.HasSuffix(one, "s"):
+		many = one
+	default:
+		many = one + "s"
+	}
+	return one, many
+}
+
+// withArticle prefixes a or an ("a user": words starting with u take a).
+func withArticle(noun string) string {
+	if noun != "" && strings.ContainsRune("aeio", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
 
 // pathParamDoc describes a path parameter.
 func pathParamDoc(e entry, name string) (desc string, enum []string) {
