@@ -22,6 +22,9 @@ func FieldDoc(typeName, name string) string {
 	if d, ok := fieldDocs[name]; ok {
 		return d
 	}
+	if d, ok := contentFieldDocs[name]; ok {
+		return d
+	}
 	return derivedFieldDoc(name)
 }
 
@@ -30,7 +33,8 @@ func FieldDoc(typeName, name string) string {
 func HasFieldDoc(typeName, name string) bool {
 	_, typed := typeFieldDocs[typeName+"."+name]
 	_, shared := fieldDocs[name]
-	return typed || shared
+	_, content := contentFieldDocs[name]
+	return typed || shared || content
 }
 
 // RequiredInputFields names the fields a create or replace body must carry:
