@@ -1,13 +1,22 @@
-// Browser test of the GraphiQL playground: starts the built okrgate binary
-// with local playground assets, blocks every request that does not go to the
-// server (no internet), opens the playground in headless Chromium, runs a
-// query and checks the result text, and takes a screenshot.
+// Browser test of the GraphiQL playground, as a new user meets it with no
+// internet: starts the built okrgate binary WITHOUT any assets flag (the
+// embedded copy), blocks every request that does not go to the server, and
+// in headless Chromium checks:
 //
-// Environment: OKRGATE_BIN (binary), ASSETS (assets dir), CHROMIUM
-// (executable, default /usr/bin/chromium), SCREENSHOT (png path),
-// PLAYWRIGHT_CORE (path of the playwright-core package).
+//  1. serve --demo on a new database: the page loads, the schema
+//     introspection carries the prefilled demo token, the docs panel lists the
+//     schema, and the example (the session tree query) runs;
+//  2. the same database without --demo, a fresh browser profile: the page
+//     explains how to authenticate; a token typed in the Headers tab is used
+//     to re-fetch the schema and to run the example; after a reload the
+//     introspection still carries the saved headers and the docs load.
+//
+// Screenshots go to $OUT (never the repository).
+//
+// Environment: OKRGATE_BIN (binary), CHROMIUM (default /usr/bin/chromium),
+// OUT (screenshot directory), PLAYWRIGHT_CORE (path of playwright-core).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -16,78 +25,184 @@ const require = createRequire(import.meta.url);
 const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 
 const bin = process.env.OKRGATE_BIN;
-const assets = process.env.ASSETS;
-const shot = process.env.SCREENSHOT || 'playground.png';
-if (!bin || !assets) throw new Error('OKRGATE_BIN and ASSETS are required');
+const out = process.env.OUT || join(tmpdir(), 'okrgate-ci');
+if (!bin) throw new Error('OKRGATE_BIN is required');
+mkdirSync(out, { recursive: true });
 
 const work = mkdtempSync(join(tmpdir(), 'okrgate-browser-'));
-const server = spawn(bin, ['serve', '--demo', '--db', join(work, 'okr.db'), '--addr', '127.0.0.1:0', '--playground-assets', assets],
-  { stdio: ['ignore', 'pipe', 'inherit'] });
+const db = join(work, 'okr.db');
+const timeout = 30000;
 
-function waitForServer() {
+// startServer runs `okrgate serve` (no --playground-assets) and resolves
+// with its address, and the demo token when it prints one.
+function startServer(extra) {
+  const server = spawn(bin, ['serve', '--db', db, '--addr', '127.0.0.1:0', ...extra],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
-    let out = '', base = '', token = '';
-    const timer = setTimeout(() => reject(new Error('server did not start: ' + out)), 30000);
+    let text = '', base = '', token = '';
+    const wantToken = extra.includes('--demo');
+    const timer = setTimeout(() => reject(new Error('server did not start: ' + text)), timeout);
     server.stdout.on('data', (chunk) => {
-      out += chunk;
-      base ||= (out.match(/okrgate listening on (\S+)/) || [])[1] || '';
-      token ||= (out.match(/demo admin token: (\S+)/) || [])[1] || '';
-      if (base && token) { clearTimeout(timer); resolve({ base, token }); }
+      text += chunk;
+      base ||= (text.match(/okrgate listening on (\S+)/) || [])[1] || '';
+      token ||= (text.match(/demo admin token: (\S+)/) || [])[1] || '';
+      if (base && (token || !wantToken)) { clearTimeout(timer); resolve({ server, base, token }); }
     });
-    server.on('exit', (code) => reject(new Error('server exited ' + code + ': ' + out)));
+    server.on('exit', (code) => reject(new Error('server exited ' + code + ': ' + text)));
   });
 }
 
-let browser;
-let failed = false;
-try {
-  const { base, token } = await waitForServer();
-  // A fresh profile (--user-data-dir) every run: Playwright takes it as the
-  // first argument of launchPersistentContext.
-  const context = await chromium.launchPersistentContext(join(work, 'profile'), {
+function stopServer(server) {
+  return new Promise((resolve) => {
+    if (server.exitCode !== null) return resolve();
+    server.removeAllListeners('exit');
+    server.on('exit', () => resolve());
+    server.kill('SIGTERM');
+  });
+}
+
+// openBrowser starts Chromium with a fresh profile; every request to
+// another origin than base is aborted and recorded.
+async function openBrowser(profile, base, blocked) {
+  const context = await chromium.launchPersistentContext(join(work, profile), {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
+    viewport: { width: 1400, height: 900 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    extraHTTPHeaders: { Authorization: 'Bearer ' + token },
   });
-  browser = context;
-  const blocked = [];
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());
     if (url.origin === new URL(base).origin) return route.continue();
     blocked.push(url.href);
     return route.abort();
   });
-  const query = '{ account { name } viewer { email } sessions { totalCount nodes { title } } }';
-  await context.addInitScript((q) => { localStorage.setItem('graphiql:query', q); }, query);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(base + '/', { waitUntil: 'load' });
-  await page.waitForSelector('.graphiql-container', { timeout: 30000 });
-  await page.waitForSelector('.graphiql-execute-button', { timeout: 30000 });
-  const responded = page.waitForResponse((r) => r.url().endsWith('/graphql') && r.request().method() === 'POST' &&
-    (r.request().postData() || '').includes('account'), { timeout: 30000 });
+  return context;
+}
+
+const isIntrospection = (r) => r.url().endsWith('/graphql') && r.request().method() === 'POST' &&
+  (r.request().postData() || '').includes('__schema');
+const isTreeQuery = (r) => r.url().endsWith('/graphql') && r.request().method() === 'POST' &&
+  (r.request().postData() || '').includes('SessionTree');
+
+// expectIntrospection waits for the schema fetch and checks it carried the
+// token and succeeded.
+async function expectIntrospection(resp, token, what) {
+  const auth = (await resp.request().allHeaders())['authorization'] || '';
+  if (auth !== 'Bearer ' + token) throw new Error(what + ': introspection sent Authorization ' + JSON.stringify(auth));
+  if (resp.status() !== 200) throw new Error(what + ': introspection answered HTTP ' + resp.status());
+}
+
+// expectDocs opens the documentation explorer and checks it lists the schema.
+async function expectDocs(page, what) {
+  const docs = page.locator('.graphiql-doc-explorer');
+  if (!(await docs.isVisible())) await page.click('[aria-label="Show Documentation Explorer"]');
+  await page.waitForFunction(() => {
+    const el = document.querySelector('.graphiql-doc-explorer');
+    return el && /Root Types/.test(el.textContent) && /query:\s*Query/.test(el.textContent);
+  }, null, { timeout });
+  await page.locator('.graphiql-doc-explorer a', { hasText: 'Query' }).first().click();
+  await page.waitForFunction(() => {
+    const el = document.querySelector('.graphiql-doc-explorer');
+    return el && el.textContent.includes('sessions') && el.textContent.includes('SessionConnection');
+  }, null, { timeout });
+  console.log(what + ': docs panel lists Query.sessions');
+}
+
+// runExample presses run and checks the session tree came back.
+async function runExample(page, what) {
+  const responded = page.waitForResponse(isTreeQuery, { timeout });
   await page.click('.graphiql-execute-button');
   const resp = await responded;
-  if (resp.status() !== 200) throw new Error('GraphQL answered HTTP ' + resp.status());
+  if (resp.status() !== 200) throw new Error(what + ': the tree query answered HTTP ' + resp.status());
+  const body = await resp.json();
+  const sessions = body?.data?.sessions?.nodes || [];
+  if (body.errors || sessions.length === 0 || !sessions.some((s) => (s.goals || []).length > 0)) {
+    throw new Error(what + ': unexpected tree: ' + JSON.stringify(body).slice(0, 500));
+  }
   await page.waitForFunction(() => {
     const el = document.querySelector('.graphiql-response');
-    return el && el.textContent.includes('Demo Company') && el.textContent.includes('admin@demo.test');
-  }, null, { timeout: 30000 });
-  const text = await page.textContent('.graphiql-response');
-  await page.screenshot({ path: shot, fullPage: true });
+    return el && el.textContent.includes('"totalCount"') && el.textContent.includes('"goals"');
+  }, null, { timeout });
+  console.log(what + ': the session tree query returned ' + sessions.length + ' sessions, ' +
+    sessions.reduce((n, s) => n + s.goals.length, 0) + ' root objectives');
+}
+
+const blocked = [];
+const errors = [];
+let failed = false;
+let server, context;
+try {
+  // 1. A demo server: the token is prefilled.
+  let started = await startServer(['--demo']);
+  server = started.server;
+  const { base, token } = started;
+  context = await openBrowser('profile-demo', base, blocked);
+  let page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  let schema = page.waitForResponse(isIntrospection, { timeout });
+  await page.goto(base + '/', { waitUntil: 'load' });
+  await expectIntrospection(await schema, token, 'demo');
+  await page.waitForSelector('.graphiql-execute-button', { timeout });
+  const editor = await page.textContent('.graphiql-query-editor');
+  if (!editor.includes('query SessionTree')) throw new Error('demo: the editor does not open on the example: ' + editor.slice(0, 200));
+  await expectDocs(page, 'demo');
+  await runExample(page, 'demo');
+  await page.screenshot({ path: join(out, 'playground-demo.png') });
+  await context.close();
+  context = undefined;
+  await stopServer(server);
+
+  // 2. The same data, no --demo: the user brings the token.
+  started = await startServer([]);
+  server = started.server;
+  const base2 = started.base;
+  context = await openBrowser('profile-user', base2, blocked);
+  page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  schema = page.waitForResponse(isIntrospection, { timeout });
+  await page.goto(base2 + '/', { waitUntil: 'load' });
+  const first = await schema;
+  if (first.status() !== 401) throw new Error('first visit: introspection without a token answered HTTP ' + first.status());
+  await page.waitForSelector('#okrgate-auth', { state: 'visible', timeout });
+  const help = await page.textContent('#okrgate-auth');
+  if (!help.includes('Authorization') || !help.includes('okrgate token create')) throw new Error('first visit: no authentication help: ' + help);
+  await page.waitForSelector('.graphiql-execute-button', { timeout });
+  await page.screenshot({ path: join(out, 'playground-first-visit.png') });
+  console.log('first visit: the page explains how to authenticate');
+
+  // Type the token in the Headers tab (open on a first visit).
+  const headers = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').first();
+  await headers.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText('{"Authorization": "Bearer ' + token + '"}');
+  await page.waitForSelector('#okrgate-auth', { state: 'hidden', timeout });
+  schema = page.waitForResponse(isIntrospection, { timeout });
+  await page.click('[aria-label="Re-fetch GraphQL schema"]');
+  await expectIntrospection(await schema, token, 'token typed');
+  await expectDocs(page, 'token typed');
+  await runExample(page, 'token typed');
+
+  // Reload: the saved headers are used for the schema fetch.
+  schema = page.waitForResponse(isIntrospection, { timeout });
+  await page.reload({ waitUntil: 'load' });
+  await expectIntrospection(await schema, token, 'after reload');
+  await page.waitForSelector('.graphiql-execute-button', { timeout });
+  await expectDocs(page, 'after reload');
+  await runExample(page, 'after reload');
+  await page.screenshot({ path: join(out, 'playground-after-reload.png') });
+
   if (blocked.length) throw new Error('the playground tried to reach the internet: ' + blocked.join(', '));
   if (errors.length) throw new Error('page errors: ' + errors.join('; '));
-  console.log('playground OK: result contains "Demo Company" and "admin@demo.test"; screenshot ' + shot);
-  console.log(text.replace(/\s+/g, ' ').slice(0, 300));
+  console.log('playground OK (no request left 127.0.0.1); screenshots in ' + out);
 } catch (e) {
   failed = true;
   console.error('browser test FAILED:', e);
+  if (blocked.length) console.error('blocked requests:', blocked.join(', '));
 } finally {
-  if (browser) await browser.close();
-  server.kill('SIGTERM');
+  if (context) await context.close().catch(() => {});
+  if (server) await stopServer(server);
   rmSync(work, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

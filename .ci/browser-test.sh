@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds okrgate, installs the playground assets (npm) and playwright-core,
-# and runs .ci/browser-test.mjs in headless Chromium (/usr/bin/chromium;
-# install with `apt-get install -y chromium`). The screenshot is written to
-# $SCREENSHOT (default ${TMPDIR:-/tmp}/okrgate-ci/playground.png).
+# Builds okrgate, installs playwright-core (npm) and runs .ci/browser-test.mjs
+# in headless Chromium (/usr/bin/chromium; install with
+# `apt-get install -y chromium`) against the binary with no assets flag: the
+# playground's embedded copy, every non-loopback request blocked.
+# Screenshots are written to $OKRGATE_CI_OUT (default ${TMPDIR:-/tmp}/okrgate-ci).
 #
 #   .ci/browser-test.sh
 set -euo pipefail
@@ -17,15 +18,10 @@ if [ ! -x "$chromium" ]; then
   exit 1
 fi
 go build -o "$cache/okrgate" ./cmd/okrgate
-assets="$cache/playground-assets"
-if [ ! -f "$assets/graphiql.min.js" ]; then
-  .ci/playground-assets.sh "$assets"
-fi
 if [ ! -d "$cache/node/node_modules/playwright-core" ]; then
   mkdir -p "$cache/node"
   (cd "$cache/node" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent playwright-core@1.65.1)
 fi
-OKRGATE_BIN="$cache/okrgate" ASSETS="$assets" CHROMIUM="$chromium" \
-  SCREENSHOT="${SCREENSHOT:-$out/playground.png}" \
+OKRGATE_BIN="$cache/okrgate" CHROMIUM="$chromium" OUT="$out" \
   PLAYWRIGHT_CORE="$cache/node/node_modules/playwright-core" \
   node .ci/browser-test.mjs

@@ -1,19 +1,53 @@
 #!/usr/bin/env bash
-# Installs the GraphiQL playground's assets into DIR from the npm registry, so
-# `okrgate serve --playground-assets DIR` serves the playground without
-# internet access. The versions are the ones gqlgen v0.17.95's CDN page uses.
+# Fetches the GraphiQL playground's assets from the npm registry (npm pack),
+# at the versions pinned in resolvers/playground/VERSIONS, and checks each
+# tarball against the sha512 integrity recorded there.
 #
-#   .ci/playground-assets.sh DIR
+#   .ci/playground-assets.sh          refresh the embedded copy: resolvers/playground/*.gz
+#                                     (gzip -9 -n, so a refresh of the same versions is byte-identical)
+#   UPDATE=1 .ci/playground-assets.sh after editing a version: record the new integrity
+#   .ci/playground-assets.sh DIR      plain copies in DIR, for `okrgate serve --playground-assets DIR`
 set -euo pipefail
-dir=${1:?usage: $0 DIR}
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+versions="$root/resolvers/playground/VERSIONS"
+out=${1:-}
+if [ -n "$out" ]; then
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-npm init -y >/dev/null
-npm install --no-audit --no-fund --ignore-scripts --silent graphiql@4.1.2 react@18.2.0 react-dom@18.2.0
-cp node_modules/graphiql/graphiql.min.js node_modules/graphiql/graphiql.min.css "$dir"/
-cp node_modules/react/umd/react.production.min.js "$dir"/
-cp node_modules/react-dom/umd/react-dom.production.min.js "$dir"/
-ls -l "$dir"
+updated=""
+while read -r name version integrity files; do
+  case "$name" in ''|'#'*) updated+="$name $version $integrity $files"$'\n'; continue ;; esac
+  meta=$(npm pack --silent --json "$name@$version")
+  tarball=$(node -e 'const m=JSON.parse(process.argv[1])[0]; console.log(m.filename)' "$meta")
+  got=$(node -e 'const m=JSON.parse(process.argv[1])[0]; console.log(m.integrity)' "$meta")
+  if [ "$got" != "$integrity" ]; then
+    if [ "${UPDATE:-}" != 1 ]; then
+      echo "$name@$version: integrity $got, VERSIONS records $integrity (UPDATE=1 to record the new one)" >&2
+      exit 1
+    fi
+    integrity=$got
+  fi
+  mkdir -p "$name"
+  tar -xzf "$tarball" -C "$name"
+  for f in $files; do
+    src="$name/package/$f"
+    base=$(basename "$f")
+    if [ -n "$out" ]; then
+      cp "$src" "$out/$base"
+    else
+      gzip -9 -n -c "$src" >"$root/resolvers/playground/$base.gz"
+    fi
+  done
+  updated+="$name $version $integrity $files"$'\n'
+done <"$versions"
+if [ -z "$out" ]; then
+  printf '%s' "$updated" | sed -e 's/ *$//' >"$versions.new"
+  mv "$versions.new" "$versions"
+  ls -l "$root"/resolvers/playground/
+else
+  ls -l "$out"
+fi

@@ -1,65 +1,203 @@
 package resolvers
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"embed"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-
-	"github.com/99designs/gqlgen/graphql/playground"
+	"strings"
 )
 
-// PlaygroundAssetsPath is where the playground's local assets are served.
+// PlaygroundAssetsPath is where the playground's assets are served.
 const PlaygroundAssetsPath = "/playground/assets/"
 
-// PlaygroundFiles are the files a local assets directory must hold (see
-// .ci/playground-assets.sh, which installs them from the npm registry):
-// graphiql 4.1.2 and react/react-dom 18.2.0, the versions gqlgen's CDN page
-// uses.
+// Where the playground's assets come from (PlaygroundOptions.Assets).
+const (
+	// PlaygroundEmbedded serves the copy compiled into the binary: the
+	// playground works without internet access. The default.
+	PlaygroundEmbedded = "embedded"
+	// PlaygroundCDN loads the same files, same versions, from jsDelivr,
+	// checked with subresource integrity.
+	PlaygroundCDN = "cdn"
+)
+
+// playgroundFS holds the pinned GraphiQL and React builds, gzipped, and the
+// VERSIONS file naming them (refreshed by .ci/playground-assets.sh).
+//
+//go:embed playground/VERSIONS playground/*.gz
+var playgroundFS embed.FS
+
+// PlaygroundFiles are the files of the playground: the ones a directory
+// given as PlaygroundOptions.Assets must hold.
 var PlaygroundFiles = []string{"graphiql.min.js", "graphiql.min.css", "react.production.min.js", "react-dom.production.min.js"}
 
-// Playground returns the GraphiQL page for endpoint. With assetsDir "" it
-// loads GraphiQL and React from the jsDelivr CDN (with subresource
-// integrity); otherwise it serves them from assetsDir at
-// PlaygroundAssetsPath, so the playground works without internet access.
-// Mount the handler at "/" and at PlaygroundAssetsPath.
-func Playground(endpoint, assetsDir string) (http.Handler, error) {
-	const title = "okrgate GraphiQL"
-	if assetsDir == "" {
-		return playground.Handler(title, endpoint), nil
+// PlaygroundOptions configure the GraphiQL page.
+type PlaygroundOptions struct {
+	// Endpoint is the GraphQL endpoint's path, e.g. "/graphql".
+	Endpoint string
+	// Assets is PlaygroundEmbedded (or ""), PlaygroundCDN, or a directory
+	// holding PlaygroundFiles (.ci/playground-assets.sh DIR fills one).
+	Assets string
+	// DemoToken, when set (serve --demo on a fresh database), is prefilled
+	// as the Authorization header of a browser that has none saved.
+	DemoToken string
+}
+
+// playgroundAsset is one file of the playground as served.
+type playgroundAsset struct {
+	gz  []byte // gzip-compressed content (embedded copy)
+	raw []byte // plain content (directory copy)
+	sri string // subresource integrity of the plain content
+	cdn string // jsDelivr URL of the same file
+}
+
+// Playground returns the GraphiQL page and its assets. Mount the handler
+// at "/" and at PlaygroundAssetsPath.
+//
+// The page is token-aware: headers typed in the Headers tab are kept in the
+// browser (shouldPersistHeaders) and the page's fetcher sends the saved ones
+// with every request, the schema introspection included, also right after a
+// reload. A browser with no token saved sees how to get one; the editor
+// opens on the session tree query.
+func Playground(o PlaygroundOptions) (http.Handler, error) {
+	assets, versions, err := loadPlaygroundAssets(o.Assets)
+	if err != nil {
+		return nil, err
 	}
-	sri := map[string]string{}
-	for _, f := range PlaygroundFiles {
-		b, err := os.ReadFile(filepath.Join(assetsDir, f))
-		if err != nil {
-			return nil, fmt.Errorf("playground assets: %w (run .ci/playground-assets.sh %s)", err, assetsDir)
-		}
-		sum := sha256.Sum256(b)
-		sri[f] = "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
-	}
-	p := PlaygroundAssetsPath
-	page := playground.Handler(title, endpoint,
-		playground.WithGraphiqlVersion(p+"graphiql.min.js", p+"graphiql.min.css", sri["graphiql.min.js"], sri["graphiql.min.css"]),
-		playground.WithGraphiqlReactVersion(p+"react.production.min.js", p+"react-dom.production.min.js",
-			sri["react.production.min.js"], sri["react-dom.production.min.js"]),
-		playground.WithGraphiqlEnablePluginExplorer(false),
-	)
-	files := http.StripPrefix(p, http.FileServer(http.Dir(assetsDir)))
-	allowed := map[string]bool{}
-	for _, f := range PlaygroundFiles {
-		allowed[p+f] = true
+	page, err := renderPlaygroundPage(o, assets, versions)
+	if err != nil {
+		return nil, err
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/":
-			page.ServeHTTP(w, r)
-		case allowed[r.URL.Path]:
-			w.Header().Set("Cache-Control", "public, max-age=86400")
-			files.ServeHTTP(w, r)
-		default:
-			http.NotFound(w, r)
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-cache")
+			_, _ = w.Write(page)
+			return
 		}
+		name, ok := strings.CutPrefix(r.URL.Path, PlaygroundAssetsPath)
+		a := assets[name]
+		if !ok || a == nil || o.Assets == PlaygroundCDN {
+			http.NotFound(w, r)
+			return
+		}
+		serveAsset(w, r, name, a)
 	}), nil
+}
+
+// serveAsset answers one asset: the stored gzip stream to clients that
+// accept it, decompressed otherwise. The integrity hash is its ETag.
+func serveAsset(w http.ResponseWriter, r *http.Request, name string, a *playgroundAsset) {
+	h := w.Header()
+	if strings.HasSuffix(name, ".css") {
+		h.Set("Content-Type", "text/css; charset=utf-8")
+	} else {
+		h.Set("Content-Type", "text/javascript; charset=utf-8")
+	}
+	h.Set("Cache-Control", "public, max-age=86400")
+	h.Set("Vary", "Accept-Encoding")
+	etag := `"` + a.sri + `"`
+	h.Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	switch {
+	case a.raw != nil:
+		_, _ = w.Write(a.raw)
+	case acceptsGzip(r):
+		h.Set("Content-Encoding", "gzip")
+		_, _ = w.Write(a.gz)
+	default:
+		zr, err := gzip.NewReader(bytes.NewReader(a.gz))
+		if err != nil {
+			http.Error(w, "corrupt embedded asset", http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.Copy(w, zr)
+	}
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(q, " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// loadPlaygroundAssets reads the assets (embedded, or from a directory) and
+// computes their integrity hashes, and reads the pinned versions.
+func loadPlaygroundAssets(source string) (map[string]*playgroundAsset, map[string]string, error) {
+	versions, cdn, err := playgroundVersions()
+	if err != nil {
+		return nil, nil, err
+	}
+	assets := map[string]*playgroundAsset{}
+	for _, f := range PlaygroundFiles {
+		a := &playgroundAsset{cdn: cdn[f]}
+		var plain []byte
+		switch source {
+		case "", PlaygroundEmbedded, PlaygroundCDN:
+			if a.gz, err = playgroundFS.ReadFile("playground/" + f + ".gz"); err != nil {
+				return nil, nil, fmt.Errorf("playground: embedded %s: %w", f, err)
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(a.gz))
+			if err != nil {
+				return nil, nil, fmt.Errorf("playground: embedded %s: %w", f, err)
+			}
+			if plain, err = io.ReadAll(zr); err != nil {
+				return nil, nil, fmt.Errorf("playground: embedded %s: %w", f, err)
+			}
+		default:
+			if plain, err = os.ReadFile(filepath.Join(source, f)); err != nil {
+				return nil, nil, fmt.Errorf("playground assets: %w (run .ci/playground-assets.sh %s)", err, source)
+			}
+			a.raw = plain
+		}
+		sum := sha256.Sum256(plain)
+		a.sri = "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+		assets[f] = a
+	}
+	return assets, versions, nil
+}
+
+// playgroundVersions parses playground/VERSIONS: the package versions
+// ("graphiql" → "4.1.2") and each file's jsDelivr URL.
+func playgroundVersions() (versions, cdn map[string]string, err error) {
+	b, err := playgroundFS.ReadFile("playground/VERSIONS")
+	if err != nil {
+		return nil, nil, fmt.Errorf("playground: %w", err)
+	}
+	versions, cdn = map[string]string{}, map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		if len(fields) < 4 {
+			return nil, nil, fmt.Errorf("playground: VERSIONS: malformed line %q", sc.Text())
+		}
+		pkg, version := fields[0], fields[1]
+		versions[pkg] = version
+		for _, f := range fields[3:] {
+			cdn[filepath.Base(f)] = "https://cdn.jsdelivr.net/npm/" + pkg + "@" + version + "/" + f
+		}
+	}
+	for _, f := range PlaygroundFiles {
+		if cdn[f] == "" {
+			return nil, nil, fmt.Errorf("playground: VERSIONS names no package for %s", f)
+		}
+	}
+	return versions, cdn, nil
 }

@@ -33,7 +33,7 @@ stops accepting connections and lets in-flight requests finish.`)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing)")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
-	playgroundAssets := fs.String("playground-assets", "", "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh)")
+	playgroundAssets := fs.String("playground-assets", resolvers.PlaygroundEmbedded, "the GraphiQL playground's assets: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
@@ -79,7 +79,7 @@ stops accepting connections and lets in-flight requests finish.`)
 	gqlConfig := resolvers.Config{API: gqlAPI, Auth: gqlAPI, Metrics: gqlMetrics, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
 	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
-	playgroundHandler, err := resolvers.Playground("/graphql", *playgroundAssets)
+	playgroundHandler, err := resolvers.Playground(resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
 	if err != nil {
 		ln.Close()
 		return err

@@ -3,7 +3,6 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -25,8 +24,11 @@ type opSpec struct {
 	optionalBody bool
 	// also are further success statuses (besides Route.Success).
 	also []int
-	// summary overrides the generated one.
+	// summary overrides the one generated from the handler's name.
 	summary string
+	// desc is what only this operation does, appended to the generated
+	// description (openapi_text.go).
+	desc string
 }
 
 type (
@@ -42,13 +44,14 @@ func opSpecs() map[string]opSpec {
 	u := func(v any) any { return v }
 	return map[string]opSpec{
 		// Goals.
-		"GET /api/v2/integrations/goals":                {resp: upstream.Page[upstream.Goal]{}},
-		"GET /api/v2/integrations/goals/groupBy/owners": {resp: upstream.GoalsGroupedBy{}},
-		"POST /api/v2/integrations/goals/{id}/tags":     {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusNotModified}},
-		"POST /api/v1/goals":                            {body: upstream.GoalInput{}, resp: upstream.Goal{}},
-		"GET /api/v1/goals/{id}":                        {resp: upstream.Goal{}},
-		"PATCH /api/v1/goals/{id}":                      {body: upstream.GoalPatch{}, resp: upstream.Goal{}},
-		"DELETE /api/v1/goals/{id}":                     {},
+		"GET /api/v2/integrations/goals": {resp: upstream.Page[upstream.Goal]{}},
+		"GET /api/v2/integrations/goals/groupBy/owners": {resp: upstream.GoalsGroupedBy{},
+			desc: "Groups the objectives by owner: one entry per owner with the objectives they own. Its filter parameter is a deadline filter (current, past or future), not the filter language of the other listings."},
+		"POST /api/v2/integrations/goals/{id}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusNotModified}},
+		"POST /api/v1/goals":                        {body: upstream.GoalInput{}, resp: upstream.Goal{}},
+		"GET /api/v1/goals/{id}":                    {resp: upstream.Goal{}},
+		"PATCH /api/v1/goals/{id}":                  {body: upstream.GoalPatch{}, resp: upstream.Goal{}},
+		"DELETE /api/v1/goals/{id}":                 {},
 		// Metrics.
 		"GET /api/v2/metrics":                     {resp: upstream.Page[upstream.Metric]{}},
 		"GET /api/v1/metrics/checkin/{checkinId}": {resp: upstream.Metric{}},
@@ -57,8 +60,9 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v1/metrics/{id}":                {resp: upstream.Metric{}},
 		"PATCH /api/v1/metrics/{id}":              {body: upstream.MetricPatch{}, resp: upstream.Metric{}},
 		"DELETE /api/v1/metrics/{id}":             {},
-		"POST /api/v1/metrics/{id}/checkin":       {body: upstream.CheckInInput{}, resp: upstream.CheckIn{}},
-		"GET /api/v1/metrics/{id}/checkins":       {resp: upstream.Page[upstream.CheckIn]{}},
+		"POST /api/v1/metrics/{id}/checkin": {body: upstream.CheckInInput{}, resp: upstream.CheckIn{},
+			desc: "Records a check-in: sets the key result's actual value, keeps the snapshot (GET /api/v1/metrics/checkin/{checkinId}) and recomputes the attainment of the key result, its objective and every ancestor objective in one transaction. A closed session is a 403 session_closed, an abandoned objective a 403 goal_abandoned."},
+		"GET /api/v1/metrics/{id}/checkins": {resp: upstream.Page[upstream.CheckIn]{}},
 		// Tasks.
 		"GET /api/v2/integrations/tasks":             {resp: upstream.Page[upstream.Task]{}},
 		"GET /api/v2/integrations/tasks/{taskId}":    {resp: upstream.Task{}},
@@ -73,47 +77,50 @@ func opSpecs() map[string]opSpec {
 		"PATCH /api/v1/sessions/{id}":              {body: upstream.SessionPatch{}, resp: upstream.Session{}},
 		"DELETE /api/v1/sessions/{id}":             {},
 		// The organisation (rest/org.go).
-		"GET /api/v1/accounts/{id}":                                     {resp: upstream.Account{}},
-		"PUT /api/v1/accounts/{id}":                                     {body: upstream.AccountPatch{}, resp: upstream.Account{}},
-		"POST /api/v1/accounts/domain":                                  {body: upstream.DomainCheck{}, resp: upstream.DomainAvailability{}},
-		"PUT /api/v1/accounts/{id}/confidence":                          {body: upstream.ConfidenceSettings{}},
-		"PUT /api/v1/accounts/{id}/notifications":                       {body: upstream.NotificationSettings{}, resp: upstream.NotificationSettings{}},
-		"GET /api/v1/accounts/users":                                    {resp: upstream.Page[upstream.User]{}},
-		"GET /api/v2/users":                                             {resp: upstream.Page[upstream.User]{}},
-		"GET /api/v2/users/{id}":                                        {resp: upstream.User{}},
-		"POST /api/v2/users":                                            {body: upstream.UserInput{}, resp: upstream.User{}},
-		"PATCH /api/v2/users/{id}":                                      {body: upstream.UserPatch{}, resp: upstream.User{}},
-		"POST /api/v2/users/{id}/tokens":                                {body: upstream.TokenInput{}, optionalBody: true, resp: upstream.NewToken{}},
-		"GET /api/v2/users/me/tokens":                                   {resp: itemsOf[upstream.Token]{}},
-		"POST /api/v2/users/me/tokens":                                  {body: upstream.TokenInput{}, optionalBody: true, resp: upstream.NewToken{}},
-		"DELETE /api/v2/users/me/tokens/{tokenId}":                      {},
-		"GET /api/v2/employees":                                         {resp: upstream.Page[upstream.Employee]{}},
-		"GET /api/v1/employees/{employeeId}":                            {resp: upstream.EmployeeInfo{}},
-		"GET /api/v2/teams":                                             {resp: upstream.Page[upstream.Team]{}},
-		"GET /api/v1/teams/{teamId}":                                    {resp: upstream.Team{}},
-		"POST /api/v1/teams":                                            {body: upstream.TeamInput{}, resp: upstream.Team{}},
-		"PATCH /api/v1/teams/{teamId}":                                  {body: upstream.TeamPatch{}, resp: upstream.Team{}},
-		"DELETE /api/v1/teams/{teamId}":                                 {},
-		"PUT /api/v1/teams/{teamId}/members/{userId}":                   {resp: upstream.Team{}},
-		"DELETE /api/v1/teams/{teamId}/members/{userId}":                {},
-		"GET /api/v2/roles":                                             {resp: upstream.Page[upstream.Role]{}},
-		"GET /api/v1/roles/account/mapping/":                            {resp: upstream.Page[upstream.Role]{}},
-		"GET /api/v1/roles/{id}":                                        {resp: upstream.Role{}},
-		"POST /api/v1/roles/account":                                    {body: upstream.RoleInput{}, resp: upstream.Role{}},
-		"POST /api/v1/roles/account/mapping":                            {body: upstream.RoleMappingInput{}, resp: upstream.Role{}},
+		"GET /api/v1/accounts/{id}":                      {resp: upstream.Account{}},
+		"PUT /api/v1/accounts/{id}":                      {body: upstream.AccountPatch{}, resp: upstream.Account{}},
+		"POST /api/v1/accounts/domain":                   {body: upstream.DomainCheck{}, resp: upstream.DomainAvailability{}},
+		"PUT /api/v1/accounts/{id}/confidence":           {body: upstream.ConfidenceSettings{}},
+		"PUT /api/v1/accounts/{id}/notifications":        {body: upstream.NotificationSettings{}, resp: upstream.NotificationSettings{}},
+		"GET /api/v1/accounts/users":                     {resp: upstream.Page[upstream.User]{}},
+		"GET /api/v2/users":                              {resp: upstream.Page[upstream.User]{}},
+		"GET /api/v2/users/{id}":                         {resp: upstream.User{}},
+		"POST /api/v2/users":                             {body: upstream.UserInput{}, resp: upstream.User{}},
+		"PATCH /api/v2/users/{id}":                       {body: upstream.UserPatch{}, resp: upstream.User{}},
+		"POST /api/v2/users/{id}/tokens":                 {body: upstream.TokenInput{}, optionalBody: true, resp: upstream.NewToken{}},
+		"GET /api/v2/users/me/tokens":                    {resp: itemsOf[upstream.Token]{}},
+		"POST /api/v2/users/me/tokens":                   {body: upstream.TokenInput{}, optionalBody: true, resp: upstream.NewToken{}},
+		"DELETE /api/v2/users/me/tokens/{tokenId}":       {},
+		"GET /api/v2/employees":                          {resp: upstream.Page[upstream.Employee]{}},
+		"GET /api/v1/employees/{employeeId}":             {resp: upstream.EmployeeInfo{}},
+		"GET /api/v2/teams":                              {resp: upstream.Page[upstream.Team]{}},
+		"GET /api/v1/teams/{teamId}":                     {resp: upstream.Team{}},
+		"POST /api/v1/teams":                             {body: upstream.TeamInput{}, resp: upstream.Team{}},
+		"PATCH /api/v1/teams/{teamId}":                   {body: upstream.TeamPatch{}, resp: upstream.Team{}},
+		"DELETE /api/v1/teams/{teamId}":                  {},
+		"PUT /api/v1/teams/{teamId}/members/{userId}":    {resp: upstream.Team{}},
+		"DELETE /api/v1/teams/{teamId}/members/{userId}": {},
+		"GET /api/v2/roles":                              {resp: upstream.Page[upstream.Role]{}},
+		"GET /api/v1/roles/account/mapping/": {resp: upstream.Page[upstream.Role]{},
+			desc: "Each item is a role with the team it is mapped to (teamId) and the mapping's own id (mappingId), which DELETE /api/v1/roles/account/mapping/{id} takes."},
+		"GET /api/v1/roles/{id}":     {resp: upstream.Role{}},
+		"POST /api/v1/roles/account": {body: upstream.RoleInput{}, resp: upstream.Role{}},
+		"POST /api/v1/roles/account/mapping": {body: upstream.RoleMappingInput{}, resp: upstream.Role{},
+			desc: "Answers the role with teamId and mappingId: keep mappingId, it is the id DELETE /api/v1/roles/account/mapping/{id} takes."},
 		"PUT /api/v1/roles/account/{id}":                                {body: upstream.RolePatch{}, resp: upstream.Role{}},
-		"DELETE /api/v1/roles/account/mapping/{id}":                     {},
+		"DELETE /api/v1/roles/account/mapping/{id}":                     {desc: "The id is the mapping's mappingId (returned by POST /api/v1/roles/account/mapping and GET /api/v1/roles/account/mapping/), not the role's id."},
 		"DELETE /api/v1/roles/account/{id}":                             {},
 		"GET /api/v1/permissions/actions":                               {resp: itemsOf[upstream.ActionDescriptor]{}},
 		"GET /api/v1/permissions/currentUser-allowedActions/{targetId}": {resp: upstream.AllowedActions{}},
-		"GET /api/v1/permissions/default-access/{itemType}":             {resp: upstream.Access{}},
-		"GET /api/v1/permissions/default-access/{itemType}/{itemId}":    {resp: upstream.Access{}},
-		"PUT /api/v1/permissions/default-access/{itemType}/{itemId}":    {body: upstream.Access{}, resp: upstream.Access{}},
-		"GET /api/v1/permissions/effective":                             {resp: upstream.EffectivePermissions{}},
-		"GET /api/v1/permissions/principal/{id}":                        {resp: upstream.PrincipalPermissions{}},
-		"PUT /api/v1/permissions/principal/{id}":                        {body: upstream.PrincipalPermissionsInput{}},
-		"GET /api/v1/permissions/{id}":                                  {resp: upstream.Permission{}},
-		"POST /api/v1/permissions":                                      {body: upstream.PermissionInput{}, resp: upstream.Permission{}},
+		"GET /api/v1/permissions/default-access/{itemType}": {resp: upstream.Access{},
+			desc: "The access a new item of the type gets. itemType is session or dashboard; any other value is a 404 not_found."},
+		"GET /api/v1/permissions/default-access/{itemType}/{itemId}": {resp: upstream.Access{}},
+		"PUT /api/v1/permissions/default-access/{itemType}/{itemId}": {body: upstream.Access{}, resp: upstream.Access{}},
+		"GET /api/v1/permissions/effective":                          {resp: upstream.EffectivePermissions{}},
+		"GET /api/v1/permissions/principal/{id}":                     {resp: upstream.PrincipalPermissions{}},
+		"PUT /api/v1/permissions/principal/{id}":                     {body: upstream.PrincipalPermissionsInput{}},
+		"GET /api/v1/permissions/{id}":                               {resp: upstream.Permission{}},
+		"POST /api/v1/permissions":                                   {body: upstream.PermissionInput{}, resp: upstream.Permission{}},
 
 		// Announcements.
 		"GET /api/v1/announcements":             {resp: upstream.Page[upstream.Announcement]{}},
@@ -151,7 +158,7 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v2/integrations/tags":              {resp: upstream.TagsPage[upstream.TagDetail]{}},
 		"POST /api/v1/dashboards/{dashboardId}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}},
 		"POST /api/v2/integrations/insights/{id}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusOK},
-			summary: "adds a tag to an insight, creating the tag on first use: 201 when added, 200 when the insight already carried it"},
+			desc: "Adds a tag to an insight, creating the tag on first use: 201 when added, 200 when the insight already carried it."},
 		"POST /api/v1/tags":            {body: upstream.TagCreateInput{}, resp: upstream.TagsPage[upstream.Tag]{}},
 		"POST /api/v1/tags/activate":   {body: upstream.TagIDsInput{}, resp: upstream.ModifiedCount{}, also: []int{http.StatusNotModified}},
 		"POST /api/v1/tags/deactivate": {body: upstream.TagIDsInput{}, resp: upstream.ModifiedCount{}, also: []int{http.StatusNotModified}},
@@ -193,6 +200,10 @@ func opSpecs() map[string]opSpec {
 	}
 }
 
+// openAPILicense is the document's license block. The repository carries no
+// LICENSE file yet: change this together with the one that is chosen.
+var openAPILicense = map[string]any{"name": "Apache 2.0", "identifier": "Apache-2.0"}
+
 // ListBody is the JSON body a GET listing (dashboards v2, KPI groups) may
 // carry instead of query parameters.
 type ListBody struct {
@@ -208,8 +219,13 @@ type ListBody struct {
 // table, with schemas derived from the Go types by reflection: what the
 // committed openapi.json must equal.
 func GenerateOpenAPI() ([]byte, error) {
-	g := &oaGen{schemas: map[string]any{}}
+	g := &oaGen{schemas: map[string]any{}, inputs: map[reflect.Type]bool{}}
 	specs := opSpecs()
+	for _, sp := range specs {
+		if sp.body != nil {
+			g.markInputs(reflect.TypeOf(sp.body))
+		}
+	}
 	paths := map[string]map[string]any{}
 	seenOps := map[string]int{}
 	shapes := map[string]string{}
@@ -235,7 +251,7 @@ func GenerateOpenAPI() ([]byte, error) {
 		}
 		if path != e.Pattern {
 			op["x-contract-path"] = e.Pattern
-			op["parameters"] = g.pathParams(path, op["parameters"].([]any))
+			op["parameters"] = g.pathParams(e, path, op["parameters"].([]any))
 		}
 		if paths[path] == nil {
 			paths[path] = map[string]any{}
@@ -244,13 +260,26 @@ func GenerateOpenAPI() ([]byte, error) {
 	}
 	paths[OpenAPIPath] = map[string]any{"get": map[string]any{
 		"operationId": "openAPIDocument",
-		"summary":     "this OpenAPI document; needs no credentials",
+		"summary":     "This OpenAPI document",
+		"description": "The OpenAPI 3.1 document of the REST facade, generated from the route table and the Go types. Needs no credentials: it describes the API and holds no data.",
 		"tags":        []string{"meta"},
 		"security":    []any{},
-		"responses": map[string]any{"200": map[string]any{"description": "the document",
-			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}}},
+		"responses": map[string]any{
+			"200": map[string]any{"description": "the document",
+				"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object", "description": "an OpenAPI 3.1 document"}}}},
+			"414": map[string]any{"$ref": "#/components/responses/" + problemResponseName(http.StatusRequestURITooLong)},
+		},
 	}}
 	g.ref(reflect.TypeOf(Problem{}))
+	var tags []any
+	seenTags := map[string]bool{}
+	for _, e := range table() {
+		if t := tagOf(e.Pattern); !seenTags[t] {
+			seenTags[t] = true
+			tags = append(tags, map[string]any{"name": t, "description": tagDoc(t)})
+		}
+	}
+	tags = append(tags, map[string]any{"name": "meta", "description": tagDoc("meta")})
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
@@ -258,15 +287,25 @@ func GenerateOpenAPI() ([]byte, error) {
 			"version": "1.0.0",
 			"description": "The documented OKR REST API (shared/spec/okr-rest-api.md) as okrgate serves it, generated from the route table " +
 				"(upstream/rest) and the Go types (upstream). Operations marked x-designed are designed where the contract shows none; " +
-				"see docs/contract.md. Errors are RFC 9457 problem documents.",
+				"see docs/contract.md. Errors are RFC 9457 problem documents. Every call needs Authorization: Bearer <token>.",
+			"license": openAPILicense,
 		},
-		"servers":  []any{map[string]any{"url": "/"}},
+		"servers": []any{
+			map[string]any{"url": "/", "description": "the server this document was fetched from"},
+			map[string]any{"url": "{scheme}://{host}", "description": "an okrgate server (okrgate serve listens on 127.0.0.1:8080 by default)",
+				"variables": map[string]any{
+					"scheme": map[string]any{"default": "http", "enum": []string{"http", "https"}, "description": "http, or https behind a TLS proxy"},
+					"host":   map[string]any{"default": "127.0.0.1:8080", "description": "host and port"},
+				}},
+		},
+		"tags":     tags,
 		"security": []any{map[string]any{"bearerAuth": []any{}}},
 		"paths":    paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
-				"description": "an API token of one user of one account"}},
-			"schemas": g.schemas,
+				"description": "an API token of one user of one account (okrgate token create, or POST /api/v2/users/me/tokens)"}},
+			"schemas":   g.schemas,
+			"responses": problemResponses(),
 		},
 	}
 	var buf bytes.Buffer
@@ -293,10 +332,10 @@ var pathParamRE = regexp.MustCompile(`\{([^}]+)\}`)
 func PathShape(pattern string) string { return pathParamRE.ReplaceAllString(pattern, "{}") }
 
 // pathParams replaces the path parameters of params by those of path.
-func (g *oaGen) pathParams(path string, params []any) []any {
+func (g *oaGen) pathParams(e entry, path string, params []any) []any {
 	var out []any
 	for _, m := range pathParamRE.FindAllStringSubmatch(path, -1) {
-		out = append(out, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		out = append(out, g.pathParam(e, m[1]))
 	}
 	for _, p := range params {
 		if p.(map[string]any)["in"] != "path" {
@@ -345,22 +384,18 @@ var errorStatuses = []int{400, 401, 402, 403, 404, 500}
 
 func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	op := map[string]any{
-		"tags":    []string{tagOf(e.Pattern)},
-		"summary": sp.summary,
+		"tags":        []string{tagOf(e.Pattern)},
+		"summary":     sp.summary,
+		"description": operationDescription(e, sp),
 	}
 	if sp.summary == "" {
-		op["summary"] = fmt.Sprintf("%s %s", e.Method, e.Pattern)
+		op["summary"] = operationSummary(handlerName(e.h))
 	}
 	if !typed {
 		op["x-untyped"] = true
 	}
 	if e.Deprecated {
 		op["deprecated"] = true
-		if e.Successor != "" {
-			op["description"] = "Deprecated; successor: " + e.Successor
-		} else {
-			op["description"] = "Deprecated as of 2022-03-15; the feature is retired (no successor)."
-		}
 	}
 	if e.Designed {
 		op["x-designed"] = true
@@ -370,13 +405,13 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	}
 	var params []any
 	for _, m := range pathParamRE.FindAllStringSubmatch(e.Pattern, -1) {
-		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		params = append(params, g.pathParam(e, m[1]))
 	}
 	hdr := map[string]any{"name": "service-accountId", "in": "header", "required": e.Account, "schema": map[string]any{"type": "string"},
 		"description": "the account id; must be the token's account"}
 	params = append(params, hdr)
 	for _, p := range e.Params {
-		params = append(params, queryParam(p))
+		params = append(params, queryParam(e, p))
 	}
 	params = append(params, conditionalParams(e)...)
 	op["parameters"] = params
@@ -387,18 +422,24 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 		if sp.body != nil {
 			schema = g.ref(reflect.TypeOf(sp.body))
 		}
-		op["requestBody"] = map[string]any{"required": !sp.optionalBody,
-			"content": map[string]any{"application/json": map[string]any{"schema": schema}}}
+		media := map[string]any{"schema": schema}
+		if sp.body != nil {
+			if ex := inputExample(reflect.TypeOf(sp.body)); ex != nil {
+				media["example"] = ex
+			}
+		}
+		op["requestBody"] = map[string]any{"required": !sp.optionalBody, "description": "the JSON body",
+			"content": map[string]any{"application/json": media}}
 	}
 	resps := map[string]any{}
 	success := append([]int{e.Success}, sp.also...)
 	for _, st := range success {
-		r := map[string]any{"description": http.StatusText(st)}
+		r := map[string]any{"description": successDoc(e, st)}
 		switch {
 		case st == http.StatusNoContent:
 		case st == http.StatusNotModified:
 			r["description"] = "nothing changed; no body, the message is in the X-Message header"
-			r["headers"] = map[string]any{"X-Message": map[string]any{"schema": map[string]any{"type": "string"}}}
+			r["headers"] = map[string]any{"X-Message": map[string]any{"schema": map[string]any{"type": "string"}, "description": "why nothing changed"}}
 		case sp.resp != nil:
 			r["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(sp.resp))}}
 		case !typed:
@@ -439,11 +480,57 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 		errs = append(errs, http.StatusUnsupportedMediaType)
 	}
 	for _, st := range errs {
-		resps[strconv.Itoa(st)] = map[string]any{"description": http.StatusText(st),
-			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}}
+		resps[strconv.Itoa(st)] = map[string]any{"$ref": "#/components/responses/" + problemResponseName(st)}
 	}
 	op["responses"] = resps
 	return op
+}
+
+// pathParam documents a path parameter of e.
+func (g *oaGen) pathParam(e entry, name string) map[string]any {
+	desc, enum := pathParamDoc(e, name)
+	schema := map[string]any{"type": "string"}
+	if enum != nil {
+		schema["enum"] = enum
+	}
+	return map[string]any{"name": name, "in": "path", "required": true, "schema": schema, "description": desc}
+}
+
+// problemResponses are the error answers, one per status, that operations
+// refer to: a problem document with its description and an example.
+func problemResponses() map[string]any {
+	out := map[string]any{}
+	sts := append(slices.Clone(errorStatuses), http.StatusConflict, http.StatusPreconditionFailed, http.StatusRequestEntityTooLarge,
+		http.StatusRequestURITooLong, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusRequestHeaderFieldsTooLarge)
+	for _, st := range sts {
+		out[problemResponseName(st)] = map[string]any{"description": statusDoc(st),
+			"content": map[string]any{"application/problem+json": map[string]any{
+				"schema":  map[string]any{"$ref": "#/components/schemas/Problem"},
+				"example": problemExample(st)}}}
+	}
+	return out
+}
+
+// problemResponseName names the shared error answer of a status, e.g.
+// "NotFound".
+func problemResponseName(st int) string {
+	return strings.NewReplacer(" ", "", "-", "").Replace(http.StatusText(st))
+}
+
+// successDoc describes a success status.
+func successDoc(e entry, st int) string {
+	switch st {
+	case http.StatusCreated:
+		return "created; the body is the new item"
+	case http.StatusNoContent:
+		return "done; no body"
+	case http.StatusOK:
+		if e.Method == http.MethodGet {
+			return "the requested data"
+		}
+		return "done; the body is the item as stored"
+	}
+	return http.StatusText(st)
 }
 
 func tagOf(pattern string) string {
@@ -454,144 +541,4 @@ func tagOf(pattern string) string {
 		}
 	}
 	return parts[len(parts)-1]
-}
-
-func queryParam(name string) map[string]any {
-	schema := map[string]any{"type": "string"}
-	desc := ""
-	switch name {
-	case "skip":
-		schema = map[string]any{"type": "integer", "minimum": 0, "default": 0}
-		desc = "items to skip"
-	case "limit", "take":
-		schema = map[string]any{"type": "integer", "minimum": 1, "maximum": upstream.MaxLimit, "default": upstream.DefaultLimit}
-		desc = "page size; above the maximum is a 400"
-	case "includeDemo", "includeMetrics":
-		schema = map[string]any{"type": "boolean"}
-	case "formatting":
-		schema = map[string]any{"type": "string", "enum": []string{upstream.MentionsMarkup, upstream.PlainText}}
-	case "filter":
-		desc = "Mongo-style filter (relaxed JSON)"
-	case "sort":
-		desc = "comma-separated fields, - for descending"
-	case "fields":
-		desc = "projection, e.g. name,metrics{id,name}"
-	}
-	p := map[string]any{"name": name, "in": "query", "schema": schema}
-	if desc != "" {
-		p["description"] = desc
-	}
-	if name == "name" {
-		p["required"] = true
-		p["description"] = "part of the tag name, case-insensitive; empty matches all"
-	}
-	return p
-}
-
-// oaGen turns Go types into JSON Schemas (OpenAPI 3.1 dialect) under
-// components/schemas.
-type oaGen struct {
-	schemas map[string]any
-}
-
-var pkgPathRE = regexp.MustCompile(`[A-Za-z0-9_./-]*\.`)
-
-// schemaName is a type's component name: "Page[...upstream.Goal]" → "Page_Goal".
-func schemaName(t reflect.Type) string {
-	n := pkgPathRE.ReplaceAllString(t.Name(), "")
-	n = strings.NewReplacer("[", "_", "]", "", ",", "_", " ", "").Replace(n)
-	return strings.TrimSuffix(n, "_")
-}
-
-// ref returns the schema of t: a $ref for named structs (defined once in
-// components), inline otherwise.
-func (g *oaGen) ref(t reflect.Type) map[string]any {
-	switch t.Kind() {
-	case reflect.Pointer:
-		inner := g.ref(t.Elem())
-		return nullable(inner)
-	case reflect.Struct:
-		if t.Name() == "" {
-			return g.object(t)
-		}
-		name := schemaName(t)
-		if _, ok := g.schemas[name]; !ok {
-			g.schemas[name] = map[string]any{} // placeholder against recursion
-			g.schemas[name] = g.object(t)
-		}
-		return map[string]any{"$ref": "#/components/schemas/" + name}
-	case reflect.Slice, reflect.Array:
-		return map[string]any{"type": []string{"array", "null"}, "items": g.ref(t.Elem())}
-	case reflect.Map:
-		return map[string]any{"type": []string{"object", "null"}, "additionalProperties": g.ref(t.Elem())}
-	case reflect.Interface:
-		return map[string]any{}
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return map[string]any{"type": "integer"}
-	case reflect.Float32, reflect.Float64:
-		return map[string]any{"type": "number"}
-	}
-	return map[string]any{}
-}
-
-// nullable allows null besides what s allows.
-func nullable(s map[string]any) map[string]any {
-	if _, isRef := s["$ref"]; isRef {
-		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
-	}
-	switch t := s["type"].(type) {
-	case string:
-		s["type"] = []string{t, "null"}
-	case []string:
-		if !slices.Contains(t, "null") {
-			s["type"] = append(t, "null")
-		}
-	}
-	return s
-}
-
-// object is the schema of a struct: its JSON fields (embedded structs
-// flattened). No field is required: projections (fields=) drop any but id
-// and accountId.
-func (g *oaGen) object(t reflect.Type) map[string]any {
-	props := map[string]any{}
-	g.fields(t, props)
-	s := map[string]any{"type": "object", "properties": props}
-	if t == reflect.TypeOf(Problem{}) {
-		s["required"] = []string{"type", "title", "status", "detail", "code"}
-	}
-	return s
-}
-
-func (g *oaGen) fields(t reflect.Type, props map[string]any) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				g.fields(ft, props)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		props[name] = g.ref(f.Type)
-	}
 }

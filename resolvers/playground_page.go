@@ -1,0 +1,209 @@
+package resolvers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+)
+
+// PlaygroundExampleQuery is the query the playground's editor opens on: the
+// session tree a frontend loads in one request (sessions → root objectives
+// → owners, key results → check-ins, child objectives → key results).
+const PlaygroundExampleQuery = `query SessionTree {
+  sessions(first: 3) {
+    totalCount
+    nodes {
+      id
+      title
+      status
+      goals(roots: true) {
+        id
+        name
+        attainment
+        owners {
+          __typename
+          ... on User { id name email }
+          ... on Team { id name }
+        }
+        metrics {
+          id
+          name
+          actual
+          target
+          attainment
+          checkins { id actual checkInDate }
+        }
+        children {
+          id
+          name
+          attainment
+          metrics {
+            id
+            name
+            actual
+            target
+            attainment
+            checkins { id actual checkInDate }
+          }
+        }
+      }
+    }
+  }
+}
+`
+
+// playgroundIntro is the comment above the example on a first visit: how
+// to authenticate.
+const playgroundIntro = `# okrgate GraphQL playground
+#
+# Every request needs an API token. Put it in
+# the Headers tab below:
+#   {"Authorization": "Bearer <token>"}
+# It is kept in this browser and sent with every
+# request, the schema fetch included. Get one:
+#   okrgate token create --db okrgate.db \
+#     --account <accountId>
+# or POST /api/v2/users/me/tokens; on a new
+# database, "okrgate serve --demo" prefills it.
+# After adding a token, refresh the schema
+# (Shift-Ctrl-R); run with Ctrl-Enter.
+#
+# The session tree: sessions, their root
+# objectives with owners, key results and
+# check-ins, and child objectives.
+`
+
+var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>okrgate GraphiQL</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+  html, body { margin: 0; height: 100%; }
+  body { display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
+  #graphiql { flex: 1; min-height: 0; }
+  #okrgate-auth { display: none; padding: 8px 16px; background: #fff7d6; border-bottom: 1px solid #e6d48a; font-size: 14px; }
+  #okrgate-auth code { background: #fff; padding: 1px 4px; border-radius: 3px; }
+  #okrgate-auth button { float: right; }
+  .loading { height: 100%; display: flex; align-items: center; justify-content: center; font-size: 2rem; }
+</style>
+<link rel="stylesheet" href="{{.CSS.URL}}" integrity="{{.CSS.SRI}}" crossorigin="anonymous">
+<script src="{{.React.URL}}" integrity="{{.React.SRI}}" crossorigin="anonymous"></script>
+<script src="{{.ReactDOM.URL}}" integrity="{{.ReactDOM.SRI}}" crossorigin="anonymous"></script>
+<script src="{{.JS.URL}}" integrity="{{.JS.SRI}}" crossorigin="anonymous"></script>
+</head>
+<body>
+<div id="okrgate-auth" role="note">
+  <button type="button" id="okrgate-auth-close" aria-label="dismiss">×</button>
+  <strong>No API token yet.</strong> Open the <em>Headers</em> tab below and enter
+  <code>{"Authorization": "Bearer &lt;token&gt;"}</code>, then refresh the schema (Shift-Ctrl-R).
+  Create a token with <code>okrgate token create --db okrgate.db --account &lt;accountId&gt;</code>;
+  <code>okrgate serve --demo</code> on a new database prefills one.
+</div>
+<div id="graphiql"><div class="loading">Loading GraphiQL {{.GraphiQLVersion}}…</div></div>
+<script>
+(function () {
+  var endpoint = location.protocol + '//' + location.host + {{.Endpoint}};
+  var storageKey = 'graphiql:headers';
+  var demoHeaders = {{.DemoHeaders}};
+  var defaultQuery = {{.DefaultQuery}};
+
+  function parse(text) {
+    try {
+      var h = JSON.parse(text || '{}');
+      return h && typeof h === 'object' && !Array.isArray(h) ? h : {};
+    } catch (e) {
+      return {};
+    }
+  }
+  // The headers the browser keeps (GraphiQL's shouldPersistHeaders), or the
+  // demo token on a first visit to a demo server.
+  function savedHeaders() {
+    var saved = localStorage.getItem(storageKey);
+    return parse(saved !== null ? saved : demoHeaders);
+  }
+  function hasToken(h) {
+    return Object.keys(h).some(function (k) { return k.toLowerCase() === 'authorization' && String(h[k]).trim() !== ''; });
+  }
+
+  var base = GraphiQL.createFetcher({ url: endpoint });
+  // Every request, the schema introspection included, carries the saved
+  // headers; the Headers tab's current text, when GraphiQL passes it, wins.
+  function fetcher(params, opts) {
+    var headers = Object.assign({}, savedHeaders(), (opts && opts.headers) || {});
+    return base(params, Object.assign({}, opts || {}, { headers: headers }));
+  }
+
+  var banner = document.getElementById('okrgate-auth');
+  function showBanner() {
+    banner.style.display = hasToken(savedHeaders()) ? 'none' : 'block';
+  }
+  document.getElementById('okrgate-auth-close').onclick = function () { banner.style.display = 'none'; };
+  showBanner();
+
+  var firstVisit = localStorage.getItem(storageKey) === null;
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultQuery: defaultQuery,
+      defaultHeaders: demoHeaders || undefined,
+      shouldPersistHeaders: true,
+      isHeadersEditorEnabled: true,
+      defaultEditorToolsVisibility: firstVisit && !demoHeaders ? 'headers' : undefined,
+      onEditHeaders: function (text) {
+        banner.style.display = hasToken(parse(text)) ? 'none' : 'block';
+      },
+      inputValueDeprecation: true
+    })
+  );
+})();
+</script>
+</body>
+</html>
+`))
+
+// assetRef is how the page loads one asset.
+type assetRef struct {
+	URL template.URL
+	SRI string
+}
+
+// renderPlaygroundPage renders the page once, at start-up.
+func renderPlaygroundPage(o PlaygroundOptions, assets map[string]*playgroundAsset, versions map[string]string) ([]byte, error) {
+	ref := func(name string) assetRef {
+		a := assets[name]
+		if o.Assets == PlaygroundCDN {
+			return assetRef{URL: template.URL(a.cdn), SRI: a.sri}
+		}
+		return assetRef{URL: template.URL(PlaygroundAssetsPath + name), SRI: a.sri}
+	}
+	demoHeaders := ""
+	if o.DemoToken != "" {
+		b, err := json.MarshalIndent(map[string]string{"Authorization": "Bearer " + o.DemoToken}, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		demoHeaders = string(b)
+	}
+	endpoint := o.Endpoint
+	if endpoint == "" {
+		endpoint = "/graphql"
+	}
+	var buf bytes.Buffer
+	err := playgroundPage.Execute(&buf, map[string]any{
+		"Endpoint":        endpoint,
+		"DemoHeaders":     demoHeaders,
+		"DefaultQuery":    playgroundIntro + PlaygroundExampleQuery,
+		"GraphiQLVersion": versions["graphiql"],
+		"JS":              ref("graphiql.min.js"),
+		"CSS":             ref("graphiql.min.css"),
+		"React":           ref("react.production.min.js"),
+		"ReactDOM":        ref("react-dom.production.min.js"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("playground page: %w", err)
+	}
+	return buf.Bytes(), nil
+}
