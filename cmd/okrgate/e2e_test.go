@@ -69,7 +69,7 @@ type server struct {
 
 func startServer(t *testing.T, db string, extra ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, extra...)...)
+	cmd := exec.Command(binary, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +359,7 @@ func TestEndToEnd(t *testing.T) {
 func TestServeDemo(t *testing.T) {
 	hc := conformingClient(t)
 	db := filepath.Join(t.TempDir(), "demo.db")
-	cmd := exec.Command(binary, "serve", "--demo", "--db", db, "--addr", "127.0.0.1:0")
+	cmd := exec.Command(binary, "serve", "--demo", "--db", db, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

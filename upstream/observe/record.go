@@ -24,6 +24,7 @@ type Record struct {
 	account   string
 	user      string
 	err       error // the cause of a server error, logged on the access line
+	closed    bool  // the client went away before the answer
 }
 
 type recordKey struct{}
@@ -99,10 +100,32 @@ func (r *Record) SetError(err error) {
 	if r == nil || err == nil {
 		return
 	}
+	// The text is taken now: an error presenter may rewrite a message
+	// in place after recording it (GraphQL masks internal errors).
 	r.mu.Lock()
 	if r.err == nil {
-		r.err = err
+		r.err = frozen{msg: err.Error(), err: err}
 	}
+	r.mu.Unlock()
+}
+
+// frozen is an error with the text it had when recorded.
+type frozen struct {
+	msg string
+	err error
+}
+
+func (f frozen) Error() string { return f.msg }
+func (f frozen) Unwrap() error { return f.err }
+
+// SetClientClosed records that the client went away before its answer:
+// the access line says 499 whatever status was written to nobody.
+func (r *Record) SetClientClosed() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.closed = true
 	r.mu.Unlock()
 }
 
@@ -150,10 +173,11 @@ func (r *Record) SQLStatements() int64 {
 type snapshot struct {
 	facade, route, operation, account, user string
 	err                                     error
+	closed                                  bool
 }
 
 func (r *Record) snapshot() snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return snapshot{r.facade, r.route, r.operation, r.account, r.user, r.err}
+	return snapshot{r.facade, r.route, r.operation, r.account, r.user, r.err, r.closed}
 }

@@ -49,7 +49,7 @@ func Stack(cfg Config) func(http.Handler) http.Handler {
 		cfg.Tracer = noop.NewTracerProvider()
 	}
 	return func(next http.Handler) http.Handler {
-		h := recoverer(pattern(next))
+		h := recoverer(Patterns(next))
 		if cfg.Metrics != nil {
 			h = cfg.Metrics.instrument(h)
 		}
@@ -62,10 +62,11 @@ func Stack(cfg Config) func(http.Handler) http.Handler {
 	}
 }
 
-// pattern records the top-level router's pattern as the route of a request
-// that no facade named (the playground, /metrics, the probes). The router
-// sets r.Pattern on the request it is handed, so it is read after.
-func pattern(next http.Handler) http.Handler {
+// Patterns records the pattern of the http.ServeMux next as the route of a
+// request that no facade named (the playground, /metrics, the probes). The
+// mux sets r.Pattern on the request it is handed, so it is read after.
+// Stack applies it to the handler it wraps; wrap an inner mux with it too.
+func Patterns(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r)
 		if rec := FromContext(r.Context()); rec != nil {
@@ -97,6 +98,9 @@ func access(cfg Config, next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			s := rec.snapshot()
+			if s.closed {
+				status = StatusClientClosed
+			}
 			route := s.route
 			if route == "" {
 				route = "unmatched"
@@ -109,7 +113,11 @@ func access(cfg Config, next http.Handler) http.Handler {
 			}
 			level := slog.LevelInfo
 			switch {
-			case status >= 500 && status != StatusClientClosed:
+			case s.closed || status == StatusClientClosed:
+				// The client went away: not a server failure.
+			case status >= 500 || s.err != nil:
+				// A server error, or GraphQL's masked internal error
+				// in a 200 answer: the cause is on this line.
 				level = slog.LevelError
 			case cfg.Quiet != nil && cfg.Quiet(r):
 				level = slog.LevelDebug
@@ -169,6 +177,10 @@ type panicError struct {
 }
 
 func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
+
+// Panic returns the error of a recovered panic v that happened on stack; on
+// the access line it brings its stack along.
+func Panic(v any, stack []byte) error { return &panicError{value: v, stack: string(stack)} }
 
 // recoverer turns a panic into a 500 problem whose body carries only the
 // request id; the panic and its stack go on the access line.

@@ -124,6 +124,7 @@ const codeClientClosed upstream.Code = "client_closed"
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, detail, fields := ProblemOf(err)
 	if status == http.StatusInternalServerError && errors.Is(r.Context().Err(), context.Canceled) {
+		observe.FromContext(r.Context()).SetClientClosed()
 		s.recordError(r, "client closed", err)
 		s.writeProblem(w, r, StatusClientClosed, codeClientClosed, "the client closed the request before its answer", nil)
 		return
