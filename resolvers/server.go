@@ -179,7 +179,7 @@ func NewHandler(cfg Config) http.Handler {
 	h = authMiddleware(cfg.Auth, cfg.Logger, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		observe.FromContext(ctx).SetGraphQL()
+		observe.FromContext(ctx).SetFacade("graphql")
 		switch r.Method {
 		case http.MethodGet:
 		case http.MethodPost:

@@ -88,7 +88,9 @@ func newObservability(st *sqlstore.Store, tracer trace.TracerProvider, log *slog
 }
 
 // instrument returns api decorated: every call counted and traced.
-func (o *observability) instrument(api upstream.API) upstream.API { return instrument.New(api, o.calls) }
+func (o *observability) instrument(api upstream.API) upstream.API {
+	return instrument.New(api, o.calls)
+}
 
 // stack is the middleware stack in front of everything served.
 func (o *observability) stack(h http.Handler) http.Handler {

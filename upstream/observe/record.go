@@ -72,14 +72,16 @@ func (r *Record) SetOperation(name string) {
 	r.mu.Unlock()
 }
 
-// SetGraphQL records that the request went to the GraphQL endpoint, before
-// its operation is known (a request refused before parsing has none).
-func (r *Record) SetGraphQL() {
+// SetFacade records which facade ("rest", "graphql") serves the request,
+// as soon as it is known: the upstream calls it makes are counted under
+// it, before the route or the operation is known (a request refused
+// before parsing has neither).
+func (r *Record) SetFacade(name string) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
-	r.facade = "graphql"
+	r.facade = name
 	r.mu.Unlock()
 }
 

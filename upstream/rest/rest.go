@@ -285,6 +285,7 @@ func bearerToken(h string) (string, bool) {
 // observe.Record, for the access line and the metrics.
 func recordRoute(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		observe.FromContext(r.Context()).SetFacade("rest")
 		next.ServeHTTP(w, r)
 		pattern := chi.RouteContext(r.Context()).RoutePattern()
 		if pattern == "" || pattern == "/*" {
