@@ -38,7 +38,7 @@ func addOpsFlags(fs *flag.FlagSet) *opsFlags {
 	o := &opsFlags{}
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: json (one object a line) or text (key=value)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "least `level` logged: debug (adds probes and scrapes), info, warn or error")
-	fs.StringVar(&o.metricsAddr, "metrics-addr", "127.0.0.1:9090", "listen `address` of the Prometheus /metrics endpoint, apart from the API (\"\" for none)")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "127.0.0.1:9090", "listen `address` of the Prometheus /metrics endpoint, apart from the API (off for none)")
 	fs.StringVar(&o.metricsToken, "metrics-token", "", "also serve /metrics on the main address, to requests with \"Authorization: Bearer `token`\" (none by default: there it is 404)")
 	return o
 }

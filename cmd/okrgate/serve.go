@@ -107,7 +107,7 @@ finish.`)
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "okrgate listening on %s (database %s)\n", base, *db)
-	if ops.metricsAddr != "" {
+	if ops.metricsAddr != "" && ops.metricsAddr != "off" {
 		maddr, err := obs.serveMetrics(ctx, ops.metricsAddr)
 		if err != nil {
 			ln.Close()
