@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/okrgate/okrgate/upstream/observe"
 )
 
