@@ -148,8 +148,8 @@ func TestRequestLogLinesAndMetrics(t *testing.T) {
 	for _, want := range []string{
 		`okrgate_http_requests_total{code="200",facade="rest",method="get",route="/api/v2/sessions"} 1`,
 		`okrgate_http_requests_total{code="200",facade="graphql",method="post",route="/graphql"} 1`,
-		`okrgate_http_request_duration_seconds_count{facade="rest",method="get",route="/api/v2/sessions"} 1`,
-		`okrgate_http_response_size_bytes_count{facade="graphql",method="post",route="/graphql"} 1`,
+		`okrgate_http_request_duration_seconds_count{code="200",facade="rest",method="get",route="/api/v2/sessions"} 1`,
+		`okrgate_http_response_size_bytes_count{code="200",facade="graphql",method="post",route="/graphql"} 1`,
 		`okrgate_graphql_requests_total{operation="Me",outcome="ok"} 1`,
 		`okrgate_upstream_calls_total{facade="rest",method="ListSessions"} 1`,
 		`okrgate_upstream_calls_total{facade="graphql",method="Authenticate"} 1`,

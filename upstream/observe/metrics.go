@@ -23,20 +23,20 @@ type Metrics struct {
 // NewMetrics creates the metrics and registers them, with the build
 // information and the Go runtime and process collectors, on reg.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
-	labels := []string{"facade", "route", "method"}
+	labels := []string{"facade", "route", "method", "code"}
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "okrgate_http_requests_total",
 			Help: "HTTP requests answered, by facade (rest, graphql, or empty for the server's own pages), route pattern, method and status code.",
-		}, append(labels, "code")),
+		}, labels),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "okrgate_http_request_duration_seconds",
-			Help:    "Time to answer an HTTP request, by facade, route pattern and method.",
+			Help:    "Time to answer an HTTP request, by facade, route pattern, method and status code.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, labels),
 		size: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "okrgate_http_response_size_bytes",
-			Help:    "Size of HTTP response bodies, by facade, route pattern and method.",
+			Help:    "Size of HTTP response bodies, by facade, route pattern, method and status code.",
 			Buckets: prometheus.ExponentialBuckets(64, 4, 10), // 64 B .. 16 MiB
 		}, labels),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
