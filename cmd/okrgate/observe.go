@@ -31,16 +31,40 @@ import (
 type opsFlags struct {
 	logFormat, logLevel       string
 	metricsAddr, metricsToken string
+	fs                        *flag.FlagSet
 }
 
 // addOpsFlags declares the flags on fs.
 func addOpsFlags(fs *flag.FlagSet) *opsFlags {
-	o := &opsFlags{}
+	o := &opsFlags{fs: fs}
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: json (one object a line) or text (key=value)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "least `level` logged: debug (adds probes and scrapes), info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "127.0.0.1:9090", "listen `address` of the Prometheus /metrics endpoint, apart from the API (off for none)")
 	fs.StringVar(&o.metricsToken, "metrics-token", "", "also serve /metrics on the main address, to requests with \"Authorization: Bearer `token`\" (none by default: there it is 404)")
 	return o
+}
+
+// startMetrics starts the metrics listener unless --metrics-addr is off,
+// and says where it listens on stdout. An address the operator chose that
+// cannot be bound is an error; the default one, taken by another process
+// (a second server on one machine), only a warning: the API still serves,
+// without metrics.
+func (o *opsFlags) startMetrics(ctx context.Context, obs *observability, stdout io.Writer) error {
+	if o.metricsAddr == "" || o.metricsAddr == "off" {
+		return nil
+	}
+	addr, err := obs.serveMetrics(ctx, o.metricsAddr)
+	if err != nil {
+		chosen := false
+		o.fs.Visit(func(f *flag.Flag) { chosen = chosen || f.Name == "metrics-addr" }) // flag or variable
+		if chosen {
+			return err
+		}
+		obs.log.Warn("metrics listener not started: its default address is in use; set --metrics-addr", "addr", o.metricsAddr, "err", err)
+		return nil
+	}
+	fmt.Fprintf(stdout, "okrgate metrics on http://%s/metrics\n", addr)
+	return nil
 }
 
 // logger returns the logger the flags ask for, writing to w.

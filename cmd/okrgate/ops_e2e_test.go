@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -188,7 +189,8 @@ func TestMetricsToken(t *testing.T) {
 
 // TestMetricsListenerNotPublicByDefault: without --metrics-addr, metrics
 // listen on a loopback address apart from the API's (or, when that port is
-// taken on this machine, serve says so and names the loopback address).
+// taken on this machine, serve warns, naming the loopback address, and
+// serves the API without metrics); the main address answers /metrics 404.
 func TestMetricsListenerNotPublicByDefault(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "def.db")
 	bootstrapDB(t, db, "Acme", "admin@acme.test")
@@ -203,14 +205,11 @@ func TestMetricsListenerNotPublicByDefault(t *testing.T) {
 	t.Cleanup(func() { cmd.Process.Kill() })
 	deadline := time.Now().Add(30 * time.Second) // bounds a failure; asserts no timing
 	var metricsURL, base string
-	for time.Now().Before(deadline) && metricsURL == "" {
+	busy := false
+	for time.Now().Before(deadline) && (base == "" || metricsURL == "" && !busy) {
 		select {
 		case <-done:
-			// The default port is in use here: the error names it.
-			if !strings.Contains(errOut.String(), "127.0.0.1:9090") {
-				t.Fatalf("serve exited: %s", errOut.String())
-			}
-			return
+			t.Fatalf("serve exited: %s", errOut.String())
 		case <-time.After(10 * time.Millisecond):
 		}
 		for _, l := range strings.Split(out.String(), "\n") {
@@ -221,6 +220,17 @@ func TestMetricsListenerNotPublicByDefault(t *testing.T) {
 				metricsURL = strings.TrimSpace(r)
 			}
 		}
+		busy = strings.Contains(errOut.String(), "metrics listener not started")
+	}
+	if code, _ := get(t, "GET", base+"/metrics", "", nil); code != 404 {
+		t.Errorf("/metrics on the main address: %d, want 404", code)
+	}
+	if busy {
+		// The default port is in use here: the warning names it.
+		if !strings.Contains(errOut.String(), "127.0.0.1:9090") {
+			t.Errorf("warning without the default address: %s", errOut.String())
+		}
+		return
 	}
 	u, err := url.Parse(metricsURL)
 	if err != nil || u.Host != "127.0.0.1:9090" {
@@ -229,7 +239,18 @@ func TestMetricsListenerNotPublicByDefault(t *testing.T) {
 	if b, _ := url.Parse(base); b == nil || b.Host == u.Host {
 		t.Fatalf("metrics share the API's address %q", base)
 	}
-	if code, _ := get(t, "GET", base+"/metrics", "", nil); code != 404 {
-		t.Errorf("/metrics on the main address: %d, want 404", code)
+}
+
+// TestChosenMetricsAddressMustBind: an address the operator chose that is
+// taken stops serve with an error naming it.
+func TestChosenMetricsAddressMustBind(t *testing.T) {
+	taken := httptest.NewServer(http.NotFoundHandler())
+	defer taken.Close()
+	addr := strings.TrimPrefix(taken.URL, "http://")
+	db := filepath.Join(t.TempDir(), "busy.db")
+	bootstrapDB(t, db, "Acme", "admin@acme.test")
+	_, errOut, code := runBinary(t, "", []string{"OKRGATE_METRICS_ADDR=" + addr}, "serve", "--db", db, "--addr", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(errOut, addr) {
+		t.Errorf("exit %d, stderr %q: want 1 and the address", code, errOut)
 	}
 }

@@ -107,13 +107,9 @@ finish.`)
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "okrgate listening on %s (database %s)\n", base, *db)
-	if ops.metricsAddr != "" && ops.metricsAddr != "off" {
-		maddr, err := obs.serveMetrics(ctx, ops.metricsAddr)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		fmt.Fprintf(stdout, "okrgate metrics on http://%s/metrics\n", maddr)
+	if err := ops.startMetrics(ctx, obs, stdout); err != nil {
+		ln.Close()
+		return err
 	}
 	switch {
 	case *demo && boot.Token != "":
