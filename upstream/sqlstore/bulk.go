@@ -23,13 +23,13 @@ type bulkTx struct {
 	// they are brought up to date once, when fn returns.
 	paths, tasks map[string]map[string]bool
 	// The callers' subjects (roles, teams, grants), derived once per batch.
-	subjects map[subjectKey]*subject
+	subjects map[subjectKey]*upstream.Subject
 }
 
 // subject returns the caller's authorization subject as the batch first
 // derived it: a batch decides every write with the roles, teams and
 // grants the caller had at its first write.
-func (b *bulkTx) subject(ctx context.Context, q querier, c upstream.Caller) (*subject, error) {
+func (b *bulkTx) subject(ctx context.Context, q querier, c upstream.Caller) (*upstream.Subject, error) {
 	key := subjectKey{account: c.AccountID, user: c.UserID, roles: strings.Join(c.Roles, ",")}
 	if sub, ok := b.subjects[key]; ok {
 		return sub, nil
@@ -39,7 +39,7 @@ func (b *bulkTx) subject(ctx context.Context, q querier, c upstream.Caller) (*su
 		return nil, err
 	}
 	if b.subjects == nil {
-		b.subjects = map[subjectKey]*subject{}
+		b.subjects = map[subjectKey]*upstream.Subject{}
 	}
 	b.subjects[key] = sub
 	return sub, nil

@@ -10,16 +10,13 @@ import (
 
 // dashboardItem describes a dashboard for the per-item access rules: its
 // creator owns it; its access list applies.
-func dashboardItem(d dashboardDoc) *item {
+func dashboardItem(d dashboardDoc) *upstream.Item {
 	var owners []string
 	if d.CreatedByID != "" {
 		owners = []string{d.CreatedByID}
 	}
-	return &item{Kind: "dashboard", ID: d.ID, Owners: owners, Access: d.Access}
+	return upstream.DashboardItem(d.ID, owners, d.Access)
 }
-
-// dashboardActions are the actions reported in currentUserAllowedActions.
-var dashboardActions = []upstream.Action{upstream.DashboardsRead, upstream.DashboardsEdit, upstream.DashboardsAdmin}
 
 // visibleDashboards returns the documents of account matching cond (SQL on
 // the table's columns) that the caller may read.
@@ -79,7 +76,7 @@ func (s *Store) present(ctx context.Context, q querier, c upstream.Caller, ds []
 			}
 		}
 		x.CurrentUserAllowedActions = []string{}
-		for _, a := range dashboardActions {
+		for _, a := range upstream.DashboardActions() {
 			err := s.authorize(ctx, q, c, a, dashboardItem(d))
 			if err == nil {
 				x.CurrentUserAllowedActions = append(x.CurrentUserAllowedActions, string(a))

@@ -8,19 +8,6 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-// gate refuses a write that the session's state forbids. Structural edits
-// (goals and key results) need an open session; progress (check-ins and
-// tasks) is allowed in locked sessions too; closed sessions are read-only.
-func gate(ss upstream.Session, structural bool) error {
-	switch {
-	case ss.Status == upstream.SessionClosed:
-		return upstream.Errorf(upstream.CodeSessionClosed, "session %q is closed", ss.ID)
-	case ss.Status == upstream.SessionLocked && structural:
-		return upstream.Errorf(upstream.CodeSessionLocked, "session %q is locked: only check-ins and task changes are allowed", ss.ID)
-	}
-	return nil
-}
-
 func validMode(m string) bool {
 	return m == upstream.AverageKR || m == upstream.AverageChildren || m == upstream.AverageKRAndChildren
 }
@@ -29,7 +16,8 @@ func validClosed(s string) bool {
 	return s == upstream.GoalActive || s == upstream.GoalAchieved || s == upstream.GoalAbandoned
 }
 
-const maxName = 1000
+// maxName bounds names and titles (upstream.MaxNameLength).
+const maxName = upstream.MaxNameLength
 
 // ListGoals lists goals. Key results and tasks are embedded when the
 // projection names them.
@@ -43,7 +31,7 @@ func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
-	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Goal]{}, err
 	}
 	src, args, err := s.goalSource(ctx, q, c.AccountID, sc)
@@ -74,7 +62,7 @@ func (s *Store) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
 	if err != nil {
 		return upstream.Goal{}, err
 	}
-	if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(g)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.GoalsRead, upstream.GoalItem(g)); err != nil {
 		if upstream.ErrorCode(err) == upstream.CodeNotFound {
 			return s.goalStub(ctx, q, c, g, err)
 		}
@@ -140,10 +128,10 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if err != nil {
 			return err
 		}
-		if err := gate(ss, true); err != nil {
+		if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
 			return err
 		}
 		if err := s.visibleParent(ctx, q, c, g.ParentID); err != nil {
@@ -304,11 +292,10 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, goalItem(old)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, upstream.GoalItem(old)); err != nil {
 			return err
 		}
-		onlyClosing := in == upstream.GoalPatch{ClosedStatus: in.ClosedStatus} && in.ClosedStatus != nil
-		if err := gate(oldSession, !onlyClosing); err != nil {
+		if err := upstream.SessionGate(oldSession, upstream.GoalPatchChange(in)); err != nil {
 			return err
 		}
 		g = old
@@ -359,10 +346,10 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 			if ss, err = s.sessionFor(ctx, q, c.AccountID, g.SessionID); err != nil {
 				return err
 			}
-			if err := gate(ss, true); err != nil {
+			if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 				return err
 			}
-			if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+			if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
 				return err
 			}
 		}
@@ -457,14 +444,14 @@ func (s *Store) DeleteGoal(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsDelete, goalItem(g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsDelete, upstream.GoalItem(g)); err != nil {
 			return err
 		}
 		ss, err := sessions.get(ctx, q, c.AccountID, g.SessionID)
 		if err != nil {
 			return err
 		}
-		if err := gate(ss, true); err != nil {
+		if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 			return err
 		}
 		const metricIDs = "SELECT id FROM metrics WHERE account_id = ? AND goal_id = ?"
@@ -509,14 +496,14 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.SessionsRead, upstream.SessionItem(ss)); err != nil {
 		return nil, err
 	}
 	sc, err := s.scopeFor(ctx, q, c)
 	if err != nil {
 		return nil, err
 	}
-	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return nil, err
 	}
 	vis, visArgs := sc.goalVisible("")

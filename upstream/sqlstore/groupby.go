@@ -33,7 +33,7 @@ func (s *Store) GoalsGroupedByOwners(ctx context.Context, gq upstream.GroupByOwn
 	if err != nil {
 		return upstream.GoalsGroupedBy{}, err
 	}
-	if err := sc.sub.decide(upstream.GoalsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return upstream.GoalsGroupedBy{}, err
 	}
 	lq := upstream.ListQuery{
@@ -67,7 +67,7 @@ func (s *Store) GoalsGroupedByOwners(ctx context.Context, gq upstream.GroupByOwn
 		}
 		ms = slices.DeleteFunc(ms, func(m upstream.Metric) bool {
 			g := goalByID[m.GoalID]
-			return !sc.sub.sees(metricItem(m, g), sc.sessions[g.SessionID])
+			return !sc.rule.Sub.Sees(upstream.MetricItem(m, g), sc.rule.Sessions[g.SessionID])
 		})
 	}
 	byGoal := map[string][]upstream.Metric{}

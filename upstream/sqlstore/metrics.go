@@ -9,10 +9,6 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-func validOperator(op string) bool {
-	return op == upstream.AtLeast || op == upstream.AtMost || op == upstream.StayAbove || op == upstream.StayBelow
-}
-
 // ListMetrics lists key results.
 func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
 	c, err := upstream.MustCaller(ctx)
@@ -24,7 +20,7 @@ func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstrea
 	if err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
-	if err := sc.sub.decide(upstream.MetricsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Metric]{}, err
 	}
 	src, args := s.metricSource(c.AccountID, sc)
@@ -74,7 +70,7 @@ func (s *Store) authorizeMetric(ctx context.Context, q querier, c upstream.Calle
 	if err != nil {
 		return err
 	}
-	return s.authorize(ctx, q, c, action, metricItem(m, g))
+	return s.authorize(ctx, q, c, action, upstream.MetricItem(m, g))
 }
 
 func (s *Store) getMetric(ctx context.Context, q querier, account, id string) (upstream.Metric, error) {
@@ -150,13 +146,13 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err != nil {
 			return err
 		}
-		if err := gate(ss, true); err != nil {
+		if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 			return err
 		}
 		if err := s.visibleGoal(ctx, q, c, g, "goalId"); err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(m, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsCreate, upstream.MetricItem(m, g)); err != nil {
 			return err
 		}
 		if err := checkMetricLimit(ctx, q, c.AccountID, ss, g.ID); err != nil {
@@ -185,9 +181,9 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 }
 
 // checkMetricLimit enforces the session's metricsPerGoalLimit for a key
-// result about to be added to goal. It counts the rows rather than reading
-// the goal's metricsCount, which a Bulk batch brings up to date only at
-// its end.
+// result about to be added to goal (upstream.CheckMetricLimit). It counts
+// the rows rather than reading the goal's metricsCount, which a Bulk batch
+// brings up to date only at its end.
 func checkMetricLimit(ctx context.Context, q querier, account string, ss upstream.Session, goal string) error {
 	lim := ss.Settings.MetricsPerGoalLimit
 	if lim <= 0 {
@@ -197,34 +193,14 @@ func checkMetricLimit(ctx context.Context, q querier, account string, ss upstrea
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM metrics WHERE account_id = ? AND goal_id = ?", account, goal).Scan(&n); err != nil {
 		return fmt.Errorf("sqlstore: count key results of %s: %w", goal, err)
 	}
-	if n >= lim {
-		return upstream.Errorf(upstream.CodeLimitExceeded, "goal %q already has %d key results (limit %d)", goal, n, lim)
-	}
-	return nil
+	return upstream.CheckMetricLimit(ss, goal, n)
 }
 
-// checkMetric validates a key result about to be written and recomputes its attainment.
+// checkMetric validates a key result about to be written (its fields:
+// upstream.CheckMetric; its owners exist) and recomputes its attainment.
 func (s *Store) checkMetric(ctx context.Context, q querier, account string, m *upstream.Metric, ss upstream.Session) error {
-	if m.Name == "" {
-		return upstream.Invalid("name", "must not be empty")
-	}
-	if len(m.Name) > maxName {
-		return upstream.Invalid("name", "must be at most %d characters", maxName)
-	}
-	if !validOperator(m.TargetOperator) {
-		return upstream.Invalid("targetOperator", "must be at_least, at_most, stay_above or stay_below")
-	}
-	if m.ManualType != upstream.TypeDouble && m.ManualType != upstream.TypeBool {
-		return upstream.Invalid("manualType", "must be double or boolean")
-	}
-	if err := upstream.CheckMetricNumbers("target", m.ManualType, m.TargetOperator, m.InitialValue, m.Target, m.Actual, m.Critical); err != nil {
+	if err := upstream.CheckMetric(*m, ss); err != nil {
 		return err
-	}
-	if m.ManualType == upstream.TypeBool && m.Actual != 0 && m.Actual != 1 {
-		return upstream.Invalid("actual", "a boolean key result's actual must be 0 or 1")
-	}
-	if len(m.OwnerIDs) > 1 && ss.Settings.MultipleOwners.DisabledForMetrics {
-		return upstream.Invalid("ownerIds", "the session allows one owner per key result")
 	}
 	if err := s.checkOwners(ctx, q, account, "ownerIds", m.OwnerIDs); err != nil {
 		return err
@@ -252,10 +228,10 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsUpdate, metricItem(old, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsUpdate, upstream.MetricItem(old, g)); err != nil {
 			return err
 		}
-		if err := gate(ss, true); err != nil {
+		if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 			return err
 		}
 		m = old
@@ -309,13 +285,13 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 			if err != nil {
 				return err
 			}
-			if err := gate(nss, true); err != nil {
+			if err := upstream.SessionGate(nss, upstream.Structure); err != nil {
 				return err
 			}
 			if err := s.visibleGoal(ctx, q, c, ng, "goalId"); err != nil {
 				return err
 			}
-			if err := s.authorize(ctx, q, c, upstream.MetricsCreate, metricItem(old, ng)); err != nil {
+			if err := s.authorize(ctx, q, c, upstream.MetricsCreate, upstream.MetricItem(old, ng)); err != nil {
 				return err
 			}
 			if err := checkMetricLimit(ctx, q, c.AccountID, nss, ng.ID); err != nil {
@@ -382,10 +358,10 @@ func (s *Store) DeleteMetric(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsDelete, metricItem(m, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsDelete, upstream.MetricItem(m, g)); err != nil {
 			return err
 		}
-		if err := gate(ss, true); err != nil {
+		if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 			return err
 		}
 		if err := tasks.deleteWhere(ctx, q, c.AccountID, "parent_id = ?", id); err != nil {
@@ -409,17 +385,8 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 	if err != nil {
 		return upstream.CheckIn{}, err
 	}
-	if in.Actual == nil {
-		return upstream.CheckIn{}, upstream.Invalid("actual", "is required")
-	}
-	if err := upstream.CheckNumber("actual", *in.Actual); err != nil {
+	if err := upstream.CheckCheckInInput(in); err != nil {
 		return upstream.CheckIn{}, err
-	}
-	if in.Confidence != nil && (*in.Confidence < 0 || *in.Confidence > 10) {
-		return upstream.CheckIn{}, upstream.Invalid("confidence", "must be between 0 and 10")
-	}
-	if len(in.Comment) > 10000 {
-		return upstream.CheckIn{}, upstream.Invalid("comment", "must be at most 10000 characters")
 	}
 	now := s.timestamp()
 	ci := upstream.CheckIn{ID: s.ids.New(), AccountID: c.AccountID, MetricID: metricID, Actual: *in.Actual,
@@ -439,16 +406,13 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsCheckIn, metricItem(m, g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.MetricsCheckIn, upstream.MetricItem(m, g)); err != nil {
 			return err
 		}
-		if err := gate(ss, false); err != nil {
+		if err := upstream.SessionGate(ss, upstream.Progress); err != nil {
 			return err
 		}
-		if g.ClosedStatus.Status == upstream.GoalAbandoned {
-			return upstream.Errorf(upstream.CodeGoalAbandoned, "goal %q is abandoned: its key results take no check-ins", g.ID)
-		}
-		if err := upstream.CheckMetricNumbers("actual", m.ManualType, m.TargetOperator, m.InitialValue, m.Target, ci.Actual, m.Critical); err != nil {
+		if err := upstream.CheckCheckIn(g, m, ci.Actual); err != nil {
 			return err
 		}
 		ci.GoalID, ci.PreviousActual = g.ID, m.Actual
@@ -498,7 +462,7 @@ func (s *Store) ListCheckIns(ctx context.Context, lq upstream.ListQuery) (upstre
 	if err != nil {
 		return upstream.Page[upstream.CheckIn]{}, err
 	}
-	if err := sc.sub.decide(upstream.MetricsRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.CheckIn]{}, err
 	}
 	src, args := s.checkinSource(c.AccountID, sc)

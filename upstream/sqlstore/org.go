@@ -77,7 +77,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, in upstream.UserPatch
 		if u, err = users.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
-		if id != c.UserID || in.IsActive != nil || in.RoleIDs != nil {
+		if !upstream.SelfPatch(c.UserID, id, in) {
 			if err := s.authorize(ctx, q, c, upstream.UsersManage, nil); err != nil {
 				return err
 			}

@@ -30,7 +30,7 @@ func (s *Store) AllowedActions(ctx context.Context, targetType, targetID string)
 	if err != nil {
 		return upstream.AllowedActions{}, err
 	}
-	var it *item
+	var it *upstream.Item
 	var sess *upstream.Session
 	var candidates []upstream.Action
 	loadSession := func(id string) {
@@ -44,7 +44,7 @@ func (s *Store) AllowedActions(ctx context.Context, targetType, targetID string)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = goalItem(g), goalActions
+		it, candidates = upstream.GoalItem(g), upstream.GoalActions()
 		loadSession(g.SessionID)
 	case "metric":
 		m, err := metrics.get(ctx, q, c.AccountID, targetID)
@@ -55,27 +55,27 @@ func (s *Store) AllowedActions(ctx context.Context, targetType, targetID string)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = metricItem(m, g), metricActions
+		it, candidates = upstream.MetricItem(m, g), upstream.MetricActions()
 		loadSession(g.SessionID)
 	case "session":
 		ss, err := sessions.get(ctx, q, c.AccountID, targetID)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = sessionItem(ss), sessionActions
+		it, candidates = upstream.SessionItem(ss), upstream.SessionActions()
 	case "insightBoard", "dashboard":
 		a, owners, err := s.dashboardAccess(ctx, q, c.AccountID, targetID)
 		if err != nil {
 			return upstream.AllowedActions{}, err
 		}
-		it, candidates = &item{Kind: "dashboard", ID: targetID, Owners: owners, Access: a}, boardActions
+		it, candidates = upstream.DashboardItem(targetID, owners, a), upstream.DashboardActions()
 	default:
 		return upstream.AllowedActions{}, upstream.Invalid("targetType", "must be metric, goal, session or insightBoard")
 	}
-	if !sub.sees(it, sess) {
+	if !sub.Sees(it, sess) {
 		return upstream.AllowedActions{}, upstream.NotFound(targetType, targetID)
 	}
-	return upstream.AllowedActions{CurrentUserActions: sub.allowedOn(it, sess, candidates)}, nil
+	return upstream.AllowedActions{CurrentUserActions: sub.AllowedOn(it, sess, candidates)}, nil
 }
 
 // dashboardAccess reads a dashboard's access and owners from the content
@@ -112,21 +112,6 @@ func (s *Store) dashboardAccess(ctx context.Context, q querier, account, id stri
 	return d.Access, owners, nil
 }
 
-// defaultOwnerPermissions are what owners of a new session or dashboard get.
-func defaultAccess(itemType string) upstream.Access {
-	grant := map[string]int{}
-	switch itemType {
-	case "session":
-		for _, a := range []upstream.Action{upstream.GoalsUpdate, upstream.GoalsDelete, upstream.MetricsUpdate, upstream.MetricsDelete, upstream.MetricsCheckIn, upstream.TasksUpdate, upstream.TasksDelete} {
-			grant[string(a)] = 1
-		}
-	case "dashboard":
-		grant[string(upstream.DashboardsEdit)] = 1
-	}
-	return upstream.Access{Inherits: true, OwnerPermissions: &upstream.OwnerPermissions{Grant: grant, Deny: map[string]int{}},
-		Permissions: []upstream.PermissionEntry{}}
-}
-
 // DefaultAccess is the access a new session or dashboard gets.
 func (s *Store) DefaultAccess(ctx context.Context, itemType string) (upstream.Access, error) {
 	if _, err := upstream.MustCaller(ctx); err != nil {
@@ -135,7 +120,7 @@ func (s *Store) DefaultAccess(ctx context.Context, itemType string) (upstream.Ac
 	if itemType != "session" && itemType != "dashboard" {
 		return upstream.Access{}, upstream.NotFound("item type", itemType)
 	}
-	return defaultAccess(itemType), nil
+	return upstream.DefaultAccess(itemType), nil
 }
 
 // ItemAccess is the access of one session, goal or dashboard; reading it
@@ -153,16 +138,16 @@ func (s *Store) ItemAccess(ctx context.Context, itemType, itemID string) (upstre
 		if err != nil {
 			return upstream.Access{}, err
 		}
-		if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.SessionsRead, upstream.SessionItem(ss)); err != nil {
 			return upstream.Access{}, err
 		}
-		a = sessionAccess(ss)
+		a = upstream.SessionAccess(ss)
 	case "goal":
 		g, err := goals.get(ctx, q, c.AccountID, itemID)
 		if err != nil {
 			return upstream.Access{}, err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsRead, upstream.GoalItem(g)); err != nil {
 			return upstream.Access{}, err
 		}
 		a = g.Access
@@ -174,12 +159,12 @@ func (s *Store) ItemAccess(ctx context.Context, itemType, itemID string) (upstre
 		if err != nil {
 			return upstream.Access{}, err
 		}
-		if err := s.authorize(ctx, q, c, upstream.DashboardsRead, &item{Kind: "dashboard", ID: itemID, Owners: owners, Access: acc}); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.DashboardsRead, upstream.DashboardItem(itemID, owners, acc)); err != nil {
 			return upstream.Access{}, err
 		}
 		a = acc
 		if a == nil {
-			d := defaultAccess("dashboard")
+			d := upstream.DefaultAccess("dashboard")
 			a = &d
 		}
 	default:
@@ -199,20 +184,8 @@ func (s *Store) SetItemAccess(ctx context.Context, itemType, itemID string, in u
 	if err != nil {
 		return upstream.Access{}, err
 	}
-	for i, p := range in.Permissions {
-		if p.PrincipalID == "" {
-			return upstream.Access{}, upstream.Invalid("permissions", "entry %d names no principalId", i)
-		}
-		for a := range p.Grant {
-			if a != "*" && !upstream.KnownAction(a) {
-				return upstream.Access{}, upstream.Invalid("permissions", "entry %d grants unknown action %q", i, a)
-			}
-		}
-		for a := range p.Deny {
-			if a != "*" && !upstream.KnownAction(a) {
-				return upstream.Access{}, upstream.Invalid("permissions", "entry %d denies unknown action %q", i, a)
-			}
-		}
+	if err := upstream.CheckAccess(in); err != nil {
+		return upstream.Access{}, err
 	}
 	if in.Permissions == nil {
 		in.Permissions = []upstream.PermissionEntry{}
@@ -227,7 +200,7 @@ func (s *Store) SetItemAccess(ctx context.Context, itemType, itemID string, in u
 			if err != nil {
 				return err
 			}
-			if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
+			if err := s.authorize(ctx, q, c, upstream.SessionsManage, upstream.SessionItem(ss)); err != nil {
 				return err
 			}
 			ss.Inherits, ss.OwnerPermissions, ss.Permissions = in.Inherits, in.OwnerPermissions, in.Permissions
@@ -237,7 +210,7 @@ func (s *Store) SetItemAccess(ctx context.Context, itemType, itemID string, in u
 			if err != nil {
 				return err
 			}
-			if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, goalItem(g)); err != nil {
+			if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, upstream.GoalItem(g)); err != nil {
 				return err
 			}
 			g.Access = &in
@@ -258,23 +231,7 @@ func (s *Store) EffectivePermissions(ctx context.Context) (upstream.EffectivePer
 	if err != nil {
 		return upstream.EffectivePermissions{}, err
 	}
-	return upstream.EffectivePermissions{UserID: c.UserID, Roles: nonNil(sub.roleNames), Actions: sub.actionList()}, nil
-}
-
-// actionList lists the subject's account-level actions in catalogue order;
-// actions it holds only on what it owns are suffixed ":own".
-func (sub *subject) actionList() []string {
-	out := []string{}
-	for _, d := range upstream.Actions() {
-		a := upstream.Action(d.Name)
-		switch {
-		case sub.admin || sub.always[a]:
-			out = append(out, d.Name)
-		case sub.own[a]:
-			out = append(out, d.Name+":own")
-		}
-	}
-	return out
+	return upstream.EffectivePermissions{UserID: c.UserID, Roles: nonNil(sub.RoleNames), Actions: sub.ActionList()}, nil
 }
 
 // principalKind says whether id names a user or a role of the account.
@@ -345,27 +302,19 @@ func (s *Store) GetPrincipalPermissions(ctx context.Context, id string) (upstrea
 		if err != nil {
 			return upstream.PrincipalPermissions{}, err
 		}
-		out.Actions = sub.actionList()
+		out.Actions = sub.ActionList()
 		return out, nil
 	}
-	sub := &subject{principals: map[string]bool{id: true}, always: map[upstream.Action]bool{}, own: map[upstream.Action]bool{}}
-	if b, ok := upstream.BuiltinRoleByID(id); ok {
-		sub.admin = b.Name == upstream.RoleAdmin
-		for _, a := range b.Actions {
-			sub.always[a] = true
-		}
-		for _, a := range b.OwnActions {
-			sub.own[a] = true
-		}
-	}
+	// A role is a subject of its own: its bundle and its grants.
+	f := upstream.SubjectFacts{RoleIDs: []string{id}}
 	gs, err := s.grantsOf(ctx, q, c.AccountID, id)
 	if err != nil {
 		return upstream.PrincipalPermissions{}, err
 	}
 	for _, g := range gs {
-		sub.always[upstream.Action(g.Action)] = true
+		f.Grants = append(f.Grants, upstream.Action(g.Action))
 	}
-	out.Actions = sub.actionList()
+	out.Actions = upstream.NewSubject(f).ActionList()
 	return out, nil
 }
 

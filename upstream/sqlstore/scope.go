@@ -10,16 +10,16 @@ import (
 // The visibility scope of listings: what the caller may read, applied in
 // SQL as the source a listing selects from, derived once per request.
 
-// scope is what a listing needs to filter in SQL: the caller's principals,
-// and the sessions whose goals it may read and whose private goals it sees.
+// scope is what a listing needs to filter in SQL: the caller's
+// upstream.Visibility (the listing rule, decided per session), and its
+// principals and sessions as the JSON arrays the SQL binds.
 type scope struct {
-	sub      *subject
+	rule     *upstream.Visibility
 	all      bool   // admin: no filtering
 	owners   string // JSON array: user id and team ids
 	deniers  string // JSON array: every principal of the subject
 	readable string // JSON array of session ids whose goals the subject may read
 	managed  string // JSON array of session ids the subject manages
-	sessions map[string]*upstream.Session
 }
 
 // scopeKey names a caller's scope in a request's memo.
@@ -38,7 +38,7 @@ func (s *Store) scopeFor(ctx context.Context, q querier, c upstream.Caller) (*sc
 }
 
 // scopeOf is scopeFor for the caller's subject sub, already loaded.
-func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *subject) (*scope, error) {
+func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *upstream.Subject) (*scope, error) {
 	m := readMemo(ctx, q)
 	if m == nil {
 		return s.deriveScope(ctx, q, c, sub)
@@ -50,36 +50,24 @@ func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *
 	return v.(*scope), nil
 }
 
-func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, sub *subject) (*scope, error) {
-	sc := &scope{sub: sub, all: sub.admin, sessions: map[string]*upstream.Session{}}
-	if sc.all {
-		return sc, nil
+func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, sub *upstream.Subject) (*scope, error) {
+	if sub.Admin {
+		return &scope{rule: upstream.NewVisibility(sub, nil), all: true}, nil
 	}
 	ss, err := sessions.where(ctx, q, c.AccountID, "1")
 	if err != nil {
 		return nil, err
 	}
-	readable, managed := []string{}, []string{}
-	for i := range ss {
-		x := &ss[i]
-		sc.sessions[x.ID] = x
-		if sub.allowed(upstream.GoalsRead, &item{Kind: "goal"}, x) {
-			readable = append(readable, x.ID)
-		}
-		if sub.manages(x) {
-			managed = append(managed, x.ID)
-		}
-	}
-	sc.owners = idsParam(sub.ownerPrincipals())
-	sc.deniers = idsParam(sub.principalList())
-	sc.readable, sc.managed = idsParam(readable), idsParam(managed)
-	return sc, nil
+	rule := upstream.NewVisibility(sub, ss)
+	return &scope{rule: rule, owners: idsParam(sub.OwnerPrincipals()), deniers: idsParam(sub.Principals()),
+		readable: idsParam(rule.ReadableSessions()), managed: idsParam(rule.ManagedSessions())}, nil
 }
 
 // goalVisible is the SQL condition "the goal row (columns prefixed by p, e.g.
-// "g.") is visible": its session lets the subject read goals (unless the goal
-// does not inherit), the goal's own access does not deny goals:read, and it
-// is not private or the subject owns it or manages its session.
+// "g.") is visible": upstream.Visibility.GoalListed. Its session lets the
+// subject read goals (unless the goal does not inherit), the goal's own
+// access does not deny goals:read, and it is not private or the subject
+// owns it or manages its session.
 func (sc *scope) goalVisible(p string) (string, []any) {
 	if sc.all {
 		return "1", nil
@@ -94,8 +82,9 @@ func (sc *scope) goalVisible(p string) (string, []any) {
 	return cond, []any{sc.readable, sc.deniers, sc.owners, sc.managed}
 }
 
-// metricVisible is "the key result row (prefix p) is visible": its goal is,
-// and it is not private or the subject owns it or manages its session.
+// metricVisible is "the key result row (prefix p) is visible"
+// (upstream.Visibility.MetricListed): its goal is, and it is not private or
+// the subject owns it or manages its session.
 func (sc *scope) metricVisible(p string, account string) (string, []any) {
 	if sc.all {
 		return "1", nil
@@ -110,7 +99,8 @@ func (sc *scope) metricVisible(p string, account string) (string, []any) {
 	return cond, append(args, sc.owners, sc.owners, sc.managed)
 }
 
-// taskParentVisible is "the task row's (prefix p) parent, if any, is visible".
+// taskParentVisible is "the task row's (prefix p) parent, if any, is
+// visible" (the parent part of upstream.Visibility.TaskListed).
 func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 	if sc.all {
 		return "1", nil
@@ -132,7 +122,7 @@ func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 type stubsKey struct{ sc *scope }
 
 // stubIDs returns the goals the subject may not see that lie on the way up
-// from a visible goal: they are shown obfuscated. A request finds them once
+// from a visible goal (upstream.Visibility.Stubs): they are shown obfuscated. A request finds them once
 // (readMemo): the query reads every goal the subject may not see.
 func (s *Store) stubIDs(ctx context.Context, q querier, account string, sc *scope) ([]string, error) {
 	if sc.all {
@@ -185,13 +175,6 @@ const stubDoc = `json_object('id', id, 'accountId', account_id, 'sessionId', ses
 	'private', json('true'), 'obfuscated', json('true'), 'ownerIds', json('[]'), 'watchers', json('[]'),
 	'closedStatus', json_object('status', '', 'reason', ''))`
 
-// obfuscate empties what an obfuscated goal must not show.
-func obfuscate(g upstream.Goal) upstream.Goal {
-	return upstream.Goal{ID: g.ID, AccountID: g.AccountID, SessionID: g.SessionID, ParentID: g.ParentID,
-		ParentType: g.ParentType, ParentGoalSessionID: g.ParentGoalSessionID, Private: true, Obfuscated: true,
-		OwnerIDs: []string{}, Watchers: []string{}, Tags: []upstream.Tag{}, Assignees: []upstream.Assignee{}}
-}
-
 // goalSource is the goals table as the subject sees it: visible goals as
 // they are, goals on the way up from them obfuscated (owner_id emptied too,
 // so no filter or sort can read them), the rest absent.
@@ -222,9 +205,10 @@ func (s *Store) metricSource(account string, sc *scope) (string, []any) {
 	return `(SELECT * FROM metrics WHERE account_id = ? AND ` + vis + `)`, append([]any{account}, args...)
 }
 
-// taskSource is the tasks table as the subject sees it: tasks whose parent
-// is visible, and the subject's own tasks under a parent it may not see,
-// with parentName emptied.
+// taskSource is the tasks table as the subject sees it
+// (upstream.Visibility.TaskListed): tasks whose parent is visible, and the
+// subject's own tasks under a parent it may not see, with parentName
+// emptied.
 func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 	if sc.all {
 		return "tasks", nil
@@ -234,7 +218,7 @@ func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 			CASE WHEN ` + vis + ` THEN doc ELSE json_set(doc, '$.parentName', '') END AS doc
 		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
 	all := append([]any{}, args...)
-	all = append(all, account, sc.sub.userID)
+	all = append(all, account, sc.rule.Sub.UserID)
 	return src, append(all, args...)
 }
 

@@ -11,10 +11,6 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-func validSessionStatus(s string) bool {
-	return s == upstream.SessionOpen || s == upstream.SessionLocked || s == upstream.SessionClosed
-}
-
 // CreateSession creates a planning session.
 func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (upstream.Session, error) {
 	c, err := upstream.MustCaller(ctx)
@@ -55,33 +51,13 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 	return ss, nil
 }
 
-// checkSession validates a session about to be written.
+// checkSession validates a session about to be written: its own fields
+// (upstream.CheckSession), and a parent that exists and makes no cycle.
 func (s *Store) checkSession(ctx context.Context, q querier, account string, ss *upstream.Session) error {
-	if ss.Title == "" {
-		return upstream.Invalid("title", "must not be empty")
-	}
-	if len(ss.Title) > 500 {
-		return upstream.Invalid("title", "must be at most 500 characters")
-	}
-	if !validSessionStatus(ss.Status) {
-		return upstream.Invalid("status", "must be open, locked or closed")
-	}
-	if ss.Start == "" {
-		return upstream.Invalid("start", "is required")
-	}
-	if ss.End == "" {
-		return upstream.Invalid("end", "is required")
-	}
-	if ss.End < ss.Start {
-		return upstream.Invalid("end", "must not be before start")
-	}
-	if ss.Settings.GoalsPerOwnerLimit < 0 || ss.Settings.MetricsPerGoalLimit < 0 {
-		return upstream.Invalid("settings", "limits must not be negative")
+	if err := upstream.CheckSession(*ss); err != nil {
+		return err
 	}
 	if ss.ParentID != "" {
-		if ss.ParentID == ss.ID {
-			return upstream.Invalid("parentId", "a session cannot be its own parent")
-		}
 		// Walk up to refuse cycles.
 		for id, depth := ss.ParentID, 0; id != ""; depth++ {
 			p, err := sessions.get(ctx, q, account, id)
@@ -111,10 +87,10 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 	if err != nil {
 		return upstream.Page[upstream.Session]{}, err
 	}
-	if err := sub.decide(upstream.SessionsRead, nil, nil); err != nil {
+	if err := sub.Decide(upstream.SessionsRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Session]{}, err
 	}
-	if !sub.admin {
+	if !sub.Admin {
 		// Sessions whose own access denies the caller sessions:read are left
 		// out before paging, so totalCount counts only what the caller sees.
 		// An account has few sessions: decide each in memory, on the
@@ -124,8 +100,8 @@ func (s *Store) ListSessions(ctx context.Context, lq upstream.ListQuery, include
 			return upstream.Page[upstream.Session]{}, err
 		}
 		var hidden []any
-		for _, id := range slices.Sorted(maps.Keys(sc.sessions)) {
-			if sub.decide(upstream.SessionsRead, sessionItem(*sc.sessions[id]), nil) != nil {
+		for _, id := range slices.Sorted(maps.Keys(sc.rule.Sessions)) {
+			if sub.Decide(upstream.SessionsRead, upstream.SessionItem(*sc.rule.Sessions[id]), nil) != nil {
 				hidden = append(hidden, id)
 			}
 		}
@@ -158,7 +134,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (upstream.Session, er
 	if err != nil {
 		return upstream.Session{}, err
 	}
-	if err := s.authorize(ctx, q, c, upstream.SessionsRead, sessionItem(ss)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.SessionsRead, upstream.SessionItem(ss)); err != nil {
 		return upstream.Session{}, err
 	}
 	out := []upstream.Session{ss}
@@ -181,11 +157,11 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.SessionsManage, upstream.SessionItem(ss)); err != nil {
 			return err
 		}
-		if ss.Status == upstream.SessionClosed && (in.Status == nil || *in.Status == upstream.SessionClosed) {
-			return upstream.Errorf(upstream.CodeSessionClosed, "session %q is closed; reopen it first", id)
+		if err := upstream.SessionPatchGate(ss, in); err != nil {
+			return err
 		}
 		set(&ss.Title, in.Title, strings.TrimSpace)
 		set(&ss.Status, in.Status, nil)
@@ -239,7 +215,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.SessionsManage, sessionItem(ss)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.SessionsManage, upstream.SessionItem(ss)); err != nil {
 			return err
 		}
 		var n int

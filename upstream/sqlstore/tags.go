@@ -66,14 +66,14 @@ func (s *Store) AddGoalTag(ctx context.Context, goalID, title string) (upstream.
 		if err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, goalItem(g)); err != nil {
+		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, upstream.GoalItem(g)); err != nil {
 			return err
 		}
 		ss, err := sessions.get(ctx, q, c.AccountID, g.SessionID)
 		if err != nil {
 			return err
 		}
-		return gate(ss, false)
+		return upstream.SessionGate(ss, upstream.Progress)
 	})
 }
 

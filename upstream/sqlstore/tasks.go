@@ -22,7 +22,7 @@ func (s *Store) ListTasks(ctx context.Context, lq upstream.ListQuery) (upstream.
 	if err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
-	if err := sc.sub.decide(upstream.TasksRead, nil, nil); err != nil {
+	if err := sc.rule.Sub.Decide(upstream.TasksRead, nil, nil); err != nil {
 		return upstream.Page[upstream.Task]{}, err
 	}
 	src, args := s.taskSource(c.AccountID, sc)
@@ -108,7 +108,7 @@ func (s *Store) taskParent(ctx context.Context, q querier, account string, t *up
 	if err != nil {
 		return "", err
 	}
-	if err := gate(ss, false); err != nil {
+	if err := upstream.SessionGate(ss, upstream.Progress); err != nil {
 		return "", err
 	}
 	return goalID, nil

@@ -119,7 +119,7 @@ func (s *Store) IssueToken(ctx context.Context, userID string, in upstream.Token
 			if err != nil {
 				return err
 			}
-			f.TargetPrivileged = target.admin || target.allowed(upstream.UsersManage, nil, nil)
+			f.TargetPrivileged = target.Admin || target.Allowed(upstream.UsersManage, nil, nil)
 		}
 		if err := upstream.MayMintToken(c, f); err != nil {
 			return err

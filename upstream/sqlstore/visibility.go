@@ -23,7 +23,7 @@ func (s *Store) goalStub(ctx context.Context, q querier, c upstream.Caller, g up
 	if !slices.Contains(stubs, g.ID) {
 		return upstream.Goal{}, notFound
 	}
-	return obfuscate(g), nil
+	return upstream.Obfuscate(g), nil
 }
 
 // redactGoals makes a page of goals fit for the caller: obfuscated stubs
@@ -41,19 +41,20 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 	}
 	goalActs := fields.Has("currentUserAllowedActions")
 	metricActs := fields["metrics"].Has("currentUserAllowedActions")
+	goalCands, metricCands := upstream.GoalActions(), upstream.MetricActions()
 	for i := range gs {
 		g := &gs[i]
 		if g.Obfuscated {
-			*g = obfuscate(*g)
+			*g = upstream.Obfuscate(*g)
 			g.CurrentUserAllowedActions = []string{}
 			continue
 		}
 		if g.Metrics != nil {
 			kept := g.Metrics[:0]
 			for _, m := range g.Metrics {
-				if sub.sees(metricItem(m, *g), sess[g.SessionID]) {
+				if sub.Sees(upstream.MetricItem(m, *g), sess[g.SessionID]) {
 					if metricActs {
-						m.CurrentUserAllowedActions = sub.allowedOn(metricItem(m, *g), sess[g.SessionID], metricActions)
+						m.CurrentUserAllowedActions = sub.AllowedOn(upstream.MetricItem(m, *g), sess[g.SessionID], metricCands)
 					}
 					kept = append(kept, m)
 				}
@@ -61,7 +62,7 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 			g.Metrics = kept
 		}
 		if goalActs {
-			g.CurrentUserAllowedActions = sub.allowedOn(goalItem(*g), sess[g.SessionID], goalActions)
+			g.CurrentUserAllowedActions = sub.AllowedOn(upstream.GoalItem(*g), sess[g.SessionID], goalCands)
 		}
 	}
 	return nil
@@ -77,7 +78,7 @@ func (s *Store) visibleParent(ctx context.Context, q querier, c upstream.Caller,
 	if err != nil {
 		return upstream.Invalid("parentId", "no goal %q", parentID)
 	}
-	if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(p)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.GoalsRead, upstream.GoalItem(p)); err != nil {
 		if upstream.ErrorCode(err) == upstream.CodeNotFound {
 			return upstream.Invalid("parentId", "no goal %q", parentID)
 		}
@@ -89,7 +90,7 @@ func (s *Store) visibleParent(ctx context.Context, q querier, c upstream.Caller,
 // visibleGoal loads the goal a key result or task names, refusing one the
 // caller may not see as bad input.
 func (s *Store) visibleGoal(ctx context.Context, q querier, c upstream.Caller, g upstream.Goal, field string) error {
-	if err := s.authorize(ctx, q, c, upstream.GoalsRead, goalItem(g)); err != nil {
+	if err := s.authorize(ctx, q, c, upstream.GoalsRead, upstream.GoalItem(g)); err != nil {
 		if upstream.ErrorCode(err) == upstream.CodeNotFound {
 			return upstream.Invalid(field, "no goal %q", g.ID)
 		}
@@ -118,17 +119,17 @@ func (s *Store) authorizeTaskWrite(ctx context.Context, q querier, c upstream.Ca
 // account that per-item decisions read: none for an admin, whom no session
 // can refuse anything; else the sessions of the caller's scope (memoised per
 // request, see scopeFor).
-func (s *Store) decisionSessions(ctx context.Context, q querier, c upstream.Caller) (*subject, map[string]*upstream.Session, error) {
+func (s *Store) decisionSessions(ctx context.Context, q querier, c upstream.Caller) (*upstream.Subject, map[string]*upstream.Session, error) {
 	sub, err := s.loadSubject(ctx, q, c)
 	if err != nil {
 		return nil, nil, err
 	}
-	if sub.admin {
+	if sub.Admin {
 		return sub, nil, nil
 	}
 	sc, err := s.scopeOf(ctx, q, c, sub)
 	if err != nil {
 		return nil, nil, err
 	}
-	return sub, sc.sessions, nil
+	return sub, sc.rule.Sessions, nil
 }
