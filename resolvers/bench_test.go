@@ -17,6 +17,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
@@ -112,8 +113,8 @@ func BenchmarkNestedTree(b *testing.B) {
 		for _, s := range sp.Items {
 			sessions = append(sessions, s.ID)
 		}
-		calls := resolvers.NewCallCounter()
-		api := resolvers.Instrument(st, calls)
+		calls := instrument.NewCounter()
+		api := instrument.New(st, calls)
 		h := resolvers.NewHandler(resolvers.Config{API: api, Auth: st})
 		bodies := make([][]byte, len(sessions))
 		for i, sid := range sessions {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
 // aliasedGoals is n aliases of a page of goals with their key results,
@@ -69,8 +70,8 @@ func TestBudgetStopsExecution(t *testing.T) {
 func serveStore(t *testing.T, f *fixture, cfg resolvers.Config) *fixture {
 	t.Helper()
 	g := *f
-	g.calls = resolvers.NewCallCounter()
-	api := resolvers.Instrument(f.store, g.calls)
+	g.calls = instrument.NewCounter()
+	api := instrument.New(f.store, g.calls)
 	cfg.API, cfg.Auth = api, api
 	g.srv = httptest.NewServer(resolvers.NewHandler(cfg))
 	t.Cleanup(g.srv.Close)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
 // TestLoadList: loadList runs a saved list with its own filter, sort and
@@ -130,7 +131,7 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 		}
 		before := o.calls.Snapshot()
 		d = o.run(t, `{ dashboardTagUsages { tagName dashboards { id name } } }`, nil)
-		calls := resolvers.Diff(before, o.calls.Snapshot())
+		calls := instrument.Diff(before, o.calls.Snapshot())
 		wantAt(t, d, "dashboardTagUsages", []any{
 			map[string]any{"tagName": "growth", "dashboards": []any{
 				map[string]any{"id": zed, "name": "Zed board"}, map[string]any{"id": abc, "name": "Abc board"}}},
@@ -313,7 +314,7 @@ func TestBadgeHoldersBatch(t *testing.T) {
 		before := o.calls.Snapshot()
 		var d any
 		o.do(t, q, nil).mustData(t, &d)
-		calls := resolvers.Diff(before, o.calls.Snapshot())
+		calls := instrument.Diff(before, o.calls.Snapshot())
 		wantAt(t, d, "badges.nodes.#", n)
 		for _, b := range at(t, d, "badges.nodes").([]any) {
 			// User i and the admin, team i.
@@ -378,7 +379,7 @@ func TestSingleReadsDispatchWithoutWaiting(t *testing.T) {
 	}
 	before := o.calls.Snapshot()
 	d := o.run(t, `query($id: ID!) { task(id: $id) { parent { ... on Goal { metrics { checkins { actual } } } } owner { __typename } } }`, vars("id", task.ID))
-	calls := resolvers.Diff(before, o.calls.Snapshot())
+	calls := instrument.Diff(before, o.calls.Snapshot())
 	wantAt(t, d, "task.parent.metrics.0.checkins.0.actual", 4.0)
 	wantAt(t, d, "task.owner.__typename", "User")
 	want := map[string]int64{"Authenticate": 1, "GetTask": 1, "ListGoals": 1, "ListMetrics": 1, "ListCheckIns": 1, "ListUsers": 1}

@@ -144,7 +144,9 @@ func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, erro
 		if e.sub != "" {
 			fctx = whole(ctx)
 		}
+		fctx, span := batchSpan(fctx, e.name, path, len(all), false)
 		found, err := e.run(fctx, all, parents)
+		endBatch(span, err)
 		b.found, b.err = found, err
 		if err != nil {
 			return
@@ -194,7 +196,9 @@ func (e *Edge[P, T]) stray(ctx context.Context, b *batch[T], p *P, missing []str
 	if p != nil {
 		parents = []*P{p}
 	}
-	more, err := e.run(ctx, missing, parents)
+	sctx, span := batchSpan(ctx, e.name, pathKey(ctx), len(missing), true)
+	more, err := e.run(sctx, missing, parents)
+	endBatch(span, err)
 	if err != nil {
 		return err
 	}

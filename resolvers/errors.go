@@ -3,8 +3,6 @@ package resolvers
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
@@ -99,20 +98,22 @@ func GraphQLCode(c upstream.Code) string {
 
 // StatusClientClosed is the status logged for a request whose client went
 // away before its answer (nginx's 499), instead of an internal error.
-const StatusClientClosed = 499
+const StatusClientClosed = observe.StatusClientClosed
 
-type requestIDKey struct{}
+// RequestID returns the id the observe stack gave the request of ctx ("" if
+// none).
+func RequestID(ctx context.Context) string { return observe.RequestID(ctx) }
 
-// RequestID returns the id of the request in ctx ("" if none).
-func RequestID(ctx context.Context) string {
-	s, _ := ctx.Value(requestIDKey{}).(string)
-	return s
-}
-
-func newRequestID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+// logError puts err, the cause of an error masked for the client, on the
+// request's access line (observe.Record.SetError): one line per request
+// however many fields failed. Served without the observe stack, it logs a
+// line of its own.
+func logError(ctx context.Context, log *slog.Logger, level slog.Level, msg string, err error, attrs ...any) {
+	if rec := observe.FromContext(ctx); rec != nil {
+		rec.SetError(err)
+		return
+	}
+	log.Log(ctx, level, msg, append([]any{"request_id", RequestID(ctx), "err", err}, attrs...)...)
 }
 
 // errorPresenter gives every error an extensions.code and masks internal
@@ -155,12 +156,13 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 		case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 			// The client went away mid-request: not a server failure.
-			log.InfoContext(ctx, "graphql: client closed", "request_id", RequestID(ctx), "status", StatusClientClosed, "path", gerr.Path.String(), "err", err)
+			observe.FromContext(ctx).SetClientClosed()
+			logError(ctx, log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed, "path", gerr.Path.String())
 			gerr.Message = "the client closed the request before its answer"
 			setCode(gerr, CodeClientClosed)
 		default:
 			id := RequestID(ctx)
-			log.ErrorContext(ctx, "graphql: internal error", "request_id", id, "path", gerr.Path.String(), "err", err)
+			logError(ctx, log, slog.LevelError, "graphql: internal error", err, "path", gerr.Path.String())
 			gerr.Message = "internal error"
 			gerr.Extensions = map[string]any{"code": CodeInternal, "requestId": id}
 		}

@@ -14,8 +14,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
@@ -27,7 +31,7 @@ type fixture struct {
 	token    string
 	ctx      context.Context // carries the caller, for direct store reads
 	sessions []string
-	calls    *resolvers.CallCounter
+	calls    *instrument.Counter
 	metrics  *resolvers.Metrics
 	srv      *httptest.Server
 }
@@ -88,14 +92,24 @@ func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx 
 			tb.Fatal(err)
 		}
 	}
-	calls := resolvers.NewCallCounter()
-	api := resolvers.Instrument(st, calls)
+	calls := instrument.NewCounter()
+	api := instrument.New(st, calls)
 	cfg.API, cfg.Auth = api, api
 	if cfg.Metrics == nil {
-		cfg.Metrics = resolvers.NewMetrics(nil)
+		cfg.Metrics = newMetrics(tb, prometheus.NewRegistry())
 	}
-	srv := httptest.NewServer(resolvers.NewHandler(cfg))
+	srv := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(cfg)))
 	return &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv}
+}
+
+// newMetrics returns the GraphQL metrics registered on reg.
+func newMetrics(tb testing.TB, reg prometheus.Registerer) *resolvers.Metrics {
+	tb.Helper()
+	m, err := resolvers.NewMetrics(reg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
 
 // seeded returns the shared fixture with n synthetic objectives (seeded

@@ -15,8 +15,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -41,7 +46,7 @@ func runTree(t testing.TB, f *fixture, sid string) (treeOut, map[string]int64) {
 	t.Helper()
 	before := f.calls.Snapshot()
 	resp := f.do(t, treeQuery, map[string]any{"id": sid})
-	calls := resolvers.Diff(before, f.calls.Snapshot())
+	calls := instrument.Diff(before, f.calls.Snapshot())
 	var got treeOut
 	resp.mustData(t, &got)
 	return got, calls
@@ -123,7 +128,7 @@ func TestEdgesPageBeyondTheLimit(t *testing.T) {
 	f := seeded(t, 1000, 5)
 	before := f.calls.Snapshot()
 	resp := f.do(t, `{ sessions(first: 100) { nodes { id goals { id metrics { id goalId } } } } }`, nil)
-	calls := resolvers.Diff(before, f.calls.Snapshot())
+	calls := instrument.Diff(before, f.calls.Snapshot())
 	var got struct {
 		Sessions struct {
 			Nodes []struct {
@@ -266,7 +271,7 @@ func TestLimitsRefuseBeforeExecution(t *testing.T) {
 	} {
 		before := f.calls.Snapshot()
 		resp := f.do(t, tc.q, nil)
-		calls := resolvers.Diff(before, f.calls.Snapshot())
+		calls := instrument.Diff(before, f.calls.Snapshot())
 		if resp.code() != tc.code || !strings.Contains(resp.Errors[0].Message, tc.msg) || resp.Data != nil && string(resp.Data) != "null" {
 			t.Errorf("%s: %+v (data %s), want %s mentioning %q", name, resp.Errors, resp.Data, tc.code, tc.msg)
 		}
@@ -438,7 +443,8 @@ func (failing) ListUsers(context.Context, upstream.ListQuery) (upstream.Page[ups
 }
 
 // TestInternalErrorsAreMasked: an internal error shows no detail, only its
-// code and the request id that is in the log.
+// code and the request id that is in the log, on the request's one line
+// with the cause.
 func TestInternalErrorsAreMasked(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, t.TempDir()+"/mask.db")
@@ -451,7 +457,8 @@ func TestInternalErrorsAreMasked(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logged strings.Builder
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: failing{st}, Auth: st, Logger: newLogger(&logged)}))
+	log := newLogger(&logged)
+	srv := httptest.NewServer(observe.Stack(observe.Config{Logger: log})(resolvers.NewHandler(resolvers.Config{API: failing{st}, Auth: st, Logger: log})))
 	defer srv.Close()
 	f := &fixture{srv: srv, token: boot.Token}
 	r := f.do(t, `{ viewer { id } }`, nil)
@@ -461,6 +468,9 @@ func TestInternalErrorsAreMasked(t *testing.T) {
 	id, _ := r.Errors[0].Extensions["requestId"].(string)
 	if id == "" || !strings.Contains(logged.String(), id) || !strings.Contains(logged.String(), "secret") {
 		t.Fatalf("request id %q not in the log %q", id, logged.String())
+	}
+	if n := strings.Count(strings.TrimSpace(logged.String()), "\n") + 1; n != 1 || !strings.Contains(logged.String(), "level=ERROR") {
+		t.Errorf("want the error once, on one ERROR line; got %d lines:\n%s", n, logged.String())
 	}
 }
 
@@ -477,21 +487,29 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := resolvers.NewMetrics(st.QueryCount)
-	api := resolvers.Instrument(st, m.Calls)
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: api, Auth: api, Metrics: m}))
+	reg := prometheus.NewRegistry()
+	m := newMetrics(t, reg)
+	om, err := observe.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := instrument.NewCounter()
+	calls.OnCall = om.UpstreamCall
+	api := instrument.New(st, calls)
+	srv := httptest.NewServer(observe.Stack(observe.Config{Metrics: om})(resolvers.NewHandler(resolvers.Config{API: api, Auth: api, Metrics: m})))
 	defer srv.Close()
 	f := &fixture{srv: srv, token: boot.Token}
 	f.do(t, `query Me { viewer { id } }`, nil).mustData(t, &struct{}{})
 	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	for _, want := range []string{
 		`okrgate_graphql_requests_total{operation="Me",outcome="ok"} 1`,
 		`okrgate_graphql_request_duration_seconds_count{operation="Me"} 1`,
-		`okrgate_upstream_calls_total{method="ListUsers"} 1`,
-		`okrgate_upstream_calls_total{method="Authenticate"} 1`,
-		`okrgate_store_queries_total `,
+		`okrgate_upstream_calls_total{facade="graphql",method="ListUsers"} 1`,
+		`okrgate_upstream_calls_total{facade="graphql",method="Authenticate"} 1`,
+		`okrgate_http_requests_total{code="200",facade="graphql",method="post",`,
+		`okrgate_build_info{`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q", want)
@@ -519,8 +537,8 @@ func TestTreeCallsAreDeterministic(t *testing.T) {
 		for i := range 8 {
 			t.Run(strconv.Itoa(i), func(t *testing.T) {
 				t.Parallel()
-				calls := resolvers.NewCallCounter()
-				srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: resolvers.Instrument(f.store, calls), Auth: f.store}))
+				calls := instrument.NewCounter()
+				srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: instrument.New(f.store, calls), Auth: f.store}))
 				defer srv.Close()
 				got, n := runTree(t, &fixture{srv: srv, token: f.token, calls: calls}, sid)
 				if g := jsonOf(t, got); g != w {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
 // hostile is a document built to exhaust the server, and the code of its
@@ -93,7 +94,7 @@ func TestHostileQueriesAreRefused(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			before := f.calls.Snapshot()
 			r := f.do(t, h.query, h.vars)
-			calls := resolvers.Diff(before, f.calls.Snapshot())
+			calls := instrument.Diff(before, f.calls.Snapshot())
 			if r.code() != h.code || r.status != http.StatusOK || r.Data != nil {
 				t.Fatalf("HTTP %d %+v (data %s), want 200 %s without data", r.status, r.Errors, r.Data, h.code)
 			}

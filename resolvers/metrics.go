@@ -1,25 +1,19 @@
 package resolvers
 
 import (
-	"net/http"
 	"regexp"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 )
 
-// Metrics are the Prometheus metrics of the GraphQL API, in their own
-// registry (never the global default one).
+// Metrics are the Prometheus metrics of the GraphQL API: requests and
+// latency per operation, and stray loads. The HTTP metrics of every
+// request, the upstream calls and the build are observe.Metrics'.
 type Metrics struct {
-	Registry *prometheus.Registry
-	Calls    *CallCounter
-
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
-	upstream *prometheus.CounterVec
 	strays   prometheus.Counter
 
 	mu    sync.Mutex
@@ -32,12 +26,9 @@ const maxOperationNames = 200
 
 var opNameRE = regexp.MustCompile(`^[_A-Za-z][_0-9A-Za-z]{0,63}$`)
 
-// NewMetrics creates the metrics. storeQueries, when not nil, is exported as
-// okrgate_store_queries_total (cmd passes the store's QueryCount).
-func NewMetrics(storeQueries func() int64) *Metrics {
+// NewMetrics creates the metrics and registers them on reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
-		Registry: prometheus.NewRegistry(),
-		Calls:    NewCallCounter(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "okrgate_graphql_requests_total",
 			Help: "GraphQL operations executed, by operation name and outcome (ok or error).",
@@ -47,26 +38,18 @@ func NewMetrics(storeQueries func() int64) *Metrics {
 			Help:    "Time to produce a GraphQL response, by operation name.",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"operation"}),
-		upstream: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "okrgate_upstream_calls_total",
-			Help: "Calls of upstream.API methods made by the GraphQL resolvers and loaders.",
-		}, []string{"method"}),
 		strays: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "okrgate_graphql_stray_loads_total",
 			Help: "Parents whose edge was loaded outside the batch of their level (each an extra upstream call; expected 0).",
 		}),
 		names: map[string]bool{},
 	}
-	m.Calls.OnCall = func(method string) { m.upstream.WithLabelValues(method).Inc() }
-	m.Registry.MustRegister(m.requests, m.latency, m.upstream, m.strays,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if storeQueries != nil {
-		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "okrgate_store_queries_total",
-			Help: "SQL statements run by the store.",
-		}, func() float64 { return float64(storeQueries()) }))
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.strays} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
 	}
-	return m
+	return m, nil
 }
 
 // Strays returns okrgate_graphql_stray_loads_total.
@@ -76,11 +59,6 @@ func (m *Metrics) Strays() int64 {
 		return 0
 	}
 	return int64(d.GetCounter().GetValue())
-}
-
-// Handler serves the metrics in the Prometheus text format.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
 func (m *Metrics) opLabel(name string) string {

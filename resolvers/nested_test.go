@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
@@ -162,7 +162,7 @@ func TestNestedEdgeArgumentsBatch(t *testing.T) {
 		before := o.calls.Snapshot()
 		var d any
 		o.do(t, nestedQuery, map[string]any{"s": o.sessionID}).mustData(t, &d)
-		calls := resolvers.Diff(before, o.calls.Snapshot())
+		calls := instrument.Diff(before, o.calls.Snapshot())
 		wantAt(t, d, "session.goals.#", n)
 		t.Logf("%d roots: upstream calls %v", n, calls)
 		counts = append(counts, calls)

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
 // nodeIDs lists the ids of every node type of the store, per GraphQL type.
@@ -189,7 +189,7 @@ func TestNodesRefetchBatch(t *testing.T) {
 		before := o.calls.Snapshot()
 		var d any
 		o.do(t, q, map[string]any{"ids": ids}).mustData(t, &d)
-		calls := resolvers.Diff(before, o.calls.Snapshot())
+		calls := instrument.Diff(before, o.calls.Snapshot())
 		got := at(t, d, "nodes").([]any)
 		if len(got) != len(ids) {
 			t.Fatalf("%d nodes for %d ids", len(got), len(ids))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
 // orgFixture is a fresh account with an admin (the fixture's token), a
@@ -607,7 +608,7 @@ func TestOrgContentEdgesBatch(t *testing.T) {
 		before := o.calls.Snapshot()
 		var d any
 		o.do(t, q, nil).mustData(t, &d)
-		calls := resolvers.Diff(before, o.calls.Snapshot())
+		calls := instrument.Diff(before, o.calls.Snapshot())
 		// The data is all there.
 		wantAt(t, d, "tags.nodes.#", n)
 		wantAt(t, d, "kpiGroups.nodes.#", n)

@@ -9,7 +9,7 @@ import (
 )
 
 // Resolver is the root resolver. API is the upstream every resolver and
-// loader calls (usually Instrument(store, counter)).
+// loader calls (usually instrument.New(store, counter), which counts and traces them).
 type Resolver struct {
 	API upstream.API
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
 )
 
 // Defaults of Config. docs/graphql.md ("Limits") says why each is what it is.
@@ -45,7 +46,8 @@ const (
 
 // Config configures the GraphQL handler. Zero values mean the defaults.
 type Config struct {
-	// API serves every resolver and loader; wrap it with Instrument to count calls.
+	// API serves every resolver and loader; wrap it with instrument.New to
+	// count and trace its calls.
 	API upstream.API
 	// Auth turns the bearer token into a caller (usually the same store).
 	Auth upstream.AuthService
@@ -143,22 +145,20 @@ func NewServer(cfg Config) *handler.Server {
 	srv.AroundResponses(budget.aroundResponses)
 	srv.SetErrorPresenter(errorPresenter(cfg.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
-		cfg.Logger.ErrorContext(ctx, "graphql: panic", "request_id", RequestID(ctx), "panic", p, "stack", string(debug.Stack()))
+		err := observe.Panic(p, debug.Stack())
+		if rec := observe.FromContext(ctx); rec != nil {
+			rec.SetError(err) // on the access line, with its stack
+		} else {
+			cfg.Logger.ErrorContext(ctx, "graphql: panic", "request_id", RequestID(ctx), "panic", p, "stack", string(debug.Stack()))
+		}
 		return fmt.Errorf("panic: %v", p) // masked by the error presenter
 	})
+	srv.AroundOperations(traceOperation)
 	if m := cfg.Metrics; m != nil {
 		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 			start := time.Now()
 			resp := next(ctx)
-			name := ""
-			if graphql.HasOperationContext(ctx) {
-				oc := graphql.GetOperationContext(ctx)
-				name = oc.OperationName
-				if name == "" && oc.Operation != nil {
-					name = oc.Operation.Name
-				}
-			}
-			op := m.opLabel(name)
+			op := m.opLabel(operationName(ctx))
 			outcome := "ok"
 			if resp == nil || len(resp.Errors) > 0 {
 				outcome = "error"
@@ -171,22 +171,19 @@ func NewServer(cfg Config) *handler.Server {
 	return srv
 }
 
-// NewHandler returns the /graphql endpoint: request id, CSRF and method
-// checks, body limit, per-request timeout, bearer auth, fresh loaders,
-// then the gqlgen server.
+// NewHandler returns the /graphql endpoint: CSRF and method checks, body
+// limit, per-request timeout, bearer auth, fresh loaders, then the gqlgen
+// server. The request id, the access line, the metrics, the trace and
+// panic recovery are observe.Stack's, in front of it.
 func NewHandler(cfg Config) http.Handler {
 	cfg.defaults()
 	srv := NewServer(cfg)
 	var h http.Handler = srv
 	h = LoaderMiddleware(cfg.API, cfg.Metrics, h)
-	h = authMiddleware(cfg.Auth, h)
+	h = authMiddleware(cfg.Auth, cfg.Logger, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if id == "" || len(id) > 64 {
-			id = newRequestID()
-		}
-		w.Header().Set("X-Request-Id", id)
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		ctx := r.Context()
+		observe.FromContext(ctx).SetFacade("graphql")
 		switch r.Method {
 		case http.MethodGet:
 		case http.MethodPost:
@@ -219,7 +216,7 @@ func NewHandler(cfg Config) http.Handler {
 // authMiddleware authenticates "Authorization: Bearer <token>" like the REST
 // facade. A missing or unknown token is HTTP 401 with a GraphQL error body
 // whose extensions.code is UNAUTHENTICATED.
-func authMiddleware(auth upstream.AuthService, next http.Handler) http.Handler {
+func authMiddleware(auth upstream.AuthService, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
@@ -240,14 +237,16 @@ func authMiddleware(auth upstream.AuthService, next http.Handler) http.Handler {
 				writeError(w, http.StatusServiceUnavailable, CodeUpstreamUnavailable, upstream.ErrorMessage(err))
 			default:
 				if errors.Is(r.Context().Err(), context.Canceled) {
-					slog.InfoContext(r.Context(), "graphql: client closed", "request_id", RequestID(r.Context()), "status", StatusClientClosed)
+					observe.FromContext(r.Context()).SetClientClosed()
+					logError(r.Context(), log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed)
 					return
 				}
-				slog.ErrorContext(r.Context(), "graphql: authenticate", "request_id", RequestID(r.Context()), "err", err)
+				logError(r.Context(), log, slog.LevelError, "graphql: authenticate", err)
 				writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 			}
 			return
 		}
+		observe.FromContext(r.Context()).SetCaller(c.AccountID, c.UserID)
 		next.ServeHTTP(w, r.WithContext(upstream.WithMemo(upstream.NewContext(r.Context(), c))))
 	})
 }

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
 // TestUnionFragmentsAreLevelsOfTheirOwn: one alias selected in two
@@ -55,7 +55,7 @@ func TestUnionFragmentsAreLevelsOfTheirOwn(t *testing.T) {
 		}
 	}
 	o.do(t, q, nil).mustData(t, &d)
-	calls := resolvers.Diff(before, o.calls.Snapshot())
+	calls := instrument.Diff(before, o.calls.Snapshot())
 	if len(d.Tasks.Nodes) != 12 {
 		t.Fatalf("%d tasks, want 12", len(d.Tasks.Nodes))
 	}

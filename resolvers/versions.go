@@ -31,14 +31,3 @@ func conditional(ctx context.Context, kind, id string, ifMatch *string) context.
 	}
 	return upstream.WithPrecondition(ctx, &upstream.Precondition{Kind: kind, ID: id, IfMatch: []string{*ifMatch}})
 }
-
-// Version counts and forwards the wrapped API's versions; "" when it keeps
-// none.
-func (i *instrumented) Version(ctx context.Context, kind, id string) (string, error) {
-	v, ok := i.API.(upstream.Versions)
-	if !ok {
-		return "", nil
-	}
-	i.c.inc("Version")
-	return v.Version(ctx, kind, id)
-}

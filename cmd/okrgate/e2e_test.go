@@ -62,23 +62,26 @@ func bootstrapDB(t *testing.T, db, account, email string) bootResult {
 
 // server is a running okrgate process.
 type server struct {
-	cmd  *exec.Cmd
-	base string
-	done chan error
+	cmd     *exec.Cmd
+	base    string
+	metrics string // the URL of /metrics on the metrics listener
+	logs    *logBuffer
+	done    chan error
 }
 
 func startServer(t *testing.T, db string, extra ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, extra...)...)
+	cmd := exec.Command(binary, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	logs := &logBuffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, done: make(chan error, 1)}
+	s := &server{cmd: cmd, logs: logs, done: make(chan error, 1)}
 	lines := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -89,7 +92,7 @@ func startServer(t *testing.T, db string, extra ...string) *server {
 		s.done <- cmd.Wait()
 	}()
 	deadline := time.After(30 * time.Second)
-	for s.base == "" {
+	for s.base == "" || s.metrics == "" {
 		select {
 		case l, ok := <-lines:
 			if !ok {
@@ -97,6 +100,9 @@ func startServer(t *testing.T, db string, extra ...string) *server {
 			}
 			if rest, found := strings.CutPrefix(l, "okrgate listening on "); found {
 				s.base = strings.Fields(rest)[0]
+			}
+			if rest, found := strings.CutPrefix(l, "okrgate metrics on "); found {
+				s.metrics = strings.TrimSpace(rest)
 			}
 		case <-deadline:
 			cmd.Process.Kill()
@@ -359,7 +365,7 @@ func TestEndToEnd(t *testing.T) {
 func TestServeDemo(t *testing.T) {
 	hc := conformingClient(t)
 	db := filepath.Join(t.TempDir(), "demo.db")
-	cmd := exec.Command(binary, "serve", "--demo", "--db", db, "--addr", "127.0.0.1:0")
+	cmd := exec.Command(binary, "serve", "--demo", "--db", db, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -597,13 +603,13 @@ func TestServeGraphQL(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(page), "/graphql") {
 		t.Errorf("playground: %d %.200s", resp.StatusCode, page)
 	}
-	resp, err = http.Get(srv.base + "/metrics")
+	resp, err = http.Get(srv.metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`okrgate_upstream_calls_total{method="ListGoals"}`, "okrgate_store_queries_total", "okrgate_graphql_requests_total"} {
+	for _, want := range []string{`okrgate_upstream_calls_total{facade="graphql",method="ListGoals"}`, "okrgate_store_queries_total", "okrgate_graphql_requests_total"} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("/metrics does not mention %q", want)
 		}

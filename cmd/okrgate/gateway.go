@@ -12,6 +12,7 @@ import (
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/client"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -62,7 +63,7 @@ func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstrea
 		return &backend{api: st, ready: st.Ready, queryCount: st.QueryCount, store: st, close: st.Close,
 			register: func(prometheus.Registerer) error { return nil }, where: "database " + db}, nil
 	}
-	c, err := client.New(g.url, client.Options{Timeout: g.timeout, MaxConcurrent: g.maxConcurrent, AuthCacheTTL: g.authTTL})
+	c, err := client.New(g.url, client.Options{Transport: observe.Transport(client.NewTransport()), Timeout: g.timeout, MaxConcurrent: g.maxConcurrent, AuthCacheTTL: g.authTTL})
 	if err != nil {
 		return nil, err
 	}

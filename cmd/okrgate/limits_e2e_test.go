@@ -110,7 +110,7 @@ func TestServeLimitFlagsRefused(t *testing.T) {
 		{nil, "OKRGATE_RATE_LIMIT=nonsense"},
 		{nil, "OKRGATE_TOKEN_TTL=400d"},
 	} {
-		cmd := exec.Command(binary, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, tc.args...)...)
+		cmd := exec.Command(binary, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, tc.args...)...)
 		if tc.env != "" {
 			cmd.Env = append(os.Environ(), tc.env)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/rest"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
@@ -27,9 +28,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	fs := newFlags("serve", "okrgate serve [--addr 127.0.0.1:8080] [--db okrgate.db] [--demo] [flags]", `
 Serves, on one address: the REST facade of the OKR API under /api/
 (docs/rest.md), the GraphQL API at /graphql (docs/graphql.md), the GraphiQL
-playground at /, Prometheus metrics at /metrics and the probes /healthz and
-/readyz. Creates the database file if it does not exist. SIGTERM or Ctrl-C
-stops accepting connections and lets in-flight requests finish.`)
+playground at / and the probes /healthz and /readyz; Prometheus metrics at
+/metrics on a listener of their own (--metrics-addr, loopback by default).
+Traces go to an OTLP endpoint when the standard OTEL_* variables name one
+(docs/operations.md). Creates the database file if it does not exist.
+SIGTERM or Ctrl-C stops accepting connections and lets in-flight requests
+finish.`)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing)")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
@@ -39,19 +43,33 @@ stops accepting connections and lets in-flight requests finish.`)
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
+	ops := addOpsFlags(fs.FlagSet)
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
 	if err := guard.validate(); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := ops.logger(stderr)
+	if err != nil {
+		return err
+	}
+	tracer, stopTracing, err := observe.Tracing(ctx, getenv, moduleVersion())
+	if err != nil {
+		return err
+	}
+	defer flush(stopTracing)
 
 	be, err := openBackend(ctx, *db, gateway, guard.tokens, log)
 	if err != nil {
 		return err
 	}
 	defer be.close()
+	obs, err := newObservability(be, tracer, log)
+	if err != nil {
+		return err
+	}
+	api := obs.instrument(be.api)
 
 	var boot sqlstore.BootstrapResult
 	if *demo && be.store == nil {
@@ -69,14 +87,8 @@ stops accepting connections and lets in-flight requests finish.`)
 	}
 	base := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(be.api, rest.Options{Logger: log}))
-	gqlMetrics := resolvers.NewMetrics(be.queryCount)
-	if err := be.register(gqlMetrics.Registry); err != nil {
-		ln.Close()
-		return err
-	}
-	gqlAPI := resolvers.Instrument(be.api, gqlMetrics.Calls)
-	gqlConfig := resolvers.Config{API: gqlAPI, Auth: gqlAPI, Metrics: gqlMetrics, Logger: log, DisableIntrospection: !*introspection}
+	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log}))
+	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
 	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
 	playgroundHandler, err := resolvers.Playground(resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
@@ -87,7 +99,7 @@ stops accepting connections and lets in-flight requests finish.`)
 	mux.Handle("GET /{$}", playgroundHandler)
 	mux.Handle("GET "+resolvers.PlaygroundAssetsPath, playgroundHandler)
 	srv := &http.Server{
-		Handler:           withCORS(*corsOrigins, guard.guarded(be.ready, gqlMetrics.Handler(), mux)),
+		Handler:           obs.stack(withCORS(*corsOrigins, guard.guarded(be.ready, obs.mainMetrics(ops.metricsToken), observe.Patterns(mux)))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -99,6 +111,10 @@ stops accepting connections and lets in-flight requests finish.`)
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "okrgate listening on %s (%s)\n", base, be.where)
+	if err := ops.startMetrics(ctx, obs, stdout); err != nil {
+		ln.Close()
+		return err
+	}
 	switch {
 	case *demo && boot.Token != "":
 		fmt.Fprintf(stdout, "demo account:     %s\ndemo admin token: %s  (shown once)\n", boot.AccountID, boot.Token)

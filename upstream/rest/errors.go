@@ -3,8 +3,6 @@ package rest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
@@ -115,35 +114,40 @@ func ProblemOf(err error) (status int, code upstream.Code, detail string, fields
 // StatusClientClosed is the status logged (and written, to nobody) when the
 // client went away before its answer: nginx's 499 "client closed request".
 // Such a request is not a server failure and is not logged as one.
-const StatusClientClosed = 499
+const StatusClientClosed = observe.StatusClientClosed
 
 // codeClientClosed is the code of a request whose client went away.
 const codeClientClosed upstream.Code = "client_closed"
 
-// writeError renders err as a problem. Internal errors are logged with the
-// request id that the body carries; an error that only says the client went
-// away (its request context is canceled) is logged as "client closed" with
-// status 499 instead.
+// writeError renders err as a problem. The cause of an internal error goes
+// on the request's access line (observe.Record.SetError), whose request id
+// the body carries: one line per error. An error that only says the client
+// went away (its request context is canceled) is a 499, logged at Info.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, detail, fields := ProblemOf(err)
 	if status == http.StatusInternalServerError && errors.Is(r.Context().Err(), context.Canceled) {
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "client closed",
-			slog.String("request_id", requestIDFrom(r.Context())),
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
-			slog.Int("status", StatusClientClosed),
-			slog.String("error", err.Error()),
-		)
+		observe.FromContext(r.Context()).SetClientClosed()
+		s.recordError(r, "client closed", err)
 		s.writeProblem(w, r, StatusClientClosed, codeClientClosed, "the client closed the request before its answer", nil)
 		return
 	}
 	if status == http.StatusInternalServerError {
-		s.logInternal(r, "internal error", err)
+		s.recordError(r, "internal error", err)
 	}
 	s.writeProblem(w, r, status, code, detail, fields)
 }
 
-// logInternal logs an internal error of the request r.
+// recordError puts err on the request's access line, or, when the facade
+// is served without the observe stack, logs it on a line of its own.
+func (s *server) recordError(r *http.Request, msg string, err error) {
+	if rec := observe.FromContext(r.Context()); rec != nil {
+		rec.SetError(err)
+		return
+	}
+	s.logInternal(r, msg, err)
+}
+
+// logInternal logs an internal error of the request r on a line of its own.
 func (s *server) logInternal(r *http.Request, msg string, err error) {
 	s.log.LogAttrs(r.Context(), slog.LevelError, msg,
 		slog.String("request_id", requestIDFrom(r.Context())),
@@ -210,41 +214,8 @@ func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 	_, _ = w.Write(buf.Bytes())
 }
 
-// Request ids.
+// RequestIDFrom returns the request id the observe stack gave the request
+// of ctx, for handlers and APIs that want to log it.
+func RequestIDFrom(ctx context.Context) string { return observe.RequestID(ctx) }
 
-type requestIDKey struct{}
-
-func withRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-// RequestIDFrom returns the request id the facade gave the request of ctx,
-// for handlers and APIs that want to log it.
-func RequestIDFrom(ctx context.Context) string { return requestIDFrom(ctx) }
-
-func requestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
-
-// validRequestID accepts 1 to 64 characters of [A-Za-z0-9_-]: safe to log
-// and echo.
-func validRequestID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-// newRequestID returns 16 random bytes in hex.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func requestIDFrom(ctx context.Context) string { return observe.RequestID(ctx) }

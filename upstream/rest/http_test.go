@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/rest"
 	"github.com/okrgate/okrgate/upstream/rest/resttest"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
@@ -75,14 +76,20 @@ func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 		t.Fatalf("bootstrap other: %v", err)
 	}
 	logs := &syncBuffer{}
-	h := rest.New(wrap(store), rest.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(observed(wrap(store), logs))
 	t.Cleanup(srv.Close)
 	e := &env{t: t, store: store, srv: srv, acct: acct, other: other, logs: logs}
 	e.conf = resttest.New(t, srv.Client().Transport)
 	srv.Client().Transport = e.conf
 	t.Cleanup(func() { t.Logf("%d responses conform to the OpenAPI document", e.conf.Checked()) })
 	return e
+}
+
+// observed serves api through the facade behind the server's middleware
+// stack (request id, access line, recovery), logging JSON to logs.
+func observed(api upstream.API, logs io.Writer) http.Handler {
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	return observe.Stack(observe.Config{Logger: log})(rest.New(api, rest.Options{Logger: log}))
 }
 
 // req describes one request; the zero value is an authenticated request of

@@ -26,10 +26,8 @@ package rest
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -37,12 +35,16 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
 )
 
 // Options configures the facade.
 type Options struct {
-	// Logger receives one access-log line per request and the details of
-	// internal errors and panics. Nil discards everything.
+	// Logger receives errors that happen after the answer was written (an
+	// idempotency record that could not be kept), and internal errors when
+	// the facade is served without the observe stack. Nil discards.
+	// The access line, the request id and panic recovery are the
+	// observe.Stack's, in front of the facade.
 	Logger *slog.Logger
 	// NoGatewayRoutes leaves out the designed operations marked Gateway
 	// (gateway.go): a facade of the documented operations only, to test a
@@ -108,12 +110,12 @@ func Routes() []Route {
 func New(api upstream.API, opts Options) http.Handler {
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{api: api, log: log}
 
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.accessLog, s.recoverer, s.limits, noStore)
+	r.Use(recordRoute, s.limits, noStore)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, upstream.Errorf(upstream.CodeNotFound, "no operation at %s %s", r.Method, r.URL.Path))
 	})
@@ -277,6 +279,7 @@ func (s *server) authenticate(r *http.Request, accountRequired bool) (context.Co
 	case acct != "" && acct != caller.AccountID:
 		return nil, upstream.Errorf(upstream.CodeForbidden, "the service-accountId header does not name the account of the token")
 	}
+	observe.FromContext(r.Context()).SetCaller(caller.AccountID, caller.UserID)
 	return upstream.WithMemo(upstream.NewContext(r.Context(), caller)), nil
 }
 
@@ -294,77 +297,24 @@ func bearerToken(h string) (string, bool) {
 	return tok, true
 }
 
+// recordRoute names the route pattern that served the request in its
+// observe.Record, for the access line and the metrics.
+func recordRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		observe.FromContext(r.Context()).SetFacade("rest")
+		next.ServeHTTP(w, r)
+		pattern := chi.RouteContext(r.Context()).RoutePattern()
+		if pattern == "" || pattern == "/*" {
+			pattern = "unmatched"
+		}
+		observe.FromContext(r.Context()).SetRoute(pattern)
+	})
+}
+
 // noStore marks every API response as not cacheable: answers are per caller.
 func noStore(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// requestID gives every request an id: a sane incoming X-Request-Id (at most
-// 64 characters of [A-Za-z0-9_-]) or a fresh random one. It is echoed in the
-// X-Request-Id response header, logged, and put in problem bodies.
-func (s *server) requestID(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if !validRequestID(id) {
-			id = newRequestID()
-		}
-		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(withRequestID(r.Context(), id)))
-	})
-}
-
-// accessLog writes one log line per request.
-func (s *server) accessLog(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		defer func() {
-			route := ""
-			if rc := chi.RouteContext(r.Context()); rc != nil {
-				route = rc.RoutePattern()
-			}
-			status := ww.Status()
-			if status == 0 {
-				status = http.StatusOK
-			}
-			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method),
-				slog.String("route", route),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", status),
-				slog.Int("bytes", ww.BytesWritten()),
-				slog.Duration("duration", time.Since(start)),
-				slog.String("request_id", requestIDFrom(r.Context())),
-			)
-		}()
-		next.ServeHTTP(ww, r)
-	})
-}
-
-// recoverer turns a panic into a 500 problem and logs it with its stack.
-func (s *server) recoverer(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			rec := recover()
-			if rec == nil {
-				return
-			}
-			if rec == http.ErrAbortHandler {
-				panic(rec)
-			}
-			s.log.LogAttrs(r.Context(), slog.LevelError, "panic",
-				slog.String("request_id", requestIDFrom(r.Context())),
-				slog.Any("panic", rec),
-				slog.String("stack", string(debug.Stack())),
-			)
-			if ww, ok := w.(middleware.WrapResponseWriter); ok && ww.Status() != 0 {
-				return // the answer has started; nothing sane can follow
-			}
-			s.writeProblem(w, r, http.StatusInternalServerError, upstream.CodeInternal, "internal error", nil)
-		}()
 		next.ServeHTTP(w, r)
 	})
 }

@@ -3,7 +3,6 @@ package rest_test
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
 	"sync"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/rest"
 	"github.com/okrgate/okrgate/upstream/rest/resttest"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -55,7 +53,7 @@ func newClockEnv(t *testing.T) (*env, *clock) {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	srv := httptest.NewServer(rest.New(store, rest.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))}))
+	srv := httptest.NewServer(observed(store, logs))
 	t.Cleanup(srv.Close)
 	e := &env{t: t, store: store, srv: srv, acct: acct, other: other, logs: logs}
 	e.conf = resttest.New(t, srv.Client().Transport)

@@ -100,7 +100,10 @@ func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) 
 		return p.count.ExecContext(ctx, query, args...)
 	}
 	p.count.n.Add(1)
-	return st.ExecContext(ctx, args...)
+	ctx, span := statement(ctx, query)
+	res, err := st.ExecContext(ctx, args...)
+	endStatement(span, err)
+	return res, err
 }
 
 func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -109,7 +112,10 @@ func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any)
 		return p.count.QueryContext(ctx, query, args...)
 	}
 	p.count.n.Add(1)
-	return st.QueryContext(ctx, args...)
+	ctx, span := statement(ctx, query)
+	rows, err := st.QueryContext(ctx, args...)
+	endStatement(span, err)
+	return rows, err
 }
 
 func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
@@ -118,5 +124,8 @@ func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...a
 		return p.count.QueryRowContext(ctx, query, args...)
 	}
 	p.count.n.Add(1)
-	return st.QueryRowContext(ctx, args...)
+	ctx, span := statement(ctx, query)
+	row := st.QueryRowContext(ctx, args...)
+	endStatement(span, row.Err())
+	return row
 }

@@ -23,6 +23,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
@@ -173,17 +174,26 @@ type counted struct {
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	c.count(q, args)
-	return c.q.ExecContext(ctx, q, args...)
+	ctx, span := statement(ctx, q)
+	res, err := c.q.ExecContext(ctx, q, args...)
+	endStatement(span, err)
+	return res, err
 }
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	c.count(q, args)
-	return c.q.QueryContext(ctx, q, args...)
+	ctx, span := statement(ctx, q)
+	rows, err := c.q.QueryContext(ctx, q, args...)
+	endStatement(span, err)
+	return rows, err
 }
 
 func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	c.count(q, args)
-	return c.q.QueryRowContext(ctx, q, args...)
+	ctx, span := statement(ctx, q)
+	row := c.q.QueryRowContext(ctx, q, args...)
+	endStatement(span, row.Err())
+	return row
 }
 
 func (c counted) count(q string, args []any) {
@@ -210,6 +220,7 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	s.queries.Add(1)
+	observe.FromContext(ctx).AddSQLStatement() // BEGIN
 	q := counted{q: t, n: &s.queries, tx: true}
 	before, err := beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
 	if err == nil {

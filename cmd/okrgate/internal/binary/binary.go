@@ -47,7 +47,7 @@ type Server struct {
 // Serve starts okrgate serve on db at 127.0.0.1:0 with the extra flags and
 // returns once it listens. Stop it with Stop.
 func Serve(bin, db string, flags ...string) (*Server, error) {
-	cmd := exec.Command(bin, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, flags...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, flags...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

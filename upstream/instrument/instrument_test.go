@@ -1,0 +1,101 @@
+package instrument_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/observe"
+)
+
+// TestEveryMethodCounted calls every method of upstream.API through the
+// decorator over a nil API: a decorated method counts the call (in the
+// Counter and in the request's Record) before the nil API panics.
+func TestEveryMethodCounted(t *testing.T) {
+	ctxType := reflect.TypeOf((*context.Context)(nil)).Elem()
+	apiType := reflect.TypeOf((*upstream.API)(nil)).Elem()
+	if apiType.NumMethod() < 100 {
+		t.Fatalf("upstream.API has %d methods; expected the whole contract", apiType.NumMethod())
+	}
+	for i := 0; i < apiType.NumMethod(); i++ {
+		m := apiType.Method(i)
+		c := instrument.NewCounter()
+		rec := &observe.Record{}
+		ctx := observe.NewContext(context.Background(), rec)
+		w := reflect.ValueOf(instrument.New(nil, c)).MethodByName(m.Name)
+		args := make([]reflect.Value, m.Type.NumIn())
+		for j := range args {
+			if in := m.Type.In(j); in == ctxType {
+				args[j] = reflect.ValueOf(ctx)
+			} else {
+				args[j] = reflect.Zero(in)
+			}
+		}
+		func() {
+			defer func() { _ = recover() }()
+			w.Call(args)
+		}()
+		if got := c.Snapshot()[m.Name]; got != 1 {
+			t.Errorf("%s: counted %d calls, want 1 (run go generate ./upstream/instrument)", m.Name, got)
+		}
+		if rec.UpstreamCalls() != 1 {
+			t.Errorf("%s: the request's record counted %d calls, want 1", m.Name, rec.UpstreamCalls())
+		}
+	}
+}
+
+// idempotentAPI is an upstream.API that also records answers for replay.
+type idempotentAPI struct {
+	upstream.API
+	upstream.Idempotency
+}
+
+// TestOptionalInterfacesSeenThrough: the decorator implements
+// upstream.Idempotency and upstream.Versions exactly when the API it wraps
+// does, so the REST facade's checks for them are not fooled either way.
+func TestOptionalInterfacesSeenThrough(t *testing.T) {
+	plain := instrument.New(struct{ upstream.API }{}, nil)
+	if _, ok := plain.(upstream.Idempotency); ok {
+		t.Error("a plain API gained Idempotency")
+	}
+	if _, ok := plain.(upstream.Versions); ok {
+		t.Error("a plain API gained Versions")
+	}
+	idem := instrument.New(idempotentAPI{}, nil)
+	if _, ok := idem.(upstream.Idempotency); !ok {
+		t.Error("Idempotency lost")
+	}
+	if _, ok := idem.(upstream.Versions); ok {
+		t.Error("Versions gained")
+	}
+}
+
+// TestGeneratedInSync regenerates the decorator and compares it with the
+// committed api_gen.go.
+func TestGeneratedInSync(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the generator")
+	}
+	out := filepath.Join(t.TempDir(), "api_gen.go")
+	cmd := exec.Command("go", "run", "./gen", "-o", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./gen: %v\n%s", err, b)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("api_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("api_gen.go is stale: run go generate ./upstream/instrument")
+	}
+}

@@ -1,0 +1,53 @@
+package sqlstore_test
+
+import (
+	"strings"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
+)
+
+// TestStatementsObserved: every statement the store counts is counted in
+// the request's record too, a read and a write (with its prepared
+// statements) alike, and, when the request is traced, has a span of its own
+// with its text and never its arguments.
+func TestStatementsObserved(t *testing.T) {
+	e := newEnv(t)
+	s := e.session(upstream.SessionInput{})
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	rec := &observe.Record{}
+	ctx, span := tp.Tracer("test").Start(observe.NewContext(e.ctx, rec), "request")
+	before := e.store.QueryCount()
+	if _, err := e.store.ListGoals(ctx, upstream.ListQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.CreateGoal(ctx, upstream.GoalInput{Name: "secret-name-42", SessionID: s.ID}); err != nil {
+		t.Fatal(err)
+	}
+	span.End()
+	n := e.store.QueryCount() - before
+	if rec.SQLStatements() != n || n == 0 {
+		t.Errorf("record counted %d statements, the store %d", rec.SQLStatements(), n)
+	}
+	var sqls int
+	for _, s := range exp.GetSpans() {
+		if !strings.HasPrefix(s.Name, "sql ") {
+			continue
+		}
+		sqls++
+		for _, a := range s.Attributes {
+			if strings.Contains(a.Value.String(), "secret-name-42") {
+				t.Errorf("span %s carries an argument: %s", s.Name, a.Value.String())
+			}
+		}
+	}
+	// BEGIN is counted but runs no statement of its own (BeginTx).
+	if int64(sqls) != n-1 {
+		t.Errorf("%d SQL spans for %d statements (one a BEGIN)", sqls, n)
+	}
+}
