@@ -26,7 +26,7 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-//go:embed migrations/sqlite/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Store is the SQL implementation of upstream.API. It is safe for concurrent
@@ -44,6 +44,8 @@ type Store struct {
 	trace  func(stmt string, args []any)
 	tokens upstream.TokenPolicy // lifetimes of new tokens (tokens.go)
 	stmts  stmtCache            // statements prepared on w
+	d      dialect              // the SQL that differs between databases
+	pg     *pgStore             // PostgreSQL's pool and settings; nil on SQLite
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -54,9 +56,13 @@ type Option func(*Store)
 // WithClock makes the store read the time from now (tests pin it).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// Open opens (creating if needed) the SQLite database at path and migrates
-// it to the current schema.
+// Open opens the database named by path and migrates it to the current
+// schema: PostgreSQL when path is a postgres:// or postgresql:// URL
+// (postgres.go), else the SQLite file at path, created if needed.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	if IsPostgres(path) {
+		return openPostgres(ctx, path, opts)
+	}
 	registerFunctions()
 	if path == "" {
 		return nil, errors.New("sqlstore: empty database path")
@@ -73,7 +79,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now, tokens: upstream.DefaultTokenPolicy()}
+	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now, tokens: upstream.DefaultTokenPolicy(), d: sqliteDialect{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -105,12 +111,18 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// migrate brings the database to the current schema with the dialect's own
+// migrations (migrations/sqlite, migrations/postgres).
 func (s *Store) migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migrations/sqlite")
+	sub, err := fs.Sub(migrations, "migrations/"+s.d.name())
 	if err != nil {
 		return fmt.Errorf("sqlstore: migrations: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, s.w, sub)
+	gd := goose.DialectSQLite3
+	if s.pg != nil {
+		gd = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(gd, s.w, sub)
 	if err != nil {
 		return fmt.Errorf("sqlstore: migrations: %w", err)
 	}
@@ -122,6 +134,9 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.pg != nil {
+		return s.pg.close(s)
+	}
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
@@ -135,6 +150,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // safe while a WAL database is in use. The copy is compacted and needs no
 // -wal file.
 func (s *Store) Backup(ctx context.Context, path string) error {
+	if s.pg != nil {
+		return ErrBackupPostgres
+	}
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("sqlstore: backup: %s already exists", path)
 	}
@@ -166,6 +184,7 @@ type querier interface {
 // counted wraps a querier and counts its statements.
 type counted struct {
 	q     querier
+	d     dialect // rewrites each statement for the database
 	n     *atomic.Int64
 	tx    bool                          // q is a write transaction
 	trace func(stmt string, args []any) // Store.trace
@@ -173,17 +192,17 @@ type counted struct {
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	c.count(q, args)
-	return c.q.ExecContext(ctx, q, args...)
+	return c.q.ExecContext(ctx, c.d.rebind(q), args...)
 }
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	c.count(q, args)
-	return c.q.QueryContext(ctx, q, args...)
+	return c.q.QueryContext(ctx, c.d.rebind(q), args...)
 }
 
 func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	c.count(q, args)
-	return c.q.QueryRowContext(ctx, q, args...)
+	return c.q.QueryRowContext(ctx, c.d.rebind(q), args...)
 }
 
 func (c counted) count(q string, args []any) {
@@ -194,7 +213,7 @@ func (c counted) count(q string, args []any) {
 }
 
 // read returns the querier for reads.
-func (s *Store) read() querier { return counted{q: s.r, n: &s.queries, trace: s.trace} }
+func (s *Store) read() querier { return counted{q: s.r, d: s.d, n: &s.queries, trace: s.trace} }
 
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
@@ -210,8 +229,14 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	s.queries.Add(1)
-	q := counted{q: t, n: &s.queries, tx: true}
-	before, err := beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	q := counted{q: t, d: s.d, n: &s.queries, tx: true}
+	var before string
+	if s.pg != nil {
+		err = lockAccount(ctx, q)
+	}
+	if err == nil {
+		before, err = beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	}
 	if err == nil {
 		err = fn(q)
 	}

@@ -1,0 +1,142 @@
+// Package testdb gives each test of the SQL store a database of its own:
+// a SQLite file in the test's temporary directory, or a throwaway schema
+// in the PostgreSQL database named by OKRGATE_TEST_POSTGRES. Main runs a
+// package's tests on both. It does not import the store, so the store's own
+// (internal) tests can use it; sqlstoretest builds on it for the rest.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// EnvPostgres names the environment variable holding the URL of a
+// PostgreSQL database in which tests may create and drop schemas, e.g.
+// postgres://okrgate:okrgate@127.0.0.1:5432/okrgate?sslmode=disable.
+const EnvPostgres = "OKRGATE_TEST_POSTGRES"
+
+// envDialect is set to "postgres" in the child process Main starts.
+const envDialect = "OKRGATE_TEST_DIALECT"
+
+// SkipMessage says how to run the PostgreSQL side of the tests.
+const SkipMessage = "PostgreSQL tests skipped: set " + EnvPostgres +
+	"=postgres://USER:PASSWORD@HOST:5432/DB?sslmode=disable (a role that may create schemas) to run them"
+
+// Postgres reports whether this process runs the store's tests on
+// PostgreSQL (the child of Main).
+func Postgres() bool { return os.Getenv(envDialect) == "postgres" }
+
+// AdminURL returns the URL of OKRGATE_TEST_POSTGRES, or skips t with
+// SkipMessage when it is not set.
+func AdminURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvPostgres)
+	if u == "" {
+		t.Skip(SkipMessage)
+	}
+	return u
+}
+
+// DSN returns the database of one test: on SQLite a new file named name
+// in t's temporary directory; on PostgreSQL (Postgres) a new schema,
+// dropped when the test ends, as a URL whose search_path selects it.
+func DSN(t testing.TB, name string) string {
+	t.Helper()
+	// Read in every run, so the go command's test cache keys on it.
+	_ = os.Getenv(EnvPostgres)
+	if !Postgres() {
+		return filepath.Join(t.TempDir(), name)
+	}
+	return Schema(t)
+}
+
+// Schema creates a throwaway schema in the database of OKRGATE_TEST_POSTGRES
+// (skipping t when it is not set) and returns a URL that uses it. The
+// schema is dropped when t ends, after the cleanups registered later (a
+// store opened on it closes first).
+func Schema(t testing.TB) string {
+	t.Helper()
+	admin := AdminURL(t)
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	schema := "okrgate_test_" + hex.EncodeToString(b)
+	run := func(stmt string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, stmt)
+		return err
+	}
+	if err := run("CREATE SCHEMA " + schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := run("DROP SCHEMA " + schema + " CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	return WithSearchPath(admin, schema)
+}
+
+// WithSearchPath returns the URL u with its search_path set to schema.
+func WithSearchPath(u, schema string) string {
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + "search_path=" + schema
+}
+
+// Main runs the tests of a package on SQLite and then, when
+// OKRGATE_TEST_POSTGRES is set, runs them again on PostgreSQL in a child
+// process of the same test binary with the same flags: every test that
+// opens its store through DSN (or sqlstoretest.Open) covers both. Use it
+// as a package's TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	if Postgres() {
+		return code
+	}
+	if os.Getenv(EnvPostgres) == "" {
+		if testing.Verbose() {
+			fmt.Println(SkipMessage)
+		}
+		return code
+	}
+	fmt.Println("=== RUN on PostgreSQL (" + EnvPostgres + " is set)")
+	var args []string
+	for _, a := range os.Args[1:] {
+		// The go command's test log and coverage profile belong to
+		// this process.
+		if strings.HasPrefix(a, "-test.testlogfile") || strings.HasPrefix(a, "-test.coverprofile") || strings.HasPrefix(a, "-test.gocoverdir") {
+			continue
+		}
+		args = append(args, a)
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envDialect+"=postgres")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Println("FAIL on PostgreSQL:", err)
+		return 1
+	}
+	return code
+}

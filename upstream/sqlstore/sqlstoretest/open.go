@@ -1,0 +1,54 @@
+package sqlstoretest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/internal/testdb"
+)
+
+// EnvPostgres names the environment variable with the URL of a PostgreSQL
+// database where tests create throwaway schemas.
+const EnvPostgres = testdb.EnvPostgres
+
+// Open opens a store of its own for t, closed when t ends: on SQLite a new
+// file in t.TempDir(); in the PostgreSQL run of Main a new schema. Tests
+// open their stores with it rather than with sqlstore.Open so that they run
+// on both databases.
+func Open(t testing.TB, opts ...sqlstore.Option) *sqlstore.Store {
+	t.Helper()
+	st, err := sqlstore.Open(context.Background(), DSN(t), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// DSN returns a fresh database for t, as Open uses it: a SQLite file path or
+// a PostgreSQL URL. A test that reopens its store (a restart) opens DSN
+// again.
+func DSN(t testing.TB) string {
+	t.Helper()
+	return testdb.DSN(t, "okr.db")
+}
+
+// Postgres reports whether the store tests of this process run on
+// PostgreSQL.
+func Postgres() bool { return testdb.Postgres() }
+
+// Main runs a package's tests on SQLite and, when OKRGATE_TEST_POSTGRES is
+// set, once more on PostgreSQL (testdb.Main). Use it as TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(sqlstoretest.Main(m)) }
+func Main(m *testing.M) int { return testdb.Main(m) }
+
+// PostgresURL returns a URL to a new throwaway schema in the database of
+// OKRGATE_TEST_POSTGRES, or skips t with a message saying how to set it:
+// for tests that need PostgreSQL whatever the run (several processes on one
+// database).
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	return testdb.Schema(t)
+}
