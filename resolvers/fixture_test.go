@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // fixture is a seeded store behind a real GraphQL HTTP server on 127.0.0.1.
@@ -30,6 +30,7 @@ type fixture struct {
 	calls    *resolvers.CallCounter
 	metrics  *resolvers.Metrics
 	srv      *httptest.Server
+	drop     func() error // removes the fixture's database once the store is closed
 }
 
 // noStrays fails unless every edge of every request so far loaded its
@@ -54,11 +55,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := sqlstoretest.Main(m) // on SQLite, then on PostgreSQL when enabled
 	fixMu.Lock()
 	for _, f := range fixtures {
 		f.srv.Close()
 		f.store.Close()
+		if f.drop != nil {
+			if err := f.drop(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
+		}
 	}
 	fixMu.Unlock()
 	os.RemoveAll(tmpRoot)
@@ -69,7 +75,11 @@ func TestMain(m *testing.M) {
 func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx context.Context, st *sqlstore.Store) ([]string, error)) *fixture {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, filepath.Join(tmpRoot, name+".db"))
+	dsn, drop, err := sqlstoretest.SharedDSN(tmpRoot, name+".db")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := sqlstore.Open(ctx, dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -95,7 +105,7 @@ func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx 
 		cfg.Metrics = resolvers.NewMetrics(nil)
 	}
 	srv := httptest.NewServer(resolvers.NewHandler(cfg))
-	return &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv}
+	return &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv, drop: drop}
 }
 
 // seeded returns the shared fixture with n synthetic objectives (seeded

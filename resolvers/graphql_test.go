@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -441,7 +443,7 @@ func (failing) ListUsers(context.Context, upstream.ListQuery) (upstream.Page[ups
 // code and the request id that is in the log.
 func TestInternalErrorsAreMasked(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, t.TempDir()+"/mask.db")
+	st, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +470,7 @@ func TestInternalErrorsAreMasked(t *testing.T) {
 // store queries from its own registry.
 func TestMetricsEndpoint(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, t.TempDir()+"/metrics.db")
+	st, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

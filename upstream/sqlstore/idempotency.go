@@ -104,13 +104,21 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, k upstream.Idempotenc
 // keyTx runs fn in a write transaction of its own, outside s.tx: the
 // bookkeeping of keys is not a write of the request.
 func (s *Store) keyTx(ctx context.Context, fn func(querier) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+	if s.pg != nil {
+		return s.pg.retry(ctx, func() error { return s.keyTxOnce(ctx, fn) })
+	}
+	return s.keyTxOnce(ctx, fn)
+}
+
+// keyTxOnce is one attempt at keyTx.
+func (s *Store) keyTxOnce(ctx context.Context, fn func(querier) error) error {
+	tx, err := s.w.BeginTx(ctx, s.pg.txOptions())
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	q := counted{q: tx, d: s.d, n: &s.queries, tx: true}
 	if s.pg != nil {
-		err = lockAccount(ctx, q) // two reservations of one key wait for each other
+		err = s.pg.lock(ctx, q) // two reservations of one key wait for each other
 	}
 	if err == nil {
 		err = fn(q)

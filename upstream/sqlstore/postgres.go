@@ -2,11 +2,15 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -49,6 +53,58 @@ func IsPostgres(dsn string) bool {
 // pgStore is what a Store on PostgreSQL holds beyond the *sql.DB.
 type pgStore struct {
 	pool *pgxpool.Pool
+	// serializable selects the other way to make concurrent writers
+	// safe, kept to measure it against lockAccount (docs/decisions.md):
+	// SERIALIZABLE transactions, retried on serialization failures.
+	serializable bool
+	retries      atomic.Int64 // attempts retried (serializable)
+}
+
+// maxAttempts bounds the attempts of a serializable write.
+const maxAttempts = 20
+
+// txOptions are the options of a write transaction: nil (READ COMMITTED,
+// made safe by lock) unless serializable. A nil p is SQLite.
+func (p *pgStore) txOptions() *sql.TxOptions {
+	if p == nil || !p.serializable {
+		return nil
+	}
+	return &sql.TxOptions{Isolation: sql.LevelSerializable}
+}
+
+// lock takes the write transaction's lock (lockAccount), unless
+// serializable.
+func (p *pgStore) lock(ctx context.Context, q querier) error {
+	if p.serializable {
+		return nil
+	}
+	return lockAccount(ctx, q)
+}
+
+// retry runs attempt, once under lockAccount; with serializable again
+// after a serialization failure or deadlock (SQLSTATE 40001, 40P01), after
+// a short random pause, up to maxAttempts times.
+func (p *pgStore) retry(ctx context.Context, attempt func() error) error {
+	for n := 1; ; n++ {
+		err := attempt()
+		if !p.serializable || n == maxAttempts || !retryable(err) {
+			return err
+		}
+		p.retries.Add(1)
+		pause := time.Duration(mathrand.Int64N(int64(time.Millisecond) << min(n, 6)))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// retryable reports whether err is a serialization failure or a deadlock,
+// after which the transaction may succeed when run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
 func (p *pgStore) close(s *Store) error {

@@ -224,7 +224,15 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 	if ok, err := s.inBulk(ctx, fn); ok {
 		return err
 	}
-	t, err := s.w.BeginTx(ctx, nil)
+	if s.pg != nil {
+		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go
+	}
+	return s.txOnce(ctx, fn)
+}
+
+// txOnce is one attempt at tx.
+func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
+	t, err := s.w.BeginTx(ctx, s.pg.txOptions())
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
@@ -232,7 +240,7 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 	q := counted{q: t, d: s.d, n: &s.queries, tx: true}
 	var before string
 	if s.pg != nil {
-		err = lockAccount(ctx, q)
+		err = s.pg.lock(ctx, q) // concurrent writers: postgres.go
 	}
 	if err == nil {
 		before, err = beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go

@@ -52,3 +52,10 @@ func PostgresURL(t testing.TB) string {
 	t.Helper()
 	return testdb.Schema(t)
 }
+
+// SharedDSN returns a database for a fixture that outlives one test (on
+// SQLite the file name in dir, on PostgreSQL a new schema) and a function
+// that drops it once the fixture's store is closed.
+func SharedDSN(dir, name string) (dsn string, drop func() error, err error) {
+	return testdb.SharedDSN(dir, name)
+}

@@ -66,10 +66,25 @@ func DSN(t testing.TB, name string) string {
 // store opened on it closes first).
 func Schema(t testing.TB) string {
 	t.Helper()
-	admin := AdminURL(t)
+	u, drop, err := NewSchema(AdminURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return u
+}
+
+// NewSchema creates a throwaway schema in the database of admin and returns
+// a URL that uses it, and a function that drops it: for databases that
+// outlive one test (fixtures shared by a package's tests).
+func NewSchema(admin string) (url string, drop func() error, err error) {
 	b := make([]byte, 6)
 	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
 	schema := "okrgate_test_" + hex.EncodeToString(b)
 	run := func(stmt string) error {
@@ -84,14 +99,26 @@ func Schema(t testing.TB) string {
 		return err
 	}
 	if err := run("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
+		return "", nil, fmt.Errorf("create schema: %w", err)
 	}
-	t.Cleanup(func() {
+	drop = func() error {
 		if err := run("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+			return fmt.Errorf("drop schema %s: %w", schema, err)
 		}
-	})
-	return WithSearchPath(admin, schema)
+		return nil
+	}
+	return WithSearchPath(admin, schema), drop, nil
+}
+
+// SharedDSN returns a database that outlives a test, for a fixture shared
+// by a package's tests: on SQLite the file name in dir; on PostgreSQL a new
+// schema. drop removes the schema (nothing on SQLite: dir goes with it).
+func SharedDSN(dir, name string) (dsn string, drop func() error, err error) {
+	_ = os.Getenv(EnvPostgres)
+	if !Postgres() {
+		return filepath.Join(dir, name), func() error { return nil }, nil
+	}
+	return NewSchema(os.Getenv(EnvPostgres))
 }
 
 // WithSearchPath returns the URL u with its search_path set to schema.
