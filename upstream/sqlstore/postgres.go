@@ -61,7 +61,7 @@ type pgStore struct {
 }
 
 // maxAttempts bounds the attempts of a serializable write.
-const maxAttempts = 20
+const maxAttempts = 100
 
 // txOptions are the options of a write transaction: nil (READ COMMITTED,
 // made safe by lock) unless serializable. A nil p is SQLite.
