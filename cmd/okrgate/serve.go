@@ -31,7 +31,7 @@ playground at /, Prometheus metrics at /metrics and the probes /healthz and
 /readyz. Creates the database file if it does not exist. SIGTERM or Ctrl-C
 stops accepting connections and lets in-flight requests finish.`)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
-	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing)")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing) or postgres:// URL")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
 	playgroundAssets := fs.String("playground-assets", "", "serve the GraphiQL playground's assets from `dir` instead of the CDN (fill it with .ci/playground-assets.sh)")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
