@@ -9,11 +9,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,45 +66,146 @@ func DSN(t testing.TB, name string) string {
 // (skipping t when it is not set) and returns a URL that uses it. The
 // schema is dropped when t ends, after the cleanups registered later (a
 // store opened on it closes first).
+//
+// Creating and migrating a schema costs far more than emptying one, so a
+// schema whose test has ended is emptied (every table but goose's
+// truncated) and handed to the next test of the process; Main drops the
+// spare ones at the end.
 func Schema(t testing.TB) string {
 	t.Helper()
-	u, drop, err := NewSchema(AdminURL(t))
-	if err != nil {
-		t.Fatal(err)
+	admin := AdminURL(t)
+	schema := spare.take()
+	if schema == "" {
+		var err error
+		if schema, err = newSchema(admin); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(func() {
-		if err := drop(); err != nil {
-			t.Error(err)
+		if !Postgres() { // no Main to drop spare schemas at the end
+			if err := exec1(admin, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+				t.Error(err)
+			}
+			return
 		}
+		if err := empty(admin, schema); err != nil {
+			t.Logf("schema %s not reused: %v", schema, err)
+			return
+		}
+		spare.put(schema)
 	})
-	return u
+	return WithSearchPath(admin, schema)
+}
+
+// spare holds the emptied schemas of ended tests, for the next ones.
+var spare schemaPool
+
+type schemaPool struct {
+	mu      sync.Mutex
+	schemas []string
+}
+
+func (p *schemaPool) take() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.schemas) == 0 {
+		return ""
+	}
+	s := p.schemas[len(p.schemas)-1]
+	p.schemas = p.schemas[:len(p.schemas)-1]
+	return s
+}
+
+func (p *schemaPool) put(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.schemas = append(p.schemas, s)
+}
+
+// drain drops the spare schemas.
+func (p *schemaPool) drain(admin string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	for _, s := range p.schemas {
+		errs = append(errs, exec1(admin, "DROP SCHEMA "+s+" CASCADE"))
+	}
+	p.schemas = nil
+	return errors.Join(errs...)
+}
+
+// empty truncates every table of schema but goose's version table, which
+// keeps the schema migrated. It gives up rather than wait for a lock (a
+// store left open).
+func empty(admin, schema string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename <> 'goose_db_version'", schema)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		tables = append(tables, schema+"."+name)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, "SET lock_timeout = '5s'"); err != nil {
+		return err
+	}
+	_, err = conn.Exec(ctx, "TRUNCATE "+strings.Join(tables, ", "))
+	return err
+}
+
+// exec1 runs one statement on a connection of its own to admin.
+func exec1(admin, stmt string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, stmt)
+	return err
+}
+
+// newSchema creates a schema with a fresh name in the database of admin.
+func newSchema(admin string) (string, error) {
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	schema := "okrgate_test_" + hex.EncodeToString(b)
+	if err := exec1(admin, "CREATE SCHEMA "+schema); err != nil {
+		return "", fmt.Errorf("create schema: %w", err)
+	}
+	return schema, nil
 }
 
 // NewSchema creates a throwaway schema in the database of admin and returns
 // a URL that uses it, and a function that drops it: for databases that
 // outlive one test (fixtures shared by a package's tests).
 func NewSchema(admin string) (url string, drop func() error, err error) {
-	b := make([]byte, 6)
-	if _, err := rand.Read(b); err != nil {
+	schema, err := newSchema(admin)
+	if err != nil {
 		return "", nil, err
 	}
-	schema := "okrgate_test_" + hex.EncodeToString(b)
-	run := func(stmt string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, stmt)
-		return err
-	}
-	if err := run("CREATE SCHEMA " + schema); err != nil {
-		return "", nil, fmt.Errorf("create schema: %w", err)
-	}
 	drop = func() error {
-		if err := run("DROP SCHEMA " + schema + " CASCADE"); err != nil {
+		if err := exec1(admin, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			return fmt.Errorf("drop schema %s: %w", schema, err)
 		}
 		return nil
@@ -140,6 +243,9 @@ func WithSearchPath(u, schema string) string {
 func Main(m *testing.M) int {
 	code := m.Run()
 	if Postgres() {
+		if err := spare.drain(os.Getenv(EnvPostgres)); err != nil {
+			fmt.Println(err)
+		}
 		return code
 	}
 	if os.Getenv(EnvPostgres) == "" {
