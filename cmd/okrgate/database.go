@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net/url"
 
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -23,3 +24,15 @@ var errBackupPostgres = errors.New(`okrgate backup copies a SQLite file; a Postg
 and restored into a new, empty database with:
   pg_restore --dbname='postgres://USER@HOST/NEWDB' okrgate.dump
 (or continuous archiving / a managed service's snapshots for point-in-time recovery)`)
+
+// displayDB is db as logs and messages show it: a URL's password masked.
+func displayDB(db string) string {
+	if !isServerDB(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "(a PostgreSQL URL)"
+	}
+	return u.Redacted()
+}

@@ -90,7 +90,7 @@ stops accepting connections and lets in-flight requests finish.`)
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	fmt.Fprintf(stdout, "okrgate listening on %s (database %s)\n", base, *db)
+	fmt.Fprintf(stdout, "okrgate listening on %s (database %s)\n", base, displayDB(*db))
 	switch {
 	case *demo && boot.Token != "":
 		fmt.Fprintf(stdout, "demo account:     %s\ndemo admin token: %s  (shown once)\n", boot.AccountID, boot.Token)
