@@ -127,3 +127,34 @@ func TestConcurrentWritersKeepFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReplicasStartTogether: several stores opening one new PostgreSQL
+// database at once (replicas started together) all come up: migrations run
+// once, under goose's lock, the others find nothing left to do.
+func TestReplicasStartTogether(t *testing.T) {
+	if !sqlstoretest.Postgres() {
+		t.Skip("SQLite databases are one process's file; this is the PostgreSQL run's")
+	}
+	dsn := sqlstoretest.PostgresURL(t) // a new schema, never migrated
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := sqlstore.Open(context.Background(), dsn)
+			if err != nil {
+				errs <- err
+				return
+			}
+			errs <- st.Close()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	mathrand "math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -157,6 +160,24 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 		return fail(err)
 	}
 	return s, nil
+}
+
+// migrationOptions makes goose migrate PostgreSQL under an advisory lock,
+// so that replicas starting at once on a new database do not run the same
+// migration twice: one migrates, the others wait and find nothing to do.
+// The lock is per schema (tests run schemas side by side in one database).
+func (p *pgStore) migrationOptions(ctx context.Context, db *sql.DB) (goose.Dialect, []goose.ProviderOption, error) {
+	var schema string
+	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return "", nil, fmt.Errorf("sqlstore: migrations: %w", err)
+	}
+	h := fnv.New64a()
+	h.Write([]byte("okrgate migrations " + schema))
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return "", nil, fmt.Errorf("sqlstore: migrations: %w", err)
+	}
+	return goose.DialectPostgres, []goose.ProviderOption{goose.WithSessionLocker(locker)}, nil
 }
 
 // redactDSN keeps a password in dsn out of an error message.

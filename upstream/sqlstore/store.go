@@ -118,11 +118,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: migrations: %w", err)
 	}
-	gd := goose.DialectSQLite3
+	gd, opts := goose.DialectSQLite3, []goose.ProviderOption(nil)
 	if s.pg != nil {
-		gd = goose.DialectPostgres
+		if gd, opts, err = s.pg.migrationOptions(ctx, s.w); err != nil {
+			return err
+		}
 	}
-	p, err := goose.NewProvider(gd, s.w, sub)
+	p, err := goose.NewProvider(gd, s.w, sub, opts...)
 	if err != nil {
 		return fmt.Errorf("sqlstore: migrations: %w", err)
 	}

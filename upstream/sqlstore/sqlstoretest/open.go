@@ -44,13 +44,22 @@ func Postgres() bool { return testdb.Postgres() }
 //	func TestMain(m *testing.M) { os.Exit(sqlstoretest.Main(m)) }
 func Main(m *testing.M) int { return testdb.Main(m) }
 
-// PostgresURL returns a URL to a new throwaway schema in the database of
-// OKRGATE_TEST_POSTGRES, or skips t with a message saying how to set it:
-// for tests that need PostgreSQL whatever the run (several processes on one
-// database).
+// PostgresURL returns a URL to a new, empty schema in the database of
+// OKRGATE_TEST_POSTGRES, dropped when t ends, or skips t with a message
+// saying how to set the variable: for tests that need PostgreSQL whatever
+// the run (several processes on one database, migrations on a new one).
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	return testdb.Schema(t)
+	u, drop, err := testdb.NewSchema(testdb.AdminURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return u
 }
 
 // SharedDSN returns a database for a fixture that outlives one test (on
