@@ -9,6 +9,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -206,5 +208,14 @@ func runReplicas(t *testing.T, dsn string, kill bool) {
 	raw := sqlstoretest.OpenRaw(t, dsn)
 	if err := sqlstoretest.CheckFigures(context.Background(), raw, boot.AccountID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBackupPostgresPointsToPgDump: okrgate backup on a PostgreSQL URL makes
+// no copy and says which tool does (without connecting anywhere).
+func TestBackupPostgresPointsToPgDump(t *testing.T) {
+	out, err := exec.Command(binary, "backup", "--db", "postgres://someone:secret@127.0.0.1:1/okrgate", "--to", "x.dump").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "pg_dump") || strings.Contains(string(out), "secret") {
+		t.Fatalf("backup on PostgreSQL: %v: %s", err, out)
 	}
 }
