@@ -1,8 +1,10 @@
 // Package sqlstore implements upstream.API on SQL: an embedded SQLite file
-// by default. Each resource is a JSON document plus the keys that lists and
-// dataloaders filter by in indexed columns; every query is scoped to the
-// caller's account, and every write that changes derived figures recomputes
-// them in the same transaction.
+// by default, or a PostgreSQL database shared by several processes
+// (postgres.go); the SQL that differs between them goes through a small
+// dialect seam (dialect.go). Each resource is a JSON document plus the keys
+// that lists and dataloaders filter by in indexed columns; every query is
+// scoped to the caller's account, and every write that changes derived
+// figures recomputes them in the same transaction.
 package sqlstore
 
 import (
@@ -32,7 +34,8 @@ var migrations embed.FS
 // Store is the SQL implementation of upstream.API. It is safe for concurrent
 // use. Writes go through a single connection in IMMEDIATE transactions, so
 // they never fail on a lock upgrade; reads use a pool of read-only
-// connections that WAL lets run beside the writer.
+// connections that WAL lets run beside the writer. On PostgreSQL one pool
+// serves both, and each write first locks its account's row (lockAccount).
 type Store struct {
 	path    string // the database file
 	w, r    *sql.DB
