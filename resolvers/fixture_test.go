@@ -67,6 +67,11 @@ func TestMain(m *testing.M) {
 		}
 	}
 	fixMu.Unlock()
+	for _, drop := range benchPG.drops {
+		if err := drop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
 	os.RemoveAll(tmpRoot)
 	os.Exit(code)
 }
