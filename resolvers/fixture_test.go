@@ -42,6 +42,14 @@ func (f *fixture) noStrays(tb testing.TB) {
 	}
 }
 
+// created holds every fixture made, shared or not, for TestMain to close
+// and drop: a test's fixture outlives the test (the parallel subtests of
+// a test may still use it), and on PostgreSQL its schema must be dropped.
+var created struct {
+	sync.Mutex
+	all []*fixture
+}
+
 var (
 	fixMu    sync.Mutex
 	fixtures = map[string]*fixture{}
@@ -56,17 +64,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := sqlstoretest.Main(m) // on SQLite, then on PostgreSQL when enabled
-	fixMu.Lock()
-	for _, f := range fixtures {
+	created.Lock()
+	for _, f := range created.all {
 		f.srv.Close()
 		f.store.Close()
-		if f.drop != nil {
-			if err := f.drop(); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-			}
+		if err := f.drop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 		}
 	}
-	fixMu.Unlock()
+	created.Unlock()
 	for _, drop := range benchPG.drops {
 		if err := drop(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -110,7 +116,11 @@ func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx 
 		cfg.Metrics = resolvers.NewMetrics(nil)
 	}
 	srv := httptest.NewServer(resolvers.NewHandler(cfg))
-	return &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv, drop: drop}
+	f := &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv, drop: drop}
+	created.Lock()
+	created.all = append(created.all, f)
+	created.Unlock()
+	return f
 }
 
 // seeded returns the shared fixture with n synthetic objectives (seeded

@@ -90,6 +90,9 @@ func Schema(t testing.TB) string {
 		}
 		if err := empty(admin, schema); err != nil {
 			t.Logf("schema %s not reused: %v", schema, err)
+			if err := exec1(admin, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+				t.Error(err)
+			}
 			return
 		}
 		spare.put(schema)
