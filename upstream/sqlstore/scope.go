@@ -15,11 +15,11 @@ import (
 // principals and sessions as the JSON arrays the SQL binds.
 type scope struct {
 	rule     *upstream.Visibility
-	all      bool   // admin: no filtering
-	owners   string // JSON array: user id and team ids
-	deniers  string // JSON array: every principal of the subject
-	readable string // JSON array of session ids whose goals the subject may read
-	managed  string // JSON array of session ids the subject manages
+	all      bool           // admin: no filtering
+	owners   string         // JSON array: user id and team ids
+	deniers  string         // JSON array: every principal of the subject
+	readable string         // JSON array of session ids whose goals the subject may read
+	managed  string         // JSON array of session ids the subject manages
 	vis      *visibilitySQL // the dialect's
 }
 
@@ -158,7 +158,6 @@ func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *sc
 	}
 	return out, rows.Err()
 }
-
 
 // goalSource is the goals table as the subject sees it: visible goals as
 // they are, goals on the way up from them obfuscated (owner_id emptied too,
