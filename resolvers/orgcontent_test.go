@@ -21,6 +21,7 @@ type orgFixture struct {
 	adminID, memberID, viewerID string
 	memberToken, viewerToken    string
 	sessionID                   string
+	permissionIDs               []string // grants fillNodes made
 }
 
 func newOrgFixture(t *testing.T, name string) *orgFixture {
