@@ -350,12 +350,12 @@ func (r *roleMappingResolver) RoleID(ctx context.Context, obj *model.RoleMapping
 
 // Role is the resolver for the role field.
 func (r *roleMappingResolver) Role(ctx context.Context, obj *model.RoleMapping) (*upstream.Role, error) {
-	return For(ctx).MappingRole.One(ctx, (*upstream.Role)(obj))
+	return For(ctx).MappingRole.One(ctx, obj)
 }
 
 // Team is the resolver for the team field.
 func (r *roleMappingResolver) Team(ctx context.Context, obj *model.RoleMapping) (*upstream.Team, error) {
-	return For(ctx).MappingTeam.One(ctx, (*upstream.Role)(obj))
+	return For(ctx).MappingTeam.One(ctx, obj)
 }
 
 // ID is the resolver for the id field.

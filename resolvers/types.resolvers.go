@@ -353,8 +353,7 @@ func (r *teamResolver) Badges(ctx context.Context, obj *upstream.Team) ([]upstre
 
 // Roles is the resolver for the roles field.
 func (r *teamResolver) Roles(ctx context.Context, obj *upstream.Team) ([]model.RoleMapping, error) {
-	rs, err := For(ctx).TeamRoles.List(ctx, obj)
-	return model.RoleMappings(rs), err
+	return For(ctx).TeamRoles.List(ctx, obj)
 }
 
 // Teams is the resolver for the teams field.
