@@ -6,8 +6,8 @@ import "strings"
 // Employee's id is its user's, a TagDetail's its tag's, a UserRole's its
 // role's. Their GraphQL id is typed, "<Type>:<rest id>[:<rest id>]", so
 // that every Node id names one object; every other type's global id is
-// its REST id (docs/decisions.md, "Relay global ids"). REST ids never hold
-// a colon, so the two forms cannot meet.
+// its REST id (docs/decisions.md, "Relay global ids"). The REST ids of
+// nodes (24 hex characters) hold no colon, so the two forms cannot meet.
 const (
 	employeeNode  = "Employee"
 	tagDetailNode = "TagDetail"

@@ -226,4 +226,10 @@ var typeFieldDocs = map[string]string{
 	"User.settings":                       "The user's personal settings.",
 	"User.subscriptionType":               "The user's subscription kind: user for users created through this API; other labels come from the platform's billing.",
 	"User.userSettings":                   "Per-user interface settings: free-form JSON, kept as written.",
+	"Tagging.added":                       "When the tag was put on the item (RFC 3339 UTC with milliseconds).",
+	"Tagging.itemId":                      "The id of the tagged item.",
+	"Tagging.itemType":                    "The tagged item's type: goal, dashboard or insight.",
+	"Tagging.tagId":                       "The id of the tag.",
+	"Whoami.tokenId":                      "The id of the API token the request authenticated with; empty for other credentials.",
+	"Whoami.user":                         "The caller's user record.",
 }
