@@ -13,7 +13,8 @@ import (
 // type therefore takes lookups: nodesByID asks the listing of each type in
 // turn for the ids not found yet, stopping when none is left. A level of
 // node/nodes fields is one batch, so N ids cost at most one upstream call
-// per node type (per 1000 ids), whatever N; ids of the first types cost
+// per node type (per 1000 ids), whatever N (grants excepted: one call per
+// grant id, see permissionsByID); ids of the first types cost
 // fewest calls, so the order is the order of how often clients refetch.
 //
 // The types whose REST id is another object's id (Employee, TagDetail,
