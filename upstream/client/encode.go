@@ -286,19 +286,28 @@ func (c *Client) mergeParts(ctx context.Context, l listing, q upstream.ListQuery
 // get reads the resource at route (its parameters filled by args).
 func get[T any](ctx context.Context, c *Client, route string, args ...string) (T, error) {
 	var out T
-	_, err := c.do(ctx, call{method: http.MethodGet, route: route, path: fill(route, args...)}, &out)
+	_, err := c.do(ctx, call{method: http.MethodGet, route: route, path: fill(route, args...), id: lastOf(args)}, &out)
 	return out, err
 }
 
 // write sends body with method to route and decodes the answer.
 func write[T any](ctx context.Context, c *Client, method, route string, body any, args ...string) (T, error) {
 	var out T
-	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), body: body}, &out)
+	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), id: lastOf(args), body: body}, &out)
 	return out, err
 }
 
 // exec sends body (nil: none) with method to route, ignoring the answer's body.
 func (c *Client) exec(ctx context.Context, method, route string, body any, args ...string) error {
-	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), body: body}, nil)
+	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), id: lastOf(args), body: body}, nil)
 	return err
+}
+
+// lastOf returns the last of a route's parameters: the id of the resource
+// a single resource's route addresses ("" for none).
+func lastOf(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[len(args)-1]
 }
