@@ -14,10 +14,10 @@ import (
 // method is one operation of the REST API (docs/gateway.md has the table).
 
 var (
-	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields}
-	metricsListing  = listing{route: "/api/v2/metrics", reg: upstream.MetricFields}
+	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields, enriched: true}
+	metricsListing  = listing{route: "/api/v2/metrics", reg: upstream.MetricFields, enriched: true}
 	checkInsListing = listing{route: "/api/v2/checkins", reg: upstream.CheckInFields}
-	tasksListing    = listing{route: "/api/v2/integrations/tasks", reg: upstream.TaskFields}
+	tasksListing    = listing{route: "/api/v2/integrations/tasks", reg: upstream.TaskFields, enriched: true}
 )
 
 const (

@@ -11,7 +11,7 @@ import (
 
 // Query parameter sets.
 var (
-	listParams    = []string{"fields", "sort", "filter", "skip", "limit", "formatting"}
+	listParams    = []string{"fields", "include", "sort", "filter", "skip", "limit", "formatting"}
 	groupByParams = []string{"filter", "ids", "ownerIds", "metricOwnerId", "confidence", "attainment",
 		"metricBefore", "metricAfter", "metricAttainment", "sort", "includeMetrics", "skip", "take"}
 	viewParams = []string{"fields", "formatting"}
