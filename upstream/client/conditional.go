@@ -148,3 +148,17 @@ func (k *call) setHeader(name, value string) {
 	}
 	k.header.Set(name, value)
 }
+
+// represent asks the upstream to answer k with the item as stored rather
+// than without a body (Prefer: return=representation, RFC 7240; the
+// facade honours it on the operations of rest/prefer.go).
+func represent(k call) call {
+	k.setHeader("Prefer", "return=representation")
+	return k
+}
+
+// represented reports whether the upstream applied return=representation:
+// a 200 whose body is the item.
+func represented(a answer) bool {
+	return a.status == http.StatusOK && strings.EqualFold(a.header.Get("Preference-Applied"), "return=representation")
+}

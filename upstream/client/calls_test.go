@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -87,6 +88,93 @@ func TestProjectionForwarded(t *testing.T) {
 			if sent != tc.include || strings.Contains(queries[2], "include") || strings.Contains(queries[2], "fields") {
 				t.Errorf("queries sent: %q (include expected: %v)", queries, tc.include)
 			}
+		})
+	}
+}
+
+// TestRepresentationSavesCalls: UpdateBadge, a badge rejection and
+// AddGoalTag of a tag the goal carries are one upstream call each, since
+// the client asks for the item in the answer (Prefer:
+// return=representation); against an upstream that ignores the preference
+// (here: a transport that drops the header) they cost one read more and
+// answer the same.
+func TestRepresentationSavesCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		strip     bool
+		wantCalls int64
+	}{
+		{"honoured", false, 1},
+		{"ignored", true, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBackend(t, rest.Options{})
+			var calls atomic.Int64
+			rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				calls.Add(1)
+				if tc.strip {
+					r.Header.Del("Prefer")
+				}
+				return client.NewTransport().RoundTrip(r)
+			})
+			c := b.newClient(t, client.Options{Transport: rt})
+			caller, err := c.Authenticate(context.Background(), b.env.Admin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := upstream.NewContext(context.Background(), caller)
+			count := func(what string, f func() error) {
+				t.Helper()
+				before := calls.Load()
+				if err := f(); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if n := calls.Load() - before; n != tc.wantCalls {
+					t.Errorf("%s: %d upstream calls, want %d", what, n, tc.wantCalls)
+				}
+			}
+			bdg, err := c.CreateBadge(ctx, upstream.BadgeInput{Name: "Closer", Summary: "a", Icon: "star"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			summary := "b"
+			count("UpdateBadge", func() error {
+				got, err := c.UpdateBadge(ctx, bdg.ID, upstream.BadgePatch{Summary: &summary})
+				if err == nil && (got.ID != bdg.ID || got.Summary != "b" || got.Name != "Closer") {
+					t.Errorf("UpdateBadge = %+v", got)
+				}
+				return err
+			})
+			asg, err := c.AssignBadge(ctx, upstream.AssignBadgeInput{BadgeID: bdg.ID, AssigneeIDs: []string{caller.UserID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			count("DecideBadge(reject)", func() error {
+				got, err := c.DecideBadge(ctx, asg.ID, false)
+				if err == nil && (got.ID != asg.ID || got.Status != upstream.BadgeRejected) {
+					t.Errorf("DecideBadge(reject) = %+v", got)
+				}
+				return err
+			})
+			s, err := c.CreateSession(ctx, upstream.SessionInput{Title: "Q1", Start: "2027-01-01", End: "2027-03-31"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := c.CreateGoal(ctx, upstream.GoalInput{Name: "g", SessionID: s.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, added, err := c.AddGoalTag(ctx, g.ID, "Gateway")
+			if err != nil || !added {
+				t.Fatalf("AddGoalTag = %+v, %v, %v", first, added, err)
+			}
+			count("AddGoalTag(carried)", func() error {
+				got, added, err := c.AddGoalTag(ctx, g.ID, "gateway")
+				if err == nil && (added || got.ID != first.ID || got.Title != first.Title) {
+					t.Errorf("AddGoalTag(carried) = %+v, %v; want %+v, false", got, added, first)
+				}
+				return err
+			})
 		})
 	}
 }
