@@ -168,29 +168,16 @@ func accountByID(api upstream.API) fetcher[upstream.Account] {
 	}
 }
 
-// permissionsByID finds grants one id at a time: the upstream API has no
-// listing of grants. Only ids in the REST layout are asked, and a caller
-// who may not read grants (a FORBIDDEN answer) is asked once.
+// permissionsByID finds grants by id with one listing of the account's
+// grants; a caller who may not read grants (a FORBIDDEN answer) finds none.
 func permissionsByID(api upstream.API) fetcher[upstream.Permission] {
+	grants := byID(api.ListPermissions, func(p *upstream.Permission) string { return p.ID })
 	return func(ctx context.Context, keys []string) (map[string][]upstream.Permission, error) {
-		out := map[string][]upstream.Permission{}
-		for _, k := range keys {
-			if !upstream.ValidID(k) {
-				continue
-			}
-			p, err := api.GetPermission(ctx, k)
-			switch upstream.ErrorCode(err) {
-			case upstream.CodeNotFound:
-				continue
-			case upstream.CodeForbidden:
-				return out, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			out[k] = []upstream.Permission{p}
+		out, err := grants(ctx, keys)
+		if upstream.ErrorCode(err) == upstream.CodeForbidden {
+			return map[string][]upstream.Permission{}, nil
 		}
-		return out, nil
+		return out, err
 	}
 }
 

@@ -275,12 +275,12 @@ func TestNodesRefetchBatch(t *testing.T) {
 	// directly), ListRoleMappings and ListTeams (roles held through a
 	// team). The REST ids without a listing filterable by id: role
 	// mappings (ListRoleMappings), the caller's tokens (ListTokens) and
-	// account (GetAccount), and one GetPermission per grant id.
+	// account (GetAccount). Grants: one ListPermissions.
 	want := map[string]int64{"Authenticate": 1, "ListGoals": 3, "ListMetrics": 2, "ListTasks": 1, "ListCheckIns": 2,
 		"ListSessions": 1, "ListUsers": 3, "ListTeams": 2, "ListTags": 2, "ListDashboards": 1, "ListKPIs": 1,
 		"ListKPIGroups": 1, "ListLists": 1, "ListAnnouncements": 1, "ListBadges": 1, "ListAssignedBadges": 1,
 		"ListDashboardParameters": 1, "ListRoles": 2, "ListEmployees": 1, "ListRoleMappings": 2, "ListTokens": 1,
-		"GetAccount": 1, "GetPermission": 2}
+		"GetAccount": 1, "ListPermissions": 1}
 	if !reflect.DeepEqual(counts[1], want) {
 		t.Fatalf("upstream calls = %v, want %v", listings, want)
 	}

@@ -80,5 +80,8 @@ type PermissionService interface {
 	GetPrincipalPermissions(ctx context.Context, principalID string) (PrincipalPermissions, error)
 	SetPrincipalPermissions(ctx context.Context, principalID string, in PrincipalPermissionsInput) error
 	GetPermission(ctx context.Context, id string) (Permission, error)
+	// ListPermissions lists the account's grants with the listing query
+	// (designed: a refetch of many grants by id is one call).
+	ListPermissions(ctx context.Context, q ListQuery) (Page[Permission], error)
 	CreatePermission(ctx context.Context, in PermissionInput) (Permission, error)
 }

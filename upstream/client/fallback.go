@@ -25,6 +25,7 @@ type Capabilities struct {
 	BadgeAssignments    bool // GET /api/v2/badges/assignments
 	DashboardParameters bool // GET /api/v2/dashboards/parameters
 	Announcements       bool // GET /api/v2/announcements
+	Permissions         bool // GET /api/v2/permissions
 	// Include: the goal, key result and task listings take include (the
 	// caller's projection passed through; without it, the upstream computes
 	// every enrichment of the default shape).
@@ -33,7 +34,7 @@ type Capabilities struct {
 
 // AllCapabilities is an upstream serving every designed operation (okrgate).
 func AllCapabilities() *Capabilities {
-	return &Capabilities{true, true, true, true, true, true, true}
+	return &Capabilities{true, true, true, true, true, true, true, true}
 }
 
 // Discover reads the upstream's OpenAPI document and sets the client's
@@ -84,6 +85,7 @@ func (c *Client) Discover(ctx context.Context) (*Capabilities, error) {
 			BadgeAssignments:    has("/api/v2/badges/assignments"),
 			DashboardParameters: has("/api/v2/dashboards/parameters"),
 			Announcements:       has("/api/v2/announcements"),
+			Permissions:         has("/api/v2/permissions"),
 			Include: takes(goalsListing.route, "include") && takes(metricsListing.route, "include") &&
 				takes(tasksListing.route, "include"),
 		}
@@ -239,4 +241,32 @@ func roleNames(u upstream.User) []string {
 		out = append(out, r.Name)
 	}
 	return out
+}
+
+// permissionsPerID answers a grant listing filtered by id $in without the
+// designed listing: one GetPermission per id (at most MaxFallbackCalls),
+// skipping ids the caller cannot see.
+func (c *Client) permissionsPerID(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Permission], error) {
+	ids, err := filterValues(q.Filter, "id")
+	if err != nil {
+		return upstream.Page[upstream.Permission]{}, err
+	}
+	if len(ids) > MaxFallbackCalls {
+		return upstream.Page[upstream.Permission]{}, upstream.Errorf(upstream.CodeLimitExceeded, "ListPermissions: %d ids exceed the %d per-item calls of the fallback", len(ids), MaxFallbackCalls)
+	}
+	var all []json.RawMessage
+	for _, id := range ids {
+		c.m.fallbacks.WithLabelValues("ListPermissions").Inc()
+		var raw json.RawMessage
+		route := "/api/v1/permissions/{id}"
+		_, err := c.do(ctx, call{method: http.MethodGet, route: route, path: fill(route, id)}, &raw)
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			continue
+		}
+		if err != nil {
+			return upstream.Page[upstream.Permission]{}, err
+		}
+		all = append(all, raw)
+	}
+	return pageOf[upstream.Permission](all, q, "ListPermissions")
 }

@@ -209,6 +209,15 @@ func (c *Client) GetPermission(ctx context.Context, id string) (upstream.Permiss
 	return get[upstream.Permission](ctx, c, "/api/v1/permissions/{id}", id)
 }
 
+// ListPermissions lists grants; without the designed listing it asks for
+// the grants an id filter names one at a time (at most MaxFallbackCalls).
+func (c *Client) ListPermissions(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Permission], error) {
+	if c.opts.Capabilities.Permissions {
+		return list[upstream.Permission](ctx, c, listing{route: "/api/v2/permissions", reg: upstream.PermissionFields}, q)
+	}
+	return c.permissionsPerID(ctx, q)
+}
+
 func (c *Client) CreatePermission(ctx context.Context, in upstream.PermissionInput) (upstream.Permission, error) {
 	return write[upstream.Permission](ctx, c, http.MethodPost, "/api/v1/permissions", in)
 }

@@ -611,6 +611,13 @@ func (d *decorator) ListMetrics(ctx context.Context, q upstream.ListQuery) (upst
 	return r0, err
 }
 
+func (d *decorator) ListPermissions(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Permission], error) {
+	ctx, span := d.begin(ctx, "ListPermissions")
+	r0, err := d.next.ListPermissions(ctx, q)
+	end(span, err)
+	return r0, err
+}
+
 func (d *decorator) ListRoleMappings(ctx context.Context) ([]upstream.Role, error) {
 	ctx, span := d.begin(ctx, "ListRoleMappings")
 	r0, err := d.next.ListRoleMappings(ctx)

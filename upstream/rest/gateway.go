@@ -24,6 +24,7 @@ func gatewayTable() []entry {
 		{Route{Method: get, Pattern: "/api/v2/badges/assignments", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listBadgeAssignments},
 		{Route{Method: get, Pattern: "/api/v2/dashboards/parameters", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listDashboardParametersFiltered},
 		{Route{Method: get, Pattern: "/api/v2/announcements", Params: listParams, Success: ok, Designed: true, Gateway: true}, (*server).listAnnouncementsFiltered},
+		{Route{Method: get, Pattern: "/api/v2/permissions", Params: listParams, Success: ok, Designed: true, Gateway: true}, (*server).listPermissions},
 	}
 }
 
@@ -127,4 +128,12 @@ func documentWithoutGateway() []byte {
 		return openAPIDocument
 	}
 	return out
+}
+
+// listPermissions lists the account's grants with a filter (a refetch of
+// many Permission nodes by id).
+func (s *server) listPermissions(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.PermissionFields, func(q upstream.ListQuery) (upstream.Page[upstream.Permission], error) {
+		return s.api.ListPermissions(r.Context(), q)
+	})
 }

@@ -30,6 +30,11 @@ func walkGateway(t *testing.T, e *env, s seed) {
 	e.ok(req{method: "GET", path: "/api/v2/badges/assignments?filter=" + url.QueryEscape(`{"status":"approved"}`)}, 200)
 	e.ok(req{method: "GET", path: "/api/v2/dashboards/parameters?sort=-id&limit=5"}, 200)
 	e.ok(req{method: "GET", path: "/api/v2/announcements?sort=-id&limit=5"}, 200)
+	grant := e.ok(req{method: "POST", path: "/api/v1/permissions", body: map[string]any{"action": "goals:read", "principals": []string{e.acct.UserID}}}, 201)
+	gf := url.QueryEscape(`{"id":{"$in":["` + str(grant, "id") + `","` + unknownID + `"]}}`)
+	if got := items(e.ok(req{method: "GET", path: "/api/v2/permissions?filter=" + gf}, 200)); len(got) != 1 || str(got[0], "id") != str(grant, "id") {
+		t.Errorf("permissions by id: %v", got)
+	}
 }
 
 // TestIncludeParameter: include passes a projection through as

@@ -197,6 +197,7 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v2/badges/assignments":    {resp: upstream.Page[upstream.AssignedBadge]{}, summary: "List badge assignments in any status (filter badgeId, status, assigneeIds)"},
 		"GET /api/v2/dashboards/parameters": {resp: upstream.Page[upstream.DashboardParameter]{}, summary: "List dashboard parameters with filter and sort"},
 		"GET /api/v2/announcements":         {resp: upstream.Page[upstream.Announcement]{}, summary: "List announcements with filter and sort"},
+		"GET /api/v2/permissions":           {resp: upstream.Page[upstream.Permission]{}, summary: "List grants with filter and sort (needs permissions:manage)"},
 	}
 }
 
