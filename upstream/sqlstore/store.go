@@ -45,6 +45,8 @@ type Store struct {
 	trace  func(stmt string, args []any)
 	tokens upstream.TokenPolicy // lifetimes of new tokens (tokens.go)
 	stmts  stmtCache            // statements prepared on w
+	// changed wakes event readers after a commit that appended events.
+	changed signal
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -169,6 +171,7 @@ type counted struct {
 	q     querier
 	n     *atomic.Int64
 	tx    bool                          // q is a write transaction
+	ev    *eventBuf                     // the events of the write transaction
 	trace func(stmt string, args []any) // Store.trace
 }
 
@@ -221,10 +224,13 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 	}
 	s.queries.Add(1)
 	observe.FromContext(ctx).AddSQLStatement() // BEGIN
-	q := counted{q: t, n: &s.queries, tx: true}
+	q := counted{q: t, n: &s.queries, tx: true, ev: &eventBuf{}}
 	before, err := beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
 	if err == nil {
 		err = fn(q)
+	}
+	if err == nil {
+		err = s.appendEvents(ctx, q, q.ev) // the outbox: events.go
 	}
 	if err == nil {
 		err = afterWrite(ctx, q, before)
@@ -237,6 +243,9 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
 	committed(ctx)
+	if len(q.ev.events) > 0 {
+		s.changed.notify()
+	}
 	if m := upstream.MemoFrom(ctx); m != nil {
 		m.Clear() // the write may have changed what the memo holds
 	}
