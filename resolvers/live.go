@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -21,6 +22,7 @@ const (
 	DefaultLivePoll        = 2 * time.Second  // reads of the log without a wake (other replicas' writes)
 	DefaultReauth          = 30 * time.Second // re-authentication of an idle subscription
 	DefaultLivePing        = 15 * time.Second // keep-alive pings
+	DefaultWriteGrace      = 10 * time.Second // a closed slow consumer's time to take its close frame
 )
 
 // Error codes of subscriptions (extensions.code).
@@ -45,6 +47,12 @@ type Live struct {
 	Poll         time.Duration // DefaultLivePoll
 	Reauth       time.Duration // DefaultReauth
 	PingInterval time.Duration // DefaultLivePing
+	// WriteGrace is how long a connection closed as a slow consumer may
+	// take to read what was written before its close frame; then it is
+	// dropped without one. DefaultWriteGrace.
+	WriteGrace time.Duration
+
+	slow atomic.Int64 // subscriptions ended as slow consumers
 
 	mu      sync.Mutex
 	byToken map[string]int // open subscriptions per token
@@ -68,6 +76,9 @@ func (l *Live) defaults() {
 	}
 	if l.PingInterval <= 0 {
 		l.PingInterval = DefaultLivePing
+	}
+	if l.WriteGrace <= 0 {
+		l.WriteGrace = DefaultWriteGrace
 	}
 }
 
@@ -227,6 +238,7 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 				select {
 				case out <- item:
 				default:
+					l.slow.Add(1)
 					c.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
 					return
 				}
@@ -244,6 +256,10 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 	}()
 	return out, nil
 }
+
+// SlowConsumers returns how many subscriptions were ended because their
+// consumer fell a whole buffer behind.
+func (l *Live) SlowConsumers() int64 { return l.slow.Load() }
 
 // stillAuthorized re-authenticates the connection's token.
 func (l *Live) stillAuthorized(ctx context.Context, c *liveConn) bool {

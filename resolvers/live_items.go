@@ -15,8 +15,10 @@ const maxLiveDepth = 64
 // read it or it is not at or below root.
 func (r *Resolver) liveGoal(ctx context.Context, e upstream.Event, root string) (*upstream.Goal, bool, error) {
 	g, err := r.API.GetGoal(ctx, e.ItemID)
-	if err != nil {
-		return nil, false, nil // not found, or not readable: the same to a subscriber
+	if err != nil || g.Obfuscated {
+		// Not found, not readable, or readable only as a stub that keeps a
+		// private goal's place in a tree: that it changed is not shown.
+		return nil, false, nil
 	}
 	if root != "" && g.ID != root && len(e.Ancestors) == 0 && !r.underRoot(ctx, g.ParentID, root) {
 		return nil, false, nil

@@ -57,6 +57,9 @@ func websocketTransport(l *Live) transport.Websocket {
 			lc := &liveConn{token: token, kill: func(code int, reason string) {
 				if conn != nil {
 					conn.closeWith(code, reason)
+					// A writer stuck on a peer that does not read holds the
+					// connection: after the grace its writes fail.
+					time.AfterFunc(l.WriteGrace, conn.stopWrites)
 				}
 				cancel()
 			}}
@@ -165,7 +168,10 @@ func (c *closingConn) WriteClose(code int, reason string) error {
 	}
 	c.mu.Unlock()
 	// Close writes the close frame and waits (bounded) for the peer's.
-	go func() { _ = c.ws.Close(coderws.StatusCode(code), reason) }()
+	go func() {
+		_ = c.ws.Close(coderws.StatusCode(code), reason)
+		c.stopWrites()
+	}()
 	return nil
 }
 
