@@ -172,7 +172,8 @@ func liveError(code, format string, args ...any) *gqlerror.Error {
 	return err
 }
 
-// stream starts a subscription: events after `after` (or from the head)
+// stream starts a subscription: events after `after` (0: from the oldest
+// kept; nil: from the head, what happens from now on)
 // that match, each loaded as the subscriber by load (which returns false
 // for an item the subscriber may not read, or that is gone), sent on the
 // returned channel. It ends when ctx ends, when the token stops
@@ -192,8 +193,8 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 		return nil, err
 	}
 	var pos int64
-	if after != nil && *after > 0 {
-		pos = int64(*after)
+	if after != nil { // 0: from the oldest event kept
+		pos = max(int64(*after), 0)
 	} else {
 		head, err := l.Log.Head(ctx)
 		if err != nil {
