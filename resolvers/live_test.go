@@ -494,3 +494,57 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 	}
 	t.Logf("the slow consumer received %d of %d updates before its close frame", got, events)
 }
+
+// TestSubscriptionLimits refuses a subscription over the connection's
+// limit with TOO_MANY_SUBSCRIPTIONS, and the token's limit across
+// connections, while the ones within keep working.
+func TestSubscriptionLimits(t *testing.T) {
+	e := newLiveEnv(t, &resolvers.Live{MaxPerConn: 1, MaxPerToken: 2})
+	tr := e.tree(e.adminCtx)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// after 0 replays the setup's events: the first update shows the
+	// subscription holds its place before the next one is asked for.
+	vars := map[string]any{"s": tr.session, "after": 0}
+	accepted := func(c *wsClient, id string) {
+		t.Helper()
+		c.subscribe(id, goalChangedQuery, vars)
+		c.next()
+	}
+	refused := func(c *wsClient, id string) {
+		t.Helper()
+		c.subscribe(id, goalChangedQuery, vars)
+		for {
+			m := c.read()
+			if m.ID != id {
+				continue // an update of an accepted subscription
+			}
+			if m.Type != "error" && m.Type != "next" {
+				t.Fatalf("subscription %s: %s %s, want an error", id, m.Type, m.Payload)
+			}
+			if !strings.Contains(string(m.Payload), resolvers.CodeTooManySubscriptions) {
+				t.Fatalf("subscription %s: %s, want %s", id, m.Payload, resolvers.CodeTooManySubscriptions)
+			}
+			return
+		}
+	}
+	a := dialWS(t, ctx, e.srv.URL, e.admin.Token, nil)
+	accepted(a, "1")
+	refused(a, "2") // over the connection's limit
+	b := dialWS(t, ctx, e.srv.URL, e.admin.Token, nil)
+	accepted(b, "1")
+	c := dialWS(t, ctx, e.srv.URL, e.admin.Token, nil)
+	refused(c, "1") // over the token's limit
+	e.checkIn(e.adminCtx, tr.kr.ID, 5)
+	for _, cl := range []*wsClient{a, b} {
+		for {
+			m := cl.read()
+			if m.Type == "next" && m.ID == "1" && strings.Contains(string(m.Payload), tr.leaf.ID) && strings.Contains(string(m.Payload), `"attainment":0.5`) {
+				break
+			}
+			if m.Type != "next" && m.ID == "1" {
+				t.Fatalf("%s %s", m.Type, m.Payload)
+			}
+		}
+	}
+}
