@@ -34,9 +34,10 @@ func IsLive(r *http.Request) bool {
 // ends it (slow consumer 4008, token no longer valid 4403).
 func websocketTransport(l *Live) transport.Websocket {
 	return transport.Websocket{
-		Implementation:   closingImplementation{},
-		PingPongInterval: l.PingInterval,
-		MissingPongOk:    true,
+		Implementation:        closingImplementation{},
+		PingPongInterval:      l.PingInterval,
+		KeepAlivePingInterval: l.PingInterval, // the older graphql-ws subprotocol
+		MissingPongOk:         true,
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			conn := connOf(ctx)
 			token := ""
