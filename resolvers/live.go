@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -131,8 +130,9 @@ func (p *positions) pop() (int64, bool) {
 
 type positionsKey struct{}
 
-// ErrNoLive is the error of a subscription on a server without an event log.
-var ErrNoLive = errors.New("subscriptions are not served here")
+// errNoLive is the error of a subscription on a server without an event
+// log (gateway mode).
+var errNoLive = liveError(CodeBadRequest, "subscriptions are not served here: this server has no event log (gateway mode)")
 
 // acquire counts a new subscription against the connection's and the
 // token's limits; release undoes it.
@@ -183,7 +183,7 @@ func liveError(code, format string, args ...any) *gqlerror.Error {
 func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream.Event) bool,
 	load func(context.Context, upstream.Event) (*T, bool, error)) (<-chan *T, error) {
 	if l == nil || l.Log == nil {
-		return nil, ErrNoLive
+		return nil, errNoLive
 	}
 	c := liveConnOf(ctx)
 	if c == nil {

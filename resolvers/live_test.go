@@ -548,3 +548,44 @@ func TestSubscriptionLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckInAndTaskSubscriptions receives a check-in on a goal's key
+// result, and a task created on that key result through the goal's
+// taskChanged, but not a task of another goal.
+func TestCheckInAndTaskSubscriptions(t *testing.T) {
+	e := newLiveEnv(t, &resolvers.Live{})
+	tr := e.tree(e.adminCtx)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	after := e.head(e.adminCtx)
+	c := dialWS(t, ctx, e.srv.URL, e.admin.Token, nil)
+	c.subscribe("ci", `subscription($g: ID, $after: Int) { checkInCreated(goalId: $g, after: $after) { id actual } }`,
+		map[string]any{"g": tr.leaf.ID, "after": after})
+	c.subscribe("task", `subscription($g: ID, $after: Int) { taskChanged(goalId: $g, after: $after) { id name } }`,
+		map[string]any{"g": tr.leaf.ID, "after": after})
+	if _, err := e.store.CreateTask(e.adminCtx, upstream.TaskInput{Name: "elsewhere", ParentID: tr.root.ID, ParentType: upstream.ParentGoal}); err != nil {
+		t.Fatal(err)
+	}
+	e.checkIn(e.adminCtx, tr.kr.ID, 7)
+	task, err := e.store.CreateTask(e.adminCtx, upstream.TaskInput{Name: "on the key result", ParentID: tr.kr.ID, ParentType: upstream.ParentMetric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotCheckIn, gotTask bool
+	for !gotCheckIn || !gotTask {
+		m := c.read()
+		if m.Type != "next" {
+			t.Fatalf("%s %s", m.Type, m.Payload)
+		}
+		p := string(m.Payload)
+		switch m.ID {
+		case "ci":
+			gotCheckIn = strings.Contains(p, `"actual":7`)
+		case "task":
+			if strings.Contains(p, "elsewhere") {
+				t.Fatalf("taskChanged(goalId: leaf) received a task of the root: %s", p)
+			}
+			gotTask = strings.Contains(p, task.ID)
+		}
+	}
+}
