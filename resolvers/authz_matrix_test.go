@@ -7,13 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -45,7 +46,7 @@ type azEnv struct {
 func newAzEnv(t *testing.T) *azEnv {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "authz.db"))
+	st, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

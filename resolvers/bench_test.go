@@ -84,11 +84,52 @@ func benchStore(b *testing.B, n int) (*sqlstore.Store, string) {
 			b.Fatal(err)
 		}
 	}
-	st, err := sqlstore.Open(context.Background(), path)
+	dsn := path
+	if sqlstoretest.Postgres() {
+		dsn = benchPostgres(b, n, path)
+	}
+	st, err := sqlstore.Open(context.Background(), dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return st, token
+}
+
+// benchPG holds, in the PostgreSQL run, the schema holding a copy of each
+// benchmark database, made once per process and dropped by TestMain.
+var benchPG struct {
+	sync.Mutex
+	dsn   map[int]string
+	drops []func() error
+}
+
+// benchPostgres returns a PostgreSQL schema holding the rows of the SQLite
+// benchmark database path (n objectives): the same data on both stores.
+func benchPostgres(b *testing.B, n int, path string) string {
+	b.Helper()
+	benchPG.Lock()
+	defer benchPG.Unlock()
+	if dsn, ok := benchPG.dsn[n]; ok {
+		return dsn
+	}
+	dsn, drop, err := sqlstoretest.SharedDSN(tmpRoot, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPG.drops = append(benchPG.drops, drop)
+	st, err := sqlstore.Open(context.Background(), dsn) // migrates
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	if err := sqlstoretest.CopyToPostgres(context.Background(), path, dsn); err != nil {
+		b.Fatal(err)
+	}
+	if benchPG.dsn == nil {
+		benchPG.dsn = map[int]string{}
+	}
+	benchPG.dsn[n] = dsn
+	return dsn
 }
 
 // BenchmarkNestedTree runs the nested tree query (treeQuery, every session

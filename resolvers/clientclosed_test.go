@@ -6,11 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
@@ -54,7 +55,7 @@ func (s stalledCheckIn) CheckIn(ctx context.Context, id string, in upstream.Chec
 // INFO, with the cancellation as its cause, not as an internal error.
 func TestClientClosedIsNotAnInternalError(t *testing.T) {
 	bg := context.Background()
-	st, err := sqlstore.Open(bg, filepath.Join(t.TempDir(), "okr.db"))
+	st, err := sqlstore.Open(bg, sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/seed"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // fixture is a seeded store behind a real GraphQL HTTP server on 127.0.0.1.
@@ -34,6 +34,7 @@ type fixture struct {
 	calls    *instrument.Counter
 	metrics  *resolvers.Metrics
 	srv      *httptest.Server
+	drop     func() error // removes the fixture's database once the store is closed
 }
 
 // noStrays fails unless every edge of every request so far loaded its
@@ -43,6 +44,14 @@ func (f *fixture) noStrays(tb testing.TB) {
 	if n := f.metrics.Strays(); n != 0 {
 		tb.Errorf("%d stray loads: some field returns objects that no edge or produce* recorded as a level", n)
 	}
+}
+
+// created holds every fixture made, shared or not, for TestMain to close
+// and drop: a test's fixture outlives the test (the parallel subtests of
+// a test may still use it), and on PostgreSQL its schema must be dropped.
+var created struct {
+	sync.Mutex
+	all []*fixture
 }
 
 var (
@@ -58,13 +67,21 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	fixMu.Lock()
-	for _, f := range fixtures {
+	code := sqlstoretest.Main(m) // on SQLite, then on PostgreSQL when enabled
+	created.Lock()
+	for _, f := range created.all {
 		f.srv.Close()
 		f.store.Close()
+		if err := f.drop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
 	}
-	fixMu.Unlock()
+	created.Unlock()
+	for _, drop := range benchPG.drops {
+		if err := drop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
 	os.RemoveAll(tmpRoot)
 	os.Exit(code)
 }
@@ -73,7 +90,11 @@ func TestMain(m *testing.M) {
 func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx context.Context, st *sqlstore.Store) ([]string, error)) *fixture {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, filepath.Join(tmpRoot, name+".db"))
+	dsn, drop, err := sqlstoretest.SharedDSN(tmpRoot, name+".db")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := sqlstore.Open(ctx, dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -99,7 +120,11 @@ func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx 
 		cfg.Metrics = newMetrics(tb, prometheus.NewRegistry())
 	}
 	srv := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(cfg)))
-	return &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv}
+	f := &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv, drop: drop}
+	created.Lock()
+	created.all = append(created.all, f)
+	created.Unlock()
+	return f
 }
 
 // newMetrics returns the GraphQL metrics registered on reg.

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -447,7 +448,7 @@ func (failing) ListUsers(context.Context, upstream.ListQuery) (upstream.Page[ups
 // with the cause.
 func TestInternalErrorsAreMasked(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, t.TempDir()+"/mask.db")
+	st, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +479,7 @@ func TestInternalErrorsAreMasked(t *testing.T) {
 // store queries from its own registry.
 func TestMetricsEndpoint(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, t.TempDir()+"/metrics.db")
+	st, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

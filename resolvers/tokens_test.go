@@ -6,11 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
@@ -30,7 +31,7 @@ type tokenEnv struct {
 func newTokenEnv(t *testing.T) *tokenEnv {
 	t.Helper()
 	e := &tokenEnv{t: t, now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	st, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "tokens.db"), sqlstore.WithClock(e.clock))
+	st, err := sqlstore.Open(context.Background(), sqlstoretest.DSN(t), sqlstore.WithClock(e.clock))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,9 @@ func mustExist(path string) error {
 
 // exists says whether the database file path exists.
 func exists(path string) (bool, error) {
+	if isServerDB(path) {
+		return true, nil // database.go
+	}
 	_, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -64,7 +67,7 @@ func bootstrap(ctx context.Context, args []string, getenv func(string) string, s
 Creates an account and its first admin user in the database and prints the
 admin's API token, shown once (only its hash is stored). The database must
 exist unless --create is given; several accounts can share one database.`)
-	db := fs.String("db", "okrgate.db", "SQLite database `file`")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` or postgres:// URL")
 	create := fs.Bool("create", false, "create the database file if it does not exist")
 	account := fs.String("account", "", "account `name` (required)")
 	email := fs.String("email", "", "`email` of the admin user (required)")
@@ -116,7 +119,7 @@ the same dataset. Progress goes to stderr every two seconds. With --upstream,
 fills the account of --token on a remote server of the REST API instead.`)
 	upstreamURL := fs.String("upstream", "", "fill a remote server of the REST API at `URL` instead of --db")
 	token := fs.String("token", "", "with --upstream: the bearer `token` of an admin of the account to fill")
-	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist) or postgres:// URL")
 	account := fs.String("account", "", "account `id` to fill (required)")
 	goals := fs.Int("goals", 100, "number of objectives")
 	s := fs.Uint64("seed", 1, "random seed: the same seed gives the same dataset")
@@ -193,7 +196,7 @@ Works while a server runs on the same database.`)
 		fs.hint(stderr)
 		return errUsage
 	}
-	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist) or postgres:// URL")
 	id := fs.String("id", "", "account `id` (required)")
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
@@ -237,13 +240,16 @@ func backupCmd(ctx context.Context, args []string, getenv func(string) string, s
 	fs := newFlags("backup", "okrgate backup --db FILE --to COPY", `
 Writes a consistent copy of the database (VACUUM INTO), also while a server
 runs on it. The copy must not exist yet; serve it with --db COPY to restore.`)
-	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist) or postgres:// URL")
 	to := fs.String("to", "", "the copy's `file` (required; must not exist)")
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
 	if err := required(stderr, fs, "to"); err != nil {
 		return err
+	}
+	if isServerDB(*db) {
+		return errBackupPostgres
 	}
 	st, err := openExisting(ctx, *db)
 	if err != nil {

@@ -61,7 +61,7 @@ func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstrea
 			return nil, err
 		}
 		return &backend{api: st, ready: st.Ready, queryCount: st.QueryCount, store: st, close: st.Close,
-			register: func(prometheus.Registerer) error { return nil }, where: "database " + db}, nil
+			register: func(prometheus.Registerer) error { return nil }, where: "database " + displayDB(db)}, nil
 	}
 	c, err := client.New(g.url, client.Options{Transport: observe.Transport(client.NewTransport()), Timeout: g.timeout, MaxConcurrent: g.maxConcurrent, AuthCacheTTL: g.authTTL})
 	if err != nil {

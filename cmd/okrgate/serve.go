@@ -35,7 +35,7 @@ Traces go to an OTLP endpoint when the standard OTEL_* variables name one
 SIGTERM or Ctrl-C stops accepting connections and lets in-flight requests
 finish.`)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
-	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing)")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing) or postgres:// URL")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
 	playgroundAssets := fs.String("playground-assets", resolvers.PlaygroundEmbedded, "the GraphiQL playground's assets: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")

@@ -23,7 +23,7 @@ bootstrap or serve --demo is lost. Works while a server runs on the database.`)
 		fs.hint(stderr)
 		return errUsage
 	}
-	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist)")
+	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist) or postgres:// URL")
 	user := fs.String("user", "", "`id` of the user the token acts as")
 	account := fs.String("account", "", "account `id`: the token acts as its owner (instead of --user)")
 	name := fs.String("name", "cli", "the token's `name`, shown in its listings")

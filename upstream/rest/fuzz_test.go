@@ -8,12 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/rest"
@@ -32,7 +33,7 @@ import (
 // shows as minutes of 0 execs/sec.)
 func FuzzRoutes(f *testing.F) {
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"))
+	st, err := sqlstore.Open(ctx, sqlstoretest.DSN(f))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -10,11 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -62,7 +63,7 @@ func newEnv(t *testing.T) *env {
 func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
+	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/rest/resttest"
@@ -39,7 +40,7 @@ func newClockEnv(t *testing.T) (*env, *clock) {
 	t.Helper()
 	ctx := context.Background()
 	clk := &clock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"), sqlstore.WithClock(clk.Now))
+	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t), sqlstore.WithClock(clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,11 @@ package seed_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -16,7 +17,7 @@ import (
 
 func account(t *testing.T) (*sqlstore.Store, context.Context) {
 	t.Helper()
-	st, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "seed.db"))
+	st, err := sqlstore.Open(context.Background(), sqlstoretest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,9 @@ package sqlstore_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/apitest"
@@ -11,16 +12,13 @@ import (
 )
 
 // TestAPIContract runs the contract suite of upstream.API against the store
-// on a real SQLite file, one fresh file per test.
+// on a real SQLite file, one fresh file per test, and on PostgreSQL (a
+// fresh schema per test) in the PostgreSQL run of sqlstoretest.Main.
 func TestAPIContract(t *testing.T) {
 	apitest.Run(t, func(t *testing.T) apitest.Env {
 		t.Helper()
 		ctx := context.Background()
-		st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st := sqlstoretest.Open(t)
 		boot := func(name, email string) (string, context.Context) {
 			b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: name, Email: email})
 			if err != nil {

@@ -91,7 +91,7 @@ func (s *Store) deriveSubject(ctx context.Context, q querier, c upstream.Caller)
 	}
 	f.RoleIDs = upstream.ResolveRoleIDs(roleRefs, teamRoleIDs)
 	rows, err := q.QueryContext(ctx, `SELECT DISTINCT action FROM permissions WHERE account_id = ? AND EXISTS (
-		SELECT 1 FROM json_each(permissions.doc, '$.principals') p WHERE p.value IN (SELECT value FROM json_each(?)))`,
+		SELECT 1 FROM `+dialectOf(q).each("permissions.doc", "p", "principals")+` WHERE p.value IN `+idList+`)`,
 		c.AccountID, idsParam(f.Principals()))
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: load grants: %w", err)

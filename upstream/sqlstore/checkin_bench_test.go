@@ -3,7 +3,6 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,13 +10,15 @@ import (
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // BenchmarkCheckInTreeVsFlat measures check-in throughput with 16
 // concurrent writers on the key results of a flat objective (no parent, no
 // children), of a leaf objective of a 301-objective tree (four levels:
 // 1 + 6 + 42 + 252), and of the last objective of a chain ten levels deep,
-// in the same process on the same database file. The three workloads take
+// in the same process on the same database (a SQLite file; with
+// OKRGATE_TEST_POSTGRES set, then again on PostgreSQL in the same run). The three workloads take
 // turns in twenty slices of b.N/20 check-ins each, so that a change in the
 // machine's load during the run weighs on all of them alike. It reports
 // each workload's ns per check-in and the trees' throughput as a fraction
@@ -93,7 +94,7 @@ func BenchmarkCheckInTreeVsFlat(b *testing.B) {
 
 func benchAccount(b *testing.B) (context.Context, *sqlstore.Store) {
 	b.Helper()
-	st, err := sqlstore.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	st, err := sqlstore.Open(context.Background(), sqlstoretest.DSN(b))
 	if err != nil {
 		b.Fatal(err)
 	}

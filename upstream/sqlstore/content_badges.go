@@ -240,7 +240,7 @@ func (s *Store) CurrentUserBadges(ctx context.Context, lq upstream.ListQuery) (u
 		return upstream.Page[upstream.AssignedBadge]{}, err
 	}
 	all, err := badgeAssignments.where(ctx, q, c.AccountID,
-		"status != 'rejected' AND EXISTS (SELECT 1 FROM json_each(doc, '$.assigneeIds') WHERE value IN (SELECT value FROM json_each(?)))", idsParam(holders))
+		"status != 'rejected' AND EXISTS (SELECT 1 FROM "+dialectOf(q).each("doc", "j", "assigneeIds")+" WHERE j.value IN "+idList+")", idsParam(holders))
 	if err != nil {
 		return upstream.Page[upstream.AssignedBadge]{}, err
 	}

@@ -38,7 +38,7 @@ func (s *Store) visibleDashboards(ctx context.Context, q querier, c upstream.Cal
 // dashboardsWithInsight returns the dashboards placing insightID.
 func (s *Store) dashboardsWithInsight(ctx context.Context, q querier, account, insightID string) ([]dashboardDoc, error) {
 	return dashboards.where(ctx, q, account,
-		"EXISTS (SELECT 1 FROM json_each(doc, '$.insights') WHERE json_extract(value, '$.insightId') = ?)", insightID)
+		"EXISTS (SELECT 1 FROM "+dialectOf(q).eachObject("doc", "i", "insights")+" WHERE "+dialectOf(q).text("i.value", "insightId")+" = ?)", insightID)
 }
 
 // present turns stored dashboards into the resource: tags, parameters and
@@ -449,7 +449,7 @@ func (s *Store) DashboardReports(ctx context.Context) ([]upstream.ReportSummary,
 	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
 		return nil, err
 	}
-	ds, err := dashboards.where(ctx, q, c.AccountID, "is_report = 1")
+	ds, err := dashboards.where(ctx, q, c.AccountID, "is_report = ?", true)
 	if err != nil {
 		return nil, err
 	}
@@ -564,7 +564,7 @@ func (s *Store) DeleteDashboardParameter(ctx context.Context, id string) error {
 		if _, err := dashboardParams.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
-		using, err := dashboards.where(ctx, q, c.AccountID, "EXISTS (SELECT 1 FROM json_each(doc, '$.parameterIds') WHERE value = ?)", id)
+		using, err := dashboards.where(ctx, q, c.AccountID, "EXISTS (SELECT 1 FROM "+dialectOf(q).each("doc", "p", "parameterIds")+" WHERE p.value = ?)", id)
 		if err != nil {
 			return err
 		}

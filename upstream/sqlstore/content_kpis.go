@@ -151,7 +151,7 @@ func (s *Store) DeleteKPIGroup(ctx context.Context, id string) error {
 		if _, err := kpiGroups.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
-		held, err := kpis.where(ctx, q, c.AccountID, "EXISTS (SELECT 1 FROM json_each(doc, '$.groupIds') WHERE value = ?)", id)
+		held, err := kpis.where(ctx, q, c.AccountID, "EXISTS (SELECT 1 FROM "+dialectOf(q).each("doc", "g", "groupIds")+" WHERE g.value = ?)", id)
 		if err != nil {
 			return err
 		}

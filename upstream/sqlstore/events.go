@@ -55,8 +55,10 @@ func emit(q querier, e upstream.Event) {
 
 // appendEvents writes buf's events (coalesced) to the events table, each
 // account's at the positions after its last one. The writer is one
-// connection in IMMEDIATE transactions, so no other write reads the same
-// last position before this one commits.
+// connection in IMMEDIATE transactions on SQLite, and holds the account's
+// row lock on PostgreSQL (or conflicts and is retried under serializable
+// isolation), so no other write reads the same last position before this
+// one commits.
 func (s *Store) appendEvents(ctx context.Context, q querier, buf *eventBuf) error {
 	if buf == nil || len(buf.events) == 0 {
 		return nil
@@ -150,7 +152,8 @@ func (s *Store) EventsChanged() <-chan struct{} { return s.changed.wait() }
 // so positions keep increasing. serve runs it hourly.
 func (s *Store) PruneEvents(ctx context.Context, retention time.Duration) (int64, error) {
 	cutoff := upstream.FormatTime(s.now().Add(-retention))
-	res, err := s.w.ExecContext(ctx, `DELETE FROM events WHERE at < ?
+	w := counted{q: s.w, d: s.d, n: &s.queries}
+	res, err := w.ExecContext(ctx, `DELETE FROM events WHERE at < ?
 		AND position < (SELECT max(e.position) FROM events e WHERE e.account_id = events.account_id)`, cutoff)
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: prune events: %w", err)

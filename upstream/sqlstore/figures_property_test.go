@@ -2,15 +2,13 @@ package sqlstore_test
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // TestIncrementalFiguresMatchFullRecompute applies random writes through the
@@ -23,11 +21,7 @@ func TestIncrementalFiguresMatchFullRecompute(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3, 4} {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			e := newEnv(t)
-			raw, err := sql.Open("sqlite", e.path+"?_pragma=busy_timeout(10000)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
+			raw := sqlstoretest.OpenRaw(t, e.path)
 			w := &randomWriter{e: e, rng: rand.New(rand.NewPCG(seed, 99))}
 			for i := 0; i < 3; i++ {
 				w.sessions = append(w.sessions, e.session(upstream.SessionInput{Title: fmt.Sprint("S", i)}).ID)
@@ -241,103 +235,11 @@ func (w *randomWriter) step() string {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// checkFigures compares every goal of account as stored with the figures
-// computed from scratch from the raw rows.
-func checkFigures(t *testing.T, db *sql.DB, account, when string) {
+// checkFigures fails t when a stored figure of account differs from a
+// computation from scratch (sqlstoretest.CheckFigures).
+func checkFigures(t *testing.T, raw *sqlstoretest.Raw, account, when string) {
 	t.Helper()
-	ctx := context.Background()
-	var stored []upstream.Goal
-	rows, err := db.QueryContext(ctx, "SELECT doc FROM goals WHERE account_id = ? ORDER BY id", account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var doc []byte
-		var g upstream.Goal
-		if err := rows.Scan(&doc); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(doc, &g); err != nil {
-			t.Fatal(err)
-		}
-		stored = append(stored, g)
-	}
-	rows.Close()
-	metrics := map[string][]float64{}
-	rows, err = db.QueryContext(ctx, "SELECT goal_id, json_extract(doc, '$.attainment') FROM metrics WHERE account_id = ? ORDER BY id", account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var gid string
-		var a float64
-		if err := rows.Scan(&gid, &a); err != nil {
-			t.Fatal(err)
-		}
-		metrics[gid] = append(metrics[gid], a)
-	}
-	rows.Close()
-	type counts struct{ all, live int }
-	tasks := map[string]counts{}
-	rows, err = db.QueryContext(ctx, "SELECT parent_id, json_extract(doc, '$.archived') FROM tasks WHERE account_id = ?", account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var pid string
-		var archived bool
-		if err := rows.Scan(&pid, &archived); err != nil {
-			t.Fatal(err)
-		}
-		c := tasks[pid]
-		c.all++
-		if !archived {
-			c.live++
-		}
-		tasks[pid] = c
-	}
-	rows.Close()
-	subs := map[string]upstream.Subtree{}
-	rows, err = db.QueryContext(ctx, "SELECT goal_id, attainment, descendants, sum, sessions FROM goal_subtrees WHERE account_id = ?", account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id, sessions string
-		var s upstream.Subtree
-		if err := rows.Scan(&id, &s.Attainment, &s.Count, &s.Sum, &sessions); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal([]byte(sessions), &s.Sessions); err != nil {
-			t.Fatal(err)
-		}
-		if len(s.Sessions) == 0 {
-			s.Sessions = nil
-		}
-		subs[id] = s
-	}
-	rows.Close()
-
-	tree := make([]upstream.TreeGoal, len(stored))
-	for i, g := range stored {
-		tree[i] = upstream.TreeGoal{ID: g.ID, ParentID: g.ParentID, SessionID: g.SessionID, Mode: g.AttainmentTypeString, Metrics: metrics[g.ID]}
-	}
-	want := upstream.ComputeTree(tree)
-	round := func(x float64) float64 { return math.Round(x*1e12) / 1e12 }
-	for _, g := range stored {
-		f := want[g.ID].Figures
-		got := [10]float64{g.Attainment, g.AggregatedAttainment, g.ChildrenAggregatedAttainment, g.FullAggregatedAttainment,
-			float64(g.ChildrenCount), float64(g.SubTreeCount), float64(g.FullSubTreeCount),
-			float64(g.MetricsCount), float64(g.TasksCount), float64(g.NonArchivedTasksCount)}
-		exp := [10]float64{round(f.Attainment), round(f.AggregatedAttainment), round(f.ChildrenAggregatedAttainment), round(f.FullAggregatedAttainment),
-			float64(f.ChildrenCount), float64(f.SubTreeCount), float64(f.FullSubTreeCount),
-			float64(len(metrics[g.ID])), float64(tasks[g.ID].all), float64(tasks[g.ID].live)}
-		if got != exp {
-			t.Fatalf("after %s: goal %s (parent %q, %s) has\n  att, agg, childAgg, fullAgg, children, sub, full, metrics, tasks, live\n  %v, want\n  %v",
-				when, g.ID, g.ParentID, g.AttainmentTypeString, got, exp)
-		}
-		if s, ok := subs[g.ID]; ok && !s.Equal(want[g.ID].Subtree) {
-			t.Fatalf("after %s: goal %s stores subtree %+v, want %+v", when, g.ID, s, want[g.ID].Subtree)
-		}
+	if err := sqlstoretest.CheckFigures(context.Background(), raw, account); err != nil {
+		t.Fatalf("after %s: %v", when, err)
 	}
 }

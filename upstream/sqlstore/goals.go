@@ -511,7 +511,7 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 		return nil, err
 	}
 	vis, visArgs := sc.goalVisible("")
-	cond := "session_id = ? AND json_extract(doc, '$.attainment') > 0.99 AND " + vis
+	cond := "session_id = ? AND " + dialectOf(q).num("doc", "attainment") + " > 0.99 AND " + vis
 	args := append([]any{sessionID}, visArgs...)
 	var names []string
 	for _, t := range tags {

@@ -3,9 +3,10 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
@@ -81,7 +82,7 @@ func TestConditionalWrite(t *testing.T) {
 // replay, reuse, lease take-over and expiry, on a pinned clock.
 func TestIdempotencyKeyLifecycle(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	st, err := sqlstore.Open(context.Background(), filepath.Join(t.TempDir(), "okr.db"), sqlstore.WithClock(func() time.Time { return now }))
+	st, err := sqlstore.Open(context.Background(), sqlstoretest.DSN(t), sqlstore.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

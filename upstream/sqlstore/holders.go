@@ -17,8 +17,8 @@ func (s *Store) heldBadges(ctx context.Context, q querier, account string, holde
 		return out, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT j.value, b.doc FROM badge_assignments a
-		JOIN json_each(a.doc, '$.assigneeIds') j
 		JOIN badges b ON b.id = a.badge_id AND b.account_id = a.account_id
+		CROSS JOIN `+dialectOf(q).each("a.doc", "j", "assigneeIds")+`
 		WHERE a.account_id = ? AND a.status = ? AND j.value IN (SELECT value FROM json_each(?))
 		ORDER BY a.id`, account, upstream.BadgeApproved, idsParam(holders))
 	if err != nil {

@@ -33,7 +33,7 @@ func keyArgs(k upstream.IdempotencyKey) []any {
 func (s *Store) ReserveIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey) (*upstream.IdempotentResponse, error) {
 	now := s.now()
 	var out *upstream.IdempotentResponse
-	err := s.keyTx(ctx, func(tx *sql.Tx) error {
+	err := s.keyTx(ctx, func(tx querier) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE expires_at < ?", upstream.FormatTime(now)); err != nil {
 			return fmt.Errorf("sqlstore: sweep idempotency keys: %w", err)
 		}
@@ -81,7 +81,7 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, k upstream.Idempoten
 	if err != nil {
 		return fmt.Errorf("sqlstore: encode recorded answer: %w", err)
 	}
-	return s.keyTx(ctx, func(tx *sql.Tx) error {
+	return s.keyTx(ctx, func(tx querier) error {
 		if _, err := tx.ExecContext(ctx, "UPDATE idempotency_keys SET state = ?, response = ? WHERE "+keyWhere,
 			append([]any{keyDone, string(doc)}, keyArgs(k)...)...); err != nil {
 			return fmt.Errorf("sqlstore: record idempotent answer: %w", err)
@@ -93,7 +93,7 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, k upstream.Idempoten
 // ReleaseIdempotencyKey implements upstream.Idempotency. A key whose write
 // committed is not released: a retry must not write again.
 func (s *Store) ReleaseIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey) error {
-	return s.keyTx(ctx, func(tx *sql.Tx) error {
+	return s.keyTx(ctx, func(tx querier) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE state = ? AND "+keyWhere, append([]any{keyRunning}, keyArgs(k)...)...); err != nil {
 			return fmt.Errorf("sqlstore: release idempotency key: %w", err)
 		}
@@ -103,12 +103,27 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, k upstream.Idempotenc
 
 // keyTx runs fn in a write transaction of its own, outside s.tx: the
 // bookkeeping of keys is not a write of the request.
-func (s *Store) keyTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) keyTx(ctx context.Context, fn func(querier) error) error {
+	if s.pg != nil {
+		return s.pg.retry(ctx, func() error { return s.keyTxOnce(ctx, fn) })
+	}
+	return s.keyTxOnce(ctx, fn)
+}
+
+// keyTxOnce is one attempt at keyTx.
+func (s *Store) keyTxOnce(ctx context.Context, fn func(querier) error) error {
+	tx, err := s.w.BeginTx(ctx, s.pg.txOptions())
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	q := counted{q: tx, d: s.d, n: &s.queries, tx: true}
+	if s.pg != nil {
+		err = s.pg.lock(ctx, q) // two reservations of one key wait for each other
+	}
+	if err == nil {
+		err = fn(q)
+	}
+	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}

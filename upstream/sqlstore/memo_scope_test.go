@@ -15,7 +15,7 @@ import (
 func visibilityReads(stmts []string) map[string]int {
 	kinds := map[string]string{
 		"subject":  "SELECT DISTINCT action FROM permissions",
-		"sessions": "SELECT doc FROM sessions WHERE account_id = ? AND (1)",
+		"sessions": "SELECT doc FROM sessions WHERE account_id = ? AND (TRUE)",
 		"stubs":    "WITH RECURSIVE inv(id)",
 	}
 	out := map[string]int{}

@@ -111,8 +111,9 @@ func (s *Store) UpdateUser(ctx context.Context, id string, in upstream.UserPatch
 func (s *Store) keepAnAdmin(ctx context.Context, q querier, account string) error {
 	admin, _ := upstream.BuiltinRoleByName(upstream.RoleAdmin)
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE account_id = ? AND json_extract(doc, '$.isActive') = 1
-		AND EXISTS (SELECT 1 FROM json_each(users.doc, '$.roles') r WHERE json_extract(r.value, '$.id') IN (?, 'role-admin'))`,
+	d := dialectOf(q)
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE account_id = ? AND `+d.isTrue("doc", "isActive")+`
+		AND EXISTS (SELECT 1 FROM `+d.eachObject("users.doc", "r", "roles")+` WHERE `+d.text("r.value", "id")+` IN (?, 'role-admin'))`,
 		account, admin.ID).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("sqlstore: count admins: %w", err)
@@ -161,9 +162,10 @@ func (s *Store) ListUsersLegacy(ctx context.Context, lq upstream.LegacyUserQuery
 	src, args := "users", []any(nil)
 	if len(lq.Roles) > 0 {
 		// Roles held directly or through a team.
+		d := dialectOf(q)
 		src = `(SELECT * FROM users WHERE account_id = ? AND (
-			EXISTS (SELECT 1 FROM json_each(users.doc, '$.roles') r WHERE json_extract(r.value, '$.id') IN (SELECT value FROM json_each(?)))
-			OR EXISTS (SELECT 1 FROM json_each(users.doc, '$.teamIds') t JOIN role_mappings m ON m.team_id = t.value
+			EXISTS (SELECT 1 FROM ` + d.eachObject("users.doc", "r", "roles") + ` WHERE ` + d.text("r.value", "id") + ` IN ` + idList + `)
+			OR EXISTS (SELECT 1 FROM ` + d.each("users.doc", "t", "teamIds") + ` JOIN role_mappings m ON m.team_id = t.value
 				WHERE m.account_id = ? AND m.role_id IN (SELECT value FROM json_each(?)))))`
 		args = []any{c.AccountID, idsParam(lq.Roles), c.AccountID, idsParam(lq.Roles)}
 	}
@@ -506,7 +508,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, in upstream.Accoun
 
 func (s *Store) domainFree(ctx context.Context, q querier, except, domain string) (bool, error) {
 	var n int
-	err := q.QueryRowContext(ctx, "SELECT count(*) FROM accounts WHERE id <> ? AND json_extract(doc, '$.domain') = ?", except, domain).Scan(&n)
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM accounts WHERE id <> ? AND "+dialectOf(q).text("doc", "domain")+" = ?", except, domain).Scan(&n)
 	return n == 0, err
 }
 
@@ -523,7 +525,7 @@ func (s *Store) CheckAccountDomain(ctx context.Context, in upstream.DomainCheck)
 	var out upstream.DomainAvailability
 	if name := strings.TrimSpace(in.AccountName); name != "" {
 		var n int
-		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM accounts WHERE id <> ? AND lower(json_extract(doc, '$.name')) = lower(?)", c.AccountID, name).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM accounts WHERE id <> ? AND lower("+dialectOf(q).text("doc", "name")+") = lower(?)", c.AccountID, name).Scan(&n); err != nil {
 			return out, fmt.Errorf("sqlstore: check name: %w", err)
 		}
 		out.AccountNameAvailable = n == 0
@@ -665,7 +667,7 @@ func (s *Store) toEmployees(ctx context.Context, q querier, account string, us [
 		ids[i] = u.ID
 		teamIDs = append(teamIDs, u.TeamIDs...)
 	}
-	managed, err := teams.where(ctx, q, account, "json_extract(doc, '$.manager') IN (SELECT value FROM json_each(?))", idsParam(ids))
+	managed, err := teams.where(ctx, q, account, dialectOf(q).text("doc", "manager")+" IN "+idList, idsParam(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -757,13 +759,14 @@ func (s *Store) allRoles(ctx context.Context, q querier, account string) ([]upst
 	for _, b := range upstream.BuiltinRoles() {
 		out = append(out, builtinRole(account, b))
 	}
-	stored, err := roles.where(ctx, q, account, "1")
+	stored, err := roles.where(ctx, q, account, trueSQL)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, stored...)
 	counts := map[string]int{}
-	rows, err := q.QueryContext(ctx, `SELECT json_extract(r.value, '$.id'), json_extract(r.value, '$.name'), count(*) FROM users, json_each(users.doc, '$.roles') r
+	d := dialectOf(q)
+	rows, err := q.QueryContext(ctx, `SELECT `+d.text("r.value", "id")+`, `+d.text("r.value", "name")+`, count(*) FROM users, `+d.eachObject("users.doc", "r", "roles")+`
 		WHERE users.account_id = ? GROUP BY 1, 2`, account)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: count role users: %w", err)
@@ -898,7 +901,8 @@ func (s *Store) UpdateRole(ctx context.Context, id string, in upstream.RolePatch
 
 // eachRoleHolder applies fn to every user holding role id directly and saves it.
 func (s *Store) eachRoleHolder(ctx context.Context, q querier, account, id string, fn func(*upstream.User)) error {
-	us, err := users.where(ctx, q, account, "EXISTS (SELECT 1 FROM json_each(users.doc, '$.roles') r WHERE json_extract(r.value, '$.id') = ?)", id)
+	d := dialectOf(q)
+	us, err := users.where(ctx, q, account, "EXISTS (SELECT 1 FROM "+d.eachObject("users.doc", "r", "roles")+" WHERE "+d.text("r.value", "id")+" = ?)", id)
 	if err != nil {
 		return err
 	}
@@ -958,7 +962,7 @@ func (s *Store) ListRoleMappings(ctx context.Context) ([]upstream.Role, error) {
 	if err := s.authorize(ctx, q, c, upstream.RolesRead, nil); err != nil {
 		return nil, err
 	}
-	ms, err := roleMappings.where(ctx, q, c.AccountID, "1")
+	ms, err := roleMappings.where(ctx, q, c.AccountID, trueSQL)
 	if err != nil {
 		return nil, err
 	}

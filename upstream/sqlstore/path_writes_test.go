@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -65,6 +67,9 @@ func sorted(ids ...string) []string {
 // a task change and a move write the changed goals and their ancestors, not
 // the rest of the tree, and that a write changing no figure writes no goal.
 func TestWritesRewriteOnlyThePath(t *testing.T) {
+	if sqlstoretest.Postgres() {
+		t.Skip("counts row writes with a SQLite trigger; the write path is the same SQL on PostgreSQL")
+	}
 	e := newEnv(t)
 	s := e.session(upstream.SessionInput{})
 	root := e.goal(upstream.GoalInput{Name: "root", SessionID: s.ID})

@@ -85,7 +85,7 @@ func (s *Store) dashboardAccess(ctx context.Context, q querier, account, id stri
 		return nil, nil, upstream.NotFound("dashboard", id)
 	}
 	var n int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'dashboards'").Scan(&n); err != nil || n == 0 {
+	if err := q.QueryRowContext(ctx, dialectOf(q).tableExists(), "dashboards").Scan(&n); err != nil || n == 0 {
 		return nil, nil, upstream.NotFound("dashboard", id)
 	}
 	var raw []byte
@@ -320,7 +320,7 @@ func (s *Store) GetPrincipalPermissions(ctx context.Context, id string) (upstrea
 
 // grantsOf returns the grants naming principal.
 func (s *Store) grantsOf(ctx context.Context, q querier, account, principal string) ([]upstream.Permission, error) {
-	return grants.where(ctx, q, account, "EXISTS (SELECT 1 FROM json_each(permissions.doc, '$.principals') p WHERE p.value = ?)", principal)
+	return grants.where(ctx, q, account, "EXISTS (SELECT 1 FROM "+dialectOf(q).each("permissions.doc", "p", "principals")+" WHERE p.value = ?)", principal)
 }
 
 // SetPrincipalPermissions makes the principal's grants exactly in.Actions

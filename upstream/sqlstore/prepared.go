@@ -67,6 +67,9 @@ const maxBatchStmts = 512
 // stmt returns the prepared statement for query, bound to the transaction,
 // or nil when it is to run from its text.
 func (p preparedTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if p.s.pg != nil {
+		return nil // pgx prepares and caches statements itself
+	}
 	if st := p.s.stmts.m[query]; st != nil {
 		return p.tx.StmtContext(ctx, st)
 	}

@@ -15,11 +15,12 @@ import (
 // principals and sessions as the JSON arrays the SQL binds.
 type scope struct {
 	rule     *upstream.Visibility
-	all      bool   // admin: no filtering
-	owners   string // JSON array: user id and team ids
-	deniers  string // JSON array: every principal of the subject
-	readable string // JSON array of session ids whose goals the subject may read
-	managed  string // JSON array of session ids the subject manages
+	all      bool           // admin: no filtering
+	owners   string         // JSON array: user id and team ids
+	deniers  string         // JSON array: every principal of the subject
+	readable string         // JSON array of session ids whose goals the subject may read
+	managed  string         // JSON array of session ids the subject manages
+	vis      *visibilitySQL // the dialect's
 }
 
 // scopeKey names a caller's scope in a request's memo.
@@ -52,14 +53,14 @@ func (s *Store) scopeOf(ctx context.Context, q querier, c upstream.Caller, sub *
 
 func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, sub *upstream.Subject) (*scope, error) {
 	if sub.Admin {
-		return &scope{rule: upstream.NewVisibility(sub, nil), all: true}, nil
+		return &scope{rule: upstream.NewVisibility(sub, nil), all: true, vis: dialectOf(q).vis()}, nil
 	}
-	ss, err := sessions.where(ctx, q, c.AccountID, "1")
+	ss, err := sessions.where(ctx, q, c.AccountID, trueSQL)
 	if err != nil {
 		return nil, err
 	}
 	rule := upstream.NewVisibility(sub, ss)
-	return &scope{rule: rule, owners: idsParam(sub.OwnerPrincipals()), deniers: idsParam(sub.Principals()),
+	return &scope{rule: rule, vis: dialectOf(q).vis(), owners: idsParam(sub.OwnerPrincipals()), deniers: idsParam(sub.Principals()),
 		readable: idsParam(rule.ReadableSessions()), managed: idsParam(rule.ManagedSessions())}, nil
 }
 
@@ -70,15 +71,9 @@ func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, s
 // owns it or manages its session.
 func (sc *scope) goalVisible(p string) (string, []any) {
 	if sc.all {
-		return "1", nil
+		return trueSQL, nil
 	}
-	cond := `((` + p + `session_id IN (SELECT value FROM json_each(?)) OR json_extract(` + p + `doc, '$.access.inherits') = 0)
-		AND NOT EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.access.permissions') ap
-			WHERE json_extract(ap.value, '$.principalId') IN (SELECT value FROM json_each(?))
-			AND (COALESCE(json_extract(ap.value, '$.deny."goals:read"'), 0) <> 0 OR COALESCE(json_extract(ap.value, '$.deny."*"'), 0) <> 0))
-		AND (COALESCE(json_extract(` + p + `doc, '$.private'), 0) = 0
-			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.ownerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
-			OR ` + p + `session_id IN (SELECT value FROM json_each(?))))`
+	cond := sc.vis.at(sc.vis.goal, p)
 	return cond, []any{sc.readable, sc.deniers, sc.owners, sc.managed}
 }
 
@@ -87,14 +82,11 @@ func (sc *scope) goalVisible(p string) (string, []any) {
 // the subject owns it or manages its session.
 func (sc *scope) metricVisible(p string, account string) (string, []any) {
 	if sc.all {
-		return "1", nil
+		return trueSQL, nil
 	}
 	gv, gargs := sc.goalVisible("vg.")
 	cond := `(EXISTS (SELECT 1 FROM goals vg WHERE vg.id = ` + p + `goal_id AND vg.account_id = ? AND ` + gv + `)
-		AND (COALESCE(json_extract(` + p + `doc, '$.private'), 0) = 0
-			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.ownerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
-			OR EXISTS (SELECT 1 FROM json_each(` + p + `doc, '$.goalOwnerIds') o WHERE o.value IN (SELECT value FROM json_each(?)))
-			OR ` + p + `session_id IN (SELECT value FROM json_each(?))))`
+		AND ` + sc.vis.at(sc.vis.metricOwn, p) + `)`
 	args := append([]any{account}, gargs...)
 	return cond, append(args, sc.owners, sc.owners, sc.managed)
 }
@@ -103,7 +95,7 @@ func (sc *scope) metricVisible(p string, account string) (string, []any) {
 // visible" (the parent part of upstream.Visibility.TaskListed).
 func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 	if sc.all {
-		return "1", nil
+		return trueSQL, nil
 	}
 	gv, gargs := sc.goalVisible("tg.")
 	mv, margs := sc.metricVisible("tm.", account)
@@ -167,14 +159,6 @@ func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *sc
 	return out, rows.Err()
 }
 
-// stubDoc is the SQL expression of an obfuscated goal's document: what the
-// tree needs (ids, parent, session) and nothing else — no name,
-// description, owners, figures or tags.
-const stubDoc = `json_object('id', id, 'accountId', account_id, 'sessionId', session_id, 'parentId', parent_id,
-	'parentType', json_extract(doc, '$.parentType'), 'parentGoalSessionId', json_extract(doc, '$.parentGoalSessionId'),
-	'private', json('true'), 'obfuscated', json('true'), 'ownerIds', json('[]'), 'watchers', json('[]'),
-	'closedStatus', json_object('status', '', 'reason', ''))`
-
 // goalSource is the goals table as the subject sees it: visible goals as
 // they are, goals on the way up from them obfuscated (owner_id emptied too,
 // so no filter or sort can read them), the rest absent.
@@ -190,7 +174,7 @@ func (s *Store) goalSource(ctx context.Context, q querier, account string, sc *s
 	st := idsParam(nonNil(stubs))
 	src := `(SELECT id, account_id, parent_id, session_id,
 			CASE WHEN id IN (SELECT value FROM json_each(?)) THEN '' ELSE owner_id END AS owner_id,
-			CASE WHEN id IN (SELECT value FROM json_each(?)) THEN ` + stubDoc + ` ELSE doc END AS doc
+			CASE WHEN id IN (SELECT value FROM json_each(?)) THEN ` + sc.vis.stubDoc + ` ELSE doc END AS doc
 		FROM goals WHERE account_id = ? AND (` + vis + ` OR id IN (SELECT value FROM json_each(?))))`
 	all := append([]any{st, st, account}, args...)
 	return src, append(all, st), nil
@@ -215,7 +199,7 @@ func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 	}
 	vis, args := sc.taskParentVisible("tasks.", account)
 	src := `(SELECT id, account_id, parent_id, session_id, owner_id,
-			CASE WHEN ` + vis + ` THEN doc ELSE json_set(doc, '$.parentName', '') END AS doc
+			CASE WHEN ` + vis + ` THEN doc ELSE ` + sc.vis.noParentName + ` END AS doc
 		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
 	all := append([]any{}, args...)
 	all = append(all, account, sc.rule.Sub.UserID)

@@ -1,8 +1,10 @@
 // Package sqlstore implements upstream.API on SQL: an embedded SQLite file
-// by default. Each resource is a JSON document plus the keys that lists and
-// dataloaders filter by in indexed columns; every query is scoped to the
-// caller's account, and every write that changes derived figures recomputes
-// them in the same transaction.
+// by default, or a PostgreSQL database shared by several processes
+// (postgres.go); the SQL that differs between them goes through a small
+// dialect seam (dialect.go). Each resource is a JSON document plus the keys
+// that lists and dataloaders filter by in indexed columns; every query is
+// scoped to the caller's account, and every write that changes derived
+// figures recomputes them in the same transaction.
 package sqlstore
 
 import (
@@ -27,13 +29,14 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-//go:embed migrations/sqlite/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Store is the SQL implementation of upstream.API. It is safe for concurrent
 // use. Writes go through a single connection in IMMEDIATE transactions, so
 // they never fail on a lock upgrade; reads use a pool of read-only
-// connections that WAL lets run beside the writer.
+// connections that WAL lets run beside the writer. On PostgreSQL one pool
+// serves both, and each write first locks its account's row (lockAccount).
 type Store struct {
 	path    string // the database file
 	w, r    *sql.DB
@@ -45,6 +48,8 @@ type Store struct {
 	trace  func(stmt string, args []any)
 	tokens upstream.TokenPolicy // lifetimes of new tokens (tokens.go)
 	stmts  stmtCache            // statements prepared on w
+	d      dialect              // the SQL that differs between databases
+	pg     *pgStore             // PostgreSQL's pool and settings; nil on SQLite
 	// changed wakes event readers after a commit that appended events.
 	changed signal
 }
@@ -57,9 +62,13 @@ type Option func(*Store)
 // WithClock makes the store read the time from now (tests pin it).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// Open opens (creating if needed) the SQLite database at path and migrates
-// it to the current schema.
+// Open opens the database named by path and migrates it to the current
+// schema: PostgreSQL when path is a postgres:// or postgresql:// URL
+// (postgres.go), else the SQLite file at path, created if needed.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	if IsPostgres(path) {
+		return openPostgres(ctx, path, opts)
+	}
 	registerFunctions()
 	if path == "" {
 		return nil, errors.New("sqlstore: empty database path")
@@ -76,7 +85,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now, tokens: upstream.DefaultTokenPolicy()}
+	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now, tokens: upstream.DefaultTokenPolicy(), d: sqliteDialect{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -108,12 +117,20 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// migrate brings the database to the current schema with the dialect's own
+// migrations (migrations/sqlite, migrations/postgres).
 func (s *Store) migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migrations/sqlite")
+	sub, err := fs.Sub(migrations, "migrations/"+s.d.name())
 	if err != nil {
 		return fmt.Errorf("sqlstore: migrations: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, s.w, sub)
+	gd, opts := goose.DialectSQLite3, []goose.ProviderOption(nil)
+	if s.pg != nil {
+		if gd, opts, err = s.pg.migrationOptions(ctx, s.w); err != nil {
+			return err
+		}
+	}
+	p, err := goose.NewProvider(gd, s.w, sub, opts...)
 	if err != nil {
 		return fmt.Errorf("sqlstore: migrations: %w", err)
 	}
@@ -125,6 +142,9 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.pg != nil {
+		return s.pg.close(s)
+	}
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
@@ -138,6 +158,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // safe while a WAL database is in use. The copy is compacted and needs no
 // -wal file.
 func (s *Store) Backup(ctx context.Context, path string) error {
+	if s.pg != nil {
+		return ErrBackupPostgres
+	}
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("sqlstore: backup: %s already exists", path)
 	}
@@ -169,6 +192,7 @@ type querier interface {
 // counted wraps a querier and counts its statements.
 type counted struct {
 	q     querier
+	d     dialect // rewrites each statement for the database
 	n     *atomic.Int64
 	tx    bool                          // q is a write transaction
 	ev    *eventBuf                     // the events of the write transaction
@@ -178,7 +202,7 @@ type counted struct {
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	c.count(q, args)
 	ctx, span := statement(ctx, q)
-	res, err := c.q.ExecContext(ctx, q, args...)
+	res, err := c.q.ExecContext(ctx, c.d.rebind(q), args...)
 	endStatement(span, err)
 	return res, err
 }
@@ -186,7 +210,7 @@ func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Re
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	c.count(q, args)
 	ctx, span := statement(ctx, q)
-	rows, err := c.q.QueryContext(ctx, q, args...)
+	rows, err := c.q.QueryContext(ctx, c.d.rebind(q), args...)
 	endStatement(span, err)
 	return rows, err
 }
@@ -194,7 +218,7 @@ func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.
 func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	c.count(q, args)
 	ctx, span := statement(ctx, q)
-	row := c.q.QueryRowContext(ctx, q, args...)
+	row := c.q.QueryRowContext(ctx, c.d.rebind(q), args...)
 	endStatement(span, row.Err())
 	return row
 }
@@ -207,7 +231,7 @@ func (c counted) count(q string, args []any) {
 }
 
 // read returns the querier for reads.
-func (s *Store) read() querier { return counted{q: s.r, n: &s.queries, trace: s.trace} }
+func (s *Store) read() querier { return counted{q: s.r, d: s.d, n: &s.queries, trace: s.trace} }
 
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
@@ -218,14 +242,28 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 	if ok, err := s.inBulk(ctx, fn); ok {
 		return err
 	}
-	t, err := s.w.BeginTx(ctx, nil)
+	if s.pg != nil {
+		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go
+	}
+	return s.txOnce(ctx, fn)
+}
+
+// txOnce is one attempt at tx.
+func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
+	t, err := s.w.BeginTx(ctx, s.pg.txOptions())
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	s.queries.Add(1)
 	observe.FromContext(ctx).AddSQLStatement() // BEGIN
-	q := counted{q: t, n: &s.queries, tx: true, ev: &eventBuf{}}
-	before, err := beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	q := counted{q: t, d: s.d, n: &s.queries, tx: true, ev: &eventBuf{}}
+	var before string
+	if s.pg != nil {
+		err = s.pg.lock(ctx, q) // concurrent writers: postgres.go
+	}
+	if err == nil {
+		before, err = beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	}
 	if err == nil {
 		err = fn(q)
 	}

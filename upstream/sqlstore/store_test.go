@@ -3,9 +3,10 @@ package sqlstore_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -23,7 +24,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "okr.db")
+	path := sqlstoretest.DSN(t)
 	st, err := sqlstore.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	if src != t.name {
 		from = src + " AS " + t.name
 	}
-	where, args := lq.Filter.SQL(query.SQLite, t.reg, "doc", 1)
+	where, args := filterSQL(q, lq.Filter, t.reg, "doc")
 	args = append(append(slices.Clone(srcArgs), account), args...)
 	var total int
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
@@ -95,7 +95,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		}
 		return items, total, nil
 	}
-	rows, err := q.QueryContext(ctx, t.pageSQL(from, where, lq.Sort), append(args, limit, lq.Skip)...)
+	rows, err := q.QueryContext(ctx, t.pageSQL(dialectOf(q), from, where, lq.Sort), append(args, limit, lq.Skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -136,8 +136,8 @@ func idOrder(sort []query.SortKey) (desc, ok bool) {
 // pageSQL is the statement of one page: the documents of from (the table,
 // or a narrowing subquery named like it) matching where, in sort order.
 // Its parameters are the account, where's, the limit and the offset.
-func (t table[T]) pageSQL(from, where string, sort []query.SortKey) string {
-	order := query.OrderBy(query.SQLite, t.reg, "doc", sort)
+func (t table[T]) pageSQL(d dialect, from, where string, sort []query.SortKey) string {
+	order := query.OrderBy(d.query(), t.reg, "doc", sort)
 	return "SELECT doc FROM " + from + " WHERE account_id = ? AND (" + where + ") ORDER BY " + order + " LIMIT ? OFFSET ?"
 }
 
@@ -185,7 +185,7 @@ func (t table[T]) in(ctx context.Context, q querier, account, col string, values
 	if len(values) == 0 {
 		return nil, nil
 	}
-	return t.where(ctx, q, account, col+" IN (SELECT value FROM json_each(?))", idsParam(values))
+	return t.where(ctx, q, account, col+" IN "+idList, idsParam(values))
 }
 
 // get returns one document, or a not_found error. Ids of other accounts are

@@ -81,7 +81,7 @@ func (s *Store) touchToken(ctx context.Context, hash string, now time.Time) erro
 	tctx, cancel := context.WithTimeout(ctx, touchTimeout)
 	defer cancel()
 	stale := upstream.FormatTime(now.Add(-upstream.LastUsedGranularity))
-	_, err := s.w.ExecContext(tctx, "UPDATE tokens SET last_used = ? WHERE hash = ? AND last_used <= ?",
+	_, err := s.w.ExecContext(tctx, s.d.rebind("UPDATE tokens SET last_used = ? WHERE hash = ? AND last_used <= ?"),
 		upstream.FormatTime(now), hash, stale)
 	if err != nil && tctx.Err() == nil {
 		return fmt.Errorf("sqlstore: record token use: %w", err)

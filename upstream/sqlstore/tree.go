@@ -28,9 +28,12 @@ const descendants = `WITH RECURSIVE down(id) AS (
 // isDescendant reports whether candidate is in the subtree below id.
 func isDescendant(ctx context.Context, q querier, account, id, candidate string) (bool, error) {
 	var n int
-	err := q.QueryRowContext(ctx, descendants+` SELECT count(*) FROM down WHERE id = ?`, id, account, candidate).Scan(&n)
+	err := q.QueryRowContext(ctx, isDescendantSQL, id, account, candidate).Scan(&n)
 	return n > 0, err
 }
+
+// isDescendantSQL counts candidate (third parameter) in the subtree of id.
+const isDescendantSQL = descendants + ` SELECT count(*) FROM down WHERE id = ?`
 
 // recompute brings the derived figures (attainment, aggregates, counts) up
 // to date after a write that changed the own facts of the goals ids (their

@@ -5,12 +5,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/internal/testdb"
 )
 
 // TestWritePathPlans: the queries that recompute a path look goals, key
 // results and tasks up by their indexes; none walks a whole account
 // (EXPLAIN QUERY PLAN on a real SQLite file).
 func TestWritePathPlans(t *testing.T) {
+	if testdb.Postgres() {
+		t.Skip("SQLite's query plans")
+	}
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
 	if err != nil {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore/internal/testdb"
 )
 
 // TestVisibilitySQLAgreesWithRule: the visibility SQL of the listings
@@ -68,7 +68,7 @@ type visUser struct {
 func newVisWorld(t *testing.T, seed uint64) *visWorld {
 	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "vis.db"))
+	s, err := Open(ctx, testdb.DSN(t, "vis.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
 // Package sqlstoretest holds helpers for tests and benchmarks of code that
-// runs on the SQLite store.
+// runs on the SQL store: a store per test on SQLite and, when enabled, on
+// PostgreSQL (open.go), and bulk copies for benchmarks (replicate.go).
 package sqlstoretest
 
 import (

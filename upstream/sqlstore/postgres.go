@@ -1,0 +1,213 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	mathrand "math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// PostgreSQL: the store shared by several okrgate replicas. The statements
+// are the SQLite ones through the dialect seam (dialect_postgres.go); what
+// differs beyond SQL is here: one pgxpool serving reads and writes, session
+// settings that bound statements, and the lock that makes concurrent
+// writers safe (lockAccount).
+
+// Pool and session defaults, each overridable in the URL (pgxpool's
+// pool_max_conns, pool_min_conns, ...; PostgreSQL's statement_timeout,
+// lock_timeout, idle_in_transaction_session_timeout as query parameters).
+const (
+	// defaultMaxConns is a replica's pool size: enough to keep a
+	// PostgreSQL server busy from one replica, small enough that ten
+	// replicas stay within the server's default max_connections (100).
+	defaultMaxConns = 8
+	// defaultStatementTimeout ends a statement that runs away (a filter
+	// that scans a huge account) instead of holding a connection.
+	defaultStatementTimeout = "30s"
+	// defaultIdleInTx ends a transaction its client forgot, releasing
+	// its locks.
+	defaultIdleInTx = "60s"
+)
+
+// ErrBackupPostgres is Backup's answer on PostgreSQL: the database server
+// has its own tool for consistent copies.
+var ErrBackupPostgres = errors.New("sqlstore: backup copies a SQLite file; for PostgreSQL use pg_dump " +
+	"(pg_dump --format=custom --file=okrgate.dump \"$DATABASE_URL\"; restore with pg_restore --dbname=...)")
+
+// IsPostgres reports whether dsn names a PostgreSQL database (a
+// postgres:// or postgresql:// URL) rather than a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// pgStore is what a Store on PostgreSQL holds beyond the *sql.DB.
+type pgStore struct {
+	pool *pgxpool.Pool
+	// serializable selects the other way to make concurrent writers
+	// safe, kept to measure it against lockAccount (docs/decisions.md):
+	// SERIALIZABLE transactions, retried on serialization failures.
+	serializable bool
+	retries      atomic.Int64 // attempts retried (serializable)
+}
+
+// maxAttempts bounds the attempts of a serializable write.
+const maxAttempts = 100
+
+// txOptions are the options of a write transaction: nil (READ COMMITTED,
+// made safe by lock) unless serializable. A nil p is SQLite.
+func (p *pgStore) txOptions() *sql.TxOptions {
+	if p == nil || !p.serializable {
+		return nil
+	}
+	return &sql.TxOptions{Isolation: sql.LevelSerializable}
+}
+
+// lock takes the write transaction's lock (lockAccount), unless
+// serializable.
+func (p *pgStore) lock(ctx context.Context, q querier) error {
+	if p.serializable {
+		return nil
+	}
+	return lockAccount(ctx, q)
+}
+
+// retry runs attempt, once under lockAccount; with serializable again
+// after a serialization failure or deadlock (SQLSTATE 40001, 40P01), after
+// a short random pause, up to maxAttempts times.
+func (p *pgStore) retry(ctx context.Context, attempt func() error) error {
+	for n := 1; ; n++ {
+		err := attempt()
+		if !p.serializable || n == maxAttempts || !retryable(err) {
+			return err
+		}
+		p.retries.Add(1)
+		pause := time.Duration(mathrand.Int64N(int64(time.Millisecond) << min(n, 6)))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// retryable reports whether err is a serialization failure or a deadlock,
+// after which the transaction may succeed when run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+func (p *pgStore) close(s *Store) error {
+	err := s.w.Close()
+	p.pool.Close()
+	return err
+}
+
+// openPostgres opens the store on the PostgreSQL database of dsn and
+// migrates it.
+func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: postgres URL: %w", err)
+	}
+	if !strings.Contains(dsn, "pool_max_conns=") {
+		cfg.MaxConns = defaultMaxConns
+	}
+	params := cfg.ConnConfig.RuntimeParams
+	for k, v := range map[string]string{
+		"statement_timeout":                   defaultStatementTimeout,
+		"idle_in_transaction_session_timeout": defaultIdleInTx,
+	} {
+		if _, ok := params[k]; !ok {
+			params[k] = v
+		}
+	}
+	if _, ok := params["application_name"]; !ok {
+		params["application_name"] = "okrgate"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: postgres: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	s := &Store{path: dsn, w: db, r: db, ids: upstream.NewIDSource(), now: time.Now,
+		tokens: upstream.DefaultTokenPolicy(), d: postgresDialect{}, pg: &pgStore{pool: pool}}
+	for _, o := range opts {
+		o(s)
+	}
+	fail := func(err error) (*Store, error) {
+		db.Close()
+		pool.Close()
+		return nil, err
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return fail(fmt.Errorf("sqlstore: postgres: %w", redactDSN(err, dsn)))
+	}
+	if err := s.migrate(ctx); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// migrationOptions makes goose migrate PostgreSQL under an advisory lock,
+// so that replicas starting at once on a new database do not run the same
+// migration twice: one migrates, the others wait and find nothing to do.
+// The lock is per schema (tests run schemas side by side in one database).
+func (p *pgStore) migrationOptions(ctx context.Context, db *sql.DB) (goose.Dialect, []goose.ProviderOption, error) {
+	var schema string
+	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return "", nil, fmt.Errorf("sqlstore: migrations: %w", err)
+	}
+	h := fnv.New64a()
+	h.Write([]byte("okrgate migrations " + schema))
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return "", nil, fmt.Errorf("sqlstore: migrations: %w", err)
+	}
+	return goose.DialectPostgres, []goose.ProviderOption{goose.WithSessionLocker(locker)}, nil
+}
+
+// redactDSN keeps a password in dsn out of an error message.
+func redactDSN(err error, dsn string) error {
+	cfg, perr := pgxpool.ParseConfig(dsn)
+	if perr != nil || cfg.ConnConfig.Password == "" || !strings.Contains(err.Error(), cfg.ConnConfig.Password) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), cfg.ConnConfig.Password, "xxxxx"))
+}
+
+// lockAccount serialises the writes of one account across connections and
+// replicas: the first statement of every write transaction on PostgreSQL
+// locks the account's row (SELECT … FOR UPDATE). A write then reads the
+// goal tree as the previous write of the account left it, so recomputing a
+// path (tree.go) never works from stale children, and the checks that read
+// before they write (an email is free, a limit not reached) hold until
+// commit. Writes of different accounts do not wait for each other. One lock
+// per transaction needs no ordering to be free of deadlocks.
+// docs/decisions.md ("Concurrent writers on PostgreSQL") has the
+// measurement against SERIALIZABLE with retries.
+func lockAccount(ctx context.Context, q querier) error {
+	c, ok := upstream.CallerFrom(ctx)
+	if !ok || c.AccountID == "" {
+		return nil // bootstrap: a new account, nobody else writes it yet
+	}
+	var id string
+	err := q.QueryRowContext(ctx, "SELECT id FROM accounts WHERE id = ? FOR UPDATE", c.AccountID).Scan(&id)
+	if err != nil && !isNoRows(err) {
+		return fmt.Errorf("sqlstore: lock account: %w", err)
+	}
+	return nil
+}
