@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // liveGoal is a goal of a goalChanged update.
@@ -41,7 +43,24 @@ func TestLiveGoalChanges(t *testing.T) {
 	db := t.TempDir() + "/live.db"
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	s := startServer(t, db)
-	c := client{t: t, hc: conformingClient(t), base: s.base, token: boot.Token}
+	liveGoalChanges(t, boot, s.base, s.base)
+}
+
+// TestLiveAcrossReplicas runs two processes on one PostgreSQL database:
+// the subscriptions on one receive the check-in made through the other
+// (it reads the shared log by position; no message passes between them).
+func TestLiveAcrossReplicas(t *testing.T) {
+	dsn := sqlstoretest.PostgresURL(t) // skips without OKRGATE_TEST_POSTGRES
+	boot := bootstrapDB(t, dsn, "Replicas", "admin@replicas.test")
+	a := startServer(t, dsn)
+	b := startServer(t, dsn)
+	liveGoalChanges(t, boot, a.base, b.base)
+}
+
+// liveGoalChanges subscribes on the server at subscribe and writes through
+// the one at write.
+func liveGoalChanges(t *testing.T, boot bootResult, subscribe, write string) {
+	c := client{t: t, hc: conformingClient(t), base: write, token: boot.Token}
 	sess := c.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1 2027", "start": "2027-01-01", "end": "2027-03-31"}, 201)
 	sid := sess["id"].(string)
 	var chain []string
@@ -68,8 +87,8 @@ func TestLiveGoalChanges(t *testing.T) {
 	// after: 0 replays the log from its start, so nothing written before
 	// the subscriptions are running is missed.
 	vars := map[string]any{"s": sid, "after": 0}
-	ws := wsNext(t, ctx, s.base, boot.Token, liveQuery, vars)
-	sse := sseNext(t, ctx, s.base, boot.Token, liveQuery, vars)
+	ws := wsNext(t, ctx, subscribe, boot.Token, liveQuery, vars)
+	sse := sseNext(t, ctx, subscribe, boot.Token, liveQuery, vars)
 
 	start := time.Now()
 	c.must("POST", "/api/v1/metrics/"+kr["id"].(string)+"/checkin", map[string]any{"actual": 50}, 201)
