@@ -58,6 +58,7 @@ type ResolverRoot interface {
 	Task() TaskResolver
 	Team() TeamResolver
 	User() UserResolver
+	UserRole() UserRoleResolver
 	CreateDashboardInput() CreateDashboardInputResolver
 	CreateListInput() CreateListInputResolver
 	ListLoadInput() ListLoadInputResolver
@@ -435,6 +436,7 @@ type ComplexityRoot struct {
 		TeamIDs        func(childComplexity int) int
 		Teams          func(childComplexity int) int
 		User           func(childComplexity int) int
+		UserID         func(childComplexity int) int
 	}
 
 	EmployeeConnection struct {
@@ -1119,6 +1121,7 @@ type ComplexityRoot struct {
 		IsActive              func(childComplexity int) int
 		ItemsTaggedCount      func(childComplexity int) int
 		Name                  func(childComplexity int) int
+		TagID                 func(childComplexity int) int
 		Title                 func(childComplexity int) int
 	}
 
@@ -1291,6 +1294,7 @@ type ComplexityRoot struct {
 		Description func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Name        func(childComplexity int) int
+		RoleID      func(childComplexity int) int
 		Team        func(childComplexity int) int
 	}
 
@@ -1340,6 +1344,9 @@ type DashboardTagUsageResolver interface {
 	Dashboards(ctx context.Context, obj *upstream.DashboardTagUsage) ([]upstream.Dashboard, error)
 }
 type EmployeeResolver interface {
+	ID(ctx context.Context, obj *upstream.Employee) (string, error)
+	UserID(ctx context.Context, obj *upstream.Employee) (string, error)
+
 	User(ctx context.Context, obj *upstream.Employee) (*upstream.User, error)
 	Teams(ctx context.Context, obj *upstream.Employee) ([]upstream.Team, error)
 	ManagedTeams(ctx context.Context, obj *upstream.Employee) ([]upstream.Team, error)
@@ -1457,7 +1464,7 @@ type MutationResolver interface {
 	CreateRole(ctx context.Context, input upstream.RoleInput) (*upstream.Role, error)
 	UpdateRole(ctx context.Context, id string, input upstream.RolePatch) (*upstream.Role, error)
 	DeleteRole(ctx context.Context, id string) (string, error)
-	CreateRoleMapping(ctx context.Context, roleID string, teamID string) (*upstream.Role, error)
+	CreateRoleMapping(ctx context.Context, roleID string, teamID string) (*model.RoleMapping, error)
 	DeleteRoleMapping(ctx context.Context, id string) (string, error)
 	CreatePermission(ctx context.Context, action string, principals []string) (*upstream.Permission, error)
 	SetPrincipalPermissions(ctx context.Context, principalID string, actions []string) (*upstream.PrincipalPermissions, error)
@@ -1516,7 +1523,7 @@ type QueryResolver interface {
 	Employee(ctx context.Context, id string) (*upstream.Employee, error)
 	Roles(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.RoleConnection, error)
 	Role(ctx context.Context, id string) (*upstream.Role, error)
-	RoleMappings(ctx context.Context) ([]upstream.Role, error)
+	RoleMappings(ctx context.Context) ([]model.RoleMapping, error)
 	Permission(ctx context.Context, id string) (*upstream.Permission, error)
 	Actions(ctx context.Context) ([]upstream.ActionDescriptor, error)
 	AllowedActions(ctx context.Context, targetType string, id string) ([]string, error)
@@ -1530,11 +1537,11 @@ type QueryResolver interface {
 	MyTokens(ctx context.Context) ([]upstream.Token, error)
 }
 type RoleMappingResolver interface {
-	ID(ctx context.Context, obj *upstream.Role) (string, error)
-	RoleID(ctx context.Context, obj *upstream.Role) (string, error)
+	ID(ctx context.Context, obj *model.RoleMapping) (string, error)
+	RoleID(ctx context.Context, obj *model.RoleMapping) (string, error)
 
-	Role(ctx context.Context, obj *upstream.Role) (*upstream.Role, error)
-	Team(ctx context.Context, obj *upstream.Role) (*upstream.Team, error)
+	Role(ctx context.Context, obj *model.RoleMapping) (*upstream.Role, error)
+	Team(ctx context.Context, obj *model.RoleMapping) (*upstream.Team, error)
 }
 type SessionResolver interface {
 	Etag(ctx context.Context, obj *upstream.Session) (string, error)
@@ -1556,6 +1563,9 @@ type TagResolver interface {
 	Dashboards(ctx context.Context, obj *upstream.Tag) ([]upstream.Dashboard, error)
 }
 type TagDetailResolver interface {
+	ID(ctx context.Context, obj *upstream.TagDetail) (string, error)
+	TagID(ctx context.Context, obj *upstream.TagDetail) (string, error)
+
 	Goals(ctx context.Context, obj *upstream.TagDetail) ([]upstream.Goal, error)
 	Dashboards(ctx context.Context, obj *upstream.TagDetail) ([]upstream.Dashboard, error)
 }
@@ -1575,7 +1585,7 @@ type TeamResolver interface {
 	MembersConnection(ctx context.Context, obj *upstream.Team, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.UserConnection, error)
 	Manager(ctx context.Context, obj *upstream.Team) (*upstream.User, error)
 	Badges(ctx context.Context, obj *upstream.Team) ([]upstream.AssignedBadge, error)
-	Roles(ctx context.Context, obj *upstream.Team) ([]upstream.Role, error)
+	Roles(ctx context.Context, obj *upstream.Team) ([]model.RoleMapping, error)
 }
 type UserResolver interface {
 	Teams(ctx context.Context, obj *upstream.User) ([]upstream.Team, error)
@@ -1583,6 +1593,10 @@ type UserResolver interface {
 	Roles(ctx context.Context, obj *upstream.User, includeTeamRoles *bool) ([]upstream.UserRole, error)
 	Badges(ctx context.Context, obj *upstream.User) ([]upstream.AssignedBadge, error)
 	Employee(ctx context.Context, obj *upstream.User) (*upstream.Employee, error)
+}
+type UserRoleResolver interface {
+	ID(ctx context.Context, obj *upstream.UserRole) (string, error)
+	RoleID(ctx context.Context, obj *upstream.UserRole) (string, error)
 }
 
 type CreateDashboardInputResolver interface {
@@ -3069,6 +3083,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Employee.User(childComplexity), true
+	case "Employee.userId":
+		if e.ComplexityRoot.Employee.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Employee.UserID(childComplexity), true
 
 	case "EmployeeConnection.edges":
 		if e.ComplexityRoot.EmployeeConnection.Edges == nil {
@@ -6840,6 +6860,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TagDetail.Name(childComplexity), true
+	case "TagDetail.tagId":
+		if e.ComplexityRoot.TagDetail.TagID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TagDetail.TagID(childComplexity), true
 	case "TagDetail.title":
 		if e.ComplexityRoot.TagDetail.Title == nil {
 			break
@@ -7581,6 +7607,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UserRole.Name(childComplexity), true
+	case "UserRole.roleId":
+		if e.ComplexityRoot.UserRole.RoleID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserRole.RoleID(childComplexity), true
 	case "UserRole.team":
 		if e.ComplexityRoot.UserRole.Team == nil {
 			break
@@ -8531,6 +8563,8 @@ func (ec *executionContext) childFields_Employee(ctx context.Context, field grap
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Employee_id(ctx, field)
+	case "userId":
+		return ec.fieldContext_Employee_userId(ctx, field)
 	case "firstName":
 		return ec.fieldContext_Employee_firstName(ctx, field)
 	case "lastName":
@@ -9643,6 +9677,8 @@ func (ec *executionContext) childFields_TagDetail(ctx context.Context, field gra
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_TagDetail_id(ctx, field)
+	case "tagId":
+		return ec.fieldContext_TagDetail_tagId(ctx, field)
 	case "name":
 		return ec.fieldContext_TagDetail_name(ctx, field)
 	case "title":
@@ -9999,6 +10035,8 @@ func (ec *executionContext) childFields_UserRole(ctx context.Context, field grap
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_UserRole_id(ctx, field)
+	case "roleId":
+		return ec.fieldContext_UserRole_roleId(ctx, field)
 	case "accountId":
 		return ec.fieldContext_UserRole_accountId(ctx, field)
 	case "name":
@@ -18694,7 +18732,7 @@ func (ec *executionContext) _Employee_id(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Employee_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
+			return ec.Resolvers.Employee().ID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -18705,7 +18743,30 @@ func (ec *executionContext) _Employee_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Employee_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Employee", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_userId(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Employee().UserID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Employee_firstName(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
@@ -28283,8 +28344,8 @@ func (ec *executionContext) _Mutation_createRoleMapping(ctx context.Context, fie
 			return ec.Resolvers.Mutation().CreateRoleMapping(ctx, fc.Args["roleId"].(string), fc.Args["teamId"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Role) graphql.Marshaler {
-			return ec.marshalNRoleMapping2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RoleMapping) graphql.Marshaler {
+			return ec.marshalNRoleMapping2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx, selections, v)
 		},
 		true,
 		true,
@@ -30980,8 +31041,8 @@ func (ec *executionContext) _Query_roleMappings(ctx context.Context, field graph
 			return ec.Resolvers.Query().RoleMappings(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Role) graphql.Marshaler {
-			return ec.marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRoleᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RoleMapping) graphql.Marshaler {
+			return ec.marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMappingᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -32181,7 +32242,7 @@ func (ec *executionContext) fieldContext_RoleEdge_node(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _RoleMapping_id(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
+func (ec *executionContext) _RoleMapping_id(ctx context.Context, field graphql.CollectedField, obj *model.RoleMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32204,7 +32265,7 @@ func (ec *executionContext) fieldContext_RoleMapping_id(_ context.Context, field
 	return graphql.NewScalarFieldContext("RoleMapping", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _RoleMapping_roleId(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
+func (ec *executionContext) _RoleMapping_roleId(ctx context.Context, field graphql.CollectedField, obj *model.RoleMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32227,7 +32288,7 @@ func (ec *executionContext) fieldContext_RoleMapping_roleId(_ context.Context, f
 	return graphql.NewScalarFieldContext("RoleMapping", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _RoleMapping_teamId(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
+func (ec *executionContext) _RoleMapping_teamId(ctx context.Context, field graphql.CollectedField, obj *model.RoleMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32250,7 +32311,7 @@ func (ec *executionContext) fieldContext_RoleMapping_teamId(_ context.Context, f
 	return graphql.NewScalarFieldContext("RoleMapping", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _RoleMapping_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
+func (ec *executionContext) _RoleMapping_name(ctx context.Context, field graphql.CollectedField, obj *model.RoleMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32273,7 +32334,7 @@ func (ec *executionContext) fieldContext_RoleMapping_name(_ context.Context, fie
 	return graphql.NewScalarFieldContext("RoleMapping", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _RoleMapping_description(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
+func (ec *executionContext) _RoleMapping_description(ctx context.Context, field graphql.CollectedField, obj *model.RoleMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32296,7 +32357,7 @@ func (ec *executionContext) fieldContext_RoleMapping_description(_ context.Conte
 	return graphql.NewScalarFieldContext("RoleMapping", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _RoleMapping_role(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
+func (ec *executionContext) _RoleMapping_role(ctx context.Context, field graphql.CollectedField, obj *model.RoleMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -32328,7 +32389,7 @@ func (ec *executionContext) fieldContext_RoleMapping_role(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _RoleMapping_team(ctx context.Context, field graphql.CollectedField, obj *upstream.Role) (ret graphql.Marshaler) {
+func (ec *executionContext) _RoleMapping_team(ctx context.Context, field graphql.CollectedField, obj *model.RoleMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -34296,7 +34357,7 @@ func (ec *executionContext) _TagDetail_id(ctx context.Context, field graphql.Col
 			return ec.fieldContext_TagDetail_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
+			return ec.Resolvers.TagDetail().ID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -34307,7 +34368,30 @@ func (ec *executionContext) _TagDetail_id(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_TagDetail_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TagDetail", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("TagDetail", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _TagDetail_tagId(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TagDetail_tagId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TagDetail().TagID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TagDetail_tagId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TagDetail", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _TagDetail_name(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
@@ -36494,8 +36578,8 @@ func (ec *executionContext) _Team_roles(ctx context.Context, field graphql.Colle
 			return ec.Resolvers.Team().Roles(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Role) graphql.Marshaler {
-			return ec.marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRoleᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RoleMapping) graphql.Marshaler {
+			return ec.marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMappingᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -37535,7 +37619,7 @@ func (ec *executionContext) _UserRole_id(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_UserRole_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
+			return ec.Resolvers.UserRole().ID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -37546,7 +37630,30 @@ func (ec *executionContext) _UserRole_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_UserRole_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserRole", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("UserRole", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _UserRole_roleId(ctx context.Context, field graphql.CollectedField, obj *upstream.UserRole) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserRole_roleId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.UserRole().RoleID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserRole_roleId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserRole", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _UserRole_accountId(ctx context.Context, field graphql.CollectedField, obj *upstream.UserRole) (ret graphql.Marshaler) {
@@ -45766,6 +45873,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Team(ctx, sel, obj)
+	case upstream.UserRole:
+		return ec._UserRole(ctx, sel, &obj)
+	case *upstream.UserRole:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._UserRole(ctx, sel, obj)
 	case upstream.Task:
 		return ec._Task(ctx, sel, &obj)
 	case *upstream.Task:
@@ -45773,6 +45887,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Task(ctx, sel, obj)
+	case upstream.TagDetail:
+		return ec._TagDetail(ctx, sel, &obj)
+	case *upstream.TagDetail:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TagDetail(ctx, sel, obj)
 	case upstream.Tag:
 		return ec._Tag(ctx, sel, &obj)
 	case *upstream.Tag:
@@ -45787,6 +45908,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Session(ctx, sel, obj)
+	case model.RoleMapping:
+		return ec._RoleMapping(ctx, sel, &obj)
+	case *model.RoleMapping:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RoleMapping(ctx, sel, obj)
 	case upstream.Role:
 		return ec._Role(ctx, sel, &obj)
 	case *upstream.Role:
@@ -45794,6 +45922,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Role(ctx, sel, obj)
+	case upstream.Permission:
+		return ec._Permission(ctx, sel, &obj)
+	case *upstream.Permission:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Permission(ctx, sel, obj)
 	case upstream.Metric:
 		return ec._Metric(ctx, sel, &obj)
 	case *upstream.Metric:
@@ -45829,6 +45964,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Goal(ctx, sel, obj)
+	case upstream.Employee:
+		return ec._Employee(ctx, sel, &obj)
+	case *upstream.Employee:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Employee(ctx, sel, obj)
 	case upstream.DashboardParameter:
 		return ec._DashboardParameter(ctx, sel, &obj)
 	case *upstream.DashboardParameter:
@@ -45864,6 +46006,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._AssignedBadge(ctx, sel, obj)
+	case upstream.Token:
+		return ec._ApiToken(ctx, sel, &obj)
+	case *upstream.Token:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ApiToken(ctx, sel, obj)
 	case upstream.Announcement:
 		return ec._Announcement(ctx, sel, &obj)
 	case *upstream.Announcement:
@@ -45871,6 +46020,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Announcement(ctx, sel, obj)
+	case upstream.Account:
+		return ec._Account(ctx, sel, &obj)
+	case *upstream.Account:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Account(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -45986,7 +46142,7 @@ func (ec *executionContext) _Access(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
-var accountImplementors = []string{"Account"}
+var accountImplementors = []string{"Account", "Node"}
 
 func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *upstream.Account) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
@@ -46480,7 +46636,7 @@ func (ec *executionContext) _AnnouncementEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var apiTokenImplementors = []string{"ApiToken"}
+var apiTokenImplementors = []string{"ApiToken", "Node"}
 
 func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet, obj *upstream.Token) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
@@ -48909,7 +49065,7 @@ func (ec *executionContext) _EffectivePermissions(ctx context.Context, sel ast.S
 	return out
 }
 
-var employeeImplementors = []string{"Employee"}
+var employeeImplementors = []string{"Employee", "Node"}
 
 func (ec *executionContext) _Employee(ctx context.Context, sel ast.SelectionSet, obj *upstream.Employee) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, employeeImplementors)
@@ -48922,10 +49078,81 @@ func (ec *executionContext) _Employee(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Employee")
 		case "id":
-			out.Values[i] = ec._Employee_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Employee_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "userId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Employee_userId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "firstName":
 			out.Values[i] = ec._Employee_firstName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -53167,7 +53394,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var permissionImplementors = []string{"Permission"}
+var permissionImplementors = []string{"Permission", "Node"}
 
 func (ec *executionContext) _Permission(ctx context.Context, sel ast.SelectionSet, obj *upstream.Permission) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionImplementors)
@@ -55029,9 +55256,9 @@ func (ec *executionContext) _RoleEdge(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var roleMappingImplementors = []string{"RoleMapping"}
+var roleMappingImplementors = []string{"RoleMapping", "Node"}
 
-func (ec *executionContext) _RoleMapping(ctx context.Context, sel ast.SelectionSet, obj *upstream.Role) graphql.Marshaler {
+func (ec *executionContext) _RoleMapping(ctx context.Context, sel ast.SelectionSet, obj *model.RoleMapping) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, roleMappingImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -56154,7 +56381,7 @@ func (ec *executionContext) _TagDashboardPayload(ctx context.Context, sel ast.Se
 	return out
 }
 
-var tagDetailImplementors = []string{"TagDetail"}
+var tagDetailImplementors = []string{"TagDetail", "Node"}
 
 func (ec *executionContext) _TagDetail(ctx context.Context, sel ast.SelectionSet, obj *upstream.TagDetail) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tagDetailImplementors)
@@ -56167,10 +56394,81 @@ func (ec *executionContext) _TagDetail(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TagDetail")
 		case "id":
-			out.Values[i] = ec._TagDetail_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TagDetail_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tagId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TagDetail_tagId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "name":
 			out.Values[i] = ec._TagDetail_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -57995,7 +58293,7 @@ func (ec *executionContext) _UserPage(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var userRoleImplementors = []string{"UserRole"}
+var userRoleImplementors = []string{"UserRole", "Node"}
 
 func (ec *executionContext) _UserRole(ctx context.Context, sel ast.SelectionSet, obj *upstream.UserRole) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userRoleImplementors)
@@ -58008,29 +58306,100 @@ func (ec *executionContext) _UserRole(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("UserRole")
 		case "id":
-			out.Values[i] = ec._UserRole_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._UserRole_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "roleId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._UserRole_roleId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "accountId":
 			out.Values[i] = ec._UserRole_accountId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._UserRole_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "description":
 			out.Values[i] = ec._UserRole_description(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "team":
 			out.Values[i] = ec._UserRole_team(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -60503,15 +60872,15 @@ func (ec *executionContext) unmarshalNRoleFilter2map(ctx context.Context, v any)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNRoleMapping2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx context.Context, sel ast.SelectionSet, v upstream.Role) graphql.Marshaler {
+func (ec *executionContext) marshalNRoleMapping2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx context.Context, sel ast.SelectionSet, v model.RoleMapping) graphql.Marshaler {
 	return ec._RoleMapping(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRoleᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Role) graphql.Marshaler {
+func (ec *executionContext) marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMappingᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RoleMapping) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNRoleMapping2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx, sel, v[i])
+		return ec.marshalNRoleMapping2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -60523,7 +60892,7 @@ func (ec *executionContext) marshalNRoleMapping2ᚕgithubᚗcomᚋokrgateᚋokrg
 	return ret
 }
 
-func (ec *executionContext) marshalNRoleMapping2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx context.Context, sel ast.SelectionSet, v *upstream.Role) graphql.Marshaler {
+func (ec *executionContext) marshalNRoleMapping2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx context.Context, sel ast.SelectionSet, v *model.RoleMapping) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

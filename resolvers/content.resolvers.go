@@ -609,6 +609,16 @@ func (r *queryResolver) Announcement(ctx context.Context, id string) (*upstream.
 	return orNil(ctx, v, err)
 }
 
+// ID is the resolver for the id field.
+func (r *tagDetailResolver) ID(ctx context.Context, obj *upstream.TagDetail) (string, error) {
+	return globalID(tagDetailNode, obj.ID), nil
+}
+
+// TagID is the resolver for the tagId field.
+func (r *tagDetailResolver) TagID(ctx context.Context, obj *upstream.TagDetail) (string, error) {
+	return obj.ID, nil
+}
+
 // Goals is the resolver for the goals field.
 func (r *tagDetailResolver) Goals(ctx context.Context, obj *upstream.TagDetail) ([]upstream.Goal, error) {
 	return For(ctx).TagDetailGoals.List(ctx, obj)

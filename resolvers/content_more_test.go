@@ -102,8 +102,8 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 	if tagID != "ops" {
 		t.Fatalf("tags of %s: %v", zed, at(t, d, "dashboardsByTag.0.tags"))
 	}
-	d = o.run(t, `{ tags(name: "growth") { nodes { id } } }`, nil)
-	d = o.run(t, q, map[string]any{"tag": str(t, d, "tags.nodes.0.id")})
+	d = o.run(t, `{ tags(name: "growth") { nodes { tagId } } }`, nil)
+	d = o.run(t, q, map[string]any{"tag": str(t, d, "tags.nodes.0.tagId")})
 	if got := names(t, d, "dashboardsByTag", "id"); !reflect.DeepEqual(got, []string{abc, zed}) {
 		t.Fatalf("dashboardsByTag(<growth's id>) = %v", got)
 	}

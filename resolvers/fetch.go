@@ -231,6 +231,21 @@ func roleMappings(api upstream.API) fetcher[upstream.Role] {
 	}
 }
 
+// asRoleMappings types the roles of a mapping fetcher as mappings.
+func asRoleMappings(f fetcher[upstream.Role]) fetcher[model.RoleMapping] {
+	return func(ctx context.Context, keys []string) (map[string][]model.RoleMapping, error) {
+		found, err := f(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string][]model.RoleMapping, len(found))
+		for k, rs := range found {
+			out[k] = model.RoleMappings(rs)
+		}
+		return out, nil
+	}
+}
+
 // holders fetches the holders of each badge: the approved assignments of all
 // keys (ListAssignedBadges {status: "approved", badgeId: {$in: keys}}),
 // grouped by badge into the distinct assignee ids in id order. The users

@@ -62,7 +62,7 @@ type Loaders struct {
 	TeamMembers      *Edge[upstream.Team, upstream.User]
 	TeamManager      *Edge[upstream.Team, upstream.User]
 	TeamBadges       *Edge[upstream.Team, upstream.AssignedBadge]
-	TeamRoles        *Edge[upstream.Team, upstream.Role]
+	TeamRoles        *Edge[upstream.Team, model.RoleMapping]
 	UserTeams        *Edge[upstream.User, upstream.Team]
 	UserGoals        *Edge[upstream.User, upstream.Goal]
 	UserBadges       *Edge[upstream.User, upstream.AssignedBadge]
@@ -74,8 +74,8 @@ type Loaders struct {
 	EmployeeManaged  *Edge[upstream.Employee, upstream.Team]
 	EmployeeBadges   *Edge[upstream.Employee, upstream.AssignedBadge]
 	AccountOwner     *Edge[upstream.Account, upstream.User]
-	MappingRole      *Edge[upstream.Role, upstream.Role]
-	MappingTeam      *Edge[upstream.Role, upstream.Team]
+	MappingRole      *Edge[model.RoleMapping, upstream.Role]
+	MappingTeam      *Edge[model.RoleMapping, upstream.Team]
 	BadgeHolders     *Edge[upstream.Badge, model.BadgeHolders]
 	HolderUsers      *Edge[model.BadgeHolders, upstream.User]
 	HolderTeams      *Edge[model.BadgeHolders, upstream.Team]
@@ -173,7 +173,7 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.TeamMembers = edge(l, "TeamMembers", keys(func(t *upstream.Team) []string { return t.Members }), users)
 	l.TeamManager = edge(l, "TeamManager", key(func(t *upstream.Team) string { return t.Manager }), users)
 	l.TeamBadges = edge(l, "TeamBadges", key(teamID), badgesByHolder)
-	l.TeamRoles = edge(l, "TeamRoles", key(teamID), mappings)
+	l.TeamRoles = edge(l, "TeamRoles", key(teamID), asRoleMappings(mappings))
 	l.UserTeams = edge(l, "UserTeams", keys(func(u *upstream.User) []string { return u.TeamIDs }), teams)
 	l.UserGoals = edge(l, "UserGoals", key(userID), goalsBy("ownerIds", nil, func(g *upstream.Goal, dst []string) []string { return append(dst, g.OwnerIDs...) }))
 	l.UserBadges = edge(l, "UserBadges", key(userID), badgesByHolder)
@@ -186,9 +186,9 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.EmployeeManaged = edge(l, "EmployeeManaged", keys(func(e *upstream.Employee) []string { return e.ManagedTeamIDs }), teams)
 	l.EmployeeBadges = edge(l, "EmployeeBadges", key(func(e *upstream.Employee) string { return e.ID }), badgesByHolder)
 	l.AccountOwner = edge(l, "AccountOwner", key(func(a *upstream.Account) string { return a.OwnerID }), users)
-	l.MappingRole = edge(l, "MappingRole", key(func(r *upstream.Role) string { return r.ID }),
+	l.MappingRole = edge(l, "MappingRole", key(func(r *model.RoleMapping) string { return r.ID }),
 		byID(api.ListRoles, func(r *upstream.Role) string { return r.ID }))
-	l.MappingTeam = edge(l, "MappingTeam", key(func(r *upstream.Role) string { return r.TeamID }), teams)
+	l.MappingTeam = edge(l, "MappingTeam", key(func(r *model.RoleMapping) string { return r.TeamID }), teams)
 	l.BadgeHolders = edge(l, "BadgeHolders", key(func(b *upstream.Badge) string { return b.ID }), holders(api))
 	holderIDs := keys(func(h *model.BadgeHolders) []string {
 		if h.Preloaded {

@@ -13,19 +13,56 @@ import (
 // type therefore takes lookups: nodesByID asks the listing of each type in
 // turn for the ids not found yet, stopping when none is left. A level of
 // node/nodes fields is one batch, so N ids cost at most one upstream call
-// per node type (per 1000 ids), whatever N; ids of the first types cost
+// per node type (per 1000 ids), whatever N (grants excepted: one call per
+// grant id, see permissionsByID); ids of the first types cost
 // fewest calls, so the order is the order of how often clients refetch.
 //
-// Types whose id is another node's id are no nodes of their own: Employee
-// (the user's id; User.employee), TagDetail (the tag's id), UserRole (the
-// role's id), RoleMapping (a Role value with the mapping id; its id is not
-// in any listing's filter). See docs/graphql.md.
+// The types whose REST id is another object's id (Employee, TagDetail,
+// UserRole) have typed global ids instead (globalid.go), found by their
+// type at once. See docs/graphql.md.
 
 // maxNodes bounds the ids of one nodes(ids:) field.
 const maxNodes = MaxFirst
 
-// nodesByID fetches nodes of any type by id.
+// nodesByID fetches nodes of any type by id: typed global ids by their
+// type (typedNodes), REST ids through the listings in turn (restNodes).
 func nodesByID(api upstream.API) fetcher[model.Node] {
+	typed, plain := typedNodes(api), restNodes(api)
+	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
+		var rest, tagged []string
+		for _, k := range keys {
+			if _, _, ok := parseGlobalID(k); ok {
+				tagged = append(tagged, k)
+			} else {
+				rest = append(rest, k)
+			}
+		}
+		out := make(map[string][]model.Node, len(keys))
+		for _, part := range []struct {
+			f    fetcher[model.Node]
+			keys []string
+		}{{typed, tagged}, {plain, rest}} {
+			if len(part.keys) == 0 {
+				continue
+			}
+			found, err := part.f(ctx, part.keys)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range found {
+				out[k] = v
+			}
+		}
+		return out, nil
+	}
+}
+
+// restNodes finds REST ids: each type's listing in turn is asked for the
+// ids not found yet, the most refetched types first, then the types
+// without a filterable listing (role mappings, the caller's tokens and
+// account: one call each) and last the grants, one GetPermission per id
+// left (the upstream API has no listing of grants).
+func restNodes(api upstream.API) fetcher[model.Node] {
 	kinds := []fetcher[model.Node]{
 		asNodes(byID(api.ListGoals, goalIDOf)),
 		asNodes(byID(api.ListMetrics, metricIDOf)),
@@ -44,6 +81,10 @@ func nodesByID(api upstream.API) fetcher[model.Node] {
 		asNodes(byID(api.ListAssignedBadges, func(a *upstream.AssignedBadge) string { return a.ID })),
 		asNodes(byID(api.ListDashboardParameters, func(d *upstream.DashboardParameter) string { return d.ID })),
 		asNodes(byID(api.ListRoles, func(r *upstream.Role) string { return r.ID })),
+		asNodes(mappingsByID(api)),
+		asNodes(accountByID(api)),
+		asNodes(tokensByID(api)),
+		asNodes(permissionsByID(api)),
 	}
 	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
 		out := make(map[string][]model.Node, len(keys))

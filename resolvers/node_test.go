@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -60,16 +61,36 @@ func nodeIDs(t *testing.T, o *orgFixture) map[string][]string {
 	add("DashboardParameter", len(params.Items), err, func(i int) string { return params.Items[i].ID })
 	roles, err := st.ListRoles(ctx, q)
 	add("Role", len(roles.Items), err, func(i int) string { return roles.Items[i].ID })
+	// The types whose REST id is another object's: typed global ids.
+	emps, err := st.ListEmployees(ctx, q)
+	add("Employee", len(emps.Items), err, func(i int) string { return "Employee:" + emps.Items[i].ID })
+	add("TagDetail", len(tags.Items), nil, func(i int) string { return "TagDetail:" + tags.Items[i].ID })
+	maps, err := st.ListRoleMappings(ctx)
+	// Roles held directly and through a team, in turn.
+	add("UserRole", 2*min(len(roles.Items), len(maps)), err, func(i int) string {
+		if i%2 == 0 {
+			return "UserRole:" + roles.Items[i/2].ID
+		}
+		return "UserRole:" + maps[i/2].ID + ":" + maps[i/2].TeamID
+	})
+	// The types without a listing filterable by id.
+	add("RoleMapping", len(maps), nil, func(i int) string { return maps[i].MappingID })
+	c, _ := upstream.CallerFrom(ctx)
+	add("Account", 1, nil, func(int) string { return c.AccountID })
+	toks, err := st.ListTokens(ctx)
+	add("ApiToken", len(toks), err, func(i int) string { return toks[i].ID })
+	add("Permission", len(o.permissionIDs), nil, func(i int) string { return o.permissionIDs[i] })
 	return out
 }
 
 // nodeTypes are the GraphQL types implementing Node.
 var nodeTypes = []string{"Goal", "Metric", "Task", "CheckIn", "Session", "User", "Team", "Tag", "Dashboard", "Kpi",
-	"KpiGroup", "List", "Announcement", "Badge", "AssignedBadge", "DashboardParameter", "Role"}
+	"KpiGroup", "List", "Announcement", "Badge", "AssignedBadge", "DashboardParameter", "Role",
+	"Employee", "TagDetail", "UserRole", "RoleMapping", "Account", "ApiToken", "Permission"}
 
 // fillNodes adds to fillOrgContent what it leaves out: per goal a key
 // result with a check-in, a task under the goal; n lists and dashboard
-// parameters.
+// parameters, API tokens of the caller and grants.
 func fillNodes(t *testing.T, o *orgFixture, n int) {
 	t.Helper()
 	fillOrgContent(t, o, n)
@@ -99,6 +120,14 @@ func fillNodes(t *testing.T, o *orgFixture, n int) {
 		if _, err := st.CreateDashboardParameter(ctx, upstream.DashboardParameterInput{Key: "k" + s, Title: "Param " + s, SelectorType: "single"}); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := st.IssueToken(ctx, "", upstream.TokenInput{Name: "Token " + s}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := st.CreatePermission(ctx, upstream.PermissionInput{Action: string(upstream.GoalsRead), Principals: []string{o.memberID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.permissionIDs = append(o.permissionIDs, p.ID)
 	}
 }
 
@@ -137,6 +166,28 @@ func TestNodeRoundTrip(t *testing.T) {
 	wantAt(t, d, "node", nil)
 	wantAt(t, d, "nodes.0", nil)
 	wantAt(t, d, "nodes.1", nil)
+	var firsts []string // the last of each type: the first role is a built-in one, which every account sees
+	for _, typ := range nodeTypes {
+		firsts = append(firsts, ids[typ][len(ids[typ])-1])
+	}
+	d = other.run(t, `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, map[string]any{"ids": firsts})
+	for i := range nodeTypes {
+		wantAt(t, d, "nodes."+strconv.Itoa(i), nil)
+	}
+	// Typed ids that name nothing, or in a wrong shape, are null.
+	d = o.run(t, `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, map[string]any{"ids": []string{
+		"Employee:000000000000000000000000", "TagDetail:" + ids["Role"][0], "UserRole:" + ids["Role"][0] + ":" + tm + ":x",
+		"Goal:" + g, "UserRole:", ":" + g}})
+	for i := range 6 {
+		wantAt(t, d, "nodes."+strconv.Itoa(i), nil)
+	}
+	// employee(id:) takes the global id as well as the user id.
+	e := ids["Employee"][0]
+	d = o.run(t, `query($a: ID!, $b: ID!) { a: employee(id: $a) { id userId } b: employee(id: $b) { id } }`,
+		map[string]any{"a": e, "b": strings.TrimPrefix(e, "Employee:")})
+	wantAt(t, d, "a.id", e)
+	wantAt(t, d, "b.id", e)
+	wantAt(t, d, "a.userId", strings.TrimPrefix(e, "Employee:"))
 	// Too many ids.
 	many := make([]string, 101)
 	for i := range many {
@@ -165,6 +216,11 @@ func TestNodesRefetchBatch(t *testing.T) {
 		total := 0
 		for _, typ := range nodeTypes {
 			all[typ] = all[typ][:min(len(all[typ]), n)]
+			if typ == "Permission" {
+				// Grants are asked one id at a time (no listing
+				// upstream): the same two in both rounds.
+				all[typ] = all[typ][:2]
+			}
 			total += len(all[typ])
 		}
 		if n == 7 {
@@ -174,7 +230,8 @@ func TestNodesRefetchBatch(t *testing.T) {
 			// Exactly 100: one id less of the types without edges in q
 			// in turn, every type kept.
 			for total > 100 {
-				for _, typ := range []string{"Kpi", "KpiGroup", "List", "Announcement", "Badge", "AssignedBadge", "DashboardParameter", "Tag", "Dashboard", "Task", "CheckIn"} {
+				for _, typ := range []string{"Kpi", "KpiGroup", "List", "Announcement", "Badge", "AssignedBadge", "DashboardParameter", "Tag", "Dashboard", "Task", "CheckIn",
+					"Employee", "TagDetail", "RoleMapping", "ApiToken"} {
 					if total > 100 && len(all[typ]) > 1 {
 						all[typ] = all[typ][1:]
 						total--
@@ -213,11 +270,17 @@ func TestNodesRefetchBatch(t *testing.T) {
 	// One call per node type (ListGoals, ... ListRoles), plus the levels
 	// below: Goal.children and Metric.goal (ListGoals), Goal.metrics
 	// (ListMetrics), Metric.checkins (ListCheckIns), owners and members
-	// (ListUsers; the owners' ids are all users, so no ListTeams).
+	// (ListUsers; the owners' ids are all users, so no ListTeams). The
+	// typed ids: ListEmployees, ListTags (TagDetail), ListRoles (roles held
+	// directly), ListRoleMappings and ListTeams (roles held through a
+	// team). The REST ids without a listing filterable by id: role
+	// mappings (ListRoleMappings), the caller's tokens (ListTokens) and
+	// account (GetAccount), and one GetPermission per grant id.
 	want := map[string]int64{"Authenticate": 1, "ListGoals": 3, "ListMetrics": 2, "ListTasks": 1, "ListCheckIns": 2,
-		"ListSessions": 1, "ListUsers": 3, "ListTeams": 1, "ListTags": 1, "ListDashboards": 1, "ListKPIs": 1,
+		"ListSessions": 1, "ListUsers": 3, "ListTeams": 2, "ListTags": 2, "ListDashboards": 1, "ListKPIs": 1,
 		"ListKPIGroups": 1, "ListLists": 1, "ListAnnouncements": 1, "ListBadges": 1, "ListAssignedBadges": 1,
-		"ListDashboardParameters": 1, "ListRoles": 1}
+		"ListDashboardParameters": 1, "ListRoles": 2, "ListEmployees": 1, "ListRoleMappings": 2, "ListTokens": 1,
+		"GetAccount": 1, "GetPermission": 2}
 	if !reflect.DeepEqual(counts[1], want) {
 		t.Fatalf("upstream calls = %v, want %v", listings, want)
 	}

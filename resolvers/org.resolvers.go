@@ -18,6 +18,16 @@ func (r *accountResolver) Owner(ctx context.Context, obj *upstream.Account) (*up
 	return For(ctx).AccountOwner.One(ctx, obj)
 }
 
+// ID is the resolver for the id field.
+func (r *employeeResolver) ID(ctx context.Context, obj *upstream.Employee) (string, error) {
+	return globalID(employeeNode, obj.ID), nil
+}
+
+// UserID is the resolver for the userId field.
+func (r *employeeResolver) UserID(ctx context.Context, obj *upstream.Employee) (string, error) {
+	return obj.ID, nil
+}
+
 // User is the resolver for the user field.
 func (r *employeeResolver) User(ctx context.Context, obj *upstream.Employee) (*upstream.User, error) {
 	return For(ctx).EmployeeUser.One(ctx, obj)
@@ -149,9 +159,9 @@ func (r *mutationResolver) DeleteRole(ctx context.Context, id string) (string, e
 }
 
 // CreateRoleMapping is the resolver for the createRoleMapping field.
-func (r *mutationResolver) CreateRoleMapping(ctx context.Context, roleID string, teamID string) (*upstream.Role, error) {
+func (r *mutationResolver) CreateRoleMapping(ctx context.Context, roleID string, teamID string) (*model.RoleMapping, error) {
 	v, err := r.API.CreateRoleMapping(ctx, upstream.RoleMappingInput{RoleID: roleID, TeamID: teamID})
-	return wrote(ctx, v, err)
+	return wrote(ctx, model.RoleMapping(v), err)
 }
 
 // DeleteRoleMapping is the resolver for the deleteRoleMapping field.
@@ -216,6 +226,9 @@ func (r *queryResolver) Employees(ctx context.Context, first *int, after *string
 
 // Employee is the resolver for the employee field.
 func (r *queryResolver) Employee(ctx context.Context, id string) (*upstream.Employee, error) {
+	if typ, ids, ok := parseGlobalID(id); ok && typ == employeeNode && len(ids) == 1 {
+		id = ids[0]
+	}
 	v, err := r.API.GetEmployee(ctx, id)
 	return orNil(ctx, v, err)
 }
@@ -241,13 +254,14 @@ func (r *queryResolver) Role(ctx context.Context, id string) (*upstream.Role, er
 }
 
 // RoleMappings is the resolver for the roleMappings field.
-func (r *queryResolver) RoleMappings(ctx context.Context) ([]upstream.Role, error) {
+func (r *queryResolver) RoleMappings(ctx context.Context) ([]model.RoleMapping, error) {
 	ms, err := r.API.ListRoleMappings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	producedList(ctx, ms)
-	return ms, nil
+	out := model.RoleMappings(ms)
+	producedList(ctx, out)
+	return out, nil
 }
 
 // Permission is the resolver for the permission field.
@@ -325,23 +339,37 @@ func (r *queryResolver) LegacyUsers(ctx context.Context, filter *string, skip *i
 }
 
 // ID is the resolver for the id field.
-func (r *roleMappingResolver) ID(ctx context.Context, obj *upstream.Role) (string, error) {
+func (r *roleMappingResolver) ID(ctx context.Context, obj *model.RoleMapping) (string, error) {
 	return obj.MappingID, nil
 }
 
 // RoleID is the resolver for the roleId field.
-func (r *roleMappingResolver) RoleID(ctx context.Context, obj *upstream.Role) (string, error) {
+func (r *roleMappingResolver) RoleID(ctx context.Context, obj *model.RoleMapping) (string, error) {
 	return obj.ID, nil
 }
 
 // Role is the resolver for the role field.
-func (r *roleMappingResolver) Role(ctx context.Context, obj *upstream.Role) (*upstream.Role, error) {
+func (r *roleMappingResolver) Role(ctx context.Context, obj *model.RoleMapping) (*upstream.Role, error) {
 	return For(ctx).MappingRole.One(ctx, obj)
 }
 
 // Team is the resolver for the team field.
-func (r *roleMappingResolver) Team(ctx context.Context, obj *upstream.Role) (*upstream.Team, error) {
+func (r *roleMappingResolver) Team(ctx context.Context, obj *model.RoleMapping) (*upstream.Team, error) {
 	return For(ctx).MappingTeam.One(ctx, obj)
+}
+
+// ID is the resolver for the id field.
+func (r *userRoleResolver) ID(ctx context.Context, obj *upstream.UserRole) (string, error) {
+	teamID := ""
+	if obj.Team != nil {
+		teamID = obj.Team.ID
+	}
+	return userRoleID(obj.ID, teamID), nil
+}
+
+// RoleID is the resolver for the roleId field.
+func (r *userRoleResolver) RoleID(ctx context.Context, obj *upstream.UserRole) (string, error) {
+	return obj.ID, nil
 }
 
 // Account returns graph.AccountResolver implementation.
@@ -363,10 +391,14 @@ func (r *Resolver) PermissionEntry() graph.PermissionEntryResolver {
 // RoleMapping returns graph.RoleMappingResolver implementation.
 func (r *Resolver) RoleMapping() graph.RoleMappingResolver { return &roleMappingResolver{r} }
 
+// UserRole returns graph.UserRoleResolver implementation.
+func (r *Resolver) UserRole() graph.UserRoleResolver { return &userRoleResolver{r} }
+
 type (
 	accountResolver          struct{ *Resolver }
 	employeeResolver         struct{ *Resolver }
 	ownerPermissionsResolver struct{ *Resolver }
 	permissionEntryResolver  struct{ *Resolver }
 	roleMappingResolver      struct{ *Resolver }
+	userRoleResolver         struct{ *Resolver }
 )

@@ -21,6 +21,7 @@ type orgFixture struct {
 	adminID, memberID, viewerID string
 	memberToken, viewerToken    string
 	sessionID                   string
+	permissionIDs               []string // grants fillNodes made
 }
 
 func newOrgFixture(t *testing.T, name string) *orgFixture {
@@ -268,7 +269,7 @@ func TestOrganisation(t *testing.T) {
 	wantAt(t, d, "itemAccess.permissions.0.deny", []any{"goals:delete"})
 
 	// Employees.
-	d = o.run(t, `query($id: ID!) { employees(first: 10, orderBy: [{field: email}]) { totalCount nodes { id email isManager teams { name } managedTeams { name } user { id } badges { id } } } employee(id: $id) { isManager managedTeamIds managedTeams { id } } }`, vars("id", o.adminID))
+	d = o.run(t, `query($id: ID!) { employees(first: 10, orderBy: [{field: email}]) { totalCount nodes { id: userId email isManager teams { name } managedTeams { name } user { id } badges { id } } } employee(id: $id) { isManager managedTeamIds managedTeams { id } } }`, vars("id", o.adminID))
 	wantAt(t, d, "employees.totalCount", 4)
 	wantAt(t, d, "employee.isManager", true)
 	wantAt(t, d, "employee.managedTeams.0.id", teamID)

@@ -352,7 +352,7 @@ func (r *teamResolver) Badges(ctx context.Context, obj *upstream.Team) ([]upstre
 }
 
 // Roles is the resolver for the roles field.
-func (r *teamResolver) Roles(ctx context.Context, obj *upstream.Team) ([]upstream.Role, error) {
+func (r *teamResolver) Roles(ctx context.Context, obj *upstream.Team) ([]model.RoleMapping, error) {
 	return For(ctx).TeamRoles.List(ctx, obj)
 }
 

@@ -89,3 +89,125 @@ func TestMutationsAnswerWhatQueriesWould(t *testing.T) {
 	an := check("Announcement", "createAnnouncement", `input: {comment: "Hello"}`, v())
 	check("Announcement", "updateAnnouncement", `id: $id, comment: "Hello again"`, v("id", an))
 }
+
+// TestPayloadMutationsAnswerWhatQueriesWould: the mutations that answer
+// a payload, a settings structure or a type without a query of its own
+// (tagGoal, checkIn, setItemAccess, assignBadge, createRoleMapping,
+// createPermission, the dashboard parameters, cloneList, the account's)
+// answer what the read that follows answers: node(id:) for the objects,
+// itemAccess, account, and the key result's checkins edge for a check-in.
+func TestPayloadMutationsAnswerWhatQueriesWould(t *testing.T) {
+	o := newOrgFixture(t, "payloads")
+	fillNodes(t, o, 1)
+	ids := nodeIDs(t, o)
+	goal, team := ids["Goal"][0], ids["Team"][0]
+	same := func(name string, written, read json.RawMessage) {
+		t.Helper()
+		if len(written) == 0 || string(written) == "null" || string(written) != string(read) {
+			t.Errorf("%s answers\n%s\nthe read that follows\n%s", name, written, read)
+		}
+	}
+	// mutate runs a mutation and returns its data by top-level field.
+	mutate := func(q string, vars map[string]any) map[string]json.RawMessage {
+		t.Helper()
+		var w map[string]json.RawMessage
+		o.do(t, q, vars).mustData(t, &w)
+		return w
+	}
+	fields := func(raw json.RawMessage) map[string]json.RawMessage {
+		t.Helper()
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// node reads the object of the global id in raw with the selection sel.
+	node := func(name, typ, sel string, raw json.RawMessage) {
+		t.Helper()
+		var id string
+		if err := json.Unmarshal(fields(raw)["id"], &id); err != nil {
+			t.Fatalf("%s: no id in %s", name, raw)
+		}
+		r := mutate("query($id: ID!) { node(id: $id) { ... on "+typ+" { "+sel+" } } }", map[string]any{"id": id})
+		same(name, raw, r["node"])
+	}
+	const (
+		goalSel   = "id name attainment currentUserAllowedActions tags { id name title } access { inherits }"
+		metricSel = "id name actual attainment currentUserAllowedActions checkins { id actual comment confidence }"
+		ciSel     = "id metricId goalId actual previousActual attainment comment confidence createdById"
+	)
+
+	w := mutate(`mutation($g: ID!) { tagGoal(goalId: $g, title: "Stretch") { tag { id name title isActive } added goal { `+goalSel+` } } }`, map[string]any{"g": goal})
+	p := fields(w["tagGoal"])
+	node("tagGoal.tag", "Tag", "id name title isActive", p["tag"])
+	node("tagGoal.goal", "Goal", goalSel, p["goal"])
+
+	var mid string
+	w = mutate(`mutation($g: ID!) { createMetric(input: {name: "Deals", goalId: $g, target: 10}) { id } }`, map[string]any{"g": goal})
+	if err := json.Unmarshal(fields(w["createMetric"])["id"], &mid); err != nil {
+		t.Fatal(err)
+	}
+	w = mutate(`mutation($m: ID!) { checkIn(metricId: $m, input: {actual: 7, comment: "on track", confidence: 8}) {
+  checkIn { `+ciSel+` } metric { `+metricSel+` } goal { `+goalSel+` } } }`, map[string]any{"m": mid})
+	p = fields(w["checkIn"])
+	node("checkIn.checkIn", "CheckIn", ciSel, p["checkIn"])
+	node("checkIn.metric", "Metric", metricSel, p["metric"])
+	node("checkIn.goal", "Goal", goalSel, p["goal"])
+	// The check-in is the entry of the key result's checkins edge.
+	r := mutate(`query($m: ID!) { metric(id: $m) { checkins(first: 1, orderBy: [{field: DATE_CREATED, direction: DESC}]) { `+ciSel+` } } }`, map[string]any{"m": mid})
+	var edge struct {
+		Checkins []json.RawMessage `json:"checkins"`
+	}
+	if err := json.Unmarshal(r["metric"], &edge); err != nil || len(edge.Checkins) != 1 {
+		t.Fatalf("checkins edge: %s (%v)", r["metric"], err)
+	}
+	same("checkIn.checkIn (the metric's checkins edge)", p["checkIn"], edge.Checkins[0])
+
+	const accessSel = "inherits ownerPermissions { grant deny } permissions { principalId principalKind grant deny }"
+	w = mutate(`mutation($g: ID!, $u: ID!) { setItemAccess(itemType: "goal", id: $g, access: {inherits: false,
+  permissions: [{principalId: $u, principalKind: "user", grant: ["goals:read"], deny: ["goals:delete"]}]}) { `+accessSel+` } }`,
+		map[string]any{"g": goal, "u": o.memberID})
+	r = mutate(`query($g: ID!) { itemAccess(itemType: "goal", id: $g) { `+accessSel+` } }`, map[string]any{"g": goal})
+	same("setItemAccess", w["setItemAccess"], r["itemAccess"])
+
+	const badgeSel = "id badgeId assignedById assigneeIds approvedBy comment notificationStrategy notify status badge { id name } assignees { id name }"
+	w = mutate(`mutation($b: ID!, $u: ID!) { assignBadge(input: {badgeId: $b, assigneeIds: [$u], comment: "Thanks"}) { `+badgeSel+` } }`,
+		map[string]any{"b": ids["Badge"][0], "u": o.memberID})
+	node("assignBadge", "AssignedBadge", badgeSel, w["assignBadge"])
+
+	const mappingSel = "id roleId teamId name description role { id name } team { id name }"
+	w = mutate(`mutation { createRole(input: {name: "Mapped"}) { id } }`, nil)
+	var rid string
+	if err := json.Unmarshal(fields(w["createRole"])["id"], &rid); err != nil {
+		t.Fatal(err)
+	}
+	w = mutate(`mutation($r: ID!, $t: ID!) { createRoleMapping(roleId: $r, teamId: $t) { `+mappingSel+` } }`, map[string]any{"r": rid, "t": team})
+	node("createRoleMapping", "RoleMapping", mappingSel, w["createRoleMapping"])
+
+	const permSel = "id accountId action principals"
+	w = mutate(`mutation($u: ID!) { createPermission(action: "goals:read", principals: [$u]) { `+permSel+` } }`, map[string]any{"u": o.memberID})
+	node("createPermission", "Permission", permSel, w["createPermission"])
+
+	const paramSel = "id key title defaultValue entityName entityTitleField entityValueField predefinedValues selectorType"
+	w = mutate(`mutation { createDashboardParameter(input: {key: "region", title: "Region", selectorType: "single"}) { `+paramSel+` } }`, nil)
+	node("createDashboardParameter", "DashboardParameter", paramSel, w["createDashboardParameter"])
+	var pid string
+	if err := json.Unmarshal(fields(w["createDashboardParameter"])["id"], &pid); err != nil {
+		t.Fatal(err)
+	}
+	w = mutate(`mutation($p: ID!) { replaceDashboardParameter(id: $p, input: {key: "region", title: "Region 2", selectorType: "multiple", predefinedValues: ["emea", "apac"]}) { `+paramSel+` } }`,
+		map[string]any{"p": pid})
+	node("replaceDashboardParameter", "DashboardParameter", paramSel, w["replaceDashboardParameter"])
+
+	const listSel = "id title listType columns { fieldName type width } filter"
+	w = mutate(`mutation($l: ID!) { cloneList(id: $l) { `+listSel+` } }`, map[string]any{"l": ids["List"][0]})
+	node("cloneList", "List", listSel, w["cloneList"])
+
+	const accountSel = "id name domain language isActive confidenceSettings { confidenceType } notifications { cadence timezone checkinDeadline { dayOfTheWeek } }"
+	w = mutate(`mutation { updateAccount(input: {accountName: "Payloads 2", language: "de"}) { `+accountSel+` } }`, nil)
+	node("updateAccount", "Account", accountSel, w["updateAccount"])
+	w = mutate(`mutation { setNotifications(input: {cadence: "weekly", timezone: "Europe/Berlin", checkinDeadline: {dayOfTheWeek: "friday"}}) { cadence timezone checkinDeadline { dayOfTheWeek } } }`, nil)
+	r = mutate(`{ account { notifications { cadence timezone checkinDeadline { dayOfTheWeek } } } }`, nil)
+	same("setNotifications", w["setNotifications"], fields(r["account"])["notifications"])
+}

@@ -33,6 +33,10 @@ type IdempotencyKey struct {
 	Method, Path      string
 	Key               string
 	Hash              string
+	// Replayed is set by a backend that forwards the key to a server of
+	// the REST API (a gateway's client) when that server answered with its
+	// recorded answer: the HTTP layer then marks its own answer replayed.
+	Replayed bool
 }
 
 // IdempotentResponse is a recorded answer, replayed as it was.

@@ -15,7 +15,11 @@ const bin = process.env.OKRGATE_BIN;
 if (!bin) throw new Error('OKRGATE_BIN is required');
 
 const work = mkdtempSync(join(tmpdir(), 'okrgate-audit-'));
-const server = spawn(bin, ['serve', '--demo', '--db', join(work, 'okr.db'), '--addr', '127.0.0.1:0'],
+// The audits run at once: read shedding is off (the audit checks the protocol,
+// not the server's load bounds, and a busy machine would otherwise see 503s),
+// and the access log is kept to errors.
+const server = spawn(bin, ['serve', '--demo', '--db', join(work, 'okr.db'), '--addr', '127.0.0.1:0',
+  '--max-inflight-reads', '0', '--metrics-addr', '127.0.0.1:0', '--log-level', 'error'],
   { stdio: ['ignore', 'pipe', 'inherit'] });
 
 function waitForServer() {

@@ -173,15 +173,16 @@ func TestGatewayUpstreamDown(t *testing.T) {
 	if st, body := gql(t, gw.base, boot.Token, q, nil); st != 200 || bytes.Contains(body, []byte(`"errors"`)) {
 		t.Fatalf("gateway with the upstream up: %d %s", st, body)
 	}
-	ready := func(base string) int {
+	ready := func(base string) (int, string) {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp.StatusCode
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
 	}
-	if st := ready(gw.base); st != 200 {
+	if st, _ := ready(gw.base); st != 200 {
 		t.Errorf("/readyz with the upstream up: %d", st)
 	}
 	store.stop(t)
@@ -191,8 +192,8 @@ func TestGatewayUpstreamDown(t *testing.T) {
 			t.Errorf("gateway with the upstream down: %d %s", st, body)
 		}
 	}
-	if st := ready(gw.base); st != 503 {
-		t.Errorf("/readyz with the upstream down: %d", st)
+	if st, body := ready(gw.base); st != 503 || !strings.HasPrefix(body, "upstream unavailable") {
+		t.Errorf("/readyz with the upstream down: %d %q, want 503 naming the upstream", st, body)
 	}
 
 	hang := make(chan struct{})

@@ -76,6 +76,15 @@ func parseLifetime(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// unready names what failed a readiness check: a gateway's upstream (the
+// client's errors carry upstream.CodeUnavailable), or the local database.
+func unready(err error) string {
+	if upstream.ErrorCode(err) == upstream.CodeUnavailable {
+		return "upstream unavailable: " + upstream.ErrorMessage(err) + "\n"
+	}
+	return "database unavailable\n"
+}
+
 // guarded serves the probes (/healthz, /readyz) and /metrics directly and
 // app behind the rate limits and the concurrency bounds, so a probe never
 // waits behind work and is never shed.
@@ -92,7 +101,7 @@ func (g *guardFlags) guarded(ready func(context.Context) error, metrics, app htt
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if err := ready(ctx); err != nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			io.WriteString(w, "database unavailable\n")
+			io.WriteString(w, unready(err))
 			return
 		}
 		io.WriteString(w, "ok\n")

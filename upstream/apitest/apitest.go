@@ -58,6 +58,7 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 		{"CheckInsOfManyMetrics", testCheckInsOfManyMetrics},
 		{"TaggingsOfManyTags", testTaggingsOfManyTags},
 		{"ProjectionKeepsStoredFields", testProjectionKeepsStoredFields},
+		{"ConditionalWrites", testConditionalWrites},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

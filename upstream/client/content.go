@@ -95,10 +95,14 @@ func (c *Client) CreateBadge(ctx context.Context, in upstream.BadgeInput) (upstr
 	return write[upstream.Badge](ctx, c, http.MethodPost, "/api/v1/badges", in)
 }
 
-// UpdateBadge: the operation answers 204, so the badge is read after.
+// UpdateBadge asks for the badge in the answer (Prefer:
+// return=representation); an upstream that answers 204 regardless costs a
+// read after.
 func (c *Client) UpdateBadge(ctx context.Context, id string, in upstream.BadgePatch) (upstream.Badge, error) {
-	if err := c.exec(ctx, http.MethodPatch, routeBadge, in, id); err != nil {
-		return upstream.Badge{}, err
+	var b upstream.Badge
+	a, err := c.do(ctx, represent(call{method: http.MethodPatch, route: routeBadge, path: fill(routeBadge, id), id: id, body: in}), &b)
+	if err != nil || represented(a) {
+		return b, err
 	}
 	return c.GetBadge(ctx, id)
 }
@@ -127,7 +131,9 @@ func (c *Client) BadgeAssignees(ctx context.Context, badgeID string) (upstream.B
 }
 
 // DecideBadge: approval answers the assignment (304 when already
-// approved); rejection answers 204, so the assignment is read after.
+// approved); rejection asks for it in the answer (Prefer:
+// return=representation), and an upstream that answers 204 regardless
+// costs a read of the assignment after.
 func (c *Client) DecideBadge(ctx context.Context, assignmentID string, approve bool) (upstream.AssignedBadge, error) {
 	const route = "/api/v1/badges/approve/{id}"
 	if approve {
@@ -138,12 +144,16 @@ func (c *Client) DecideBadge(ctx context.Context, assignmentID string, approve b
 		}
 		return out, err
 	}
-	a, err := c.do(ctx, call{method: http.MethodDelete, route: route, path: fill(route, assignmentID)}, nil)
+	var rejected upstream.AssignedBadge
+	a, err := c.do(ctx, represent(call{method: http.MethodDelete, route: route, path: fill(route, assignmentID)}), &rejected)
 	if err != nil {
 		return upstream.AssignedBadge{}, err
 	}
 	if a.status == http.StatusNotModified {
 		return upstream.AssignedBadge{}, problemError(a.status, a.header, nil)
+	}
+	if represented(a) {
+		return rejected, nil
 	}
 	p, err := c.ListAssignedBadges(ctx, upstream.ListQuery{Filter: query.Eq("id", assignmentID), Limit: 1})
 	if err != nil || len(p.Items) == 0 {

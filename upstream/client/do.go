@@ -27,6 +27,10 @@ type call struct {
 	method string
 	route  string // the route pattern, the metrics label ("/api/v1/goals/{id}")
 	path   string // the route with its parameters filled in (escaped)
+	// id is the last parameter of a single resource's route (its id).
+	id string
+	// header holds further request headers (conditional.go).
+	header http.Header
 	query  url.Values
 	body   any // encoded as JSON when not nil
 	// token overrides the caller's token (Authenticate).
@@ -55,10 +59,13 @@ func (c *Client) url(k call) string {
 // do runs k for the caller of ctx and decodes a 2xx answer into out (when
 // not nil). Problem answers become *upstream.Error with their code.
 func (c *Client) do(ctx context.Context, k call, out any) (answer, error) {
+	p := forward(ctx, &k)
 	a, err := c.send(ctx, k)
 	if err != nil {
 		return a, err
 	}
+	forwarded(ctx, k, p, a)
+	recordVersion(ctx, k, a)
 	if a.status == http.StatusNotModified && !k.notModified {
 		return a, problemError(a.status, a.header, nil)
 	}
@@ -157,6 +164,9 @@ func (c *Client) roundTrip(ctx context.Context, k call, target, token, acct stri
 		req.Header.Set("service-accountId", acct)
 	}
 	req.Header.Set("Accept", "application/json")
+	for name, vs := range k.header {
+		req.Header[name] = vs
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -45,11 +45,14 @@ type listing struct {
 	limit string
 	// extra are further query parameters (includeDemo, name).
 	extra url.Values
+	// enriched: the listing computes enrichments and takes include, the
+	// projection passed through (Capabilities.Include); include: send it.
+	enriched, include bool
 }
 
 // values encodes q exactly as the facade parses it (rest.parseList):
-// filter in its canonical JSON form, sort as "-field,field", fields as a
-// projection, skip and the page size.
+// filter in its canonical JSON form, sort as "-field,field", the projection
+// (include, or else fields: encodeFields), skip and the page size.
 func (l listing) values(q upstream.ListQuery) url.Values {
 	v := url.Values{}
 	for k, vs := range l.extra {
@@ -61,8 +64,15 @@ func (l listing) values(q upstream.ListQuery) url.Values {
 	if len(q.Sort) > 0 {
 		v.Set("sort", encodeSort(q.Sort))
 	}
-	if f := encodeFields(l.reg, q.Fields); f != "" {
-		v.Set("fields", f)
+	switch {
+	case l.include && q.Fields != nil:
+		// include means what ListQuery.Fields means: stored fields whole,
+		// only the named enrichments computed.
+		v.Set("include", writeProjection(q.Fields))
+	default:
+		if f := encodeFields(l.reg, q.Fields); f != "" {
+			v.Set("fields", f)
+		}
 	}
 	if q.Skip > 0 {
 		v.Set("skip", strconv.Itoa(q.Skip))
@@ -196,6 +206,7 @@ func list[T any](ctx context.Context, c *Client, l listing, q upstream.ListQuery
 
 // listRaw runs l with q and returns the undecoded items and the total.
 func (c *Client) listRaw(ctx context.Context, l listing, q upstream.ListQuery) ([]json.RawMessage, int, error) {
+	l.include = l.enriched && c.opts.Capabilities.Include
 	k := call{method: http.MethodGet, route: l.route, path: l.route, query: l.values(q)}
 	if n := len(c.url(k)) - len(c.base); n <= c.opts.MaxURLBytes {
 		var p rawPage
@@ -286,19 +297,28 @@ func (c *Client) mergeParts(ctx context.Context, l listing, q upstream.ListQuery
 // get reads the resource at route (its parameters filled by args).
 func get[T any](ctx context.Context, c *Client, route string, args ...string) (T, error) {
 	var out T
-	_, err := c.do(ctx, call{method: http.MethodGet, route: route, path: fill(route, args...)}, &out)
+	_, err := c.do(ctx, call{method: http.MethodGet, route: route, path: fill(route, args...), id: lastOf(args)}, &out)
 	return out, err
 }
 
 // write sends body with method to route and decodes the answer.
 func write[T any](ctx context.Context, c *Client, method, route string, body any, args ...string) (T, error) {
 	var out T
-	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), body: body}, &out)
+	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), id: lastOf(args), body: body}, &out)
 	return out, err
 }
 
 // exec sends body (nil: none) with method to route, ignoring the answer's body.
 func (c *Client) exec(ctx context.Context, method, route string, body any, args ...string) error {
-	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), body: body}, nil)
+	_, err := c.do(ctx, call{method: method, route: route, path: fill(route, args...), id: lastOf(args), body: body}, nil)
 	return err
+}
+
+// lastOf returns the last of a route's parameters: the id of the resource
+// a single resource's route addresses ("" for none).
+func lastOf(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[len(args)-1]
 }

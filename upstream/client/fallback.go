@@ -25,11 +25,15 @@ type Capabilities struct {
 	BadgeAssignments    bool // GET /api/v2/badges/assignments
 	DashboardParameters bool // GET /api/v2/dashboards/parameters
 	Announcements       bool // GET /api/v2/announcements
+	// Include: the goal, key result and task listings take include (the
+	// caller's projection passed through; without it, the upstream computes
+	// every enrichment of the default shape).
+	Include bool
 }
 
 // AllCapabilities is an upstream serving every designed operation (okrgate).
 func AllCapabilities() *Capabilities {
-	return &Capabilities{true, true, true, true, true, true}
+	return &Capabilities{true, true, true, true, true, true, true}
 }
 
 // Discover reads the upstream's OpenAPI document and sets the client's
@@ -59,6 +63,20 @@ func (c *Client) Discover(ctx context.Context) (*Capabilities, error) {
 			return nil, fmt.Errorf("client: discover: the upstream's OpenAPI document: %w", err)
 		}
 		has := func(path string) bool { _, ok := doc.Paths[path]["get"]; return ok }
+		takes := func(path, param string) bool {
+			var op struct {
+				Parameters []struct{ Name, In string } `json:"parameters"`
+			}
+			if json.Unmarshal(doc.Paths[path]["get"], &op) != nil {
+				return false
+			}
+			for _, p := range op.Parameters {
+				if p.Name == param && p.In == "query" {
+					return true
+				}
+			}
+			return false
+		}
 		*caps = Capabilities{
 			Whoami:              has("/api/v2/users/me"),
 			CheckIns:            has("/api/v2/checkins"),
@@ -66,6 +84,8 @@ func (c *Client) Discover(ctx context.Context) (*Capabilities, error) {
 			BadgeAssignments:    has("/api/v2/badges/assignments"),
 			DashboardParameters: has("/api/v2/dashboards/parameters"),
 			Announcements:       has("/api/v2/announcements"),
+			Include: takes(goalsListing.route, "include") && takes(metricsListing.route, "include") &&
+				takes(tasksListing.route, "include"),
 		}
 	} else if resp.StatusCode >= 500 {
 		return nil, upstream.Errorf(upstream.CodeUnavailable, "GET %s: the upstream answered %d", openAPIPath, resp.StatusCode)

@@ -14,10 +14,10 @@ import (
 // method is one operation of the REST API (docs/gateway.md has the table).
 
 var (
-	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields}
-	metricsListing  = listing{route: "/api/v2/metrics", reg: upstream.MetricFields}
+	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields, enriched: true}
+	metricsListing  = listing{route: "/api/v2/metrics", reg: upstream.MetricFields, enriched: true}
 	checkInsListing = listing{route: "/api/v2/checkins", reg: upstream.CheckInFields}
-	tasksListing    = listing{route: "/api/v2/integrations/tasks", reg: upstream.TaskFields}
+	tasksListing    = listing{route: "/api/v2/integrations/tasks", reg: upstream.TaskFields, enriched: true}
 )
 
 const (
@@ -88,16 +88,20 @@ func (c *Client) GoalsGroupedByOwners(ctx context.Context, q upstream.GroupByOwn
 	return out, err
 }
 
-// AddGoalTag: the upstream answers 304 without a body when the goal
-// already carries the tag; the tag is then read from the tag listing.
+// AddGoalTag: the upstream answers 201 when it added the tag. When the goal
+// already carries it, it answers 200 with the tag under Prefer:
+// return=representation, which the client sends; an upstream that answers
+// 304 without a body regardless costs a read of the tag listing.
 func (c *Client) AddGoalTag(ctx context.Context, goalID, title string) (upstream.Tag, bool, error) {
 	const route = "/api/v2/integrations/goals/{id}/tags"
 	var t upstream.Tag
-	a, err := c.do(ctx, call{method: http.MethodPost, route: route, path: fill(route, goalID), body: upstream.TagInput{Title: title}, notModified: true}, &t)
-	if err != nil {
+	a, err := c.do(ctx, represent(call{method: http.MethodPost, route: route, path: fill(route, goalID), body: upstream.TagInput{Title: title}, notModified: true}), &t)
+	switch {
+	case err != nil:
 		return upstream.Tag{}, false, err
-	}
-	if a.status != http.StatusNotModified {
+	case represented(a):
+		return t, false, nil
+	case a.status != http.StatusNotModified:
 		return t, true, nil
 	}
 	t, err = c.tagNamed(ctx, title)

@@ -457,18 +457,28 @@ func (s *server) assignBadge(w http.ResponseWriter, r *http.Request) (any, error
 
 // updateBadge answers 204, as the contract says.
 func (s *server) updateBadge(w http.ResponseWriter, r *http.Request) (any, error) {
-	_, err := update(w, r, "id", "badge", func(id string, p upstream.BadgePatch) (upstream.Badge, error) {
+	b, err := update(w, r, "id", "badge", func(id string, p upstream.BadgePatch) (upstream.Badge, error) {
 		return s.api.UpdateBadge(r.Context(), id, p)
 	})
-	return nil, err
+	if err != nil || !prefersRepresentation(r) {
+		return nil, err
+	}
+	return represented(w, b), nil
 }
 
 // rejectBadge answers 204; 304 when already rejected, 409 when approved.
+// With Prefer: return=representation, 200 with the rejected assignment.
 func (s *server) rejectBadge(w http.ResponseWriter, r *http.Request) (any, error) {
-	return remove(r, "id", "badge assignment", func(id string) error {
-		_, err := s.api.DecideBadge(r.Context(), id, false)
+	var rejected upstream.AssignedBadge
+	v, err := remove(r, "id", "badge assignment", func(id string) error {
+		var err error
+		rejected, err = s.api.DecideBadge(r.Context(), id, false)
 		return err
 	})
+	if err != nil || v != nil || !prefersRepresentation(r) {
+		return v, err
+	}
+	return represented(w, rejected), nil
 }
 
 func (s *server) deleteBadge(w http.ResponseWriter, r *http.Request) (any, error) {

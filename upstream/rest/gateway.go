@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -83,6 +84,13 @@ func (s *server) listAnnouncementsFiltered(w http.ResponseWriter, r *http.Reques
 	})
 }
 
+// withoutGatewayParams drops the query parameters designed for gateways
+// (include) from e, for a facade with Options.NoGatewayRoutes.
+func withoutGatewayParams(e entry) entry {
+	e.Params = slices.DeleteFunc(slices.Clone(e.Params), func(p string) bool { return p == "include" })
+	return e
+}
+
 // documentWithoutGateway is the OpenAPI document without the operations
 // marked x-gateway: what a facade with Options.NoGatewayRoutes serves, so
 // that a gateway discovers that they are missing.
@@ -95,8 +103,19 @@ func documentWithoutGateway() []byte {
 	for p, item := range paths {
 		ops, _ := item.(map[string]any)
 		for m, op := range ops {
-			if o, ok := op.(map[string]any); ok && o["x-gateway"] == true {
+			o, ok := op.(map[string]any)
+			if ok && o["x-gateway"] == true {
 				delete(ops, m)
+				continue
+			}
+			if params, ok := o["parameters"].([]any); ok {
+				kept := params[:0]
+				for _, p := range params {
+					if pm, ok := p.(map[string]any); !ok || pm["x-gateway"] != true {
+						kept = append(kept, p)
+					}
+				}
+				o["parameters"] = kept
 			}
 		}
 		if len(ops) == 0 {

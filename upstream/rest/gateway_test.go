@@ -2,7 +2,10 @@ package rest_test
 
 import (
 	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // walkGateway exercises the designed listings of gateway.go with valid
@@ -27,4 +30,45 @@ func walkGateway(t *testing.T, e *env, s seed) {
 	e.ok(req{method: "GET", path: "/api/v2/badges/assignments?filter=" + url.QueryEscape(`{"status":"approved"}`)}, 200)
 	e.ok(req{method: "GET", path: "/api/v2/dashboards/parameters?sort=-id&limit=5"}, 200)
 	e.ok(req{method: "GET", path: "/api/v2/announcements?sort=-id&limit=5"}, 200)
+}
+
+// TestIncludeParameter: include passes a projection through as
+// upstream.ListQuery means one: every stored field comes back, and of the
+// enrichments and embedded objects only those named; not with fields.
+func TestIncludeParameter(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed()
+	e.ok(req{method: "POST", path: "/api/v2/integrations/goals/" + s.child + "/tags", body: map[string]any{"title": "Gateway"}}, 201)
+	list := func(params string) map[string]any {
+		t.Helper()
+		got := items(e.ok(req{method: "GET", path: "/api/v2/integrations/goals?filter=" + filterQ(`{"id":"`+s.child+`"}`) + params}, 200))
+		if len(got) != 1 || str(got[0], "name") != "Win EMEA" || str(got[0], "sessionId") != s.session || str(got[0], "parentId") != s.parent {
+			t.Fatalf("goals%s: %v, want the child with its stored fields", params, got)
+		}
+		return got[0]
+	}
+	count := func(g map[string]any, k string) int { a, _ := g[k].([]any); return len(a) }
+	whole := list("")
+	if count(whole, "tags") != 1 || count(whole, "currentUserAllowedActions") == 0 {
+		t.Fatalf("default shape: tags %v, actions %v", whole["tags"], whole["currentUserAllowedActions"])
+	}
+	if g := list("&include="); count(g, "tags") != 0 || count(g, "currentUserAllowedActions") != 0 || count(g, "metrics") != 0 {
+		t.Errorf("include= computed enrichments: %v", g)
+	}
+	if g := list("&include=tags"); count(g, "tags") != 1 || count(g, "currentUserAllowedActions") != 0 {
+		t.Errorf("include=tags: tags %v, actions %v", g["tags"], g["currentUserAllowedActions"])
+	}
+	g := list("&include=" + url.QueryEscape("metrics{currentUserAllowedActions}"))
+	ms, _ := g["metrics"].([]any)
+	if len(ms) != 1 || str(ms[0].(map[string]any), "name") != "Deals" || count(ms[0].(map[string]any), "currentUserAllowedActions") == 0 || count(g, "tags") != 0 {
+		t.Errorf("include=metrics{currentUserAllowedActions}: %v", g)
+	}
+	if r := e.do(req{method: "GET", path: "/api/v2/integrations/goals?fields=name&include=tags"}); r.status != 400 || !strings.Contains(string(r.body), "include") {
+		t.Errorf("fields with include: %d %s", r.status, r.body)
+	}
+	if r := e.do(req{method: "GET", path: "/api/v2/metrics?include=nope"}); r.status != 400 || !strings.Contains(string(r.body), "include") {
+		t.Errorf("include=nope: %d %s", r.status, r.body)
+	}
+	e.ok(req{method: "GET", path: "/api/v2/integrations/tasks?include=assignee"}, 200)
+	e.problem(req{method: "GET", path: "/api/v2/sessions?include=id"}, 400, string(upstream.CodeUnknownParam))
 }

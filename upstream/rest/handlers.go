@@ -11,7 +11,7 @@ import (
 
 // Query parameter sets.
 var (
-	listParams    = []string{"fields", "sort", "filter", "skip", "limit", "formatting"}
+	listParams    = []string{"fields", "include", "sort", "filter", "skip", "limit", "formatting"}
 	groupByParams = []string{"filter", "ids", "ownerIds", "metricOwnerId", "confidence", "attainment",
 		"metricBefore", "metricAfter", "metricAttainment", "sort", "includeMetrics", "skip", "take"}
 	viewParams = []string{"fields", "formatting"}
@@ -180,7 +180,8 @@ func (s *server) goalsGroupedByOwners(w http.ResponseWriter, r *http.Request) (a
 }
 
 // addGoalTag answers 201 with the tag, or 304 (no body; the message in the
-// X-Message header) when the goal already carried it.
+// X-Message header) when the goal already carried it — 200 with the tag
+// under Prefer: return=representation (prefer.go).
 func (s *server) addGoalTag(w http.ResponseWriter, r *http.Request) (any, error) {
 	id, err := pathID(r, "id", "goal")
 	if err != nil {
@@ -199,10 +200,13 @@ func (s *server) addGoalTag(w http.ResponseWriter, r *http.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	if !added {
-		return notModified("the goal already carries the tag"), nil
+	switch {
+	case added:
+		return tag, nil
+	case prefersRepresentation(r):
+		return represented(w, tag), nil
 	}
-	return tag, nil
+	return notModified("the goal already carries the tag"), nil
 }
 
 func (s *server) createGoal(w http.ResponseWriter, r *http.Request) (any, error) {

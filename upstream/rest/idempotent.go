@@ -44,9 +44,11 @@ func idempotencyKey(r *http.Request) (key string, ok bool, err error) {
 }
 
 // recorder passes a response through and keeps a copy of its status and
-// body for the idempotency record.
+// body for the idempotency record. When the backend forwarded the key and
+// got a replayed answer (key.Replayed), the response says so.
 type recorder struct {
 	http.ResponseWriter
+	key    *upstream.IdempotencyKey
 	status int
 	body   bytes.Buffer
 }
@@ -54,13 +56,16 @@ type recorder struct {
 func (rec *recorder) WriteHeader(code int) {
 	if rec.status == 0 {
 		rec.status = code
+		if rec.key.Replayed {
+			rec.Header().Set("Idempotent-Replayed", "true")
+		}
 	}
 	rec.ResponseWriter.WriteHeader(code)
 }
 
 func (rec *recorder) Write(b []byte) (int, error) {
 	if rec.status == 0 {
-		rec.status = http.StatusOK
+		rec.WriteHeader(http.StatusOK)
 	}
 	rec.body.Write(b)
 	return rec.ResponseWriter.Write(b)
@@ -100,7 +105,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, store upstre
 		replay(w, *prior)
 		return
 	}
-	rec := &recorder{ResponseWriter: w}
+	rec := &recorder{ResponseWriter: w, key: &k}
 	ctx := upstream.WithIdempotencyKey(r.Context(), &k)
 	serve(rec, r.WithContext(ctx))
 	// The bookkeeping outlives a client that went away: its write may have

@@ -47,7 +47,7 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v2/integrations/goals": {resp: upstream.Page[upstream.Goal]{}},
 		"GET /api/v2/integrations/goals/groupBy/owners": {resp: upstream.GoalsGroupedBy{},
 			desc: "Groups the objectives by owner: one entry per owner with the objectives they own. Its filter parameter is a deadline filter (current, past or future), not the filter language of the other listings."},
-		"POST /api/v2/integrations/goals/{id}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusNotModified}},
+		"POST /api/v2/integrations/goals/{id}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusOK, http.StatusNotModified}},
 		"POST /api/v1/goals":                        {body: upstream.GoalInput{}, resp: upstream.Goal{}},
 		"GET /api/v1/goals/{id}":                    {resp: upstream.Goal{}},
 		"PATCH /api/v1/goals/{id}":                  {body: upstream.GoalPatch{}, resp: upstream.Goal{}},
@@ -187,8 +187,8 @@ func opSpecs() map[string]opSpec {
 		"POST /api/v1/badges":                {body: upstream.BadgeInput{}, resp: upstream.Badge{}},
 		"POST /api/v1/badges/approve/{id}":   {resp: upstream.AssignedBadge{}, also: []int{http.StatusNotModified}},
 		"POST /api/v1/badges/assign":         {body: upstream.AssignBadgeInput{}, resp: upstream.AssignedBadge{}},
-		"PATCH /api/v1/badges/{id}":          {body: upstream.BadgePatch{}},
-		"DELETE /api/v1/badges/approve/{id}": {also: []int{http.StatusNotModified}},
+		"PATCH /api/v1/badges/{id}":          {body: upstream.BadgePatch{}, resp: upstream.Badge{}, also: []int{http.StatusOK}},
+		"DELETE /api/v1/badges/approve/{id}": {resp: upstream.AssignedBadge{}, also: []int{http.StatusOK, http.StatusNotModified}},
 		"DELETE /api/v1/badges/{id}":         {},
 		// The gateway's listings (rest/gateway.go).
 		"GET /api/v2/users/me":              {resp: upstream.Whoami{}, summary: "The caller: user, account, roles, token id and scopes"},
@@ -372,6 +372,9 @@ func conditionalParams(e entry) []any {
 	case e.Versioned != "":
 		out = append(out, header("If-Match", "entity tags (or *); unless one matches the stored version, nothing is written and the answer is 412 precondition_failed"))
 	}
+	if representationRoutes[e.Method+" "+e.Pattern] {
+		out = append(out, header("Prefer", "return=representation answers 200 with the item as stored (and Preference-Applied) instead of a body-less answer"))
+	}
 	if e.Idempotent {
 		out = append(out, header("Idempotency-Key", "1 to 255 printable ASCII characters; a retry with the same key and body answers the recorded answer without writing again (kept 24 h); the same key with another body is 422 idempotency_key_reused"))
 	}
@@ -450,6 +453,10 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 				"Deprecation": map[string]any{"schema": map[string]any{"type": "string"}, "description": "RFC 9745 date of deprecation"},
 				"Link":        map[string]any{"schema": map[string]any{"type": "string"}, "description": "successor-version or deprecation link"},
 			}
+		}
+		if representationRoutes[e.Method+" "+e.Pattern] && st == http.StatusOK {
+			r["description"] = "with Prefer: return=representation: the item as stored"
+			r["headers"] = withHeader(r["headers"], "Preference-Applied", map[string]any{"schema": map[string]any{"type": "string", "enum": []string{"return=representation"}}})
 		}
 		if e.Versioned != "" && st == http.StatusOK {
 			r["headers"] = map[string]any{"ETag": etagHeader}

@@ -222,6 +222,11 @@ func queryParam(e entry, name string) map[string]any {
 	case "fields":
 		desc = "projection: comma-separated fields, nested as metrics{id,name}; id and accountId are always returned, and only the fields named besides them"
 		schema = map[string]any{"type": "string", "examples": []any{"name,attainment,metrics{id,name}"}}
+	case "include":
+		desc = "instead of fields, for a client that keeps whole documents (a gateway): every stored field is returned, " +
+			"and of the computed ones (assignee, assignees, tags, currentUserAllowedActions) and the embedded metrics and tasks only those named, nested as metrics{assignee}; " +
+			"empty computes none; not with fields"
+		schema = map[string]any{"type": "string", "examples": []any{"assignee,tags,metrics{assignee}"}}
 	case "ids":
 		desc = "comma-separated objective ids"
 	case "ownerIds":
@@ -238,6 +243,9 @@ func queryParam(e entry, name string) map[string]any {
 		desc = "part of the tag name, case-insensitive; empty matches all"
 	}
 	p := map[string]any{"name": name, "in": "query", "schema": schema, "description": desc}
+	if name == "include" {
+		p["x-gateway"] = true
+	}
 	if name == "name" {
 		p["required"] = true
 	}

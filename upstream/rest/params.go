@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -106,6 +107,14 @@ func parseList(r *http.Request, reg *query.Registry, limitName string) (upstream
 		return lq, view{}, err
 	}
 	lq.Fields = v.proj
+	if q.Has("include") {
+		if v.hasProj {
+			return lq, view{}, upstream.Invalid("include", "give fields or include, not both")
+		}
+		if lq.Fields, err = parseInclude(reg, q.Get("include")); err != nil {
+			return lq, view{}, err
+		}
+	}
 	if lq.Skip, err = ParseSkip(q, "skip"); err != nil {
 		return lq, view{}, err
 	}
@@ -113,6 +122,33 @@ func parseList(r *http.Request, reg *query.Registry, limitName string) (upstream
 		return lq, view{}, err
 	}
 	return lq, v, nil
+}
+
+// parseInclude reads the include parameter (designed for gateways, marked
+// x-gateway): the projection handed to the backend, as upstream.ListQuery
+// means one — every stored field is kept, and of the costly enrichments and
+// embedded objects only those named are computed — while the answer is not
+// projected. It is how a client that keeps whole documents (upstream/client)
+// passes its caller's projection through. Empty computes none.
+func parseInclude(reg *query.Registry, src string) (query.Projection, error) {
+	p := query.Projection{"id": nil}
+	if strings.TrimSpace(src) == "" {
+		return p, nil
+	}
+	named, err := query.ParseFields(reg, src)
+	if err != nil {
+		var qe *query.Error
+		if errors.As(err, &qe) {
+			e := *qe
+			e.Param = "include"
+			return nil, &e
+		}
+		return nil, err
+	}
+	for k, sub := range named {
+		p[k] = sub
+	}
+	return p, nil
 }
 
 // ParseSkip reads a skip parameter: an integer ≥ 0, default 0.

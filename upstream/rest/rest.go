@@ -130,8 +130,11 @@ func New(api upstream.API, opts Options) http.Handler {
 		r.Get(OpenAPIPath, serveOpenAPI)
 	}
 	for _, e := range table() {
-		if e.Gateway && opts.NoGatewayRoutes {
-			continue
+		if opts.NoGatewayRoutes {
+			if e.Gateway {
+				continue
+			}
+			e = withoutGatewayParams(e)
 		}
 		var h http.Handler = s.endpoint(e)
 		if e.Deprecated {

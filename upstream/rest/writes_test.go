@@ -10,7 +10,8 @@ import (
 // the body of the GET of the same item that follows it (the same fields,
 // currentUserAllowedActions included, the same values). A check-in answers
 // the check-in, while GET /api/v1/metrics/checkin/{id} answers the key
-// result's snapshot (a different resource by contract), so it is not here.
+// result's snapshot (a different resource by contract): it is compared
+// with its entry in the key result's check-in listing (TestReplacesAnswerWhatReadsWould).
 func TestWritesAnswerWhatReadsWould(t *testing.T) {
 	e := newEnv(t)
 	s := e.seed()
@@ -75,4 +76,72 @@ func TestWritesAnswerWhatReadsWould(t *testing.T) {
 			t.Errorf("%s: %s %s answers\n%s\nthe GET that follows\n%s", st.name, st.method, st.path, a, b)
 		}
 	}
+}
+
+// TestReplacesAnswerWhatReadsWould: the rest of the writes that answer the
+// item: the PUTs (account, notifications, role, dashboard parameter, item
+// access) against the GET that follows, a check-in against its entry in
+// the key result's check-in listing; and the badge PATCH, which answers
+// 204, is what the badge's GET shows after it.
+func TestReplacesAnswerWhatReadsWould(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed()
+	acct := "/api/v1/accounts/" + e.acct.AccountID
+	role := e.ok(req{method: "POST", path: "/api/v1/roles/account", body: map[string]any{"name": "Auditor"}}, 201)
+	param := e.ok(req{method: "POST", path: "/api/v1/dashboards/parameters", body: map[string]any{"key": "region", "title": "Region", "selectorType": "single"}}, 201)
+	same := func(name string, got, read any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, read) {
+			a, _ := json.Marshal(got)
+			b, _ := json.Marshal(read)
+			t.Errorf("%s answers\n%s\nthe read that follows\n%s", name, a, b)
+		}
+	}
+	for _, st := range []struct {
+		name, path string
+		body       any
+		get        string
+		part       string // the part of the GET's body that is the written item; "" for all
+	}{
+		{"PUT account", acct, map[string]any{"accountName": "Acme 2", "language": "de"}, acct, ""},
+		{"PUT notifications", acct + "/notifications", map[string]any{"cadence": "weekly", "timezone": "Europe/Berlin",
+			"checkinDeadline": map[string]any{"dayOfTheWeek": "friday"}}, acct, "notifications"},
+		{"PUT role", "/api/v1/roles/account/" + str(role, "id"), map[string]any{"name": "Auditor 2", "description": "Reads"}, "/api/v1/roles/" + str(role, "id"), ""},
+		{"PUT dashboard parameter", "/api/v1/dashboards/parameters/" + str(param, "id"), map[string]any{"key": "region", "title": "Region 2", "selectorType": "multiple",
+			"predefinedValues": []string{"emea", "apac"}}, "/api/v1/dashboards/parameters/" + str(param, "id"), ""},
+		{"PUT goal access", "/api/v1/permissions/default-access/goal/" + s.child, map[string]any{"inherits": false,
+			"permissions": []any{map[string]any{"principalKind": "user", "principalId": e.acct.UserID, "grant": map[string]any{"goals:read": 1}}}},
+			"/api/v1/permissions/default-access/goal/" + s.child, ""},
+	} {
+		got := e.ok(req{method: "PUT", path: st.path, body: st.body}, 200)
+		var read any = e.ok(req{method: "GET", path: st.get}, 200)
+		if st.part != "" {
+			read = read.(map[string]any)[st.part]
+		}
+		same(st.name, got, read)
+	}
+
+	// A check-in and its entry in the listing of the key result's check-ins.
+	ci := e.ok(req{method: "POST", path: "/api/v1/metrics/" + s.metric + "/checkin", body: map[string]any{"actual": 7, "comment": "on track", "confidence": 8}}, 201)
+	list := e.ok(req{method: "GET", path: "/api/v1/metrics/" + s.metric + "/checkins?limit=100"}, 200)
+	var entry any
+	for _, it := range list["items"].([]any) {
+		if str(it.(map[string]any), "id") == str(ci, "id") {
+			entry = it
+		}
+	}
+	if entry == nil {
+		t.Fatalf("check-in %s not in the listing %v", str(ci, "id"), list)
+	}
+	same("POST check-in", ci, entry)
+
+	// The badge PATCH answers 204: the GET that follows shows the change.
+	badge := e.ok(req{method: "POST", path: "/api/v1/badges", body: map[string]any{"name": "Star"}}, 201)
+	e.ok(req{method: "PATCH", path: "/api/v1/badges/" + str(badge, "id"), body: map[string]any{"name": "Superstar", "icon": "star"}}, 204)
+	want := map[string]any{}
+	for k, v := range badge {
+		want[k] = v
+	}
+	want["name"], want["icon"] = "Superstar", "star"
+	same("PATCH badge (with its two changes applied to the created badge)", want, e.ok(req{method: "GET", path: "/api/v1/badges/" + str(badge, "id")}, 200))
 }

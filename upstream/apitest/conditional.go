@@ -1,0 +1,61 @@
+package apitest
+
+import (
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// testConditionalWrites: for an implementation with versions
+// (upstream.Versions), a write under a precondition (upstream.Precondition
+// in the context, as the REST facade puts the If-Match header there) with
+// a stale entity tag fails with precondition_failed and writes nothing;
+// with the current tag it writes, records the version it left (the one
+// Version then answers) and marks the precondition done; a delete with a
+// stale tag fails the same way. Implementations without versions skip it.
+func testConditionalWrites(t *testing.T, f *fixture) {
+	vs, ok := f.api.(upstream.Versions)
+	if !ok {
+		t.Skip("the implementation keeps no versions")
+	}
+	s := f.session(t, "Q1")
+	g := f.goal(t, upstream.GoalInput{Name: "g", SessionID: s.ID})
+	v1, err := vs.Version(f.admin, upstream.KindGoal, g.ID)
+	if err != nil || v1 == "" {
+		t.Fatalf("Version = %q, %v", v1, err)
+	}
+	if again, err := vs.Version(f.admin, upstream.KindGoal, g.ID); err != nil || again != v1 {
+		t.Errorf("Version of an unchanged goal: %q then %q, %v", v1, again, err)
+	}
+	_, err = vs.Version(f.admin, upstream.KindGoal, unknownID())
+	wantCode(t, "Version of an unknown goal", err, upstream.CodeNotFound)
+
+	cond := func(tags ...string) *upstream.Precondition {
+		return &upstream.Precondition{Kind: upstream.KindGoal, ID: g.ID, IfMatch: tags}
+	}
+	stale := cond(`"00000000000000000000000000000000"`)
+	_, err = f.api.UpdateGoal(upstream.WithPrecondition(f.admin, stale), g.ID, upstream.GoalPatch{Name: str("g2")})
+	wantCode(t, "UpdateGoal with a stale If-Match", err, upstream.CodePreconditionFailed)
+	if got := f.getGoal(t, g.ID); got.Name != "g" {
+		t.Errorf("a refused conditional write changed the goal: %q", got.Name)
+	}
+
+	p := cond(v1)
+	up, err := f.api.UpdateGoal(upstream.WithPrecondition(f.admin, p), g.ID, upstream.GoalPatch{Name: str("g2")})
+	if err != nil || up.Name != "g2" {
+		t.Fatalf("UpdateGoal with the current If-Match = %+v, %v", up, err)
+	}
+	if !p.Done || p.ETag == "" || p.ETag == v1 {
+		t.Errorf("after the write: Done %v, ETag %q (was %q)", p.Done, p.ETag, v1)
+	}
+	if now, err := vs.Version(f.admin, upstream.KindGoal, g.ID); err != nil || now != p.ETag {
+		t.Errorf("Version after the write = %q, %v; the write answered %q", now, err, p.ETag)
+	}
+	err = f.api.DeleteGoal(upstream.WithPrecondition(f.admin, cond(v1)), g.ID)
+	wantCode(t, "DeleteGoal with a stale If-Match", err, upstream.CodePreconditionFailed)
+	if err := f.api.DeleteGoal(upstream.WithPrecondition(f.admin, cond("*")), g.ID); err != nil {
+		t.Errorf("DeleteGoal with If-Match *: %v", err)
+	}
+	_, err = f.api.GetGoal(f.admin, g.ID)
+	wantCode(t, "GetGoal after the delete", err, upstream.CodeNotFound)
+}
