@@ -52,6 +52,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	RoleMapping() RoleMappingResolver
 	Session() SessionResolver
+	Subscription() SubscriptionResolver
 	Tag() TagResolver
 	TagDetail() TagDetailResolver
 	Task() TaskResolver
@@ -1086,6 +1087,12 @@ type ComplexityRoot struct {
 		ValueDisplayNameAsArray func(childComplexity int) int
 	}
 
+	Subscription struct {
+		CheckInCreated func(childComplexity int, goalID *string, sessionID *string, after *int) int
+		GoalChanged    func(childComplexity int, sessionID *string, rootGoalID *string, after *int) int
+		TaskChanged    func(childComplexity int, goalID *string, after *int) int
+	}
+
 	Tag struct {
 		CreatedBy   func(childComplexity int) int
 		Dashboards  func(childComplexity int) int
@@ -1545,6 +1552,11 @@ type SessionResolver interface {
 	Children(ctx context.Context, obj *upstream.Session) ([]upstream.Session, error)
 	Goals(ctx context.Context, obj *upstream.Session, roots *bool, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Goal, error)
 	GoalsConnection(ctx context.Context, obj *upstream.Session, roots *bool, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error)
+}
+type SubscriptionResolver interface {
+	CheckInCreated(ctx context.Context, goalID *string, sessionID *string, after *int) (<-chan *upstream.CheckIn, error)
+	GoalChanged(ctx context.Context, sessionID *string, rootGoalID *string, after *int) (<-chan *upstream.Goal, error)
+	TaskChanged(ctx context.Context, goalID *string, after *int) (<-chan *upstream.Task, error)
 }
 type TagResolver interface {
 	Goals(ctx context.Context, obj *upstream.Tag) ([]upstream.Goal, error)
@@ -6686,6 +6698,40 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Setting.ValueDisplayNameAsArray(childComplexity), true
 
+	case "Subscription.checkInCreated":
+		if e.ComplexityRoot.Subscription.CheckInCreated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_checkInCreated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CheckInCreated(childComplexity, args["goalId"].(*string), args["sessionId"].(*string), args["after"].(*int)), true
+	case "Subscription.goalChanged":
+		if e.ComplexityRoot.Subscription.GoalChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_goalChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.GoalChanged(childComplexity, args["sessionId"].(*string), args["rootGoalId"].(*string), args["after"].(*int)), true
+	case "Subscription.taskChanged":
+		if e.ComplexityRoot.Subscription.TaskChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_taskChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.TaskChanged(childComplexity, args["goalId"].(*string), args["after"].(*int)), true
+
 	case "Tag.createdBy":
 		if e.ComplexityRoot.Tag.CreatedBy == nil {
 			break
@@ -7742,6 +7788,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -7767,7 +7830,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/blobs.graphqls" "schema/content.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
+//go:embed "schema/blobs.graphqls" "schema/content.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/subscription.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7785,6 +7848,7 @@ var sources = []*ast.Source{
 	{Name: "schema/org.graphqls", Input: sourceData("schema/org.graphqls"), BuiltIn: false},
 	{Name: "schema/query.graphqls", Input: sourceData("schema/query.graphqls"), BuiltIn: false},
 	{Name: "schema/relay.graphqls", Input: sourceData("schema/relay.graphqls"), BuiltIn: false},
+	{Name: "schema/subscription.graphqls", Input: sourceData("schema/subscription.graphqls"), BuiltIn: false},
 	{Name: "schema/tokens.graphqls", Input: sourceData("schema/tokens.graphqls"), BuiltIn: false},
 	{Name: "schema/types.graphqls", Input: sourceData("schema/types.graphqls"), BuiltIn: false},
 	{Name: "schema/zz_filters.graphqls", Input: sourceData("schema/zz_filters.graphqls"), BuiltIn: false},
@@ -12914,6 +12978,88 @@ func (ec *executionContext) field_Session_goals_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["first"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_checkInCreated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "goalId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["goalId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_goalChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "rootGoalId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rootGoalId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_taskChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "goalId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["goalId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -33777,6 +33923,138 @@ func (ec *executionContext) fieldContext_Setting_dynamicValues(_ context.Context
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_DynamicValue(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_checkInCreated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_checkInCreated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CheckInCreated(ctx, fc.Args["goalId"].(*string), fc.Args["sessionId"].(*string), fc.Args["after"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.CheckIn) graphql.Marshaler {
+			return ec.marshalNCheckIn2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckIn(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_checkInCreated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckIn(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_checkInCreated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_goalChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_goalChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().GoalChanged(ctx, fc.Args["sessionId"].(*string), fc.Args["rootGoalId"].(*string), fc.Args["after"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Goal) graphql.Marshaler {
+			return ec.marshalNGoal2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_goalChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Goal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_goalChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_taskChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_taskChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().TaskChanged(ctx, fc.Args["goalId"].(*string), fc.Args["after"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_taskChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_taskChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -55890,6 +56168,30 @@ func (ec *executionContext) _Setting(ctx context.Context, sel ast.SelectionSet, 
 	})
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "checkInCreated":
+		return ec._Subscription_checkInCreated(ctx, fields[0])
+	case "goalChanged":
+		return ec._Subscription_goalChanged(ctx, fields[0])
+	case "taskChanged":
+		return ec._Subscription_taskChanged(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var tagImplementors = []string{"Tag", "Node"}

@@ -12,4 +12,6 @@ import (
 // loader calls (usually instrument.New(store, counter), which counts and traces them).
 type Resolver struct {
 	API upstream.API
+	// Live serves subscriptions; nil answers them with an error.
+	Live *Live
 }

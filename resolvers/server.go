@@ -54,6 +54,9 @@ type Config struct {
 	// Metrics, when not nil, records requests and latency per operation.
 	Metrics *Metrics
 	Logger  *slog.Logger
+	// Live, when not nil, serves subscriptions (live.go) over websockets
+	// and server-sent events; its Auth defaults to Config.Auth.
+	Live *Live
 
 	MaxDepth         int // DefaultMaxDepth
 	MaxComplexity    int // DefaultMaxComplexity
@@ -107,6 +110,12 @@ func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if c.Live != nil {
+		if c.Live.Auth == nil {
+			c.Live.Auth = c.Auth
+		}
+		c.Live.defaults()
+	}
 }
 
 // NewServer returns the gqlgen server: one HTTP transport (POST JSON and GET
@@ -121,9 +130,17 @@ func NewServer(cfg Config) *handler.Server {
 	if err != nil { // the schema files are embedded and parsed at init: unreachable
 		panic(err)
 	}
-	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API}, Schema: schema}
+	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API, Live: cfg.Live}, Schema: schema}
 	SetComplexity(&gcfg)
 	srv := handler.New(graph.NewExecutableSchema(gcfg))
+	if cfg.Live != nil {
+		// Before the HTTP transport, which would take an SSE request (a
+		// JSON POST) as a plain one.
+		srv.AddTransport(websocketTransport(cfg.Live))
+		srv.AddTransport(sseTransport(cfg.Live))
+		srv.AroundOperations(liveOperations)
+		srv.AroundResponses(liveResponses(cfg.API))
+	}
 	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
 	srv.SetQueryCache(queries)
@@ -180,10 +197,22 @@ func NewHandler(cfg Config) http.Handler {
 	srv := NewServer(cfg)
 	var h http.Handler = srv
 	h = LoaderMiddleware(cfg.API, cfg.Metrics, h)
+	live := liveHandler(h) // websocket: authenticated by connection_init
 	h = authMiddleware(cfg.Auth, cfg.Logger, h)
+	sse := authMiddleware(cfg.Auth, cfg.Logger, liveHandler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		observe.FromContext(ctx).SetFacade("graphql")
+		if cfg.Live != nil && IsLive(r) {
+			// No request timeout: a subscription lasts as long as its
+			// connection. Websockets check the origin (same origin only).
+			if r.Method == http.MethodGet {
+				live.ServeHTTP(w, r)
+			} else {
+				sse.ServeHTTP(w, r)
+			}
+			return
+		}
 		switch r.Method {
 		case http.MethodGet:
 		case http.MethodPost:

@@ -108,6 +108,6 @@ func (g *guardFlags) guarded(ready func(context.Context) error, metrics, app htt
 	})
 	mux.Handle("GET /metrics", metrics)
 	shed := limit.NewInflight(g.maxReads, g.maxWrites, limit.DefaultQueueWait)
-	mux.Handle("/", limit.NewRateLimiter(g.rate).Handler(shed.Handler(app)))
+	mux.Handle("/", limit.NewRateLimiter(g.rate).Handler(liveBypass(shed.Handler(app), app))) // live.go
 	return mux
 }

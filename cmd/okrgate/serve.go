@@ -90,6 +90,7 @@ finish.`)
 	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log}))
 	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
+	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
 	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
 	playgroundHandler, err := resolvers.Playground(resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
 	if err != nil {

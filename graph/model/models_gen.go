@@ -252,6 +252,17 @@ type SessionEdge struct {
 	Node   *upstream.Session `json:"node"`
 }
 
+// Live updates from the event log (docs/graphql.md, "Subscriptions"), over
+// graphql-transport-ws (the bearer token in the connection_init payload) or
+// server-sent events (POST with Accept: text/event-stream and the
+// Authorization header). Every item is read afresh as the subscriber, through
+// the same loaders and authorization as a query: a subscriber never receives
+// an item it could not query. Each response carries extensions.position; pass
+// the last one seen as `after` to resume without gaps (events are kept for 7
+// days).
+type Subscription struct {
+}
+
 type TagDashboardPayload struct {
 	// The tag.
 	Tag *upstream.Tag `json:"tag"`

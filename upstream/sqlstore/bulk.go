@@ -128,7 +128,9 @@ func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, err
 	if _, err := b.pq.ExecContext(ctx, "SAVEPOINT bulk_write"); err != nil {
 		return true, fmt.Errorf("sqlstore: savepoint: %w", err)
 	}
+	mark := b.pq.count.ev.mark()
 	if err := fn(b.pq); err != nil {
+		b.pq.count.ev.rollback(mark) // the savepoint's events go with it
 		if _, rerr := b.pq.ExecContext(ctx, "ROLLBACK TO bulk_write"); rerr != nil {
 			return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
 		}

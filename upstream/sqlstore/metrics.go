@@ -447,6 +447,9 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 			ci.ID, c.AccountID, ci.MetricID, ci.GoalID, string(doc), string(sdoc)); err != nil {
 			return fmt.Errorf("sqlstore: insert check-in: %w", err)
 		}
+		att := ci.Attainment
+		emit(q, upstream.Event{AccountID: c.AccountID, Type: upstream.EventCheckInCreated, ItemID: ci.ID,
+			GoalID: g.ID, SessionID: ss.ID, Attainment: &att})
 		return nil
 	})
 	if err != nil {

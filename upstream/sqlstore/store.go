@@ -50,6 +50,8 @@ type Store struct {
 	stmts  stmtCache            // statements prepared on w
 	d      dialect              // the SQL that differs between databases
 	pg     *pgStore             // PostgreSQL's pool and settings; nil on SQLite
+	// changed wakes event readers after a commit that appended events.
+	changed signal
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -193,6 +195,7 @@ type counted struct {
 	d     dialect // rewrites each statement for the database
 	n     *atomic.Int64
 	tx    bool                          // q is a write transaction
+	ev    *eventBuf                     // the events of the write transaction
 	trace func(stmt string, args []any) // Store.trace
 }
 
@@ -253,7 +256,7 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	}
 	s.queries.Add(1)
 	observe.FromContext(ctx).AddSQLStatement() // BEGIN
-	q := counted{q: t, d: s.d, n: &s.queries, tx: true}
+	q := counted{q: t, d: s.d, n: &s.queries, tx: true, ev: &eventBuf{}}
 	var before string
 	if s.pg != nil {
 		err = s.pg.lock(ctx, q) // concurrent writers: postgres.go
@@ -263,6 +266,9 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	}
 	if err == nil {
 		err = fn(q)
+	}
+	if err == nil {
+		err = s.appendEvents(ctx, q, q.ev) // the outbox: events.go
 	}
 	if err == nil {
 		err = afterWrite(ctx, q, before)
@@ -275,6 +281,9 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
 	committed(ctx)
+	if len(q.ev.events) > 0 {
+		s.changed.notify()
+	}
 	if m := upstream.MemoFrom(ctx); m != nil {
 		m.Clear() // the write may have changed what the memo holds
 	}

@@ -24,6 +24,27 @@ type table[T any] struct {
 	cols []string        // key columns after id and account_id
 	keys func(*T) []any  // values of cols for a document
 	id   func(*T) string // the document's id
+	// event, when set, describes a write of a document for the event log
+	// (events.go): insert, update and deleteWhere append one per document.
+	event func(*T, verb) upstream.Event
+}
+
+// verb is what a write did to a document.
+type verb int
+
+const (
+	created verb = iota
+	updated
+	deleted
+)
+
+// emitFor appends the event of a write of v, if t has events.
+func (t table[T]) emitFor(q querier, account string, v *T, what verb) {
+	if t.event != nil {
+		e := t.event(v, what)
+		e.AccountID = account
+		emit(q, e)
+	}
 }
 
 // idsParam encodes ids as one JSON array parameter, used as
@@ -203,6 +224,7 @@ func (t table[T]) insert(ctx context.Context, q querier, account string, v *T) e
 	if _, err := q.ExecContext(ctx, "INSERT INTO "+t.name+" ("+strings.Join(cols, ",")+") VALUES ("+ph+")", args...); err != nil {
 		return fmt.Errorf("sqlstore: insert %s: %w", t.kind, err)
 	}
+	t.emitFor(q, account, v, created)
 	return nil
 }
 
@@ -225,11 +247,27 @@ func (t table[T]) update(ctx context.Context, q querier, account string, v *T) e
 	if n, _ := res.RowsAffected(); n == 0 {
 		return upstream.NotFound(t.kind, t.id(v))
 	}
+	t.emitFor(q, account, v, updated)
 	return nil
 }
 
 // deleteWhere deletes the documents of account matching a condition.
 func (t table[T]) deleteWhere(ctx context.Context, q querier, account, cond string, args ...any) error {
+	if t.event != nil && bufOf(q) != nil {
+		// RETURNING names what was deleted, for its events.
+		rows, err := q.QueryContext(ctx, "DELETE FROM "+t.name+" WHERE account_id = ? AND ("+cond+") RETURNING doc", append([]any{account}, args...)...)
+		if err != nil {
+			return fmt.Errorf("sqlstore: delete %s: %w", t.kind, err)
+		}
+		gone, err := scanDocs[T](rows)
+		if err != nil {
+			return fmt.Errorf("sqlstore: delete %s: %w", t.kind, err)
+		}
+		for i := range gone {
+			t.emitFor(q, account, &gone[i], deleted)
+		}
+		return nil
+	}
 	if _, err := q.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE account_id = ? AND ("+cond+")", append([]any{account}, args...)...); err != nil {
 		return fmt.Errorf("sqlstore: delete %s: %w", t.kind, err)
 	}
@@ -263,11 +301,19 @@ var (
 	goals = table[upstream.Goal]{name: "goals", kind: "goal", reg: upstream.GoalFields,
 		cols: []string{"parent_id", "session_id", "owner_id"},
 		keys: func(g *upstream.Goal) []any { return []any{g.ParentID, g.SessionID, g.OwnerID} },
-		id:   func(g *upstream.Goal) string { return g.ID }}
+		id:   func(g *upstream.Goal) string { return g.ID },
+		event: func(g *upstream.Goal, v verb) upstream.Event {
+			return upstream.Event{Type: eventType(v, upstream.EventGoalCreated, upstream.EventGoalUpdated, upstream.EventGoalDeleted),
+				ItemID: g.ID, GoalID: g.ID, SessionID: g.SessionID}
+		}}
 	metrics = table[upstream.Metric]{name: "metrics", kind: "metric", reg: upstream.MetricFields,
 		cols: []string{"goal_id", "session_id", "owner_id"},
 		keys: func(m *upstream.Metric) []any { return []any{m.GoalID, m.SessionID, m.OwnerID} },
-		id:   func(m *upstream.Metric) string { return m.ID }}
+		id:   func(m *upstream.Metric) string { return m.ID },
+		event: func(m *upstream.Metric, v verb) upstream.Event {
+			return upstream.Event{Type: eventType(v, upstream.EventMetricCreated, upstream.EventMetricUpdated, upstream.EventMetricDeleted),
+				ItemID: m.ID, GoalID: m.GoalID, SessionID: m.SessionID}
+		}}
 	checkins = table[upstream.CheckIn]{name: "checkins", kind: "check-in", reg: upstream.CheckInFields,
 		cols: []string{"metric_id", "goal_id"},
 		keys: func(c *upstream.CheckIn) []any { return []any{c.MetricID, c.GoalID} },
@@ -275,11 +321,19 @@ var (
 	tasks = table[upstream.Task]{name: "tasks", kind: "task", reg: upstream.TaskFields,
 		cols: []string{"parent_id", "session_id", "owner_id"},
 		keys: func(t *upstream.Task) []any { return []any{t.ParentID, t.SessionID, t.OwnerID} },
-		id:   func(t *upstream.Task) string { return t.ID }}
+		id:   func(t *upstream.Task) string { return t.ID },
+		event: func(t *upstream.Task, v verb) upstream.Event {
+			return upstream.Event{Type: eventType(v, upstream.EventTaskCreated, upstream.EventTaskUpdated, upstream.EventTaskDeleted),
+				ItemID: t.ID, GoalID: taskGoal(t), SessionID: t.SessionID}
+		}}
 	sessions = table[upstream.Session]{name: "sessions", kind: "session", reg: upstream.SessionFields,
 		cols: []string{"parent_id"},
 		keys: func(s *upstream.Session) []any { return []any{s.ParentID} },
-		id:   func(s *upstream.Session) string { return s.ID }}
+		id:   func(s *upstream.Session) string { return s.ID },
+		event: func(s *upstream.Session, v verb) upstream.Event {
+			return upstream.Event{Type: eventType(v, upstream.EventSessionCreated, upstream.EventSessionUpdated, upstream.EventSessionDeleted),
+				ItemID: s.ID, SessionID: s.ID}
+		}}
 	users = table[upstream.User]{name: "users", kind: "user", reg: upstream.UserFields,
 		cols: []string{"email"},
 		keys: func(u *upstream.User) []any { return []any{u.Email} },
@@ -289,5 +343,25 @@ var (
 		keys: func(t *upstream.Team) []any { return []any{t.ParentID} },
 		id:   func(t *upstream.Team) string { return t.ID }}
 )
+
+// taskGoal returns the goal of a task parented by a goal; the goal of a
+// key result's task is found when the event is delivered.
+func taskGoal(t *upstream.Task) string {
+	if t.ParentType == "goal" {
+		return t.ParentID
+	}
+	return ""
+}
+
+// eventType returns the event type of what.
+func eventType(what verb, c, u, d upstream.EventType) upstream.EventType {
+	switch what {
+	case created:
+		return c
+	case updated:
+		return u
+	}
+	return d
+}
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -100,7 +100,12 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 		fresh[id] = sub
 		next := figuresOf(figs, len(att[id]))
 		next.Tasks, next.NonArchivedTasks = n.goal.figures.Tasks, n.goal.figures.NonArchivedTasks
-		if err := writeFigures(ctx, q, account, n.goal, next); err != nil {
+		if err := writeFigures(ctx, q, account, n.goal, next, ancestorsIn(id, func(id string) string {
+			if p := path[id]; p != nil {
+				return p.goal.ParentID
+			}
+			return ""
+		})); err != nil {
 			return err
 		}
 		if n.stored == nil || !n.stored.Equal(sub) {
@@ -317,7 +322,7 @@ func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account string
 	for _, g := range gs {
 		next := g.figures
 		next.Tasks, next.NonArchivedTasks = int64(tc[g.ID].all), int64(tc[g.ID].live)
-		if err := writeFigures(ctx, q, account, g, next); err != nil {
+		if err := writeFigures(ctx, q, account, g, next, nil); err != nil {
 			return err
 		}
 	}
@@ -371,11 +376,16 @@ func (s *Store) recomputeGoals(ctx context.Context, q querier, account string, g
 		tree[i] = treeGoal(g, att[g.ID])
 	}
 	folded := upstream.ComputeTree(tree)
+	parents := make(map[string]string, len(gs))
+	for _, g := range gs {
+		parents[g.ID] = g.ParentID
+	}
+	parent := func(id string) string { return parents[id] }
 	for _, g := range gs {
 		f := folded[g.ID]
 		next := figuresOf(f.Figures, len(att[g.ID]))
 		next.Tasks, next.NonArchivedTasks = int64(tc[g.ID].all), int64(tc[g.ID].live)
-		if err := writeFigures(ctx, q, account, g, next); err != nil {
+		if err := writeFigures(ctx, q, account, g, next, ancestorsIn(g.ID, parent)); err != nil {
 			return err
 		}
 		if old, ok := stored[g.ID]; !ok || !old.Equal(f.Subtree) {
@@ -405,11 +415,16 @@ func figuresOf(figs upstream.GoalFigures, metrics int) storedFigures {
 // writeFigures sets the derived fields of g's document to next when they
 // differ from what is stored, patching the document in SQL (json_set)
 // rather than decoding and encoding it. Attainments go in as JSON number
-// text formatted by Go, so they read back as the same float64.
-func writeFigures(ctx context.Context, q querier, account string, g goalRow, next storedFigures) error {
+// text formatted by Go, so they read back as the same float64. A change
+// appends a goal.recomputed event naming the goal's ancestors (nearest
+// first; nil when the caller does not know them).
+func writeFigures(ctx context.Context, q querier, account string, g goalRow, next storedFigures, ancestors []string) error {
 	if g.figures == next {
 		return nil
 	}
+	att := next.Attainment
+	emit(q, upstream.Event{AccountID: account, Type: upstream.EventGoalRecomputed, ItemID: g.ID, GoalID: g.ID,
+		SessionID: g.SessionID, Attainment: &att, Ancestors: ancestors})
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	if _, err := q.ExecContext(ctx, updateFiguresSQL,
 		num(next.Attainment), num(next.Aggregated), num(next.ChildrenAggregated), num(next.FullAggregated),

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// pruneInterval is how often serve prunes the event log.
+const pruneInterval = time.Hour
+
+// startLive returns the subscriptions of a local store (nil in gateway
+// mode: the upstream's REST API has no event stream) and prunes its event
+// log every pruneInterval, keeping upstream.DefaultEventRetention, until
+// ctx ends.
+func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Live {
+	if be.store == nil {
+		return nil
+	}
+	go func() {
+		t := time.NewTicker(pruneInterval)
+		defer t.Stop()
+		for {
+			if n, err := be.store.PruneEvents(ctx, upstream.DefaultEventRetention); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				log.Warn("events: prune", "err", err)
+			} else if n > 0 {
+				log.Info("events: pruned", "events", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return &resolvers.Live{Log: be.store}
+}
+
+// liveBypass sends subscription requests (websocket upgrades, event
+// streams) around the in-flight limit: they last as long as their
+// connection, and their reads are bounded per subscription instead
+// (resolvers.Live).
+func liveBypass(limited, app http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if resolvers.IsLive(r) {
+			app.ServeHTTP(w, r)
+			return
+		}
+		limited.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,162 @@
+package upstream
+
+import (
+	"context"
+	"time"
+)
+
+// EventType names what happened to a resource. The names are part of the
+// public contract (subscriptions, webhooks, docs/graphql.md "Subscriptions").
+type EventType string
+
+// The event types. A write appends the events of everything it changed in
+// the same transaction as the change (the outbox): no acknowledged change
+// is without its events, and no event exists for a rolled-back change.
+const (
+	EventCheckInCreated EventType = "checkIn.created"
+	EventGoalCreated    EventType = "goal.created"
+	EventGoalUpdated    EventType = "goal.updated"
+	EventGoalDeleted    EventType = "goal.deleted"
+	// EventGoalRecomputed is a goal whose derived figures (attainment,
+	// aggregates, counts) a write recomputed to new values: one per
+	// affected goal, the changed goal and each ancestor, so a tree view
+	// updates every level.
+	EventGoalRecomputed EventType = "goal.recomputed"
+	EventMetricCreated  EventType = "metric.created"
+	EventMetricUpdated  EventType = "metric.updated"
+	EventMetricDeleted  EventType = "metric.deleted"
+	EventTaskCreated    EventType = "task.created"
+	EventTaskUpdated    EventType = "task.updated"
+	EventTaskDeleted    EventType = "task.deleted"
+	EventSessionCreated EventType = "session.created"
+	EventSessionUpdated EventType = "session.updated"
+	EventSessionDeleted EventType = "session.deleted"
+)
+
+// Event is one entry of the event log. It names the item and the keys a
+// subscriber filters by; the item itself is read afresh, as the subscriber,
+// when the event is delivered, so an event never carries what the
+// subscriber may not read.
+type Event struct {
+	// Position increases with every event of the account, in commit order;
+	// a subscriber resumes after the last position it saw.
+	Position  int64     `json:"position"`
+	AccountID string    `json:"accountId"`
+	Type      EventType `json:"type"`
+	ItemID    string    `json:"itemId"`
+	// GoalID is the goal the item belongs to (a check-in's, key result's
+	// or task's goal; the goal itself for goal events); empty for sessions
+	// and for tasks without a goal.
+	GoalID    string `json:"goalId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	// Attainment is the goal's recomputed attainment (goal.recomputed) or
+	// the key result's after a check-in (checkIn.created).
+	Attainment *float64 `json:"attainment,omitempty"`
+	// Ancestors are the ids of the goal's ancestors, nearest first, where
+	// the write knew them (goal.recomputed); subscriptions rooted at a
+	// goal use them.
+	Ancestors []string `json:"ancestors,omitempty"`
+	At        string   `json:"at"`
+}
+
+// EventLog reads the event log of the caller's account.
+type EventLog interface {
+	// Events returns up to limit events of the caller's account after
+	// position after, in position order.
+	Events(ctx context.Context, after int64, limit int) ([]Event, error)
+	// Head returns the last position of the caller's account (0 when none).
+	Head(ctx context.Context) (int64, error)
+	// EventsChanged returns a channel closed at the next commit that
+	// appends events; fetch a new one after each wake.
+	EventsChanged() <-chan struct{}
+}
+
+// DefaultEventRetention is how long the log keeps events: a subscriber
+// that reconnects with a position older than that resumes from the oldest
+// event kept (documented in docs/graphql.md, "Subscriptions").
+const DefaultEventRetention = 7 * 24 * time.Hour
+
+// MaxEventsPerRead bounds one read of the log.
+const MaxEventsPerRead = 500
+
+// CoalesceEvents returns events with repeated goal.recomputed events of one
+// goal folded into the last one: a write that recomputes a goal twice (a
+// move: old and new parent paths share ancestors) reports its final figures
+// once. The order of first appearance is kept.
+func CoalesceEvents(events []Event) []Event {
+	last := map[string]int{}
+	for i, e := range events {
+		if e.Type == EventGoalRecomputed {
+			last[e.ItemID] = i
+		}
+	}
+	out := events[:0:0]
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.Type != EventGoalRecomputed {
+			out = append(out, e)
+			continue
+		}
+		if seen[e.ItemID] {
+			continue
+		}
+		seen[e.ItemID] = true
+		out = append(out, events[last[e.ItemID]])
+	}
+	return out
+}
+
+// GoalChangeFilter selects the events of the goalChanged subscription.
+type GoalChangeFilter struct {
+	SessionID, RootGoalID string
+}
+
+// Match reports whether e is a change of a goal this filter selects: a
+// goal created, updated or recomputed, in the session (when set) and at or
+// below the root goal (when set, judged by the event's ancestors).
+func (f GoalChangeFilter) Match(e Event) bool {
+	switch e.Type {
+	case EventGoalCreated, EventGoalUpdated, EventGoalRecomputed:
+	default:
+		return false
+	}
+	if f.SessionID != "" && e.SessionID != f.SessionID {
+		return false
+	}
+	if f.RootGoalID != "" && e.ItemID != f.RootGoalID {
+		found := false
+		for _, a := range e.Ancestors {
+			if a == f.RootGoalID {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckInFilter selects the events of the checkInCreated subscription.
+type CheckInFilter struct {
+	GoalID, SessionID string
+}
+
+// Match reports whether e is a check-in this filter selects.
+func (f CheckInFilter) Match(e Event) bool {
+	return e.Type == EventCheckInCreated &&
+		(f.GoalID == "" || e.GoalID == f.GoalID) &&
+		(f.SessionID == "" || e.SessionID == f.SessionID)
+}
+
+// TaskFilter selects the events of the taskChanged subscription.
+type TaskFilter struct {
+	GoalID string
+}
+
+// Match reports whether e is a task created or updated that this filter
+// selects.
+func (f TaskFilter) Match(e Event) bool {
+	return (e.Type == EventTaskCreated || e.Type == EventTaskUpdated) && (f.GoalID == "" || e.GoalID == f.GoalID)
+}

@@ -1,0 +1,199 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+var _ upstream.EventLog = (*Store)(nil)
+
+// eventBuf collects the events of one write transaction; tx appends them
+// to the events table just before it commits (appendEvents).
+type eventBuf struct {
+	events []upstream.Event
+}
+
+// mark returns the current length, for rollback.
+func (b *eventBuf) mark() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.events)
+}
+
+// rollback drops the events added after mark (a savepoint rolled back).
+func (b *eventBuf) rollback(mark int) {
+	if b != nil && mark <= len(b.events) {
+		b.events = b.events[:mark]
+	}
+}
+
+// bufOf returns the event buffer of q's write transaction, or nil.
+func bufOf(q querier) *eventBuf {
+	switch c := q.(type) {
+	case counted:
+		return c.ev
+	case preparedTx:
+		return c.count.ev
+	}
+	return nil
+}
+
+// emit adds e to the events of q's write transaction. Outside one (never
+// on the write paths) it does nothing.
+func emit(q querier, e upstream.Event) {
+	if b := bufOf(q); b != nil {
+		b.events = append(b.events, e)
+	}
+}
+
+// appendEvents writes buf's events (coalesced) to the events table, each
+// account's at the positions after its last one. The writer is one
+// connection in IMMEDIATE transactions on SQLite, and holds the account's
+// row lock on PostgreSQL (or conflicts and is retried under serializable
+// isolation), so no other write reads the same last position before this
+// one commits.
+func (s *Store) appendEvents(ctx context.Context, q querier, buf *eventBuf) error {
+	if buf == nil || len(buf.events) == 0 {
+		return nil
+	}
+	buf.events = upstream.CoalesceEvents(buf.events)
+	at := s.timestamp()
+	next := map[string]int64{}
+	var sb strings.Builder
+	args := make([]any, 0, 6*len(buf.events))
+	sb.WriteString("INSERT INTO events (account_id, position, type, item_id, at, doc) VALUES ")
+	for i := range buf.events {
+		e := &buf.events[i]
+		pos, ok := next[e.AccountID]
+		if !ok {
+			if err := q.QueryRowContext(ctx, "SELECT coalesce(max(position), 0) FROM events WHERE account_id = ?", e.AccountID).Scan(&pos); err != nil {
+				return fmt.Errorf("sqlstore: last event position: %w", err)
+			}
+		}
+		pos++
+		next[e.AccountID] = pos
+		e.Position, e.At = pos, at
+		doc, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("sqlstore: encode event: %w", err)
+		}
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("(?, ?, ?, ?, ?, ?)")
+		args = append(args, e.AccountID, pos, string(e.Type), e.ItemID, at, string(doc))
+	}
+	if _, err := q.ExecContext(ctx, sb.String(), args...); err != nil {
+		return fmt.Errorf("sqlstore: append events: %w", err)
+	}
+	return nil
+}
+
+// Events returns up to limit events of the caller's account after position
+// after, in position order. limit is at most upstream.MaxEventsPerRead.
+func (s *Store) Events(ctx context.Context, after int64, limit int) ([]upstream.Event, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > upstream.MaxEventsPerRead {
+		limit = upstream.MaxEventsPerRead
+	}
+	rows, err := s.read().QueryContext(ctx,
+		"SELECT doc FROM events WHERE account_id = ? AND position > ? ORDER BY position LIMIT ?", c.AccountID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: read events: %w", err)
+	}
+	defer rows.Close()
+	var out []upstream.Event
+	for rows.Next() {
+		var doc string
+		if err := rows.Scan(&doc); err != nil {
+			return nil, fmt.Errorf("sqlstore: read events: %w", err)
+		}
+		var e upstream.Event
+		if err := json.Unmarshal([]byte(doc), &e); err != nil {
+			return nil, fmt.Errorf("sqlstore: decode event: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: read events: %w", err)
+	}
+	return out, nil
+}
+
+// Head returns the last event position of the caller's account.
+func (s *Store) Head(ctx context.Context) (int64, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var pos int64
+	if err := s.read().QueryRowContext(ctx, "SELECT coalesce(max(position), 0) FROM events WHERE account_id = ?", c.AccountID).Scan(&pos); err != nil {
+		return 0, fmt.Errorf("sqlstore: event head: %w", err)
+	}
+	return pos, nil
+}
+
+// EventsChanged returns a channel closed after the next commit that appends
+// events in this process. Readers on other processes poll Events.
+func (s *Store) EventsChanged() <-chan struct{} { return s.changed.wait() }
+
+// PruneEvents deletes the events older than retention (of every account)
+// and returns how many it deleted. The last event of each account is kept
+// so positions keep increasing. serve runs it hourly.
+func (s *Store) PruneEvents(ctx context.Context, retention time.Duration) (int64, error) {
+	cutoff := upstream.FormatTime(s.now().Add(-retention))
+	w := counted{q: s.w, d: s.d, n: &s.queries}
+	res, err := w.ExecContext(ctx, `DELETE FROM events WHERE at < ?
+		AND position < (SELECT max(e.position) FROM events e WHERE e.account_id = events.account_id)`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("sqlstore: prune events: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// signal is a broadcast wake-up: wait returns a channel that notify closes.
+// The zero value is ready to use.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (g *signal) wait() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ch == nil {
+		g.ch = make(chan struct{})
+	}
+	return g.ch
+}
+
+func (g *signal) notify() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ch != nil {
+		close(g.ch)
+		g.ch = nil
+	}
+}
+
+// ancestorsIn returns the ancestors of id, nearest first, following parent
+// (which returns "" past the root or where it does not know the goal).
+func ancestorsIn(id string, parent func(string) string) []string {
+	var out []string
+	seen := map[string]bool{id: true}
+	for p := parent(id); p != "" && !seen[p]; p = parent(p) {
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}
