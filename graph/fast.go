@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+	"golang.org/x/sync/errgroup"
 )
 
 // Fast writes the answer below a field that gqlgen's executor resolved
@@ -125,7 +126,8 @@ var errGiveUp = errors.New("fast path: left to gqlgen")
 // v: the whole value, every level below resolved, when the outcome is
 // FastServed; otherwise v goes on to gqlgen. charge is called with the
 // nodes (fields and list elements below the field) and bytes of the
-// answer as they grow; an error from it stops the run and is returned.
+// answer as they grow, from several goroutines at once; an error from it
+// stops the run and is returned.
 func (x *Fast) Marshal(ctx context.Context, v any, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
 	if x == nil || !graphql.HasOperationContext(ctx) {
 		return nil, FastSkipped, nil
@@ -282,8 +284,14 @@ func (r *fastRun) fields(lv *fastLevel, sel ast.SelectionSet, typ string) *fastF
 	return t
 }
 
+// fastSiblings bounds the fields of one level resolved at once.
+const fastSiblings = 4
+
 // resolve resolves every field of lv that is not plain, one field at a
-// time for all the objects of the level, then the levels below.
+// time for all the objects of the level, then the levels below. Sibling
+// fields (a goal's owners, tasks and key results) resolve concurrently:
+// each is one level load, upstream round trips that need not wait for each
+// other; the upstream calls do not depend on their order.
 func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionSet) error {
 	nodes := 0
 	for _, o := range lv.objs {
@@ -294,58 +302,63 @@ func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionS
 	if err := r.charge(nodes, 0); err != nil {
 		return err
 	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fastSiblings)
 	for _, t := range lv.types {
 		for j, f := range t.fields {
-			kind := t.kinds[j]
-			if kind != fastLeaf && kind != fastObjectField {
-				continue
-			}
-			fc, err := r.ec.fastFieldContext(ctx, t.typ, f)
-			if err != nil {
-				return errGiveUp
-			}
-			fctx := graphql.WithFieldContext(ctx, fc)
-			out := &fastOut{}
-			t.out[j] = out
-			if kind == fastLeaf {
-				out.vals = make([]any, len(lv.objs))
-			} else {
-				out.spans = make([]fastSpan, len(lv.objs))
-				out.child = &fastLevel{}
-			}
-			for i, o := range lv.objs {
-				if o.typ != t.typ || o.ptr == nil {
-					continue
-				}
-				v, err := r.ec.fastResolve(fctx, t.typ, f, fc, o.ptr)
-				if err != nil {
-					return errGiveUp
-				}
-				if kind == fastLeaf {
-					out.vals[i] = v
-					continue
-				}
-				start := len(out.child.objs)
-				var isNil, ok bool
-				if out.child.objs, isNil, ok = fastFlatten(v, out.child.objs); !ok {
-					return errGiveUp
-				}
-				out.spans[i] = fastSpan{start: int32(start), end: int32(len(out.child.objs)), null: isNil}
-			}
-			if kind != fastObjectField {
-				continue
-			}
-			if f.Definition.Type.Elem != nil { // list elements are nodes too
-				if err := r.charge(len(out.child.objs), 0); err != nil {
-					return err
-				}
-			}
-			if err := r.resolve(fctx, out.child, f.Selections); err != nil {
-				return err
+			if kind := t.kinds[j]; kind == fastLeaf || kind == fastObjectField {
+				g.Go(func() error { return r.resolveField(gctx, lv, t, j, f) })
 			}
 		}
 	}
-	return nil
+	return g.Wait()
+}
+
+// resolveField resolves field j (f) of the objects of type t.typ in lv,
+// and the levels below it.
+func (r *fastRun) resolveField(ctx context.Context, lv *fastLevel, t *fastFields, j int, f graphql.CollectedField) error {
+	kind := t.kinds[j]
+	fc, err := r.ec.fastFieldContext(ctx, t.typ, f)
+	if err != nil {
+		return errGiveUp
+	}
+	fctx := graphql.WithFieldContext(ctx, fc)
+	out := &fastOut{}
+	t.out[j] = out
+	if kind == fastLeaf {
+		out.vals = make([]any, len(lv.objs))
+	} else {
+		out.spans = make([]fastSpan, len(lv.objs))
+		out.child = &fastLevel{}
+	}
+	for i, o := range lv.objs {
+		if o.typ != t.typ || o.ptr == nil {
+			continue
+		}
+		v, err := r.ec.fastResolve(fctx, t.typ, f, fc, o.ptr)
+		if err != nil {
+			return errGiveUp
+		}
+		if kind == fastLeaf {
+			out.vals[i] = v
+			continue
+		}
+		start := len(out.child.objs)
+		var isNil, ok bool
+		if out.child.objs, isNil, ok = fastFlatten(v, out.child.objs); !ok {
+			return errGiveUp
+		}
+		out.spans[i] = fastSpan{start: int32(start), end: int32(len(out.child.objs)), null: isNil}
+	}
+	if kind != fastObjectField {
+		return nil
+	}
+	if f.Definition.Type.Elem != nil { // list elements are nodes too
+		if err := r.charge(len(out.child.objs), 0); err != nil {
+			return err
+		}
+	}
+	return r.resolve(fctx, out.child, f.Selections)
 }
 
 // writeValue writes the value of type typ that sp locates in lv: a list,

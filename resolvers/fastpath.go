@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -26,10 +27,10 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 		return res, err
 	}
 	s, _ := ctx.Value(spendKey{}).(*spend)
-	nodes, bytes := 0, 0
+	var nodes, bytes atomic.Int64
 	m, outcome, err := p.fast.Marshal(ctx, res, func(n, b int) error {
-		nodes += n
-		bytes += b
+		nodes.Add(int64(n))
+		bytes.Add(int64(b))
 		return p.budget.charge(s, n, b)
 	})
 	p.metrics.fastPath(outcome)
@@ -37,7 +38,7 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 		return nil, err
 	}
 	if outcome != graph.FastServed {
-		p.budget.refund(s, nodes, bytes)
+		p.budget.refund(s, int(nodes.Load()), int(bytes.Load()))
 		return res, nil
 	}
 	return m, nil
