@@ -9,7 +9,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
-	"golang.org/x/sync/errgroup"
 )
 
 // Fast writes the answer below a field that gqlgen's executor resolved
@@ -126,8 +125,7 @@ var errGiveUp = errors.New("fast path: left to gqlgen")
 // v: the whole value, every level below resolved, when the outcome is
 // FastServed; otherwise v goes on to gqlgen. charge is called with the
 // nodes (fields and list elements below the field) and bytes of the
-// answer as they grow, from several goroutines at once; an error from it
-// stops the run and is returned.
+// answer as they grow; an error from it stops the run and is returned.
 func (x *Fast) Marshal(ctx context.Context, v any, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
 	if x == nil || !graphql.HasOperationContext(ctx) {
 		return nil, FastSkipped, nil
@@ -284,14 +282,11 @@ func (r *fastRun) fields(lv *fastLevel, sel ast.SelectionSet, typ string) *fastF
 	return t
 }
 
-// fastSiblings bounds the fields of one level resolved at once.
-const fastSiblings = 4
-
 // resolve resolves every field of lv that is not plain, one field at a
 // time for all the objects of the level, then the levels below. Sibling
-// fields (a goal's owners, tasks and key results) resolve concurrently:
-// each is one level load, upstream round trips that need not wait for each
-// other; the upstream calls do not depend on their order.
+// fields (a goal's owners, tasks and key results) resolve one after the
+// other: resolving them at once held more memory for no faster answer, even
+// in gateway mode (docs/decisions.md).
 func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionSet) error {
 	nodes := 0
 	for _, o := range lv.objs {
@@ -302,16 +297,16 @@ func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionS
 	if err := r.charge(nodes, 0); err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(fastSiblings)
 	for _, t := range lv.types {
 		for j, f := range t.fields {
 			if kind := t.kinds[j]; kind == fastLeaf || kind == fastObjectField {
-				g.Go(func() error { return r.resolveField(gctx, lv, t, j, f) })
+				if err := r.resolveField(ctx, lv, t, j, f); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return g.Wait()
+	return nil
 }
 
 // resolveField resolves field j (f) of the objects of type t.typ in lv,

@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -27,10 +26,10 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 		return res, err
 	}
 	s, _ := ctx.Value(spendKey{}).(*spend)
-	var nodes, bytes atomic.Int64
+	nodes, bytes := 0, 0
 	m, outcome, err := p.fast.Marshal(ctx, res, func(n, b int) error {
-		nodes.Add(int64(n))
-		bytes.Add(int64(b))
+		nodes += n
+		bytes += b
 		return p.budget.charge(s, n, b)
 	})
 	p.metrics.fastPath(outcome)
@@ -38,7 +37,7 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 		return nil, err
 	}
 	if outcome != graph.FastServed {
-		p.budget.refund(s, int(nodes.Load()), int(bytes.Load()))
+		p.budget.refund(s, nodes, bytes)
 		return res, nil
 	}
 	return m, nil
