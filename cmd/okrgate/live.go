@@ -33,6 +33,11 @@ func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Li
 			} else if n > 0 {
 				log.Info("events: pruned", "events", n)
 			}
+			if n, err := be.store.PruneWebhookDeliveries(ctx, upstream.DefaultEventRetention); err != nil && ctx.Err() == nil {
+				log.Warn("webhooks: prune deliveries", "err", err)
+			} else if n > 0 {
+				log.Info("webhooks: pruned deliveries", "deliveries", n)
+			}
 			select {
 			case <-ctx.Done():
 				return

@@ -18,6 +18,10 @@ func WithWebhookPolicy(p upstream.WebhookTargetPolicy) Option {
 	return func(s *Store) { s.webhookPolicy = p }
 }
 
+// SetWebhookPolicy sets the policy of WithWebhookPolicy on an open store
+// (serve, once its flags are read). Call it before the store serves.
+func (s *Store) SetWebhookPolicy(p upstream.WebhookTargetPolicy) { s.webhookPolicy = p }
+
 // webhookColumns are the columns scanWebhook reads.
 const webhookColumns = "id, url, events, secret, description, active, created_at, updated_at"
 
