@@ -18,7 +18,7 @@ const (
 	DefaultLiveBuffer      = 64               // items waiting to be written, per subscription
 	DefaultMaxSubsPerConn  = 20               // subscriptions on one connection
 	DefaultMaxSubsPerToken = 100              // subscriptions of one token, over all its connections
-	DefaultLivePoll        = 2 * time.Second  // reads of the log without a wake (other replicas' writes)
+	DefaultLivePoll        = 10 * time.Second // reads of the log without a wake: a fallback (other processes' writes wake by LISTEN/NOTIFY on PostgreSQL)
 	DefaultReauth          = 30 * time.Second // re-authentication of an idle subscription
 	DefaultLivePing        = 15 * time.Second // keep-alive pings
 	DefaultWriteGrace      = 10 * time.Second // a closed slow consumer's time to take its close frame

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // receiver is a webhook receiver on 127.0.0.1 that records what it gets
@@ -236,5 +237,53 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 	}
 	if len(ids) != 1 {
 		t.Errorf("the receiver got %d deliveries, want one delivery retried", len(ids))
+	}
+}
+
+// TestWebhooksAcrossReplicas runs two processes on one PostgreSQL
+// database, both dispatching: the sessions created through either are each
+// delivered once, never by both (webhooks are queued under the webhook's
+// row lock and deliveries claimed with FOR UPDATE SKIP LOCKED).
+func TestWebhooksAcrossReplicas(t *testing.T) {
+	dsn := sqlstoretest.PostgresURL(t) // skips without OKRGATE_TEST_POSTGRES
+	boot := bootstrapDB(t, dsn, "Replicas", "admin@replicas.test")
+	rcv := newReceiver(t, func(int) int { return http.StatusOK })
+	a := startServer(t, dsn, testWebhookFlags...)
+	b := startServer(t, dsn, testWebhookFlags...)
+	ca := client{t: t, hc: conformingClient(t), base: a.base, token: boot.Token}
+	cb := ca
+	cb.base = b.base
+	ca.must("POST", "/api/v1/webhooks", map[string]any{"url": rcv.srv.URL + "/okr", "events": []string{"session.created"}}, 201)
+	const sessions = 20
+	want := map[string]bool{}
+	for i := range sessions {
+		c := ca
+		if i%2 == 1 {
+			c = cb
+		}
+		s := c.must("POST", "/api/v1/sessions", map[string]any{"title": "S", "start": "2026-01-01", "end": "2026-03-31"}, 201)
+		want[s["id"].(string)] = true
+	}
+	eventually(t, "every session delivered", func() bool {
+		seen := map[string]bool{}
+		for _, r := range rcv.received() {
+			seen[r.payload.Event.ItemID] = true
+		}
+		return len(seen) == sessions
+	})
+	// Let both dispatchers run a while longer: a second delivery of any
+	// event would show now.
+	time.Sleep(500 * time.Millisecond)
+	count := map[string]int{}
+	for _, r := range rcv.received() {
+		count[r.payload.Event.ItemID]++
+		if !want[r.payload.Event.ItemID] {
+			t.Errorf("delivered %s, which no write made", r.payload.Event.ItemID)
+		}
+	}
+	for id, n := range count {
+		if n != 1 {
+			t.Errorf("session %s delivered %d times", id, n)
+		}
 	}
 }
