@@ -95,6 +95,10 @@ finish.`)
 	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
+	if err := registerLiveMetrics(obs.registry, gqlConfig.Live); err != nil {
+		ln.Close()
+		return err
+	}
 	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
 	playgroundHandler, err := resolvers.Playground(resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
 	if err != nil {

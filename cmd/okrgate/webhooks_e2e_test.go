@@ -149,6 +149,21 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		}
 	}
 
+	// The metrics count the attempts.
+	mresp, err := http.Get(srv.metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scraped, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	for _, want := range []string{`okrgate_webhook_attempts_total{outcome="http_error"} 3`, `okrgate_webhook_deliveries_total{outcome="failed"} 0`,
+		`okrgate_webhook_retries_total 3`, "okrgate_webhook_queue_depth ", "okrgate_subscriptions_active 0",
+		"okrgate_subscription_events_delivered_total ", "okrgate_subscription_slow_consumer_disconnects_total 0"} {
+		if !strings.Contains(string(scraped), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
 	// A rolled-back write, then a committed one.
 	goal := c.must("POST", "/api/v1/goals", map[string]any{"name": "g", "sessionId": session["id"]}, 201)
 	req, _ := http.NewRequest("PATCH", srv.base+"/api/v1/goals/"+goal["id"].(string), strings.NewReader(`{"name":"never"}`))
