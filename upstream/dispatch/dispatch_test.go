@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -267,11 +268,18 @@ func TestAbandonedAfterRetryTime(t *testing.T) {
 }
 
 // TestRefusedTargetIsRecorded checks that a delivery to a target the
-// dispatcher's policy refuses (the webhook was saved while private
-// addresses were allowed) is never sent, and the refusal is recorded.
+// dispatcher's policy refuses is never sent, and the refusal is recorded:
+// a literal loopback address (the webhook was saved while private
+// addresses were allowed), and a name that resolves to one (checked when
+// connecting, after resolution: DNS may change after the webhook was saved).
 func TestRefusedTargetIsRecorded(t *testing.T) {
 	e := newEnv(t)
-	w := e.webhook(upstream.EventSessionCreated)
+	literal := e.webhook(upstream.EventSessionCreated)
+	_, port, _ := strings.Cut(strings.TrimPrefix(e.receiver.URL, "http://"), ":")
+	named, err := e.store.CreateWebhook(e.ctx, upstream.WebhookInput{URL: "http://localhost:" + port + "/hook", Events: []upstream.EventType{upstream.EventSessionCreated}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -282,12 +290,15 @@ func TestRefusedTargetIsRecorded(t *testing.T) {
 	if _, err := e.store.CreateSession(e.ctx, upstream.SessionInput{Title: "Q1", Start: "2026-01-01", End: "2026-03-31"}); err != nil {
 		t.Fatal(err)
 	}
-	e.waitFor("a refused attempt", func() bool {
-		ds, _ := e.store.ListWebhookDeliveries(e.ctx, w.ID, 0, 10)
-		return len(ds) == 1 && len(ds[0].Attempts) > 0 && ds[0].Attempts[0].StatusCode == 0 && ds[0].Attempts[0].Error != ""
-	})
+	for _, id := range []string{literal.ID, named.ID} {
+		e.waitFor("a refused attempt", func() bool {
+			ds, _ := e.store.ListWebhookDeliveries(e.ctx, id, 0, 10)
+			return len(ds) == 1 && len(ds[0].Attempts) > 0 && ds[0].Attempts[0].StatusCode == 0 &&
+				strings.Contains(ds[0].Attempts[0].Error, "target refused")
+		})
+	}
 	if n := len(e.payloads()); n != 0 {
-		t.Errorf("the refused target received %d requests", n)
+		t.Errorf("the refused targets received %d requests", n)
 	}
 }
 
