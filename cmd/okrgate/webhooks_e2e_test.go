@@ -205,7 +205,10 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 	db := t.TempDir() + "/restart.db"
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	rcv := newReceiver(t, func(int) int { return http.StatusServiceUnavailable })
-	first := startServer(t, db, testWebhookFlags...)
+	// The environment variable instead of --webhook-allow-private.
+	t.Setenv("OKRGATE_WEBHOOK_ALLOW_PRIVATE", "true")
+	flags := testWebhookFlags[1:]
+	first := startServer(t, db, flags...)
 	c := client{t: t, hc: conformingClient(t), base: first.base, token: boot.Token}
 	hook := c.must("POST", "/api/v1/webhooks", map[string]any{"url": rcv.srv.URL + "/okr", "events": []string{"session.created"}}, 201)
 	id := hook["id"].(string)
@@ -222,7 +225,7 @@ func TestWebhookSurvivesRestart(t *testing.T) {
 	<-first.done
 	before := len(rcv.received())
 
-	second := startServer(t, db, testWebhookFlags...)
+	second := startServer(t, db, flags...)
 	c.base = second.base
 	rcv.setAnswer(func(int) int { return http.StatusOK })
 	var d map[string]any
@@ -300,5 +303,25 @@ func TestWebhooksAcrossReplicas(t *testing.T) {
 		if n != 1 {
 			t.Errorf("session %s delivered %d times", id, n)
 		}
+	}
+}
+
+// TestWebhookPrivateTargetsRefusedByDefault checks that without
+// --webhook-allow-private a webhook to a loopback or private address is
+// refused with a problem naming the url and the flag.
+func TestWebhookPrivateTargetsRefusedByDefault(t *testing.T) {
+	db := t.TempDir() + "/private.db"
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	srv := startServer(t, db)
+	c := client{t: t, hc: conformingClient(t), base: srv.base, token: boot.Token}
+	for _, url := range []string{"http://127.0.0.1:9/hook", "https://10.0.0.8/hook", "http://[::1]:8080/", "https://169.254.169.254/latest/meta-data"} {
+		code, p, _ := c.do("POST", "/api/v1/webhooks", map[string]any{"url": url, "events": []string{"*"}})
+		detail, _ := p["detail"].(string)
+		if code != 400 || p["code"] != "invalid_input" || !strings.Contains(detail, "url") || !strings.Contains(detail, "--webhook-allow-private") {
+			t.Errorf("POST a webhook to %s: %d %v", url, code, p)
+		}
+	}
+	if got := c.must("GET", "/api/v1/webhooks", nil, 200)["items"].([]any); len(got) != 0 {
+		t.Errorf("refused webhooks were kept: %v", got)
 	}
 }

@@ -42,7 +42,10 @@ func (s *Store) skipLocked(of string) string {
 // upstream.MaxEventsPerRead events each. It returns how many deliveries
 // it queued; the dispatcher calls it again while it queues any.
 func (s *Store) EnqueueWebhookDeliveries(ctx context.Context, now time.Time) (int, error) {
-	rows, err := s.read().QueryContext(ctx, "SELECT id FROM webhooks WHERE active = 1 ORDER BY id")
+	// Only webhooks behind their account's log get a write transaction:
+	// a wake-up with nothing new costs one read, not a write per webhook.
+	rows, err := s.read().QueryContext(ctx, `SELECT w.id FROM webhooks w WHERE w.active = 1
+		AND EXISTS (SELECT 1 FROM events e WHERE e.account_id = w.account_id AND e.position > w.last_position) ORDER BY w.id`)
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: list webhooks: %w", err)
 	}
@@ -143,10 +146,21 @@ func (s *Store) enqueueWebhook(ctx context.Context, id string, now time.Time) (i
 // active webhooks, not leased by another dispatcher) until now+lease, and
 // returns them, the most overdue first.
 func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]upstream.WebhookJob, error) {
+	at := upstream.FormatTime(now)
+	var due int
+	// A read first: when nothing is due (the common case) no write
+	// transaction is opened.
+	if err := s.read().QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+		WHERE status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1) AS due`,
+		upstream.DeliveryPending, at, at).Scan(&due); err != nil {
+		return nil, fmt.Errorf("sqlstore: claim deliveries: %w", err)
+	}
+	if due == 0 {
+		return nil, nil
+	}
 	var jobs []upstream.WebhookJob
 	err := s.tx(ctx, func(q querier) error {
 		jobs = nil
-		at := upstream.FormatTime(now)
 		rows, err := q.QueryContext(ctx, `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 			WHERE d.status = ? AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?) AND w.active = 1
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+s.skipLocked("d"), upstream.DeliveryPending, at, at, limit)
