@@ -156,29 +156,39 @@ func BenchmarkNestedTree(b *testing.B) {
 		}
 		calls := instrument.NewCounter()
 		api := instrument.New(st, calls)
-		h := resolvers.NewHandler(resolvers.Config{API: api, Auth: st})
 		bodies := make([][]byte, len(sessions))
 		for i, sid := range sessions {
 			bodies[i], _ = json.Marshal(map[string]any{"query": treeQuery, "variables": map[string]any{"id": sid}})
 		}
-		b.Run(fmt.Sprintf("graphql/%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			before, sqlBefore := calls.Total(), st.QueryCount()
-			for b.Loop() {
-				for _, body := range bodies {
-					req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Authorization", "Bearer "+token)
-					rec := httptest.NewRecorder()
-					h.ServeHTTP(rec, req)
-					if rec.Code != 200 || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
-						b.Fatalf("HTTP %d: %.500s", rec.Code, rec.Body.String())
+		// graphql: the server as it runs; gqlgen: every field through
+		// gqlgen's executor (no fast path), for comparison.
+		for _, side := range []struct {
+			name string
+			cfg  resolvers.Config
+		}{
+			{"graphql", resolvers.Config{API: api, Auth: st}},
+			{"gqlgen", resolvers.Config{API: api, Auth: st, NoFastPath: true}},
+		} {
+			h := resolvers.NewHandler(side.cfg)
+			b.Run(fmt.Sprintf("%s/%d", side.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				before, sqlBefore := calls.Total(), st.QueryCount()
+				for b.Loop() {
+					for _, body := range bodies {
+						req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+						req.Header.Set("Content-Type", "application/json")
+						req.Header.Set("Authorization", "Bearer "+token)
+						rec := httptest.NewRecorder()
+						h.ServeHTTP(rec, req)
+						if rec.Code != 200 || bytes.Contains(rec.Body.Bytes(), []byte(`"errors"`)) {
+							b.Fatalf("HTTP %d: %.500s", rec.Code, rec.Body.String())
+						}
 					}
 				}
-			}
-			b.ReportMetric(float64(calls.Total()-before)/float64(b.N), "upstream-calls/op")
-			b.ReportMetric(float64(st.QueryCount()-sqlBefore)/float64(b.N), "sql-statements/op")
-		})
+				b.ReportMetric(float64(calls.Total()-before)/float64(b.N), "upstream-calls/op")
+				b.ReportMetric(float64(st.QueryCount()-sqlBefore)/float64(b.N), "sql-statements/op")
+			})
+		}
 		b.Run(fmt.Sprintf("baseline/%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			before, sqlBefore := calls.Total(), st.QueryCount()

@@ -122,24 +122,55 @@ func (b Budget) aroundFields(ctx context.Context, next graphql.Resolver) (any, e
 		size += len(fc.Field.Alias)
 	}
 	n, sz := valueSize(res)
-	nodes += n
-	size += sz
+	if err := b.charge(s, nodes+n, size+sz); err != nil {
+		return nil, err
+	}
+	return res, err
+}
+
+// charge adds nodes and bytes to the operation's total s and to the
+// server's, and reports errBudget once either is spent.
+func (b Budget) charge(s *spend, nodes, bytes int) error {
+	if s == nil {
+		return nil
+	}
+	if s.over.Load() != 0 {
+		return errBudget
+	}
 	if b.Nodes > 0 && s.nodes.Add(int64(nodes)) > int64(b.Nodes) {
 		s.over.CompareAndSwap(0, 1)
-		return nil, errBudget
+		return errBudget
 	}
 	if b.InFlight != nil {
 		s.pooled.Add(int64(nodes))
 		if !b.InFlight.take(int64(nodes)) {
 			s.over.CompareAndSwap(0, 3)
-			return nil, errBudget
+			return errBudget
 		}
 	}
-	if b.Bytes > 0 && s.bytes.Add(int64(size)) > int64(b.Bytes) {
+	if b.Bytes > 0 && s.bytes.Add(int64(bytes)) > int64(b.Bytes) {
 		s.over.CompareAndSwap(0, 2)
-		return nil, errBudget
+		return errBudget
 	}
-	return res, err
+	return nil
+}
+
+// refund takes back what charge added, for work that is done again (a
+// subtree the fast path gave back to gqlgen), unless the budget ran out.
+func (b Budget) refund(s *spend, nodes, bytes int) {
+	if s == nil || s.over.Load() != 0 {
+		return
+	}
+	if b.Nodes > 0 {
+		s.nodes.Add(-int64(nodes))
+	}
+	if b.InFlight != nil {
+		s.pooled.Add(-int64(nodes))
+		b.InFlight.release(int64(nodes))
+	}
+	if b.Bytes > 0 {
+		s.bytes.Add(-int64(bytes))
+	}
 }
 
 // valueSize returns the list elements in v and an estimate of v's JSON size

@@ -20,7 +20,32 @@ import (
 // with every kind of item. No field may fail, whatever its type: a new field
 // with a broken resolver or a JSON value that does not marshal fails here.
 func TestEveryFieldResolves(t *testing.T) {
-	o := newOrgFixture(t, "everyfield")
+	o := everyKindFixture(t, "everyfield")
+	nonEmpty := 0
+	for _, q := range everyFieldQueries(t) {
+		for who, token := range map[string]string{"admin": o.token, "member": o.memberToken} {
+			r := o.doAs(t, token, q, nil)
+			if len(r.Errors) > 0 {
+				t.Errorf("as %s: %v\nquery: %s", who, r.Errors, q)
+				continue
+			}
+			if strings.Contains(string(r.Data), `"nodes":[{`) {
+				nonEmpty++
+			}
+		}
+	}
+	// The dataset must put items under most connections, or the fields
+	// below them would not run.
+	if nonEmpty < 30 {
+		t.Errorf("only %d answers hold nodes; the dataset leaves too many connections empty", nonEmpty)
+	}
+	t.Logf("every field below the root fields selected; %d admin/member answers hold nodes", nonEmpty)
+}
+
+// everyKindFixture returns an org fixture with every kind of item.
+func everyKindFixture(t *testing.T, name string) *orgFixture {
+	t.Helper()
+	o := newOrgFixture(t, name)
 	fillOrgContent(t, o, 2)
 	if _, err := seed.Synthetic(o.ctx, o.store, seed.Options{Goals: 8, Seed: 3}); err != nil {
 		t.Fatal(err)
@@ -40,6 +65,14 @@ func TestEveryFieldResolves(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return o
+}
+
+// everyFieldQueries returns one query per Query root field that needs no
+// arguments, selecting every field of what it returns that needs no
+// arguments, two object levels deep (so every edge of those types runs).
+func everyFieldQueries(t *testing.T) []string {
+	t.Helper()
 	schema := graph.NewExecutableSchema(graph.Config{Resolvers: &resolvers.Resolver{}}).Schema()
 	var roots []*ast.FieldDefinition
 	for _, f := range schema.Query.Fields {
@@ -51,30 +84,15 @@ func TestEveryFieldResolves(t *testing.T) {
 	if len(roots) < 20 {
 		t.Fatalf("only %d argument-free root fields", len(roots))
 	}
-	nonEmpty := 0
+	var out []string
 	for _, f := range roots {
 		args := ""
 		if f.Arguments.ForName("first") != nil {
 			args = "(first: 3)"
 		}
-		q := "{ " + f.Name + args + selection(schema, f.Type, 0) + " }"
-		for who, token := range map[string]string{"admin": o.token, "member": o.memberToken} {
-			r := o.doAs(t, token, q, nil)
-			if len(r.Errors) > 0 {
-				t.Errorf("%s as %s: %v\nquery: %s", f.Name, who, r.Errors, q)
-				continue
-			}
-			if strings.Contains(string(r.Data), `"nodes":[{`) {
-				nonEmpty++
-			}
-		}
+		out = append(out, "{ "+f.Name+args+selection(schema, f.Type, 0)+" }")
 	}
-	// The dataset must put items under most connections, or the fields
-	// below them would not run.
-	if nonEmpty < 30 {
-		t.Errorf("only %d answers hold nodes; the dataset leaves too many connections empty", nonEmpty)
-	}
-	t.Logf("%d root fields, every field below them selected; %d admin/member answers hold nodes", len(roots), nonEmpty)
+	return out
 }
 
 func noRequiredArgs(f *ast.FieldDefinition) bool {

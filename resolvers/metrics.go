@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/okrgate/okrgate/graph"
 )
 
 // Metrics are the Prometheus metrics of the GraphQL API: requests and
@@ -15,6 +17,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	strays   prometheus.Counter
+	fast     *prometheus.CounterVec
 
 	mu    sync.Mutex
 	names map[string]bool
@@ -42,9 +45,13 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "okrgate_graphql_stray_loads_total",
 			Help: "Parents whose edge was loaded outside the batch of their level (each an extra upstream call; expected 0).",
 		}),
+		fast: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "okrgate_graphql_fast_path_fields_total",
+			Help: "Fields whose subtree the breadth-first fast path examined, by outcome: served, unsupported (a selection it leaves to gqlgen's executor) or gave_up (an error or null that gqlgen's executor then reported).",
+		}, []string{"outcome"}),
 		names: map[string]bool{},
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.strays} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.strays, m.fast} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -56,6 +63,23 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 func (m *Metrics) Strays() int64 {
 	var d dto.Metric
 	if err := m.strays.Write(&d); err != nil {
+		return 0
+	}
+	return int64(d.GetCounter().GetValue())
+}
+
+// fastPath counts one outcome of the fast path (nothing for a skipped
+// field); m may be nil.
+func (m *Metrics) fastPath(o graph.FastOutcome) {
+	if m != nil && o != graph.FastSkipped {
+		m.fast.WithLabelValues(o.String()).Inc()
+	}
+}
+
+// FastPath returns okrgate_graphql_fast_path_fields_total of outcome.
+func (m *Metrics) FastPath(o graph.FastOutcome) int64 {
+	var d dto.Metric
+	if err := m.fast.WithLabelValues(o.String()).Write(&d); err != nil {
 		return 0
 	}
 	return int64(d.GetCounter().GetValue())

@@ -77,6 +77,10 @@ type Config struct {
 	Timeout          time.Duration // per request; DefaultTimeout
 	// DisableIntrospection turns introspection off (it is on by default).
 	DisableIntrospection bool
+	// NoFastPath serves every field through gqlgen's executor instead of
+	// the breadth-first fast path (graph.Fast), which answers the same
+	// bytes: for comparisons in tests and benchmarks.
+	NoFastPath bool
 }
 
 func (c *Config) defaults() {
@@ -132,7 +136,8 @@ func NewServer(cfg Config) *handler.Server {
 	}
 	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API, Live: cfg.Live}, Schema: schema}
 	SetComplexity(&gcfg)
-	srv := handler.New(graph.NewExecutableSchema(gcfg))
+	es := graph.NewExecutableSchema(gcfg)
+	srv := handler.New(es)
 	if cfg.Live != nil {
 		// Before the HTTP transport, which would take an SSE request (a
 		// JSON POST) as a plain one.
@@ -158,8 +163,13 @@ func NewServer(cfg Config) *handler.Server {
 	})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	budget := Budget{Nodes: cfg.MaxNodes, Bytes: cfg.MaxResponseBytes, InFlight: NewInFlight(cfg.MaxNodesInFlight)}
-	srv.AroundFields(budget.aroundFields)
+	fast := fastPath{budget: budget, metrics: cfg.Metrics}
+	if !cfg.NoFastPath {
+		fast.fast = graph.NewFast(es)
+	}
+	srv.AroundFields(fast.aroundFields)
 	srv.AroundResponses(budget.aroundResponses)
+	srv.AroundResponses(fast.aroundResponses)
 	srv.SetErrorPresenter(errorPresenter(cfg.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		err := observe.Panic(p, debug.Stack())

@@ -20,6 +20,6 @@ func TestCommittedSchemaIsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run `go run ./graph/schemagen && go run github.com/99designs/gqlgen generate`", Output)
+		t.Fatalf("%s is stale: run `go run ./graph/schemagen && go run ./graph/fastgen`", Output)
 	}
 }

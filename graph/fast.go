@@ -1,0 +1,473 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"golang.org/x/sync/errgroup"
+)
+
+// Fast writes the answer below a field that gqlgen's executor resolved
+// (a root field: a session, a page of goals), level by level instead of
+// field by field.
+//
+// gqlgen's executor makes, for every field of every object of an answer, a
+// field context, a context value, closures and a marshaler that lives until
+// the answer is written: about ten allocations per scalar and most of the
+// memory a large tree holds (docs/benchmarks.md). Fast serves the same
+// selection breadth first: for each field of a level it makes one field
+// context (arguments parsed once), calls the field's resolver for every
+// object of the level (the resolvers and loaders are gqlgen's and
+// okrgate's own, so the first call of a level loads the whole level, as
+// with gqlgen), then goes one level down; finally it writes the JSON with
+// the marshal functions gqlgen generated, so the bytes are the ones gqlgen
+// would write. The tables it reads (fast_gen.go) are generated from the
+// same bindings by graph/fastgen (`go run ./graph/fastgen` runs gqlgen and
+// writes them).
+//
+// Fast serves only what it serves exactly. A selection with a field it has
+// no table entry for (@defer, a map-bound field, a field with directives)
+// is left to gqlgen. So is any answer that is not a plain success: the
+// first error, null in a non-null place or panic makes it give up, and
+// gqlgen's executor resolves the field again (the loaders answer from what
+// they already loaded) and reports the error with its path and null
+// propagation, as it always did.
+type Fast struct {
+	es *executableSchema
+}
+
+// NewFast returns the fast path of es, which NewExecutableSchema made (nil
+// for any other schema).
+func NewFast(es graphql.ExecutableSchema) *Fast {
+	e, ok := es.(*executableSchema)
+	if !ok {
+		return nil
+	}
+	return &Fast{es: e}
+}
+
+// fastKind says how the fast path serves a field.
+type fastKind uint8
+
+const (
+	fastUnsupported fastKind = iota
+	fastTypename             // __typename
+	fastPlain                // a scalar or enum read from the model
+	fastLeaf                 // a scalar or enum a resolver returns
+	fastObjectField          // one or a list of objects
+)
+
+// fastObject is an object of the answer: its GraphQL type and a pointer to
+// its model (nil for a null element).
+type fastObject struct {
+	typ string
+	ptr any
+}
+
+// fastBytesStep is how much the answer grows between two charges of its
+// bytes to the budget.
+const fastBytesStep = 64 << 10
+
+type fastCacheKey struct{}
+
+// fastCache remembers, for one operation, which root fields' selections
+// the fast path serves, so that a field left to gqlgen is not examined
+// again for every object below it.
+type fastCache struct {
+	mu sync.Mutex
+	ok map[*ast.Field]bool
+}
+
+// WithCache returns ctx with the fast path's memory for one operation;
+// call it once per operation (without it, selections are examined at
+// every field).
+func (x *Fast) WithCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, fastCacheKey{}, &fastCache{ok: map[*ast.Field]bool{}})
+}
+
+// FastOutcome is what Marshal did with a field.
+type FastOutcome uint8
+
+const (
+	// FastSkipped: nothing to serve (a scalar, a subscription).
+	FastSkipped FastOutcome = iota
+	// FastUnsupported: the selection names a field the fast path has no
+	// table entry for; gqlgen's executor serves it.
+	FastUnsupported
+	// FastGaveUp: an error, a null in a non-null place or a panic; gqlgen's
+	// executor serves the field again and reports it.
+	FastGaveUp
+	// FastServed: the fast path wrote the field's answer.
+	FastServed
+)
+
+// String names the outcome, as the metrics label it.
+func (o FastOutcome) String() string {
+	switch o {
+	case FastUnsupported:
+		return "unsupported"
+	case FastGaveUp:
+		return "gave_up"
+	case FastServed:
+		return "served"
+	}
+	return "skipped"
+}
+
+// errGiveUp stops a run that gqlgen must redo.
+var errGiveUp = errors.New("fast path: left to gqlgen")
+
+// Marshal returns the answer of the field of ctx, whose resolver returned
+// v: the whole value, every level below resolved, when the outcome is
+// FastServed; otherwise v goes on to gqlgen. charge is called with the
+// nodes (fields and list elements below the field) and bytes of the
+// answer as they grow, from several goroutines at once; an error from it
+// stops the run and is returned.
+func (x *Fast) Marshal(ctx context.Context, v any, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
+	if x == nil || !graphql.HasOperationContext(ctx) {
+		return nil, FastSkipped, nil
+	}
+	fc := graphql.GetFieldContext(ctx)
+	oc := graphql.GetOperationContext(ctx)
+	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || oc.Operation == nil ||
+		oc.Operation.Operation == ast.Subscription || len(fc.Field.Selections) == 0 {
+		return nil, FastSkipped, nil
+	}
+	if !x.serves(ctx, oc, fc.Field) {
+		return nil, FastUnsupported, nil
+	}
+	ec := newExecutionContext(oc, x.es, nil)
+	r := &fastRun{ec: ec, oc: oc, charge: charge}
+	// Errors of the run go to a list of its own: any error means gqlgen
+	// redoes the field and reports it.
+	rctx := graphql.WithResponseContext(ctx, graphql.DefaultErrorPresenter, oc.RecoverFunc)
+	defer func() {
+		if p := recover(); p != nil {
+			m, outcome, err = nil, FastGaveUp, nil
+		}
+	}()
+	root := &fastLevel{}
+	objs, isNil, ok := fastFlatten(v, nil)
+	if !ok {
+		return nil, FastUnsupported, nil
+	}
+	root.objs = objs
+	if err := r.resolve(rctx, root, fc.Field.Selections); err != nil {
+		if errors.Is(err, errGiveUp) {
+			return nil, FastGaveUp, nil
+		}
+		return nil, FastGaveUp, err
+	}
+	if !r.writeValue(rctx, fc.Field.Definition.Type, root, fastSpan{end: int32(len(root.objs)), null: isNil}) ||
+		len(graphql.GetErrors(rctx)) > 0 {
+		return nil, FastGaveUp, nil
+	}
+	if err := r.chargeBytes(true); err != nil {
+		return nil, FastGaveUp, err
+	}
+	return fastJSON(r.buf.Bytes()), FastServed, nil
+}
+
+// serves reports whether the fast path serves the selection of f,
+// remembering the answer for the operation.
+func (x *Fast) serves(ctx context.Context, oc *graphql.OperationContext, f graphql.CollectedField) bool {
+	c, _ := ctx.Value(fastCacheKey{}).(*fastCache)
+	if c != nil {
+		c.mu.Lock()
+		ok, seen := c.ok[f.Field]
+		c.mu.Unlock()
+		if seen {
+			return ok
+		}
+	}
+	def := x.es.Schema().Types[f.Definition.Type.Name()]
+	ok := def != nil && x.supported(oc, f.Selections, def)
+	if c != nil {
+		c.mu.Lock()
+		c.ok[f.Field] = ok
+		c.mu.Unlock()
+	}
+	return ok
+}
+
+// supported reports whether every field selected by sel on def (any of its
+// possible types), and below, has a table entry.
+func (x *Fast) supported(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) bool {
+	var possible []*ast.Definition
+	switch def.Kind {
+	case ast.Object:
+		possible = []*ast.Definition{def}
+	case ast.Interface, ast.Union:
+		possible = x.es.Schema().GetPossibleTypes(def)
+	default:
+		return false
+	}
+	for _, t := range possible {
+		impl := fastImplementors(t.Name)
+		if impl == nil {
+			return false
+		}
+		for _, f := range graphql.CollectFields(oc, sel, impl) {
+			if f.Deferrables != nil || f.Definition == nil {
+				return false
+			}
+			switch fastKindOf(t.Name, f.Name) {
+			case fastUnsupported:
+				return false
+			case fastObjectField:
+				child := x.es.Schema().Types[f.Definition.Type.Name()]
+				if child == nil || !x.supported(oc, f.Selections, child) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// fastRun is one field's answer being built.
+type fastRun struct {
+	ec      *executionContext
+	oc      *graphql.OperationContext
+	charge  func(nodes, bytes int) error
+	buf     bytes.Buffer
+	charged int // bytes of buf charged so far
+}
+
+// A fastLevel is the objects at one field path, from every parent.
+type fastLevel struct {
+	objs  []fastObject
+	types []*fastFields // per concrete type met at the level
+}
+
+// fastFields is what a level selects on one of its concrete types.
+type fastFields struct {
+	typ    string
+	fields []graphql.CollectedField
+	kinds  []fastKind
+	out    []*fastOut // per field: the resolved values (nil for plain fields)
+}
+
+// fastOut is what a resolved field returned for the objects of its level.
+type fastOut struct {
+	vals  []any      // fastLeaf: per object of the level
+	spans []fastSpan // fastObjectField: per object, its objects in child
+	child *fastLevel
+}
+
+// fastSpan locates one object's value of a field among the objects of the
+// level below.
+type fastSpan struct {
+	start, end int32
+	null       bool // a nil slice or object
+}
+
+// fields returns what lv selects on typ, collecting it on first use.
+func (r *fastRun) fields(lv *fastLevel, sel ast.SelectionSet, typ string) *fastFields {
+	for _, t := range lv.types {
+		if t.typ == typ {
+			return t
+		}
+	}
+	t := &fastFields{typ: typ, fields: graphql.CollectFields(r.oc, sel, fastImplementors(typ))}
+	t.kinds = make([]fastKind, len(t.fields))
+	t.out = make([]*fastOut, len(t.fields))
+	for i, f := range t.fields {
+		t.kinds[i] = fastKindOf(typ, f.Name)
+	}
+	lv.types = append(lv.types, t)
+	return t
+}
+
+// fastSiblings bounds the fields of one level resolved at once.
+const fastSiblings = 4
+
+// resolve resolves every field of lv that is not plain, one field at a
+// time for all the objects of the level, then the levels below. Sibling
+// fields (a goal's owners, tasks and key results) resolve concurrently:
+// each is one level load, upstream round trips that need not wait for each
+// other; the upstream calls do not depend on their order.
+func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionSet) error {
+	nodes := 0
+	for _, o := range lv.objs {
+		if o.ptr != nil {
+			nodes += len(r.fields(lv, sel, o.typ).fields)
+		}
+	}
+	if err := r.charge(nodes, 0); err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fastSiblings)
+	for _, t := range lv.types {
+		for j, f := range t.fields {
+			if kind := t.kinds[j]; kind == fastLeaf || kind == fastObjectField {
+				g.Go(func() error { return r.resolveField(gctx, lv, t, j, f) })
+			}
+		}
+	}
+	return g.Wait()
+}
+
+// resolveField resolves field j (f) of the objects of type t.typ in lv,
+// and the levels below it.
+func (r *fastRun) resolveField(ctx context.Context, lv *fastLevel, t *fastFields, j int, f graphql.CollectedField) error {
+	kind := t.kinds[j]
+	fc, err := r.ec.fastFieldContext(ctx, t.typ, f)
+	if err != nil {
+		return errGiveUp
+	}
+	fctx := graphql.WithFieldContext(ctx, fc)
+	out := &fastOut{}
+	t.out[j] = out
+	if kind == fastLeaf {
+		out.vals = make([]any, len(lv.objs))
+	} else {
+		out.spans = make([]fastSpan, len(lv.objs))
+		out.child = &fastLevel{}
+	}
+	for i, o := range lv.objs {
+		if o.typ != t.typ || o.ptr == nil {
+			continue
+		}
+		v, err := r.ec.fastResolve(fctx, t.typ, f, fc, o.ptr)
+		if err != nil {
+			return errGiveUp
+		}
+		if kind == fastLeaf {
+			out.vals[i] = v
+			continue
+		}
+		start := len(out.child.objs)
+		var isNil, ok bool
+		if out.child.objs, isNil, ok = fastFlatten(v, out.child.objs); !ok {
+			return errGiveUp
+		}
+		out.spans[i] = fastSpan{start: int32(start), end: int32(len(out.child.objs)), null: isNil}
+	}
+	if kind != fastObjectField {
+		return nil
+	}
+	if f.Definition.Type.Elem != nil { // list elements are nodes too
+		if err := r.charge(len(out.child.objs), 0); err != nil {
+			return err
+		}
+	}
+	return r.resolve(fctx, out.child, f.Selections)
+}
+
+// writeValue writes the value of type typ that sp locates in lv: a list,
+// an object or null. It reports false for a null in a non-null place.
+func (r *fastRun) writeValue(ctx context.Context, typ *ast.Type, lv *fastLevel, sp fastSpan) bool {
+	w := &r.buf
+	if typ.Elem == nil {
+		if sp.start == sp.end || lv.objs[sp.start].ptr == nil {
+			if typ.NonNull {
+				return false
+			}
+			w.WriteString("null")
+			return true
+		}
+		return r.writeObject(ctx, lv, int(sp.start))
+	}
+	if sp.null && !typ.NonNull {
+		w.WriteString("null")
+		return true
+	}
+	if typ.Elem.Elem != nil {
+		return false // lists of lists are gqlgen's
+	}
+	w.WriteByte('[')
+	for k := sp.start; k < sp.end; k++ {
+		if k > sp.start {
+			w.WriteByte(',')
+		}
+		if lv.objs[k].ptr == nil {
+			if typ.Elem.NonNull {
+				return false
+			}
+			w.WriteString("null")
+			continue
+		}
+		if !r.writeObject(ctx, lv, int(k)) {
+			return false
+		}
+	}
+	w.WriteByte(']')
+	return true
+}
+
+// writeObject writes object i of lv with its selected fields, in
+// selection order, as gqlgen's FieldSet does.
+func (r *fastRun) writeObject(ctx context.Context, lv *fastLevel, i int) bool {
+	o := lv.objs[i]
+	var t *fastFields
+	for _, c := range lv.types {
+		if c.typ == o.typ {
+			t = c
+			break
+		}
+	}
+	if t == nil {
+		return false
+	}
+	w := &r.buf
+	w.WriteByte('{')
+	for j, f := range t.fields {
+		if j > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteByte('"')
+		w.WriteString(f.Alias)
+		w.WriteString(`":`)
+		switch t.kinds[j] {
+		case fastTypename:
+			w.WriteByte('"')
+			w.WriteString(o.typ)
+			w.WriteByte('"')
+		case fastPlain:
+			r.ec.fastWritePlain(ctx, w, o.typ, f, o.ptr)
+		case fastLeaf:
+			v := t.out[j].vals[i]
+			if v == nil {
+				if f.Definition.Type.NonNull {
+					return false
+				}
+				w.WriteString("null")
+				continue
+			}
+			r.ec.fastWriteLeaf(ctx, w, o.typ, f, v)
+		case fastObjectField:
+			out := t.out[j]
+			if !r.writeValue(ctx, f.Definition.Type, out.child, out.spans[i]) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	w.WriteByte('}')
+	return r.chargeBytes(false) == nil
+}
+
+// chargeBytes charges what the answer grew by since the last charge, every
+// fastBytesStep bytes (or now, when final).
+func (r *fastRun) chargeBytes(final bool) error {
+	n := r.buf.Len() - r.charged
+	if n < fastBytesStep && !(final && n > 0) {
+		return nil
+	}
+	r.charged = r.buf.Len()
+	return r.charge(0, n)
+}
+
+// fastJSON is an answer the fast path wrote.
+type fastJSON []byte
+
+// MarshalGQL writes the answer.
+func (b fastJSON) MarshalGQL(w io.Writer) { w.Write(b) }
