@@ -324,4 +324,15 @@ func TestWebhookPrivateTargetsRefusedByDefault(t *testing.T) {
 	if got := c.must("GET", "/api/v1/webhooks", nil, 200)["items"].([]any); len(got) != 0 {
 		t.Errorf("refused webhooks were kept: %v", got)
 	}
+	srv.stop(t)
+
+	// With an allow-list, only its hosts.
+	listed := startServer(t, db, "--webhook-allow-hosts", "hooks.example.com, *.partner.example")
+	c.base = listed.base
+	for url, want := range map[string]int{"https://hooks.example.com/okr": 201, "https://eu.partner.example/okr": 201,
+		"https://example.com/okr": 400, "https://partner.example/okr": 400} {
+		if code, p, _ := c.do("POST", "/api/v1/webhooks", map[string]any{"url": url, "events": []string{"*"}}); code != want {
+			t.Errorf("POST a webhook to %s with an allow-list: %d %v, want %d", url, code, p, want)
+		}
+	}
 }
