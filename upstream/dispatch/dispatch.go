@@ -118,10 +118,12 @@ func New(st Store, o Options) *Dispatcher {
 // sends those due, and sleeps until the next commit that appends events,
 // the next due retry, or the poll interval, whichever comes first.
 // Pending deliveries of an earlier run are in the queue and are sent like
-// the others.
+// the others. Errors of the store are logged and retried at the next
+// wake; Run returns nil when ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	if err := d.st.ReleaseWebhookLeases(ctx); err != nil {
-		return err
+	if err := d.st.ReleaseWebhookLeases(ctx); err != nil && ctx.Err() == nil {
+		// Not fatal: the leases expire by themselves.
+		d.o.Log.Warn("webhooks: release the leases of the previous run", "err", err)
 	}
 	for {
 		wake := d.st.EventsChanged()
