@@ -18,7 +18,7 @@ const (
 	DefaultLiveBuffer      = 64               // items waiting to be written, per subscription
 	DefaultMaxSubsPerConn  = 20               // subscriptions on one connection
 	DefaultMaxSubsPerToken = 100              // subscriptions of one token, over all its connections
-	DefaultLivePoll        = 2 * time.Second  // reads of the log without a wake (other replicas' writes)
+	DefaultLivePoll        = 10 * time.Second // reads of the log without a wake: a fallback (other processes' writes wake by LISTEN/NOTIFY on PostgreSQL)
 	DefaultReauth          = 30 * time.Second // re-authentication of an idle subscription
 	DefaultLivePing        = 15 * time.Second // keep-alive pings
 	DefaultWriteGrace      = 10 * time.Second // a closed slow consumer's time to take its close frame
@@ -51,7 +51,9 @@ type Live struct {
 	// dropped without one. DefaultWriteGrace.
 	WriteGrace time.Duration
 
-	slow atomic.Int64 // subscriptions ended as slow consumers
+	slow      atomic.Int64 // subscriptions ended as slow consumers
+	active    atomic.Int64 // subscriptions open
+	delivered atomic.Int64 // items sent to subscribers
 
 	mu      sync.Mutex
 	byToken map[string]int // open subscriptions per token
@@ -152,10 +154,12 @@ func (l *Live) acquire(c *liveConn) error {
 	}
 	l.byToken[c.token]++
 	c.subs++
+	l.active.Add(1)
 	return nil
 }
 
 func (l *Live) release(c *liveConn) {
+	l.active.Add(-1)
 	c.mu.Lock()
 	c.subs--
 	c.mu.Unlock()
@@ -238,6 +242,7 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 				}
 				select {
 				case out <- item:
+					l.delivered.Add(1)
 				default:
 					l.slow.Add(1)
 					c.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
@@ -261,6 +266,12 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 // SlowConsumers returns how many subscriptions were ended because their
 // consumer fell a whole buffer behind.
 func (l *Live) SlowConsumers() int64 { return l.slow.Load() }
+
+// Active returns how many subscriptions are open.
+func (l *Live) Active() int64 { return l.active.Load() }
+
+// Delivered returns how many items were sent to subscribers.
+func (l *Live) Delivered() int64 { return l.delivered.Load() }
 
 // stillAuthorized re-authenticates the connection's token.
 func (l *Live) stillAuthorized(ctx context.Context, c *liveConn) bool {

@@ -492,6 +492,16 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 	if got >= events {
 		t.Errorf("the slow consumer received all %d updates", got)
 	}
+	if live.Delivered() < int64(buffer) {
+		t.Errorf("Delivered() = %d, want at least the buffer (%d)", live.Delivered(), buffer)
+	}
+	for live.Active() != 0 { // the metrics' gauge: the ended subscription is released
+		select {
+		case <-ctx.Done():
+			t.Fatalf("Active() = %d after the disconnect", live.Active())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	t.Logf("the slow consumer received %d of %d updates before its close frame", got, events)
 }
 

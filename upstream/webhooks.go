@@ -90,20 +90,39 @@ const (
 	WebhookRetryFor    = 24 * time.Hour
 )
 
-// WebhookNextAttempt returns when to try a delivery again after its
-// attempt-th failed attempt (1 for the first), first made at first; ok is
-// false when the delivery is to be abandoned.
-func WebhookNextAttempt(first time.Time, attempt int, failedAt time.Time) (next time.Time, ok bool) {
-	gap := WebhookFirstRetry
-	for i := 1; i < attempt && gap < WebhookMaxRetryGap; i++ {
+// WebhookRetryPolicy is a retry schedule: the gap after the first failed
+// attempt is First, doubling after each further failure up to MaxGap; a
+// delivery whose next attempt would come later than For after its first
+// is abandoned. DefaultWebhookRetry is the server's; tests shorten it.
+type WebhookRetryPolicy struct {
+	First, MaxGap, For time.Duration
+}
+
+// DefaultWebhookRetry returns the default schedule: 10 s, 20 s, 40 s, …
+// capped at one hour, for 24 hours.
+func DefaultWebhookRetry() WebhookRetryPolicy {
+	return WebhookRetryPolicy{First: WebhookFirstRetry, MaxGap: WebhookMaxRetryGap, For: WebhookRetryFor}
+}
+
+// Next returns when to try a delivery again after its attempt-th failed
+// attempt (1 for the first), first made at first; ok is false when the
+// delivery is to be abandoned.
+func (p WebhookRetryPolicy) Next(first time.Time, attempt int, failedAt time.Time) (next time.Time, ok bool) {
+	gap := p.First
+	for i := 1; i < attempt && gap < p.MaxGap; i++ {
 		gap *= 2
 	}
-	gap = min(gap, WebhookMaxRetryGap)
+	gap = min(gap, p.MaxGap)
 	next = failedAt.Add(gap)
-	if next.Sub(first) > WebhookRetryFor {
+	if next.Sub(first) > p.For {
 		return time.Time{}, false
 	}
 	return next, true
+}
+
+// WebhookNextAttempt is DefaultWebhookRetry().Next.
+func WebhookNextAttempt(first time.Time, attempt int, failedAt time.Time) (next time.Time, ok bool) {
+	return DefaultWebhookRetry().Next(first, attempt, failedAt)
 }
 
 // WebhookTargetPolicy decides which URLs deliveries may go to.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -33,6 +35,11 @@ func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Li
 			} else if n > 0 {
 				log.Info("events: pruned", "events", n)
 			}
+			if n, err := be.store.PruneWebhookDeliveries(ctx, upstream.DefaultEventRetention); err != nil && ctx.Err() == nil {
+				log.Warn("webhooks: prune deliveries", "err", err)
+			} else if n > 0 {
+				log.Info("webhooks: pruned deliveries", "deliveries", n)
+			}
 			select {
 			case <-ctx.Done():
 				return
@@ -55,4 +62,31 @@ func liveBypass(limited, app http.Handler) http.Handler {
 		}
 		limited.ServeHTTP(w, r)
 	})
+}
+
+// registerLiveMetrics registers the subscription metrics of l (nil in
+// gateway mode: none) on reg.
+func registerLiveMetrics(reg prometheus.Registerer, l *resolvers.Live) error {
+	if l == nil {
+		return nil
+	}
+	for _, c := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "okrgate_subscriptions_active",
+			Help: "GraphQL subscriptions open (graphql-transport-ws and SSE).",
+		}, func() float64 { return float64(l.Active()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "okrgate_subscription_events_delivered_total",
+			Help: "Items sent to GraphQL subscribers (after their filter and authorization).",
+		}, func() float64 { return float64(l.Delivered()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "okrgate_subscription_slow_consumer_disconnects_total",
+			Help: "GraphQL subscriptions ended because their consumer fell a whole buffer behind.",
+		}, func() float64 { return float64(l.SlowConsumers()) }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -44,6 +44,7 @@ finish.`)
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
 	ops := addOpsFlags(fs.FlagSet)
+	webhooks := addWebhookFlags(fs.FlagSet) // webhooks.go
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
@@ -70,6 +71,9 @@ finish.`)
 		return err
 	}
 	api := obs.instrument(be.api)
+	if err := startWebhooks(ctx, webhooks, be, obs.registry, log); err != nil {
+		return err
+	}
 
 	var boot sqlstore.BootstrapResult
 	if *demo && be.store == nil {
@@ -87,10 +91,14 @@ finish.`)
 	}
 	base := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log}))
+	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be)}))
 	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
+	if err := registerLiveMetrics(obs.registry, gqlConfig.Live); err != nil {
+		ln.Close()
+		return err
+	}
 	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
 	playgroundHandler, err := resolvers.Playground(resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
 	if err != nil {

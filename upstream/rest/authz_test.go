@@ -206,6 +206,12 @@ var authzRules = map[string]expect{
 	"PATCH /api/v2/users/{id}":                                      adminOnly(200),
 	"POST /api/v2/users/{id}/tokens":                                adminOnly(201),
 	"GET /api/v2/users/me/tokens":                                   readAll,
+	"GET /api/v1/webhooks":                                          {200, 403, 403, 200}, // admins, each its own account
+	"POST /api/v1/webhooks":                                         createAdmin(201),
+	"GET /api/v1/webhooks/{id}":                                     adminOnly(200),
+	"PATCH /api/v1/webhooks/{id}":                                   adminOnly(200),
+	"DELETE /api/v1/webhooks/{id}":                                  adminOnly(204),
+	"GET /api/v1/webhooks/{id}/deliveries":                          adminOnly(200),
 	"POST /api/v2/users/me/tokens":                                  {201, 201, 201, 201},
 	"DELETE /api/v2/users/me/tokens/{tokenId}":                      {204, 404, 404, 404}, // the admin's token: only its owner revokes it
 	"GET /api/v2/employees":                                         readAll,
@@ -342,6 +348,9 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 	if strings.Contains(rt.Pattern, "{tokenId}") {
 		ids["tokenId"] = e.adminTokenID()
 	}
+	if strings.HasPrefix(rt.Pattern, "/api/v1/webhooks/") {
+		ids["id"] = e.webhookID() // webhooks_http_test.go
+	}
 	path := regexp.MustCompile(`\{([^}]+)\}`).ReplaceAllStringFunc(rt.Pattern, func(m string) string { return ids[m[1:len(m)-1]] })
 	if strings.Contains(rt.Pattern, "currentUser-allowedActions") {
 		path += "?targetType=goal"
@@ -353,6 +362,8 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 	bodies := map[string]any{
 		"POST /api/v2/integrations/goals/{id}/tags":                  map[string]any{"title": "t" + u},
 		"POST /api/v1/goals":                                         map[string]any{"name": "N", "sessionId": f.session},
+		"POST /api/v1/webhooks":                                      map[string]any{"url": "https://hooks.example.com/" + u, "events": []string{"*"}},
+		"PATCH /api/v1/webhooks/{id}":                                map[string]any{"description": "d" + u},
 		"PATCH /api/v1/goals/{id}":                                   map[string]any{"name": "N2"},
 		"POST /api/v1/metrics":                                       map[string]any{"name": "N", "goalId": f.goal, "target": 5},
 		"PATCH /api/v1/metrics/{id}":                                 map[string]any{"name": "N2"},

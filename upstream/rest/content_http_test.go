@@ -37,6 +37,7 @@ func TestContractWalk(t *testing.T) {
 	walkOrg(t, e)
 	walkContent(t, e, s)
 	walkGateway(t, e, s)
+	walkWebhooks(t, e) // webhooks_http_test.go
 
 	for _, rt := range rest.Routes() {
 		key := rt.Method + " " + rt.Pattern

@@ -67,6 +67,7 @@ func table() []entry {
 	t := coreTable()
 	t = append(t, orgTable()...)
 	t = append(t, tokenTable()...)
+	t = append(t, webhookTable()...)
 	t = append(t, contentTable()...)
 	t = append(t, gatewayTable()...)
 	for i := range t {

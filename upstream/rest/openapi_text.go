@@ -320,6 +320,7 @@ func tagDoc(tag string) string {
 		"kpis":          "KPIs and KPI groups.",
 		"lists":         "Saved lists over a target type, with their columns, filter and sort.",
 		"announcements": "Announcements and reactions.",
+		"webhooks":      "Webhooks: signed HTTP deliveries of the account's events to an integration, with their retries (docs/webhooks.md). Admins only.",
 		"meta":          "The document itself.",
 	}[tag]; ok {
 		return d
@@ -367,7 +368,15 @@ func typeDoc(t reflect.Type) string {
 	return "A " + words + ", as the API answers it."
 }
 
+// webhookDesc opens the description of every webhook operation.
+const webhookDesc = "Admins only; another account's webhooks are not found."
+
 var typeDocs = map[string]string{
+	"Webhook":          "A webhook as listings answer it: its secret is never shown again after creation, only its first characters (secretPrefix).",
+	"NewWebhook":       "A webhook with its secret: the answer of a creation, or of an update that replaced the secret. Keep the secret: it is not shown again.",
+	"UpdatedWebhook":   "A webhook after an update; secret is present only when the update replaced it.",
+	"WebhookDelivery":  "One event sent (or to be sent) to one webhook, with every attempt made.",
+	"WebhookAttempt":   "One attempt of a delivery: the receiver's status (0 when there was no answer), the error, and when the next attempt is due.",
 	"Goal":             "An objective. Full answers carry every field marked required; with fields= only id, accountId and the fields named.",
 	"Metric":           "A key result of an objective. Full answers carry every field marked required; with fields= only id, accountId and the fields named.",
 	"CheckIn":          "A check-in: a recorded value of a key result, with the attainment it produced.",

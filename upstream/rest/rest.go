@@ -50,6 +50,9 @@ type Options struct {
 	// (gateway.go): a facade of the documented operations only, to test a
 	// gateway's fallback against.
 	NoGatewayRoutes bool
+	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, the API
+	// does if it implements upstream.WebhookService.
+	Webhooks upstream.WebhookService
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -112,7 +115,7 @@ func New(api upstream.API, opts Options) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{api: api, log: log}
+	s := &server{api: api, log: log, hooks: opts.Webhooks}
 
 	r := chi.NewRouter()
 	r.Use(recordRoute, s.limits, noStore)
@@ -153,8 +156,9 @@ func New(api upstream.API, opts Options) http.Handler {
 
 // server holds what the handlers share.
 type server struct {
-	api upstream.API
-	log *slog.Logger
+	api   upstream.API
+	log   *slog.Logger
+	hooks upstream.WebhookService // webhooks.go
 }
 
 // handlerFunc is the shape of an operation's handler: it returns the value to

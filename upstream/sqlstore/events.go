@@ -93,6 +93,13 @@ func (s *Store) appendEvents(ctx context.Context, q querier, buf *eventBuf) erro
 	if _, err := q.ExecContext(ctx, sb.String(), args...); err != nil {
 		return fmt.Errorf("sqlstore: append events: %w", err)
 	}
+	if s.pg != nil { // wake the other replicas' readers at commit (listen_postgres.go)
+		for account := range next {
+			if _, err := q.ExecContext(ctx, notifySQL, account); err != nil {
+				return fmt.Errorf("sqlstore: notify events: %w", err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -144,8 +151,15 @@ func (s *Store) Head(ctx context.Context) (int64, error) {
 }
 
 // EventsChanged returns a channel closed after the next commit that appends
-// events in this process. Readers on other processes poll Events.
-func (s *Store) EventsChanged() <-chan struct{} { return s.changed.wait() }
+// events in this process or, on PostgreSQL, in any process on the database
+// (LISTEN/NOTIFY: listen_postgres.go; the first call starts listening).
+// Readers poll Events besides, for what a lost listening connection missed.
+func (s *Store) EventsChanged() <-chan struct{} {
+	if s.pg != nil {
+		s.pg.listen.start(s)
+	}
+	return s.changed.wait()
+}
 
 // PruneEvents deletes the events older than retention (of every account)
 // and returns how many it deleted. The last event of each account is kept

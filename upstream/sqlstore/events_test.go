@@ -1,11 +1,14 @@
 package sqlstore_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // TestCheckInAppendsAncestorEvents checks that a check-in on a deep key
@@ -130,5 +133,39 @@ func TestPruneEventsKeepsTheLast(t *testing.T) {
 	}
 	if evs[len(evs)-1].Position <= head {
 		t.Errorf("positions did not increase after a prune")
+	}
+}
+
+// TestEventsChangedAcrossStores checks LISTEN/NOTIFY on PostgreSQL: a
+// store waiting on EventsChanged is woken by a write through another store
+// on the same database (another replica), and by nothing else: the waiting
+// store has no polling of its own, so only the notification can wake it.
+func TestEventsChangedAcrossStores(t *testing.T) {
+	if !sqlstoretest.Postgres() {
+		t.Skip("LISTEN/NOTIFY is PostgreSQL's; on SQLite one process serves the database")
+	}
+	e := newEnv(t)
+	other, err := sqlstore.Open(context.Background(), e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	wait := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("not woken: %s", what)
+		}
+	}
+	// The first call starts listening; the listener wakes once when it is
+	// ready (it may have missed notifications before).
+	wait(other.EventsChanged(), "listener ready")
+	woken := other.EventsChanged()
+	s := e.session(upstream.SessionInput{})
+	wait(woken, "a session created through the other store")
+	evs, err := other.Events(e.ctx, 0, 100)
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].ItemID != s.ID {
+		t.Fatalf("the woken store reads %+v (%v), want the new session last", evs, err)
 	}
 }

@@ -61,6 +61,7 @@ type pgStore struct {
 	// SERIALIZABLE transactions, retried on serialization failures.
 	serializable bool
 	retries      atomic.Int64 // attempts retried (serializable)
+	listen       pgListener   // LISTEN for other replicas' events (listen_postgres.go)
 }
 
 // maxAttempts bounds the attempts of a serializable write.
@@ -111,6 +112,7 @@ func retryable(err error) bool {
 }
 
 func (p *pgStore) close(s *Store) error {
+	p.listen.stop()
 	err := s.w.Close()
 	p.pool.Close()
 	return err

@@ -52,6 +52,8 @@ type Store struct {
 	pg     *pgStore             // PostgreSQL's pool and settings; nil on SQLite
 	// changed wakes event readers after a commit that appended events.
 	changed signal
+	// webhookPolicy checks webhook target URLs (webhooks.go).
+	webhookPolicy upstream.WebhookTargetPolicy
 }
 
 var _ upstream.API = (*Store)(nil)
