@@ -192,6 +192,25 @@ func BenchmarkReadPath(b *testing.B) {
 			}
 			return err
 		}},
+		{"ListMetricsPaged", func(r *readData) error {
+			// The key results of 1,000 goals (~3,000), page after page of
+			// 1,000, as an edge loads a level.
+			n := 0
+			for skip := 0; ; skip += upstream.MaxLimit {
+				p, err := r.store.ListMetrics(upstream.WithMemo(r.admin), upstream.ListQuery{Filter: query.In("goalId", anyOf(r.goalIDs)...), Sort: byID, Limit: upstream.MaxLimit, Skip: skip})
+				if err != nil {
+					return err
+				}
+				n += len(p.Items)
+				if skip+upstream.MaxLimit >= p.TotalCount {
+					break
+				}
+			}
+			if n < 1500 {
+				return fmt.Errorf("%d key results, want ~3,000", n)
+			}
+			return nil
+		}},
 		{"ListMetricsByGoalMember", func(r *readData) error {
 			p, err := r.store.ListMetrics(upstream.WithMemo(r.member), upstream.ListQuery{Filter: query.In("goalId", anyOf(r.keyIDs)...), Sort: byID, Limit: upstream.MaxLimit})
 			if err == nil && len(p.Items) < 500 {

@@ -95,7 +95,11 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		}
 		return items, total, nil
 	}
-	rows, err := q.QueryContext(ctx, t.pageSQL(dialectOf(q), from, where, lq.Sort), append(args, limit, lq.Skip)...)
+	page := t.pageSQL(dialectOf(q), from, where, lq.Sort)
+	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") { // a table, not a view's subquery
+		page = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort)
+	}
+	rows, err := q.QueryContext(ctx, page, append(args, limit, lq.Skip)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -139,6 +143,21 @@ func idOrder(sort []query.SortKey) (desc, ok bool) {
 func (t table[T]) pageSQL(d dialect, from, where string, sort []query.SortKey) string {
 	order := query.OrderBy(d.query(), t.reg, "doc", sort)
 	return "SELECT doc FROM " + from + " WHERE account_id = ? AND (" + where + ") ORDER BY " + order + " LIMIT ? OFFSET ?"
+}
+
+// pageByIDsSQL is pageSQL in two steps, for a filtered list of more than a
+// page (an edge's level loaded page after page): the ids of the page, sorted
+// and cut in an index where one covers the filter, then the documents of
+// those ids. The one-step page sorts every match with its document, page
+// after page: the key results of 1,000 goals, three pages of 1,000, read
+// and sorted ~9,000 documents, and more slowly the larger the account.
+// Unfiltered pages keep pageSQL, whose plan walks the (account_id, id)
+// index without sorting. Same parameters as pageSQL; every table's id is
+// its primary key (views, like taggings, keep pageSQL).
+func (t table[T]) pageByIDsSQL(d dialect, from, where string, sort []query.SortKey) string {
+	order := query.OrderBy(d.query(), t.reg, "doc", sort)
+	return "SELECT doc FROM " + t.name + " WHERE id IN (SELECT id FROM " + from + " WHERE account_id = ? AND (" + where +
+		") ORDER BY " + order + " LIMIT ? OFFSET ?) ORDER BY " + order
 }
 
 // where returns all documents of account matching a SQL condition on the
