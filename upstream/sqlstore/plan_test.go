@@ -59,3 +59,45 @@ func TestDefaultPagesNeedNoSort(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesByIDsSortOnlyIDs: a filtered page of an edge's level ($in on a
+// key, more matches than a page) sorts the matching ids in the key's
+// covering index, then reads only the page's documents by primary key
+// (EXPLAIN QUERY PLAN on a real SQLite file).
+func TestPagesByIDsSortOnlyIDs(t *testing.T) {
+	if testdb.Postgres() {
+		t.Skip("SQLite's query plans")
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range []struct{ table, stmt, index string }{
+		{"metrics", metrics.pageByIDsSQL(sqliteDialect{}, "metrics", "goal_id IN (?, ?)", nil), "metrics_account_goal_id"},
+		{"checkins", checkins.pageByIDsSQL(sqliteDialect{}, "checkins", "metric_id IN (?, ?)", nil), "checkins_account_metric_id"},
+		{"tasks", tasks.pageByIDsSQL(sqliteDialect{}, "tasks", "parent_id IN (?, ?)", nil), "tasks_account_parent_id"},
+		{"goals", goals.pageByIDsSQL(sqliteDialect{}, "goals", "parent_id IN (?, ?)", nil), "goals_account_parent_id"},
+	} {
+		rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.stmt, "acct", "a", "b", 1000, 1000)
+		if err != nil {
+			t.Fatalf("%s: %v", c.table, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		p := strings.Join(plan, "; ")
+		if !strings.Contains(p, "USING COVERING INDEX "+c.index) || !strings.Contains(p, "SEARCH "+c.table+" USING INDEX sqlite_autoindex_"+c.table+"_1 (id=?)") ||
+			strings.Contains(p, "SCAN "+c.table) {
+			t.Errorf("%s: plan %q; want the ids from the covering index %s, then the documents by id", c.table, p, c.index)
+		}
+	}
+}
