@@ -17,6 +17,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/types"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -34,10 +35,12 @@ import (
 var tmpl string
 
 func main() {
-	log.SetFlags(0)
-	log.SetPrefix("fastgen: ")
+	// gqlgen's binder logs every binding it tries; its own command discards
+	// them too.
+	log.SetOutput(io.Discard)
 	if err := run(); err != nil {
-		log.Fatal(err)
+		fmt.Fprintln(os.Stderr, "fastgen:", err)
+		os.Exit(1)
 	}
 }
 
