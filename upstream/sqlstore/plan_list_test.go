@@ -126,21 +126,7 @@ func (f *planFixture) record(t *testing.T, fn func() error) []planStep {
 	}
 	out := make([]planStep, 0, len(calls))
 	for _, c := range calls {
-		rows, err := f.s.r.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+c.stmt, c.args...)
-		if err != nil {
-			t.Fatalf("explain %s: %v", c.stmt, err)
-		}
-		st := planStep{stmt: c.stmt}
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			st.plan = append(st.plan, detail)
-		}
-		rows.Close()
-		out = append(out, st)
+		out = append(out, planStep{stmt: c.stmt, plan: queryPlan(t, f.s, c.stmt, c.args...)})
 	}
 	return out
 }

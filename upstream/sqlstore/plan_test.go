@@ -39,21 +39,7 @@ func TestDefaultPagesNeedNoSort(t *testing.T) {
 		"kpis":                 kpis.pageSQL(sqliteDialect{}, "kpis", "1", nil),
 	}
 	for name, stmt := range pages {
-		rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+stmt, "acct", 100, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		p := strings.Join(plan, "; ")
+		p := strings.Join(queryPlan(t, s, stmt, "acct", 100, 0), "; ")
 		if strings.Contains(p, "TEMP B-TREE") || !strings.Contains(p, name+"_account_id") {
 			t.Errorf("%s: plan %q; want a walk of %s_account_id without a temporary sort", name, p, name)
 		}
@@ -80,24 +66,33 @@ func TestPagesByIDsSortOnlyIDs(t *testing.T) {
 		{"tasks", tasks.pageByIDsSQL(sqliteDialect{}, "tasks", "parent_id IN (?, ?)", nil), "tasks_account_parent_id"},
 		{"goals", goals.pageByIDsSQL(sqliteDialect{}, "goals", "parent_id IN (?, ?)", nil), "goals_account_parent_id"},
 	} {
-		rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.stmt, "acct", "a", "b", 1000, 1000)
-		if err != nil {
-			t.Fatalf("%s: %v", c.table, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		p := strings.Join(plan, "; ")
+		p := strings.Join(queryPlan(t, s, c.stmt, "acct", "a", "b", 1000, 1000), "; ")
 		if !strings.Contains(p, "USING COVERING INDEX "+c.index) || !strings.Contains(p, "SEARCH "+c.table+" USING INDEX sqlite_autoindex_"+c.table+"_1 (id=?)") ||
 			strings.Contains(p, "SCAN "+c.table) {
 			t.Errorf("%s: plan %q; want the ids from the covering index %s, then the documents by id", c.table, p, c.index)
 		}
 	}
+}
+
+// queryPlan returns the lines of SQLite's EXPLAIN QUERY PLAN for stmt.
+func queryPlan(t *testing.T, s *Store, stmt string, args ...any) []string {
+	t.Helper()
+	rows, err := s.r.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+stmt, args...)
+	if err != nil {
+		t.Fatalf("explain %.200s: %v", stmt, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }

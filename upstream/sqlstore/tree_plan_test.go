@@ -32,21 +32,7 @@ func TestWritePathPlans(t *testing.T) {
 		{"attainments", attainmentsSQL, []any{"a", `["g"]`}, []string{"metrics_account_goal"}},
 		{"task counts", taskCountsSQL, []any{"a", `["g"]`}, []string{"tasks_account_parent"}},
 	} {
-		rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.stmt, c.args...)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		p := strings.Join(plan, "; ")
+		p := strings.Join(queryPlan(t, s, c.stmt, c.args...), "; ")
 		for _, w := range c.want {
 			if !strings.Contains(p, w) {
 				t.Errorf("%s: plan %q does not use %s", c.name, p, w)
