@@ -38,6 +38,19 @@ func (s *server) webhooks() (upstream.WebhookService, error) {
 	return nil, upstream.Errorf(upstream.CodeNotFound, "webhooks are not served here: this server has no event log (gateway mode)")
 }
 
+// webhookAt returns the webhook service and the webhook id of r's path.
+func (s *server) webhookAt(r *http.Request) (upstream.WebhookService, string, error) {
+	h, err := s.webhooks()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return nil, "", err
+	}
+	return h, id, nil
+}
+
 func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request) (any, error) {
 	h, err := s.webhooks()
 	if err != nil {
@@ -68,11 +81,7 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) (any, error) {
-	h, err := s.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	id, err := pathID(r, "id", "webhook")
+	h, id, err := s.webhookAt(r)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +91,7 @@ func (s *server) getWebhook(w http.ResponseWriter, r *http.Request) (any, error)
 // updateWebhook answers the webhook, with its secret only when the patch
 // replaced it.
 func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request) (any, error) {
-	h, err := s.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	id, err := pathID(r, "id", "webhook")
+	h, id, err := s.webhookAt(r)
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +124,7 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request) (any, err
 // listWebhookDeliveries lists a webhook's deliveries, newest first; before
 // (an event position) pages back, limit (1..100, default 100) bounds a page.
 func (s *server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) (any, error) {
-	h, err := s.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	id, err := pathID(r, "id", "webhook")
+	h, id, err := s.webhookAt(r)
 	if err != nil {
 		return nil, err
 	}
