@@ -243,6 +243,16 @@ type fastLevel struct {
 	types []*fastFields // per concrete type met at the level
 }
 
+// of returns what lv selects on typ, or nil before it was collected.
+func (lv *fastLevel) of(typ string) *fastFields {
+	for _, t := range lv.types {
+		if t.typ == typ {
+			return t
+		}
+	}
+	return nil
+}
+
 // fastFields is what a level selects on one of its concrete types.
 type fastFields struct {
 	typ    string
@@ -267,10 +277,8 @@ type fastSpan struct {
 
 // fields returns what lv selects on typ, collecting it on first use.
 func (r *fastRun) fields(lv *fastLevel, sel ast.SelectionSet, typ string) *fastFields {
-	for _, t := range lv.types {
-		if t.typ == typ {
-			return t
-		}
+	if t := lv.of(typ); t != nil {
+		return t
 	}
 	t := &fastFields{typ: typ, fields: graphql.CollectFields(r.oc, sel, fastImplementors(typ))}
 	t.kinds = make([]fastKind, len(t.fields))
@@ -401,13 +409,7 @@ func (r *fastRun) writeValue(ctx context.Context, typ *ast.Type, lv *fastLevel, 
 // selection order, as gqlgen's FieldSet does.
 func (r *fastRun) writeObject(ctx context.Context, lv *fastLevel, i int) bool {
 	o := lv.objs[i]
-	var t *fastFields
-	for _, c := range lv.types {
-		if c.typ == o.typ {
-			t = c
-			break
-		}
-	}
+	t := lv.of(o.typ)
 	if t == nil {
 		return false
 	}
