@@ -187,7 +187,7 @@ func (s *Store) checkGrant(ctx context.Context, q querier, d *delegation, princi
 // roleHolders returns the users holding role directly or through a team
 // mapped to it.
 func (s *Store) roleHolders(ctx context.Context, q querier, d *delegation, role string) ([]upstream.User, error) {
-	var teamIDs []string
+	teamIDs := []string{} // a JSON array even when empty
 	for t, rs := range d.h.TeamRoles {
 		if slices.Contains(rs, role) {
 			teamIDs = append(teamIDs, t)
