@@ -91,6 +91,13 @@ func TestEscalationUsersManageMakesItselfAdmin(t *testing.T) {
 	d := newDelegation(t, "users:manage")
 	d.refused(req{method: "PATCH", path: "/api/v2/users/" + d.member.UserID, body: map[string]any{"roleIds": []string{adminRoleID}}}, "admin")
 	d.cannotReadPrivate(d.member)
+	// Admins are privileged: a delegated manager neither deactivates nor
+	// demotes them; it still manages members.
+	d.refused(req{method: "PATCH", path: "/api/v2/users/" + d.e.acct.UserID, body: map[string]any{"isActive": false}}, "only an admin")
+	member, _ := upstream.BuiltinRoleByName(upstream.RoleMember)
+	d.refused(req{method: "PATCH", path: "/api/v2/users/" + d.e.acct.UserID, body: map[string]any{"roleIds": []string{member.ID}}}, "only an admin")
+	other := d.e.user("bob@acme.test")
+	d.e.ok(req{method: "PATCH", path: "/api/v2/users/" + other.UserID, as: &d.member, body: map[string]any{"isActive": false}}, 200)
 }
 
 func TestEscalationUsersManageMakesAnotherUserAdmin(t *testing.T) {

@@ -24,8 +24,8 @@ type delegation struct {
 }
 
 // delegationOf loads the facts of the delegation rule for a write of c:
-// nil for an admin, whom the rule allows every change (so an admin's
-// writes read nothing more).
+// nil for an admin, whom the rule allows every change (so for an admin's
+// writes it reads only the caller's subject).
 func (s *Store) delegationOf(ctx context.Context, q querier, c upstream.Caller) (*delegation, error) {
 	sub, err := s.loadSubject(ctx, q, c)
 	if err != nil {
