@@ -19,14 +19,30 @@ type delegation struct {
 	member  sqlstore.BootstrapResult // mallory, a member of acct
 }
 
-func newDelegation(t *testing.T, grant ...string) delegation {
+// delegationEnv is one env with the admin's private goal, shared by the
+// escalation paths (each has its own member).
+type delegationEnv struct {
+	e       *env
+	private string
+}
+
+func newDelegationEnv(t *testing.T) delegationEnv {
 	t.Helper()
 	e := newEnv(t)
 	ss := e.ok(req{method: "POST", path: "/api/v1/sessions", body: map[string]any{
 		"title": "2026 H1", "start": "2026-01-01T00:00:00.000Z", "end": "2026-06-30T00:00:00.000Z"}}, 201)
 	g := e.ok(req{method: "POST", path: "/api/v1/goals", body: map[string]any{
 		"name": "Board only", "sessionId": str(ss, "id"), "private": true}}, 201)
-	d := delegation{e: e, private: str(g, "id"), member: e.user("mallory@acme.test")}
+	return delegationEnv{e: e, private: str(g, "id")}
+}
+
+// member starts one path: a new member, named name, to whom the admin
+// grants actions.
+func (de delegationEnv) member(t *testing.T, name string, grant ...string) delegation {
+	t.Helper()
+	e := *de.e
+	e.t = t // failures are the subtest's
+	d := delegation{e: &e, private: de.private, member: e.user(name + "@acme.test")}
 	if len(grant) > 0 {
 		e.ok(req{method: "PUT", path: "/api/v1/permissions/principal/" + d.member.UserID,
 			body: map[string]any{"actions": grant}}, 204)
@@ -67,18 +83,30 @@ func (d delegation) refused(q req, want string) {
 	}
 }
 
-// The five escalation paths of the security review: each ends without
-// admin rights for the member (it cannot read the admin's private goal).
+// TestEscalationThroughDelegation: the five escalation paths of the
+// security review, each ending without admin rights for the member (it
+// cannot read the admin's private goal); and who is privileged.
+func TestEscalationThroughDelegation(t *testing.T) {
+	de := newDelegationEnv(t)
+	t.Run("roles:manage maps admin onto own team", func(t *testing.T) { rolesManageMapsAdminOntoOwnTeam(de.member(t, "roles", "roles:manage")) })
+	t.Run("permissions:manage grants itself users:manage", func(t *testing.T) {
+		permissionsManageGrantsItselfUsersManage(de.member(t, "perms", "permissions:manage"))
+	})
+	t.Run("users:manage makes itself admin", func(t *testing.T) { usersManageMakesItselfAdmin(de.member(t, "users", "users:manage")) })
+	t.Run("users:manage makes another user admin", func(t *testing.T) {
+		usersManageMakesAnotherUserAdmin(de.member(t, "users2", "users:manage"))
+	})
+	t.Run("teams:manage joins the admin team", func(t *testing.T) { teamsManageJoinsAdminTeam(de.member(t, "teams", "teams:manage")) })
+	t.Run("tokens for privileged users", func(t *testing.T) { tokensForPrivilegedUsers(de.member(t, "minter", "users:manage")) })
+}
 
-func TestEscalationRolesManageMapsAdminOntoOwnTeam(t *testing.T) {
-	d := newDelegation(t, "roles:manage")
+func rolesManageMapsAdminOntoOwnTeam(d delegation) {
 	team := d.e.ok(req{method: "POST", path: "/api/v1/teams", body: map[string]any{"name": "Mallory's", "members": []string{d.member.UserID}}}, 201)
 	d.refused(req{method: "POST", path: "/api/v1/roles/account/mapping", body: map[string]any{"roleId": adminRoleID, "teamId": str(team, "id")}}, "admin")
 	d.cannotReadPrivate(d.member)
 }
 
-func TestEscalationPermissionsManageGrantsItselfUsersManage(t *testing.T) {
-	d := newDelegation(t, "permissions:manage")
+func permissionsManageGrantsItselfUsersManage(d delegation) {
 	d.refused(req{method: "PUT", path: "/api/v1/permissions/principal/" + d.member.UserID,
 		body: map[string]any{"actions": []string{"permissions:manage", "users:manage"}}}, "users:manage")
 	d.refused(req{method: "POST", path: "/api/v1/permissions",
@@ -87,8 +115,7 @@ func TestEscalationPermissionsManageGrantsItselfUsersManage(t *testing.T) {
 	d.cannotReadPrivate(d.member)
 }
 
-func TestEscalationUsersManageMakesItselfAdmin(t *testing.T) {
-	d := newDelegation(t, "users:manage")
+func usersManageMakesItselfAdmin(d delegation) {
 	d.refused(req{method: "PATCH", path: "/api/v2/users/" + d.member.UserID, body: map[string]any{"roleIds": []string{adminRoleID}}}, "admin")
 	d.cannotReadPrivate(d.member)
 	// Admins are privileged: a delegated manager neither deactivates nor
@@ -100,8 +127,7 @@ func TestEscalationUsersManageMakesItselfAdmin(t *testing.T) {
 	d.e.ok(req{method: "PATCH", path: "/api/v2/users/" + other.UserID, as: &d.member, body: map[string]any{"isActive": false}}, 200)
 }
 
-func TestEscalationUsersManageMakesAnotherUserAdmin(t *testing.T) {
-	d := newDelegation(t, "users:manage")
+func usersManageMakesAnotherUserAdmin(d delegation) {
 	// A puppet the member creates and holds a token of.
 	puppet := d.e.ok(req{method: "POST", path: "/api/v2/users", as: &d.member, body: map[string]any{"email": "puppet@acme.test"}}, 201)
 	tok := d.e.ok(req{method: "POST", path: "/api/v2/users/" + str(puppet, "id") + "/tokens", as: &d.member, body: map[string]any{}}, 201)
@@ -112,8 +138,7 @@ func TestEscalationUsersManageMakesAnotherUserAdmin(t *testing.T) {
 	d.cannotReadPrivate(d.member)
 }
 
-func TestEscalationTeamsManageJoinsAdminTeam(t *testing.T) {
-	d := newDelegation(t, "teams:manage")
+func teamsManageJoinsAdminTeam(d delegation) {
 	board := d.e.ok(req{method: "POST", path: "/api/v1/teams", body: map[string]any{"name": "Board"}}, 201)
 	d.e.ok(req{method: "POST", path: "/api/v1/roles/account/mapping", body: map[string]any{"roleId": adminRoleID, "teamId": str(board, "id")}}, 201)
 	d.refused(req{method: "PUT", path: "/api/v1/teams/" + str(board, "id") + "/members/" + d.member.UserID}, "admin")
@@ -122,18 +147,17 @@ func TestEscalationTeamsManageJoinsAdminTeam(t *testing.T) {
 	d.cannotReadPrivate(d.member)
 }
 
-// TestEscalationTokensForAdminEquivalents: a user who holds a right that
-// changes who holds what is privileged, so an admin cannot mint tokens for
-// them; and a delegated users:manage cannot mint a token for a user who
-// holds rights it lacks.
-func TestEscalationTokensForAdminEquivalents(t *testing.T) {
-	d := newDelegation(t, "users:manage")
+// tokensForPrivilegedUsers: a user who holds a right that changes who
+// holds what is privileged, so an admin cannot mint tokens for them; and a
+// delegated users:manage cannot mint a token for a user who holds rights
+// it lacks.
+func tokensForPrivilegedUsers(d delegation) {
 	for _, right := range []string{"roles:manage", "permissions:manage", "teams:manage", "users:manage"} {
 		u := d.e.user(strings.ReplaceAll(right, ":", "-") + "@acme.test")
 		d.e.ok(req{method: "PUT", path: "/api/v1/permissions/principal/" + u.UserID, body: map[string]any{"actions": []string{right}}}, 204)
 		p := d.e.problem(req{method: "POST", path: "/api/v2/users/" + u.UserID + "/tokens", body: map[string]any{}}, 403, "forbidden")
 		if !strings.Contains(str(p, "detail"), "privileged") {
-			t.Errorf("token for a holder of %s: detail %q", right, str(p, "detail"))
+			d.e.t.Errorf("token for a holder of %s: detail %q", right, str(p, "detail"))
 		}
 	}
 	mgr := d.e.user("manager@acme.test")
