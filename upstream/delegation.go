@@ -222,11 +222,6 @@ func (h Holdings) Role(id string) Rights {
 	return RightsOf(h.facts("", []string{id}, nil))
 }
 
-// Roles returns the rights of the roles together.
-func (h Holdings) Roles(ids []string) Rights {
-	return RightsOf(h.facts("", ids, nil))
-}
-
 // ActionRights returns the rights of actions everywhere, as a grant gives them.
 func ActionRights(actions ...Action) Rights {
 	return RightsOf(SubjectFacts{Grants: actions})

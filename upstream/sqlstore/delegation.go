@@ -63,13 +63,13 @@ func loadHoldings(ctx context.Context, q querier, account string) (upstream.Hold
 	return h, nil
 }
 
-// user returns u's rights under h.
+// userRights returns u's rights under h.
 func userRights(h upstream.Holdings, u upstream.User) upstream.Rights {
 	return h.User(u.ID, u.Roles, u.TeamIDs)
 }
 
-// mapping checks mapping (add) or unmapping role to team: the team and
-// each of its members are reached.
+// checkMapping checks mapping role onto team t (add) or unmapping it: the
+// change reaches the team and each of its members.
 func (s *Store) checkMapping(ctx context.Context, q querier, d *delegation, roleID string, t upstream.Team, add bool) error {
 	if d == nil {
 		return nil
@@ -120,8 +120,9 @@ func checkMembership(d *delegation, t upstream.Team, u upstream.User, join bool)
 		Gives: gives, Before: userRights(d.h, u), After: userRights(d.h, changed)})
 }
 
-// checkUserRoles checks giving user u (before the change; a new user has no
-// id) the roles roles instead of its own: it gets the roles it did not hold.
+// checkUserRoles checks giving user u (as it is before the change; the
+// zero User for a new user) roles instead of its own: the change carries
+// the roles u did not hold.
 func checkUserRoles(d *delegation, target string, u upstream.User, roles []upstream.UserRole) error {
 	if d == nil {
 		return nil
