@@ -244,3 +244,52 @@ func grantsOf(right string) []string {
 	}
 	return all
 }
+
+// TestDelegationAdminOnlyChanges: rights that together amount to admin are
+// given only by an admin, even by a caller who holds every action; and
+// only an admin takes the admin role away (unmapping it, removing a member
+// of a team mapped to it, deleting such a team).
+func TestDelegationAdminOnlyChanges(t *testing.T) {
+	e := newEnv(t)
+	every := grantsOf(upstream.RoleAdmin)
+	boss := e.person("boss", every...) // every action, but not the admin role
+	o := e.person("other")
+	forbidden := func(what string, err error, want string) {
+		t.Helper()
+		if upstream.ErrorCode(err) != upstream.CodeForbidden || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want forbidden %q", what, err, want)
+		}
+	}
+	err := e.store.SetPrincipalPermissions(boss.ctx, o.id, upstream.PrincipalPermissionsInput{Actions: every})
+	forbidden("grant every action", err, "amount to admin")
+	last := string(upstream.AccountManage) // not a member's
+	allBut := slices.DeleteFunc(slices.Clone(every), func(a string) bool { return a == last })
+	if err := e.store.SetPrincipalPermissions(boss.ctx, o.id, upstream.PrincipalPermissionsInput{Actions: allBut}); err != nil {
+		t.Fatalf("grant all but one action: %v", err)
+	}
+	_, err = e.store.CreatePermission(boss.ctx, upstream.PermissionInput{Action: last, Principals: []string{o.id}})
+	forbidden("grant the last action", err, "amount to admin")
+
+	adminRole, _ := upstream.BuiltinRoleByName(upstream.RoleAdmin)
+	board, err := e.store.CreateTeam(e.ctx, sqlstore.TeamInput{Name: "Board", Members: []string{e.boot.UserID, o.id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.store.CreateRoleMapping(e.ctx, upstream.RoleMappingInput{RoleID: adminRole.ID, TeamID: board.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidden("unmap admin", e.store.DeleteRoleMapping(boss.ctx, m.MappingID), "take the admin role")
+	forbidden("remove a member", e.store.RemoveTeamMember(boss.ctx, board.ID, o.id), "take the admin role")
+	_, err = e.store.UpdateTeam(boss.ctx, board.ID, upstream.TeamPatch{Members: &[]string{e.boot.UserID}})
+	forbidden("replace the members", err, "take the admin role")
+	forbidden("delete the team", e.store.DeleteTeam(boss.ctx, board.ID), "take the admin role")
+	// The bootstrap admin holds the admin role itself: leaving the team
+	// takes nothing from it.
+	if err := e.store.RemoveTeamMember(boss.ctx, board.ID, e.boot.UserID); err != nil {
+		t.Errorf("remove a member who stays admin: %v", err)
+	}
+	if err := e.store.RemoveTeamMember(e.ctx, board.ID, o.id); err != nil {
+		t.Errorf("the admin removes a member: %v", err)
+	}
+}
