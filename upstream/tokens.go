@@ -183,28 +183,36 @@ type MintFacts struct {
 	TargetUserID string
 	// TargetActive is false for a deactivated user.
 	TargetActive bool
-	// TargetPrivileged is true when the user is an admin or may manage
-	// users: a token for them is as strong as an admin's own.
-	TargetPrivileged bool
-	// CallerManagesUsers is true when the caller holds users:manage.
-	CallerManagesUsers bool
+	// CallerRights are the caller's account-wide rights.
+	CallerRights Rights
+	// TargetRights are the target user's (loaded for another user only).
+	TargetRights Rights
 }
 
 // MayMintToken decides who may create a token for whom: a user for
-// themselves, or a caller with users:manage (an admin) for a user who is
-// neither an admin nor able to manage users (a service user). Nobody mints
-// for another admin: that would let one admin act as another with no trace
-// of who did it.
+// themselves; a caller with users:manage for another user who is not
+// privileged (Rights.Privileged: neither an admin, nor admin in all but
+// name, nor a holder of users, teams, roles or permissions management — a
+// service user, a member, a viewer) and, unless the caller is an admin,
+// who holds nothing the caller does not. Nobody mints for a privileged
+// user: that would let one act as another who may change who holds what,
+// with no trace of who did it; and a token for someone holding more would
+// give its minter more than it holds.
 func MayMintToken(c Caller, f MintFacts) error {
 	if err := c.CheckWrite(); err != nil {
 		return err
 	}
 	if f.TargetUserID != c.UserID {
-		if !f.CallerManagesUsers {
+		if !f.CallerRights.Holds(UsersManage) {
 			return Errorf(CodeForbidden, "only the user or an admin may create a token for user %q", f.TargetUserID)
 		}
-		if f.TargetPrivileged {
-			return Errorf(CodeForbidden, "user %q is an admin: only they may create their tokens", f.TargetUserID)
+		if f.TargetRights.Privileged() {
+			return Errorf(CodeForbidden, "user %q is privileged (holds %s): only they may create their tokens",
+				f.TargetUserID, f.TargetRights.privileges())
+		}
+		if miss := f.TargetRights.Missing(f.CallerRights); len(miss) > 0 {
+			return Errorf(CodeForbidden, "user %q holds %s, which you do not: only an admin may create their tokens",
+				f.TargetUserID, strings.Join(miss, ", "))
 		}
 	}
 	if !f.TargetActive {

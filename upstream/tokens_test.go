@@ -123,19 +123,33 @@ func TestLastUsedStale(t *testing.T) {
 func TestMayMintToken(t *testing.T) {
 	me := Caller{AccountID: "a", UserID: "u1", Scopes: []Scope{ScopeRead, ScopeWrite}}
 	readOnly := Caller{AccountID: "a", UserID: "u1", Scopes: []Scope{ScopeRead}}
+	role := func(name string, grants ...Action) Rights {
+		b, _ := BuiltinRoleByName(name)
+		return RightsOf(SubjectFacts{RoleIDs: []string{b.ID}, Grants: grants})
+	}
+	admin, member, viewer := role(RoleAdmin), role(RoleMember), role(RoleViewer)
+	manager := role(RoleMember, UsersManage) // a member with users:manage
 	for _, tc := range []struct {
 		name string
 		c    Caller
 		f    MintFacts
 		want Code
 	}{
-		{"own token", me, MintFacts{TargetUserID: "u1", TargetActive: true}, ""},
-		{"own token, admin", me, MintFacts{TargetUserID: "u1", TargetActive: true, TargetPrivileged: true}, ""},
+		{"own token", me, MintFacts{TargetUserID: "u1", TargetActive: true, CallerRights: viewer}, ""},
+		{"own token, admin", me, MintFacts{TargetUserID: "u1", TargetActive: true, CallerRights: admin}, ""},
 		{"own token from a read-only token", readOnly, MintFacts{TargetUserID: "u1", TargetActive: true}, CodeInsufficientScope},
-		{"admin for a service user", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerManagesUsers: true}, ""},
-		{"admin for another admin", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerManagesUsers: true, TargetPrivileged: true}, CodeForbidden},
-		{"member for another user", me, MintFacts{TargetUserID: "u2", TargetActive: true}, CodeForbidden},
-		{"admin for a deactivated user", me, MintFacts{TargetUserID: "u2", CallerManagesUsers: true}, CodeConflict},
+		{"admin for a service user", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: admin, TargetRights: member}, ""},
+		{"admin for another admin", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: admin, TargetRights: admin}, CodeForbidden},
+		{"admin for a holder of users:manage", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: admin, TargetRights: manager}, CodeForbidden},
+		{"admin for a holder of roles:manage", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: admin, TargetRights: role(RoleViewer, RolesManage)}, CodeForbidden},
+		{"admin for a holder of permissions:manage", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: admin, TargetRights: role(RoleViewer, PermsManage)}, CodeForbidden},
+		{"admin for a holder of teams:manage", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: admin, TargetRights: role(RoleViewer, TeamsManage)}, CodeForbidden},
+		{"admin for a holder of every action", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: admin, TargetRights: ActionRights(everyAction()...)}, CodeForbidden},
+		{"manager for a member", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: manager, TargetRights: member}, ""},
+		{"manager for a session manager", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: manager, TargetRights: role(RoleMember, SessionsManage)}, CodeForbidden},
+		{"viewer manager for a member", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: role(RoleViewer, UsersManage), TargetRights: member}, CodeForbidden},
+		{"member for another user", me, MintFacts{TargetUserID: "u2", TargetActive: true, CallerRights: member, TargetRights: viewer}, CodeForbidden},
+		{"admin for a deactivated user", me, MintFacts{TargetUserID: "u2", CallerRights: admin, TargetRights: member}, CodeConflict},
 		{"in-process caller", Caller{AccountID: "a", UserID: "u1"}, MintFacts{TargetUserID: "u1", TargetActive: true}, ""},
 	} {
 		if got := ErrorCode(MayMintToken(tc.c, tc.f)); got != tc.want {

@@ -192,6 +192,9 @@ func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, er
 		if err != nil {
 			return err
 		}
+		if err := s.checkNewUser(ctx, q, c, in); err != nil {
+			return err
+		}
 		u, err = s.createUser(ctx, q, acc, in, c.UserID)
 		return err
 	})

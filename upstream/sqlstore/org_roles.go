@@ -283,6 +283,8 @@ func (s *Store) ListRoleMappings(ctx context.Context) ([]upstream.Role, error) {
 }
 
 // CreateRoleMapping maps a role to a team: its members hold the role.
+// Under the delegation rule (upstream.MayConfer) a caller maps only a role
+// whose rights it holds, and only an admin maps the admin role.
 func (s *Store) CreateRoleMapping(ctx context.Context, in upstream.RoleMappingInput) (upstream.Role, error) {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -301,7 +303,8 @@ func (s *Store) CreateRoleMapping(ctx context.Context, in upstream.RoleMappingIn
 		if r, ok = byID[in.RoleID]; !ok {
 			return upstream.Invalid("roleId", "no role %q", in.RoleID)
 		}
-		if _, err := teams.get(ctx, q, c.AccountID, in.TeamID); err != nil {
+		t, err := teams.get(ctx, q, c.AccountID, in.TeamID)
+		if err != nil {
 			return upstream.Invalid("teamId", "no team %q", in.TeamID)
 		}
 		var n int
@@ -311,6 +314,13 @@ func (s *Store) CreateRoleMapping(ctx context.Context, in upstream.RoleMappingIn
 		if n > 0 {
 			return upstream.Errorf(upstream.CodeConflict, "role %q is already mapped to team %q", in.RoleID, in.TeamID)
 		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if err := s.checkMapping(ctx, q, d, in.RoleID, t, true); err != nil {
+			return err
+		}
 		m := upstream.RoleMapping{ID: s.ids.New(), AccountID: c.AccountID, RoleID: in.RoleID, TeamID: in.TeamID}
 		r.TeamID, r.MappingID = m.TeamID, m.ID
 		return roleMappings.insert(ctx, q, c.AccountID, &m)
@@ -318,7 +328,8 @@ func (s *Store) CreateRoleMapping(ctx context.Context, in upstream.RoleMappingIn
 	return r, err
 }
 
-// DeleteRoleMapping deletes a role mapping by its id.
+// DeleteRoleMapping deletes a role mapping by its id; only an admin
+// unmaps the admin role from a team with members.
 func (s *Store) DeleteRoleMapping(ctx context.Context, id string) error {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -328,8 +339,24 @@ func (s *Store) DeleteRoleMapping(ctx context.Context, id string) error {
 		if err := s.authorize(ctx, q, c, upstream.RolesManage, nil); err != nil {
 			return err
 		}
-		if _, err := roleMappings.get(ctx, q, c.AccountID, id); err != nil {
+		m, err := roleMappings.get(ctx, q, c.AccountID, id)
+		if err != nil {
 			return err
+		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if d != nil {
+			t, err := teams.get(ctx, q, c.AccountID, m.TeamID)
+			if err != nil && upstream.ErrorCode(err) != upstream.CodeNotFound {
+				return err
+			}
+			if err == nil {
+				if err := s.checkMapping(ctx, q, d, m.RoleID, t, false); err != nil {
+					return err
+				}
+			}
 		}
 		return roleMappings.deleteWhere(ctx, q, c.AccountID, "id = ?", id)
 	})

@@ -22,6 +22,10 @@ func (s *Store) UpdateTeam(ctx context.Context, id string, in upstream.TeamPatch
 		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
 			return err
 		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
 		if t, err = teams.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -48,7 +52,7 @@ func (s *Store) UpdateTeam(ctx context.Context, id string, in upstream.TeamPatch
 		if t.Manager != "" && !slices.Contains(members, t.Manager) {
 			members = append(members, t.Manager)
 		}
-		if err := s.setMembers(ctx, q, c.AccountID, &t, members); err != nil {
+		if err := s.setMembers(ctx, q, d, c.AccountID, &t, members); err != nil {
 			return err
 		}
 		t.ModifiedByID = c.UserID
@@ -73,7 +77,9 @@ func (s *Store) checkTeamParent(ctx context.Context, q querier, account, id, par
 }
 
 // setMembers makes members the team's members, updating users' teamIds.
-func (s *Store) setMembers(ctx context.Context, q querier, account string, t *upstream.Team, members []string) error {
+// Each user who joins or leaves is a change the delegation rule decides
+// (d; nil for an admin): joining a team gives what the team gives.
+func (s *Store) setMembers(ctx context.Context, q querier, d *delegation, account string, t *upstream.Team, members []string) error {
 	members = dedupe(members)
 	found, err := users.in(ctx, q, account, "id", members)
 	if err != nil {
@@ -89,12 +95,17 @@ func (s *Store) setMembers(ctx context.Context, q querier, account string, t *up
 	for _, u := range affected {
 		in, had := slices.Contains(members, u.ID), slices.Contains(u.TeamIDs, t.ID)
 		switch {
-		case in && !had:
-			u.TeamIDs = append(u.TeamIDs, t.ID)
-		case !in && had:
-			u.TeamIDs = slices.DeleteFunc(u.TeamIDs, func(x string) bool { return x == t.ID })
+		case in && !had, !in && had:
+			if err := checkMembership(d, *t, u, in); err != nil {
+				return err
+			}
 		default:
 			continue
+		}
+		if in {
+			u.TeamIDs = append(u.TeamIDs, t.ID)
+		} else {
+			u.TeamIDs = slices.DeleteFunc(u.TeamIDs, func(x string) bool { return x == t.ID })
 		}
 		if err := users.update(ctx, q, account, &u); err != nil {
 			return err
@@ -115,11 +126,15 @@ func (s *Store) DeleteTeam(ctx context.Context, id string) error {
 		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
 			return err
 		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
 		t, err := teams.get(ctx, q, c.AccountID, id)
 		if err != nil {
 			return err
 		}
-		if err := s.setMembers(ctx, q, c.AccountID, &t, nil); err != nil {
+		if err := s.setMembers(ctx, q, d, c.AccountID, &t, nil); err != nil {
 			return err
 		}
 		children, err := teams.in(ctx, q, c.AccountID, "parent_id", []string{id})
@@ -150,13 +165,17 @@ func (s *Store) AddTeamMember(ctx context.Context, teamID, userID string) (upstr
 		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
 			return err
 		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
 		if t, err = teams.get(ctx, q, c.AccountID, teamID); err != nil {
 			return err
 		}
 		if _, err := users.get(ctx, q, c.AccountID, userID); err != nil {
 			return err
 		}
-		if err := s.setMembers(ctx, q, c.AccountID, &t, append(slices.Clone(t.Members), userID)); err != nil {
+		if err := s.setMembers(ctx, q, d, c.AccountID, &t, append(slices.Clone(t.Members), userID)); err != nil {
 			return err
 		}
 		return teams.update(ctx, q, c.AccountID, &t)
@@ -174,6 +193,10 @@ func (s *Store) RemoveTeamMember(ctx context.Context, teamID, userID string) err
 		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
 			return err
 		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
 		t, err := teams.get(ctx, q, c.AccountID, teamID)
 		if err != nil {
 			return err
@@ -185,7 +208,7 @@ func (s *Store) RemoveTeamMember(ctx context.Context, teamID, userID string) err
 			t.Manager = ""
 		}
 		rest := slices.DeleteFunc(slices.Clone(t.Members), func(x string) bool { return x == userID })
-		if err := s.setMembers(ctx, q, c.AccountID, &t, rest); err != nil {
+		if err := s.setMembers(ctx, q, d, c.AccountID, &t, rest); err != nil {
 			return err
 		}
 		return teams.update(ctx, q, c.AccountID, &t)

@@ -41,8 +41,11 @@ func (s *Store) userRoles(ctx context.Context, q querier, account, name string, 
 }
 
 // UpdateUser changes a user. Users change their own profile; roles,
-// activation and other users need users:manage. An account keeps at least
-// one active admin.
+// activation and other users need users:manage. A caller who is not an
+// admin changes the roles or activation only of users who are not
+// privileged and hold nothing it does not (upstream.MayManageUser), and
+// assigns only roles whose rights it holds (upstream.MayConfer). An account
+// keeps at least one active admin.
 func (s *Store) UpdateUser(ctx context.Context, id string, in upstream.UserPatch) (upstream.User, error) {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -53,9 +56,18 @@ func (s *Store) UpdateUser(ctx context.Context, id string, in upstream.UserPatch
 		if u, err = users.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
+		var d *delegation
 		if !upstream.SelfPatch(c.UserID, id, in) {
 			if err := s.authorize(ctx, q, c, upstream.UsersManage, nil); err != nil {
 				return err
+			}
+			if in.IsActive != nil || in.RoleIDs != nil {
+				if d, err = s.delegationOf(ctx, q, c); err != nil {
+					return err
+				}
+				if err := checkManageUser(d, u); err != nil {
+					return err
+				}
 			}
 		}
 		set(&u.FirstName, in.FirstName, strings.TrimSpace)
@@ -71,9 +83,14 @@ func (s *Store) UpdateUser(ctx context.Context, id string, in upstream.UserPatch
 			if len(*in.RoleIDs) == 0 {
 				return upstream.Invalid("roleIds", "a user holds at least one role")
 			}
-			if u.Roles, err = s.userRoles(ctx, q, c.AccountID, "", *in.RoleIDs); err != nil {
+			roles, err := s.userRoles(ctx, q, c.AccountID, "", *in.RoleIDs)
+			if err != nil {
 				return err
 			}
+			if err := checkUserRoles(d, upstream.Describe("user", u.ID), u, roles); err != nil {
+				return err
+			}
+			u.Roles = roles
 		}
 		if err := users.update(ctx, q, c.AccountID, &u); err != nil {
 			return err

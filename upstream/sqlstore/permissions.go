@@ -324,7 +324,8 @@ func (s *Store) grantsOf(ctx context.Context, q querier, account, principal stri
 }
 
 // SetPrincipalPermissions makes the principal's grants exactly in.Actions
-// (its role bundle is not changed by grants).
+// (its role bundle is not changed by grants). A caller who is not an admin
+// grants only actions it holds itself (upstream.MayConfer).
 func (s *Store) SetPrincipalPermissions(ctx context.Context, id string, in upstream.PrincipalPermissionsInput) error {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -340,11 +341,25 @@ func (s *Store) SetPrincipalPermissions(ctx context.Context, id string, in upstr
 		if err := s.authorize(ctx, q, c, upstream.PermsManage, nil); err != nil {
 			return err
 		}
-		if _, err := s.principalKind(ctx, q, c.AccountID, id); err != nil {
+		kind, err := s.principalKind(ctx, q, c.AccountID, id)
+		if err != nil {
 			return err
 		}
 		have, err := s.grantsOf(ctx, q, c.AccountID, id)
 		if err != nil {
+			return err
+		}
+		var added []upstream.Action
+		for _, a := range want {
+			if !slices.ContainsFunc(have, func(g upstream.Permission) bool { return g.Action == a }) {
+				added = append(added, upstream.Action(a))
+			}
+		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if err := s.checkGrant(ctx, q, d, id, kind, added); err != nil {
 			return err
 		}
 		held := map[string]bool{}
@@ -431,7 +446,9 @@ func (s *Store) ListPermissions(ctx context.Context, lq upstream.ListQuery) (ups
 	return upstream.Page[upstream.Permission]{Items: items, TotalCount: total}, nil
 }
 
-// CreatePermission grants an action to principals (users or roles of the account).
+// CreatePermission grants an action to principals (users or roles of the
+// account); a caller who is not an admin grants only an action it holds
+// itself (upstream.MayConfer).
 func (s *Store) CreatePermission(ctx context.Context, in upstream.PermissionInput) (upstream.Permission, error) {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -449,9 +466,17 @@ func (s *Store) CreatePermission(ctx context.Context, in upstream.PermissionInpu
 		if err := s.authorize(ctx, q, c, upstream.PermsManage, nil); err != nil {
 			return err
 		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
 		for _, id := range ps {
-			if _, err := s.principalKind(ctx, q, c.AccountID, id); err != nil {
+			kind, err := s.principalKind(ctx, q, c.AccountID, id)
+			if err != nil {
 				return upstream.Invalid("principals", "no user or role %q", id)
+			}
+			if err := s.checkGrant(ctx, q, d, id, kind, []upstream.Action{upstream.Action(in.Action)}); err != nil {
+				return err
 			}
 		}
 		return grants.insert(ctx, q, c.AccountID, &p)

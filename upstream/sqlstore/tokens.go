@@ -90,8 +90,9 @@ func (s *Store) touchToken(ctx context.Context, hash string, now time.Time) erro
 }
 
 // IssueToken creates a token for userID (the caller's own when empty) under
-// the minting rule: a user for themselves, an admin for a user who is
-// neither an admin nor able to manage users.
+// the minting rule (upstream.MayMintToken): a user for themselves, a holder
+// of users:manage for a user who is not privileged and holds nothing the
+// caller does not.
 func (s *Store) IssueToken(ctx context.Context, userID string, in upstream.TokenInput) (upstream.NewToken, error) {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -108,18 +109,15 @@ func (s *Store) IssueToken(ctx context.Context, userID string, in upstream.Token
 		}
 		f := upstream.MintFacts{TargetUserID: userID, TargetActive: u.IsActive}
 		if userID != c.UserID {
-			switch err := s.authorize(ctx, q, c, upstream.UsersManage, nil); upstream.ErrorCode(err) {
-			case "":
-				f.CallerManagesUsers = true
-			case upstream.CodeForbidden:
-			default:
+			caller, err := s.loadSubject(ctx, q, c)
+			if err != nil {
 				return err
 			}
 			target, err := s.deriveSubject(ctx, q, upstream.Caller{AccountID: c.AccountID, UserID: userID})
 			if err != nil {
 				return err
 			}
-			f.TargetPrivileged = target.Admin || target.Allowed(upstream.UsersManage, nil, nil)
+			f.CallerRights, f.TargetRights = caller.Rights(), target.Rights()
 		}
 		if err := upstream.MayMintToken(c, f); err != nil {
 			return err
