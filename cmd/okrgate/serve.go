@@ -134,7 +134,9 @@ finish.`)
 		fmt.Fprintf(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created, or mint a new one: okrgate token create --db %s --account ACCOUNT_ID)\n", *db)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// The server's own answers to requests it cannot parse become
+	// problem bodies with a request id (rest.Listener).
+	go func() { errc <- srv.Serve(rest.Listener(ln, rest.ListenerOptions{MaxHeaderBytes: srv.MaxHeaderBytes, Logger: log})) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
