@@ -136,7 +136,9 @@ finish.`)
 	errc := make(chan error, 1)
 	// The server's own answers to requests it cannot parse become
 	// problem bodies with a request id (rest.Listener).
-	go func() { errc <- srv.Serve(rest.Listener(ln, rest.ListenerOptions{MaxHeaderBytes: srv.MaxHeaderBytes, Logger: log})) }()
+	go func() {
+		errc <- srv.Serve(rest.Listener(ln, rest.ListenerOptions{MaxHeaderBytes: srv.MaxHeaderBytes, Logger: log}))
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
