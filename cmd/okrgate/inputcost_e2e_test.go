@@ -38,7 +38,7 @@ func TestInputCostEndToEnd(t *testing.T) {
 	for _, f := range []string{heavy, or.String()} {
 		st, p, _ := c.do("GET", "/api/v2/integrations/goals?fields=id&filter="+url.QueryEscape(f), nil)
 		detail, _ := p["detail"].(string)
-		if st != 400 || p["code"] != "invalid_filter" || !strings.Contains(detail, "the limit is 200 per regular expression") {
+		if st != 400 || p["code"] != "invalid_filter" || !strings.Contains(detail, "the limit is 100 per regular expression") {
 			t.Errorf("filter %.60s: %d %v, want 400 invalid_filter naming the limit", f, st, p)
 		}
 	}

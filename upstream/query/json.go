@@ -42,8 +42,8 @@ const (
 	MaxFilterNodes       = 500      // conditions and logical operators in one filter
 	MaxInValues          = 1000     // elements of one $in or $nin array
 	MaxRegexLen          = 1000     // bytes of one regular expression
-	MaxRegexProgram      = 200      // instructions of one compiled regular expression
-	MaxRegexProgramTotal = 500      // instructions of all regular expressions of one filter
+	MaxRegexProgram      = 100      // instructions of one compiled regular expression
+	MaxRegexProgramTotal = 200      // instructions of all regular expressions of one filter
 	MaxRegexConditions   = 10       // $regex conditions (and $not regexes) in one filter
 )
 

@@ -29,16 +29,16 @@ func TestRegexCostLimits(t *testing.T) {
 	refused := []struct {
 		name, src, msg string
 	}{
-		{"heavy pattern", `{name:{$regex:"` + heavy + `"}}`, "compiles to 3003 instructions; the limit is 200 per regular expression"},
-		{"heavy pattern under $not", `{name:{$not:"` + heavy + `"}}`, "the limit is 200 per regular expression"},
-		{"{100} pattern", `{name:{$regex:"(?:a?){100}a{100}b"}}`, "compiles to 303 instructions; the limit is 200"},
-		{"20 heavy patterns under $or", orOf(20, heavy), "the limit is 200 per regular expression"},
+		{"heavy pattern", `{name:{$regex:"` + heavy + `"}}`, "compiles to 3003 instructions; the limit is 100 per regular expression"},
+		{"heavy pattern under $not", `{name:{$not:"` + heavy + `"}}`, "the limit is 100 per regular expression"},
+		{"{100} pattern", `{name:{$regex:"(?:a?){100}a{100}b"}}`, "compiles to 303 instructions; the limit is 100"},
+		{"20 heavy patterns under $or", orOf(20, heavy), "the limit is 100 per regular expression"},
 		{"11 cheap patterns", orOf(MaxRegexConditions+1, "^Q3"), "more than 10 $regex conditions; the limit is 10 per filter"},
 		{"200 cheap patterns", orOf(200, "a.*b"), "the limit is 10 per filter"},
 		// The bound is on the program, not on what a pattern means: a long
 		// literal is cheap to run but still counted.
 		{"long literal", `{name:{$regex:"` + strings.Repeat("x", MaxRegexLen) + `"}}`, "compiles to 1002 instructions"},
-		{"programs over the total", orOf(3, `\d{4}.{180}x`), "together; the limit is 500 per filter"},
+		{"programs over the total", orOf(3, `\d{4}.{80}x`), "together; the limit is 200 per filter"},
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
