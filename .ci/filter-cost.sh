@@ -32,6 +32,7 @@ token=$(sed -n 's/^demo admin token: \([^ ]*\).*/\1/p' "$work/serve.out")
 acct=$(sed -n 's/^demo account: *\([^ ]*\).*/\1/p' "$work/serve.out")
 auth=(-H "Authorization: Bearer $token" -H "service-accountId: $acct")
 session=$(curl -sf -G "${auth[@]}" "$url/api/v2/sessions" --data-urlencode fields=id --data-urlencode limit=1 --data-urlencode 'filter={"status":"open"}' | sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p')
+curl -sf -o /dev/null -X PATCH "${auth[@]}" -H 'Content-Type: application/json' -d '{"settings":{"goalsPerOwnerLimit":1000}}' "$url/api/v1/sessions/$session"
 desc=$(head -c 20000 /dev/zero | tr '\0' a)
 for i in $(seq "$goals"); do
   printf '{"name":"Long %d","sessionId":"%s","description":"%s"}' "$i" "$session" "$desc" >"$work/goal.json"
