@@ -142,7 +142,9 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			if len(ue.Fields) > 0 {
 				gerr.Extensions["fields"] = ue.Fields
 			}
-		case errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+			// Also a store error caused by the deadline (PostgreSQL's
+			// query_canceled after the cancel request).
 			gerr.Message = "the request took too long and was stopped"
 			setCode(gerr, CodeTimeout)
 		case strings.HasSuffix(err.Error(), "introspection disabled"):

@@ -167,6 +167,7 @@ func NewServer(cfg Config) *handler.Server {
 	if !cfg.NoFastPath {
 		fast.fast = graph.NewFast(es)
 	}
+	srv.AroundFields(textLimits) // textlimits.go
 	srv.AroundFields(fast.aroundFields)
 	srv.AroundResponses(budget.aroundResponses)
 	srv.AroundResponses(fast.aroundResponses)

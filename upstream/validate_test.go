@@ -1,7 +1,9 @@
 package upstream_test
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -86,5 +88,65 @@ func TestPreconditionCheck(t *testing.T) {
 	}
 	if upstream.ETagOf([]byte("a")) == upstream.ETagOf([]byte("b")) {
 		t.Error("ETagOf collides")
+	}
+}
+
+// TestCheckTextLimits: a string over its field's limit is refused naming
+// its path, wherever it sits in an input; the limit counts characters, not
+// bytes; a string at its limit passes.
+func TestCheckTextLimits(t *testing.T) {
+	type setting struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	}
+	type input struct {
+		Name        string         `json:"name"`
+		Description *string        `json:"description,omitempty"`
+		RichText    string         `json:"richTextDescription"`
+		Comment     string         `json:"comment"`
+		Settings    []setting      `json:"settings"`
+		Extra       map[string]any `json:"extra"`
+		Tags        []string       `json:"tags"`
+		Raw         []byte         `json:"raw"`
+		Nested      *struct {
+			Title string `json:"title"`
+		} `json:"nested"`
+		skipped string
+	}
+	long := func(n int) string { return strings.Repeat("a", n) }
+	ptr := func(s string) *string { return &s }
+	ok := []input{
+		{Name: long(upstream.MaxNameLength), Description: ptr(long(upstream.MaxDescriptionLength)), RichText: long(upstream.MaxRichTextLength),
+			Comment: long(upstream.MaxCommentLength), Raw: make([]byte, 1<<20), skipped: long(1 << 20)},
+		{Description: ptr(strings.Repeat("€", upstream.MaxDescriptionLength))}, // 60,000 bytes, 20,000 characters
+	}
+	for i, in := range ok {
+		if err := upstream.CheckTextLimits(&in); err != nil {
+			t.Errorf("input %d: %v", i, err)
+		}
+	}
+	refused := []struct {
+		in    any
+		field string
+	}{
+		{input{Description: ptr(long(250000))}, "description"},
+		{input{Name: long(upstream.MaxNameLength + 1)}, "name"},
+		{input{Comment: long(upstream.MaxCommentLength + 1)}, "comment"},
+		{input{RichText: long(upstream.MaxRichTextLength + 1)}, "richTextDescription"},
+		{input{Settings: []setting{{}, {Value: long(upstream.MaxDescriptionLength + 1)}}}, "settings[1].value"},
+		{input{Tags: []string{"x", long(upstream.MaxDescriptionLength + 1)}}, "tags[1]"},
+		{input{Extra: map[string]any{"title": long(upstream.MaxNameLength + 1)}}, "extra.title"},
+		{&input{Nested: &struct {
+			Title string `json:"title"`
+		}{long(upstream.MaxNameLength + 1)}}, "nested.title"},
+		{map[string]any{"input": map[string]any{"description": long(upstream.MaxDescriptionLength + 1)}}, "input.description"},
+	}
+	for _, tt := range refused {
+		err := upstream.CheckTextLimits(tt.in)
+		var ue *upstream.Error
+		if !errors.As(err, &ue) || ue.Code != upstream.CodeInvalid || len(ue.Fields) != 1 || ue.Fields[0].Field != tt.field ||
+			!strings.Contains(ue.Fields[0].Message, "must be at most") {
+			t.Errorf("%s: %v, want invalid_input naming %s", tt.field, err, tt.field)
+		}
 	}
 }

@@ -40,6 +40,7 @@ finish.`)
 	playgroundAssets := fs.String("playground-assets", resolvers.PlaygroundEmbedded, "the GraphiQL playground's assets: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
+	restReadTimeout := fs.Duration("rest-read-timeout", rest.DefaultReadTimeout, "REST: deadline of a read (GET); past it the work stops and the answer is 503 timeout")
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
@@ -91,7 +92,7 @@ finish.`)
 	}
 	base := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be)}))
+	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), ReadTimeout: *restReadTimeout}))
 	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
@@ -133,7 +134,11 @@ finish.`)
 		fmt.Fprintf(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created, or mint a new one: okrgate token create --db %s --account ACCOUNT_ID)\n", *db)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// The server's own answers to requests it cannot parse become
+	// problem bodies with a request id (rest.Listener).
+	go func() {
+		errc <- srv.Serve(rest.Listener(ln, rest.ListenerOptions{MaxHeaderBytes: srv.MaxHeaderBytes, Logger: log}))
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)

@@ -138,12 +138,12 @@ func inMemory[T any](ctx context.Context, c *Client, op string, l listing) func(
 				break
 			}
 		}
-		return pageOf[T](all, q, op)
+		return pageOf[T](ctx, all, q, op)
 	}
 }
 
 // pageOf filters, sorts and pages raw items as the store would answer q.
-func pageOf[T any](raws []json.RawMessage, q upstream.ListQuery, op string) (upstream.Page[T], error) {
+func pageOf[T any](ctx context.Context, raws []json.RawMessage, q upstream.ListQuery, op string) (upstream.Page[T], error) {
 	type doc struct {
 		raw json.RawMessage
 		m   map[string]any
@@ -154,7 +154,11 @@ func pageOf[T any](raws []json.RawMessage, q upstream.ListQuery, op string) (ups
 		if err := json.Unmarshal(r, &m); err != nil {
 			return upstream.Page[T]{}, upstream.Errorf(upstream.CodeUnavailable, "%s: the upstream answered an unreadable item: %v", op, err)
 		}
-		if q.Filter.Match(m) {
+		ok, err := q.Filter.MatchContext(ctx, m)
+		if err != nil {
+			return upstream.Page[T]{}, fmt.Errorf("client: %s: %w", op, err)
+		}
+		if ok {
 			docs = append(docs, doc{r, m})
 		}
 	}
@@ -204,7 +208,7 @@ func (c *Client) checkInsPerMetric(ctx context.Context, q upstream.ListQuery) (u
 			}
 		}
 	}
-	return pageOf[upstream.CheckIn](all, q, "ListCheckIns")
+	return pageOf[upstream.CheckIn](ctx, all, q, "ListCheckIns")
 }
 
 // filterValues returns the values a filter requires of field: its equality
@@ -268,5 +272,5 @@ func (c *Client) permissionsPerID(ctx context.Context, q upstream.ListQuery) (up
 		}
 		all = append(all, raw)
 	}
-	return pageOf[upstream.Permission](all, q, "ListPermissions")
+	return pageOf[upstream.Permission](ctx, all, q, "ListPermissions")
 }

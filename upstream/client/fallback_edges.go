@@ -58,7 +58,7 @@ func (c *Client) taggingsFallback(ctx context.Context, q upstream.ListQuery) (up
 			break
 		}
 	}
-	return pageOfValues(ts, q, "ListTaggings")
+	return pageOfValues(ctx, ts, q, "ListTaggings")
 }
 
 // assignmentsFallback rebuilds the badge assignments of the badges named by
@@ -100,11 +100,11 @@ func (c *Client) assignmentsFallback(ctx context.Context, q upstream.ListQuery) 
 		return upstream.Page[upstream.AssignedBadge]{}, err
 	}
 	as = append(as, pending.Items...)
-	return pageOfValues(as, q, "ListAssignedBadges")
+	return pageOfValues(ctx, as, q, "ListAssignedBadges")
 }
 
 // pageOfValues is pageOf for items already decoded.
-func pageOfValues[T any](items []T, q upstream.ListQuery, op string) (upstream.Page[T], error) {
+func pageOfValues[T any](ctx context.Context, items []T, q upstream.ListQuery, op string) (upstream.Page[T], error) {
 	raws := make([]json.RawMessage, len(items))
 	for i := range items {
 		b, err := json.Marshal(items[i])
@@ -113,5 +113,5 @@ func pageOfValues[T any](items []T, q upstream.ListQuery, op string) (upstream.P
 		}
 		raws[i] = b
 	}
-	return pageOf[T](raws, q, op)
+	return pageOf[T](ctx, raws, q, op)
 }

@@ -239,6 +239,9 @@ func TestSQLMatchConsistency(t *testing.T) {
 	for _, src := range filters {
 		e, err := ParseFilter(testReg, src)
 		if err != nil {
+			if strings.Contains(err.Error(), "$regex conditions") {
+				continue // a generated filter over MaxRegexConditions
+			}
 			t.Fatalf("ParseFilter(%s): %v", src, err)
 		}
 		where, args := e.SQL(SQLite, testReg, "doc", 0)

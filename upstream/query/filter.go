@@ -94,6 +94,10 @@ func ParseFilter(reg *Registry, src string) (*Expr, error) {
 type filterParser struct {
 	reg   *Registry
 	nodes int
+	// regexes and program count the $regex conditions of the filter and
+	// the instructions of their compiled programs (MaxRegexConditions,
+	// MaxRegexProgramTotal).
+	regexes, program int
 }
 
 func (p *filterParser) node(e *Expr) (*Expr, error) {
@@ -353,9 +357,24 @@ func (p *filterParser) regex(f Field, v, options *jvalue) (*Expr, error) {
 		}
 		fold = options.s == "i"
 	}
+	p.regexes++
+	if p.regexes > MaxRegexConditions {
+		return nil, errorf("filter", f.Name, "filter has more than %d $regex conditions; the limit is %d per filter", MaxRegexConditions, MaxRegexConditions)
+	}
 	re, err := compileRegex(v.s, fold)
 	if err != nil {
 		return nil, errorf("filter", f.Name, "field %q: invalid regular expression: %v", f.Name, err)
+	}
+	n, err := regexProgram(re.String())
+	if err != nil {
+		return nil, errorf("filter", f.Name, "field %q: invalid regular expression: %v", f.Name, err)
+	}
+	if n > MaxRegexProgram {
+		return nil, errorf("filter", f.Name, "field %q: regular expression is too complex: it compiles to %d instructions; the limit is %d per regular expression (use fewer or smaller repetitions)", f.Name, n, MaxRegexProgram)
+	}
+	p.program += n
+	if p.program > MaxRegexProgramTotal {
+		return nil, errorf("filter", f.Name, "the filter's regular expressions compile to %d instructions together; the limit is %d per filter", p.program, MaxRegexProgramTotal)
 	}
 	return p.node(&Expr{op: opRegex, field: f.Name, f: f, typed: true, re: re, source: v.s, fold: fold})
 }

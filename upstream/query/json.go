@@ -27,12 +27,24 @@ func errorf(param, field, format string, args ...any) *Error {
 
 // Limits of the filter language. They bound the work a single request can
 // cause in the parser, the SQL planner and the regexp engine.
+//
+// RE2 runs in time linear in its input, but the constant is the size of
+// the compiled program: matching costs up to (instructions × bytes of
+// text), about 5–35 ns each. (?:a?){1000}a{1000}b compiles to 3,003
+// instructions and takes seconds over a 250 KB description, per row. The
+// regular-expression limits therefore bound the program of each pattern
+// and the sum over a filter, so that one row costs at most
+// MaxRegexProgramTotal × the row's text, and the read deadline of the
+// facades stops a scan between rows.
 const (
-	MaxFilterLen   = 16 << 10 // bytes of filter source
-	MaxFilterDepth = 10       // nesting of JSON objects and arrays
-	MaxFilterNodes = 500      // conditions and logical operators in one filter
-	MaxInValues    = 1000     // elements of one $in or $nin array
-	MaxRegexLen    = 1000     // bytes of one regular expression
+	MaxFilterLen         = 16 << 10 // bytes of filter source
+	MaxFilterDepth       = 10       // nesting of JSON objects and arrays
+	MaxFilterNodes       = 500      // conditions and logical operators in one filter
+	MaxInValues          = 1000     // elements of one $in or $nin array
+	MaxRegexLen          = 1000     // bytes of one regular expression
+	MaxRegexProgram      = 100      // instructions of one compiled regular expression
+	MaxRegexProgramTotal = 200      // instructions of all regular expressions of one filter
+	MaxRegexConditions   = 10       // $regex conditions (and $not regexes) in one filter
 )
 
 // jkind is the kind of a relaxed-JSON value.

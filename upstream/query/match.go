@@ -1,8 +1,21 @@
 package query
 
 import (
+	"context"
 	"strings"
 )
+
+// MatchContext is Match for code that filters many documents in memory: it
+// returns ctx's error, and no match, once ctx is done, so that a deadline
+// stops the scan between documents as it interrupts a SQL statement between
+// rows. The work of one document is bounded by the filter's limits
+// (MaxRegexProgramTotal and the lengths of text fields).
+func (e *Expr) MatchContext(ctx context.Context, doc map[string]any) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	return e.Match(doc), nil
+}
 
 // Match reports whether doc, a JSON object decoded with encoding/json (numbers
 // as float64), satisfies e. A nil e matches every document. Match agrees with

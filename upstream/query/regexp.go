@@ -4,6 +4,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"sync"
 )
 
@@ -76,6 +77,10 @@ func (f *RegexpFunc) compile(pattern string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("regexp: %w", err)
 	}
+	// Filters are checked when parsed; this holds for any other caller.
+	if n, err := regexProgram(pattern); err != nil || n > MaxRegexProgram {
+		return nil, fmt.Errorf("regexp: pattern compiles to more than %d instructions", MaxRegexProgram)
+	}
 	f.mu.Lock()
 	if f.cache == nil || len(f.cache) >= maxCachedRegexps {
 		f.cache = make(map[string]*regexp.Regexp)
@@ -83,4 +88,21 @@ func (f *RegexpFunc) compile(pattern string) (*regexp.Regexp, error) {
 	f.cache[pattern] = re
 	f.mu.Unlock()
 	return re, nil
+}
+
+// regexProgram returns the number of instructions of the program Go's
+// regexp package compiles pattern to, the factor by which matching a text
+// costs more than reading it (see MaxRegexProgram). It parses as
+// regexp.Compile does (syntax.Perl, then Simplify), so the count is that of
+// the program that runs.
+func regexProgram(pattern string) (int, error) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return 0, err
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0, err
+	}
+	return len(prog.Inst), nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"database/sql/driver"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -127,7 +128,7 @@ func TestRegexpFunc(t *testing.T) {
 		}
 	}
 	for i := range maxCachedRegexps + 10 { // the cache stays bounded
-		if _, err := f.Call([]driver.Value{strings.Repeat("a", i+1), "a"}); err != nil {
+		if _, err := f.Call([]driver.Value{fmt.Sprintf("a%d", i), "a"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -41,7 +41,8 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
 
 // DecodeJSON decodes body, which must hold exactly one JSON object, into dst
 // with unknown fields disallowed, after scanJSON has refused duplicate keys,
-// invalid UTF-8 and NUL characters. Its errors are *upstream.Error values with
+// invalid UTF-8 and NUL characters; text over its length limit
+// (upstream.CheckTextLimits) is refused after decoding. Its errors are *upstream.Error values with
 // code invalid_input that name the offending field where there is one.
 func DecodeJSON(body []byte, dst any) error {
 	trimmed := bytes.TrimSpace(body)
@@ -62,7 +63,7 @@ func DecodeJSON(body []byte, dst any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return upstream.Errorf(upstream.CodeInvalid, "the request body has data after the JSON object")
 	}
-	return nil
+	return upstream.CheckTextLimits(dst)
 }
 
 // jsonError turns an encoding/json decoding error into a client error.

@@ -20,7 +20,10 @@ func BenchmarkDecodeJSON(b *testing.B) {
 	small := []byte(`{"name":"Grow revenue in EMEA","description":"Ask @[Ann Lee:ann@acme.test:6b03715c410c3ab4f5dcc2ec] first",` +
 		`"sessionId":"6b03715c410c3ab4f5dcc2ed","ownerIds":["6b03715c410c3ab4f5dcc2ec"],"attainmentTypeString":"average_kr",` +
 		`"tags":[{"title":"growth"},{"title":"emea"}]}`)
-	large := []byte(`{"name":"x","sessionId":"6b03715c410c3ab4f5dcc2ed","description":"` + strings.Repeat("lorem ipsum ✓ ", 60000) + `"}`)
+	// Near 1 MiB within the text limits: a description at its 20,000
+	// characters and 4,000 tags of 190 bytes.
+	large := []byte(`{"name":"x","sessionId":"6b03715c410c3ab4f5dcc2ed","description":"` + strings.Repeat("lorem ipsum ✓ ", 1400) +
+		`","tags":[` + strings.Repeat(`{"title":"`+strings.Repeat("lorem ipsum ✓ ", 12)+`"},`, 3999) + `{"title":"x"}]}`)
 	for _, in := range []struct {
 		name string
 		body []byte

@@ -73,7 +73,7 @@ func StatusOf(c upstream.Code) int {
 		return http.StatusRequestHeaderFieldsTooLarge
 	case upstream.CodePreconditionFailed:
 		return http.StatusPreconditionFailed
-	case upstream.CodeUnavailable:
+	case upstream.CodeUnavailable, codeTimeout:
 		return http.StatusServiceUnavailable
 	case upstream.CodeIdempotencyKeyReused:
 		return http.StatusUnprocessableEntity
@@ -129,6 +129,10 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		observe.FromContext(r.Context()).SetClientClosed()
 		s.recordError(r, "client closed", err)
 		s.writeProblem(w, r, StatusClientClosed, codeClientClosed, "the client closed the request before its answer", nil)
+		return
+	}
+	if status == http.StatusInternalServerError && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
+		s.writeTimeout(w, r, err) // deadline.go
 		return
 	}
 	if status == http.StatusInternalServerError {

@@ -16,7 +16,8 @@ const (
 	// MaxHeaderBytes bounds the header fields of a request (names, values
 	// and separators): more is 431 (code headers_too_large). The
 	// http.Server's own MaxHeaderBytes must be larger, or Go answers first
-	// with its plain-text 431 (see docs/decisions.md).
+	// with its own 431 — which Listener turns into the same problem, but
+	// without the facade's detail (see docs/decisions.md).
 	MaxHeaderBytes = 32 << 10
 )
 

@@ -487,6 +487,8 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	errs = append(errs, http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong, http.StatusRequestHeaderFieldsTooLarge)
 	if e.Method != http.MethodGet {
 		errs = append(errs, http.StatusConflict)
+	} else {
+		errs = append(errs, http.StatusServiceUnavailable) // the read deadline (deadline.go)
 	}
 	if e.Versioned != "" && e.Method != http.MethodGet {
 		errs = append(errs, http.StatusPreconditionFailed)
@@ -519,7 +521,8 @@ func (g *oaGen) pathParam(e entry, name string) map[string]any {
 func problemResponses() map[string]any {
 	out := map[string]any{}
 	sts := append(slices.Clone(errorStatuses), http.StatusConflict, http.StatusPreconditionFailed, http.StatusRequestEntityTooLarge,
-		http.StatusRequestURITooLong, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusRequestHeaderFieldsTooLarge)
+		http.StatusRequestURITooLong, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusRequestHeaderFieldsTooLarge,
+		http.StatusServiceUnavailable)
 	for _, st := range sts {
 		out[problemResponseName(st)] = map[string]any{"description": statusDoc(st),
 			"content": map[string]any{"application/problem+json": map[string]any{

@@ -145,6 +145,9 @@ func (g *oaGen) fields(owner, t reflect.Type, props map[string]any, always *[]st
 			name = f.Name
 		}
 		p := g.ref(f.Type)
+		if g.inputs[owner] {
+			maxLength(p, f.Type, name)
+		}
 		p["description"] = upstream.FieldDoc(schemaName(owner), name)
 		if ex := fieldExample(name, p); ex != nil {
 			p["examples"] = []any{ex}
@@ -152,6 +155,23 @@ func (g *oaGen) fields(owner, t reflect.Type, props map[string]any, always *[]st
 		props[name] = p
 		if !slices.Contains(strings.Split(opts, ","), "omitempty") && !slices.Contains(*always, name) {
 			*always = append(*always, name)
+		}
+	}
+}
+
+// maxLength sets, on the schema p of a request field of type t named name,
+// the field's length limit (upstream.TextLimit) if it is text or a list of
+// text: what upstream.CheckTextLimits refuses beyond.
+func maxLength(p map[string]any, t reflect.Type, name string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t.Kind() == reflect.String:
+		p["maxLength"] = upstream.TextLimit(name)
+	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.String:
+		if items, ok := p["items"].(map[string]any); ok {
+			items["maxLength"] = upstream.TextLimit(name)
 		}
 	}
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, the API
 	// does if it implements upstream.WebhookService.
 	Webhooks upstream.WebhookService
+	// ReadTimeout is the deadline of a GET (deadline.go): past it the
+	// work is stopped and the answer is 503 timeout. Zero means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -118,7 +122,11 @@ func New(api upstream.API, opts Options) http.Handler {
 	s := &server{api: api, log: log, hooks: opts.Webhooks}
 
 	r := chi.NewRouter()
-	r.Use(recordRoute, s.limits, noStore)
+	readTimeout := opts.ReadTimeout
+	if readTimeout <= 0 {
+		readTimeout = DefaultReadTimeout
+	}
+	r.Use(recordRoute, s.limits, noStore, deadline(readTimeout))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, upstream.Errorf(upstream.CodeNotFound, "no operation at %s %s", r.Method, r.URL.Path))
 	})

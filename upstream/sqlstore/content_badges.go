@@ -244,7 +244,7 @@ func (s *Store) CurrentUserBadges(ctx context.Context, lq upstream.ListQuery) (u
 	if err != nil {
 		return upstream.Page[upstream.AssignedBadge]{}, err
 	}
-	items, total, err := pageInMemory(all, lq, func(a, b upstream.AssignedBadge) bool {
+	items, total, err := pageInMemory(ctx, all, lq, func(a, b upstream.AssignedBadge) bool {
 		if a.AssignedOn != b.AssignedOn {
 			return a.AssignedOn > b.AssignedOn
 		}

@@ -61,7 +61,7 @@ const everything = 1 << 30
 
 // pageInMemory filters (lq.Filter), orders (lq.Sort, else less) and pages
 // items in memory, for listings whose figures are computed on read.
-func pageInMemory[T any](items []T, lq upstream.ListQuery, less func(a, b T) bool) ([]T, int, error) {
+func pageInMemory[T any](ctx context.Context, items []T, lq upstream.ListQuery, less func(a, b T) bool) ([]T, int, error) {
 	type row struct {
 		v T
 		m map[string]any
@@ -76,7 +76,9 @@ func pageInMemory[T any](items []T, lq upstream.ListQuery, less func(a, b T) boo
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: decode: %w", err)
 		}
-		if lq.Filter != nil && !lq.Filter.Match(m) {
+		if ok, err := lq.Filter.MatchContext(ctx, m); err != nil {
+			return nil, 0, fmt.Errorf("sqlstore: filter: %w", err)
+		} else if !ok {
 			continue
 		}
 		rows = append(rows, row{it, m})

@@ -53,7 +53,7 @@ func (s *Store) ListTags(ctx context.Context, tq upstream.TagQuery) (upstream.Pa
 	if err := rows.Err(); err != nil {
 		return upstream.Page[upstream.TagDetail]{}, fmt.Errorf("sqlstore: list tags: %w", err)
 	}
-	items, total, err := pageInMemory(all, tq.ListQuery, func(a, b upstream.TagDetail) bool {
+	items, total, err := pageInMemory(ctx, all, tq.ListQuery, func(a, b upstream.TagDetail) bool {
 		if a.LastUsed != b.LastUsed {
 			return a.LastUsed > b.LastUsed
 		}

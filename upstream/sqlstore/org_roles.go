@@ -35,7 +35,11 @@ func (s *Store) ListRoles(ctx context.Context, lq upstream.ListQuery) (upstream.
 		raw, _ := json.Marshal(r)
 		var m map[string]any
 		_ = json.Unmarshal(raw, &m)
-		if lq.Filter.Match(m) {
+		ok, err := lq.Filter.MatchContext(ctx, m)
+		if err != nil {
+			return upstream.Page[upstream.Role]{}, fmt.Errorf("sqlstore: filter roles: %w", err)
+		}
+		if ok {
 			docs = append(docs, m)
 		}
 	}

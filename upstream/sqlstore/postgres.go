@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -139,6 +140,15 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 	}
 	if _, ok := params["application_name"]; !ok {
 		params["application_name"] = "okrgate"
+	}
+	// A statement whose context ends is cancelled on the server (a
+	// cancel request), so that a read deadline stops the work. pgx's
+	// default only sets a deadline on the socket: the call returns, the
+	// connection is dropped, and the server runs the statement on until
+	// statement_timeout. The socket deadline stays as the fallback a
+	// second later, for a server that does not answer the cancel.
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,100 @@
+package rest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/upstream/rest"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+)
+
+// slowReads is the real store whose goal listing waits until its context
+// is done and then runs on the real store with that context: a read that
+// cannot finish before its deadline, deterministically.
+type slowReads struct{ *sqlstore.Store }
+
+func (s slowReads) ListGoals(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
+	<-ctx.Done()
+	return s.Store.ListGoals(ctx, q)
+}
+
+// CreateSession refuses a write whose context has a deadline: the read
+// deadline must not reach writes.
+func (s slowReads) CreateSession(ctx context.Context, in upstream.SessionInput) (upstream.Session, error) {
+	if _, ok := ctx.Deadline(); ok {
+		return upstream.Session{}, errors.New("a write was given a deadline")
+	}
+	return s.Store.CreateSession(ctx, in)
+}
+
+// TestReadDeadline: a GET that runs past Options.ReadTimeout ends with a
+// 503 problem (code timeout, Retry-After, the request id), and the store's
+// own read fails on the expired context rather than answering; a write is
+// not given the deadline.
+func TestReadDeadline(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	acct, err := store.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "ann@acme.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	h := observe.Stack(observe.Config{Logger: log})(rest.New(slowReads{store}, rest.Options{Logger: log, ReadTimeout: 20 * time.Millisecond}))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	get := func(path string) (*http.Response, []byte) {
+		t.Helper()
+		r, _ := http.NewRequest("GET", srv.URL+path, nil)
+		r.Header.Set("Authorization", "Bearer "+acct.Token)
+		r.Header.Set("service-accountId", acct.AccountID)
+		res, err := srv.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res, body
+	}
+	res, body := get("/api/v2/integrations/goals?fields=id&filter=" + url.QueryEscape(`{"name":{"$regex":"^Q"}}`))
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("slow read: %d %s: %s", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
+	var p rest.Problem
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Code != "timeout" || p.Status != 503 || p.RequestID == "" || p.RequestID != res.Header.Get("X-Request-Id") || res.Header.Get("Retry-After") == "" {
+		t.Errorf("slow read: problem %+v, Retry-After %q", p, res.Header.Get("Retry-After"))
+	}
+	// A write is not cut by the read deadline.
+	r, _ := http.NewRequest("POST", srv.URL+"/api/v1/sessions", strings.NewReader(`{"title":"Q1","start":"2026-01-01","end":"2026-03-31"}`))
+	r.Header.Set("Authorization", "Bearer "+acct.Token)
+	r.Header.Set("service-accountId", acct.AccountID)
+	r.Header.Set("Content-Type", "application/json")
+	wres, err := srv.Client().Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wbody, _ := io.ReadAll(wres.Body)
+	wres.Body.Close()
+	if wres.StatusCode != http.StatusCreated {
+		t.Errorf("POST /api/v1/sessions: %d: %s", wres.StatusCode, wbody)
+	}
+}
