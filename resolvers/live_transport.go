@@ -29,10 +29,16 @@ func IsLive(r *http.Request) bool {
 
 // websocketTransport is gqlgen's graphql-transport-ws (and graphql-ws)
 // transport: the connection_init payload carries the bearer token
-// ({"Authorization": "Bearer <token>"}), authenticated like HTTP; the
-// connection ends with a close code and reason of ours when a subscription
-// ends it (slow consumer 4008, token no longer valid 4403).
-func websocketTransport(l *Live) transport.Websocket {
+// ({"Authorization": "Bearer <token>"}), authenticated like HTTP, and
+// authenticated again before every operation (wsOperations) and every
+// l.Reauth while the connection lasts; the connection ends with a close
+// code and reason of ours when a subscription or a check ends it (slow
+// consumer 4008, token no longer valid 4403) and after lifetime (1001,
+// CloseLifetimeReason; 0 = DefaultMaxConnLifetime).
+func websocketTransport(l *Live, lifetime time.Duration) transport.Websocket {
+	if lifetime <= 0 {
+		lifetime = DefaultMaxConnLifetime
+	}
 	return transport.Websocket{
 		Implementation:        closingImplementation{},
 		PingPongInterval:      l.PingInterval,
@@ -55,7 +61,7 @@ func websocketTransport(l *Live) transport.Websocket {
 				return ctx, nil, errors.New("unauthenticated: " + upstream.ErrorMessage(err))
 			}
 			ctx, cancel := context.WithCancel(upstream.NewContext(ctx, c))
-			lc := &liveConn{token: token, kill: func(code int, reason string) {
+			kill := func(code int, reason string) {
 				if conn != nil {
 					conn.closeWith(code, reason)
 					// A writer stuck on a peer that does not read holds the
@@ -63,8 +69,11 @@ func websocketTransport(l *Live) transport.Websocket {
 					time.AfterFunc(l.WriteGrace, conn.stopWrites)
 				}
 				cancel()
-			}}
-			return withLiveConn(ctx, lc), nil, nil
+			}
+			rights := &wsRights{token: token, kill: kill, end: lifetimeEnd(time.Now(), lifetime)}
+			rights.watch(ctx, l.Auth, l.Reauth)
+			ctx = context.WithValue(ctx, wsRightsKey{}, rights)
+			return withLiveConn(ctx, &liveConn{token: token, kill: kill}), nil, nil
 		},
 	}
 }
