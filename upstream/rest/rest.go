@@ -53,6 +53,9 @@ type Options struct {
 	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, the API
 	// does if it implements upstream.WebhookService.
 	Webhooks upstream.WebhookService
+	// Events serves the event feed, GET /api/v2/events (events.go); when
+	// nil, the API does if it implements upstream.EventLog.
+	Events upstream.EventLog
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -115,7 +118,7 @@ func New(api upstream.API, opts Options) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{api: api, log: log, hooks: opts.Webhooks}
+	s := &server{api: api, log: log, hooks: opts.Webhooks, feed: opts.Events}
 
 	r := chi.NewRouter()
 	r.Use(recordRoute, s.limits, noStore)
@@ -159,6 +162,7 @@ type server struct {
 	api   upstream.API
 	log   *slog.Logger
 	hooks upstream.WebhookService // webhooks.go
+	feed  upstream.EventLog       // events.go
 }
 
 // handlerFunc is the shape of an operation's handler: it returns the value to
