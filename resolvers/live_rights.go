@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -41,6 +42,9 @@ type wsRights struct {
 
 	mu    sync.Mutex
 	timer *time.Timer
+	// checked is when the token last authenticated (an operation's check
+	// counts): the idle check skips a connection checked within reauth.
+	checked time.Time
 }
 
 type wsRightsKey struct{}
@@ -65,15 +69,19 @@ func lifetimeEnd(now time.Time, lifetime time.Duration) time.Time {
 // connection that pings does not outlive its rights. One timer per
 // connection, no goroutine while it waits.
 func (r *wsRights) watch(ctx context.Context, auth upstream.AuthService, reauth time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.checked = time.Now() // connection_init authenticated it
+	// next is the wait until the next check is due (reauth after the last
+	// one) or the lifetime ends; r.mu is held.
 	next := func() time.Duration {
-		d := reauth
+		d := reauth - time.Since(r.checked)
 		if !r.end.IsZero() {
 			d = min(d, time.Until(r.end))
 		}
 		return max(d, 0)
 	}
-	var fire func()
-	fire = func() {
+	fire := func() {
 		if ctx.Err() != nil {
 			return
 		}
@@ -81,16 +89,29 @@ func (r *wsRights) watch(ctx context.Context, auth upstream.AuthService, reauth 
 			r.kill(CloseLifetime, CloseLifetimeReason)
 			return
 		}
-		if _, err := r.authorize(ctx, auth); err != nil {
-			return // authorize closed the connection, or the store is failing: try again later
+		r.mu.Lock()
+		due := time.Since(r.checked) >= reauth
+		r.mu.Unlock()
+		if due {
+			if _, err := r.authorize(ctx, auth); err != nil {
+				switch upstream.ErrorCode(err) {
+				case upstream.CodeUnauthenticated, upstream.CodePaymentRequired:
+					return // authorize closed the connection
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				// The store is failing: check again after reauth.
+				r.mu.Lock()
+				r.checked = time.Now()
+				r.mu.Unlock()
+			}
 		}
 		r.mu.Lock()
 		r.timer.Reset(next())
 		r.mu.Unlock()
 	}
-	r.mu.Lock()
 	r.timer = time.AfterFunc(next(), fire)
-	r.mu.Unlock()
 	context.AfterFunc(ctx, func() {
 		r.mu.Lock()
 		r.timer.Stop()
@@ -106,6 +127,9 @@ func (r *wsRights) watch(ctx context.Context, auth upstream.AuthService, reauth 
 func (r *wsRights) authorize(ctx context.Context, auth upstream.AuthService) (upstream.Caller, error) {
 	c, err := auth.Authenticate(ctx, r.token)
 	if err == nil {
+		r.mu.Lock()
+		r.checked = time.Now()
+		r.mu.Unlock()
 		return c, nil
 	}
 	switch upstream.ErrorCode(err) {
@@ -117,9 +141,9 @@ func (r *wsRights) authorize(ctx context.Context, auth upstream.AuthService) (up
 
 // wsOperations authorizes every operation on a websocket — query, mutation
 // or the start of a subscription — against the token's current state,
-// before it runs: a refused operation is answered with an error (and the
-// connection closed with CloseForbidden), so a mutation sent after its
-// token was revoked changes nothing. An operation that runs acts as the
+// before it runs: a refused operation is answered with the protocol's
+// error message (and the connection closed with CloseForbidden), so a
+// mutation sent after its token was revoked changes nothing. An operation that runs acts as the
 // caller the token is now (its roles as they are now), with its own memo
 // and loaders, never the connection's. Operations of other transports pass
 // through: they were authenticated with their request.
@@ -138,7 +162,10 @@ func wsOperations(l *Live, api upstream.API) graphql.OperationMiddleware {
 			}
 			e := gqlerror.Errorf("%s", msg)
 			e.Extensions = map[string]any{"code": code}
-			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{e}})
+			// Refused before it ran: the protocol's error message for the
+			// operation (graphql-transport-ws "error"), not a result.
+			transport.AddSubscriptionError(ctx, e)
+			return func(context.Context) *graphql.Response { return nil }
 		}
 		ctx = upstream.WithMemo(upstream.NewContext(ctx, c))
 		return next(WithLoaders(ctx, NewLoaders(api)))

@@ -87,15 +87,44 @@ func TestWebsocketOperationsActAsTheTokenIsNow(t *testing.T) {
 			}
 			break
 		}
-		if m.ID == "3" && m.Type == "next" {
-			if !strings.Contains(string(m.Payload), `"UNAUTHENTICATED"`) || strings.Contains(string(m.Payload), "totalCount") {
-				t.Errorf("after the revocation, the query answered %s", m.Payload)
+		if m.ID == "3" && (m.Type == "next" || m.Type == "error") {
+			if m.Type != "error" || !strings.Contains(string(m.Payload), `"UNAUTHENTICATED"`) {
+				t.Errorf("after the revocation, the query answered %s %s", m.Type, m.Payload)
 			}
 			refused = true
 		}
 	}
 	if !refused {
 		t.Log("the connection closed before the refusal was written") // both orders are correct
+	}
+}
+
+// TestIdleWebsocketClosedWhenTokenRevoked: a connection that sends
+// nothing (no operation, no subscription) is closed with 4403 by the idle
+// check once its token is revoked, pings or not.
+func TestIdleWebsocketClosedWhenTokenRevoked(t *testing.T) {
+	e := newLiveEnv(t, &resolvers.Live{Reauth: 50 * time.Millisecond, PingInterval: 20 * time.Millisecond})
+	tok, err := e.store.IssueToken(e.adminCtx, e.admin.UserID, upstream.TokenInput{Name: "idle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ws := dialWS(t, ctx, e.srv.URL, tok.Secret, nil)
+	if err := e.store.RevokeToken(e.adminCtx, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m, err := ws.tryRead() // answers pings
+		if err != nil {
+			if code := websocket.CloseStatus(err); code != resolvers.CloseForbidden {
+				t.Errorf("closed with %v (%d), want %d", err, code, resolvers.CloseForbidden)
+			}
+			return
+		}
+		if m.Type != "pong" && m.Type != "ka" && m.Type != "connection_error" {
+			t.Errorf("unexpected message %+v", m)
+		}
 	}
 }
 

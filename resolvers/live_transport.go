@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	coderws "github.com/coder/websocket"
@@ -142,8 +143,20 @@ type closingConn struct {
 	reason string
 }
 
-// closeWith records the code and reason of the coming close.
+// maxCloseReason is the longest close reason a close frame carries
+// (RFC 6455: 125 bytes of payload, 2 of them the code).
+const maxCloseReason = 123
+
+// closeWith records the code and reason of the coming close; a reason too
+// long for a close frame is cut at a rune boundary.
 func (c *closingConn) closeWith(code int, reason string) {
+	if len(reason) > maxCloseReason {
+		cut := maxCloseReason
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
+	}
 	c.mu.Lock()
 	if c.code == 0 {
 		c.code, c.reason = code, reason
