@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	coderws "github.com/coder/websocket"
@@ -29,10 +30,16 @@ func IsLive(r *http.Request) bool {
 
 // websocketTransport is gqlgen's graphql-transport-ws (and graphql-ws)
 // transport: the connection_init payload carries the bearer token
-// ({"Authorization": "Bearer <token>"}), authenticated like HTTP; the
-// connection ends with a close code and reason of ours when a subscription
-// ends it (slow consumer 4008, token no longer valid 4403).
-func websocketTransport(l *Live) transport.Websocket {
+// ({"Authorization": "Bearer <token>"}), authenticated like HTTP, and
+// authenticated again before every operation (wsOperations) and every
+// l.Reauth while the connection lasts; the connection ends with a close
+// code and reason of ours when a subscription or a check ends it (slow
+// consumer 4008, token no longer valid 4403) and after lifetime (1001,
+// CloseLifetimeReason; 0 = DefaultMaxConnLifetime).
+func websocketTransport(l *Live, lifetime time.Duration) transport.Websocket {
+	if lifetime <= 0 {
+		lifetime = DefaultMaxConnLifetime
+	}
 	return transport.Websocket{
 		Implementation:        closingImplementation{},
 		PingPongInterval:      l.PingInterval,
@@ -55,7 +62,7 @@ func websocketTransport(l *Live) transport.Websocket {
 				return ctx, nil, errors.New("unauthenticated: " + upstream.ErrorMessage(err))
 			}
 			ctx, cancel := context.WithCancel(upstream.NewContext(ctx, c))
-			lc := &liveConn{token: token, kill: func(code int, reason string) {
+			kill := func(code int, reason string) {
 				if conn != nil {
 					conn.closeWith(code, reason)
 					// A writer stuck on a peer that does not read holds the
@@ -63,8 +70,11 @@ func websocketTransport(l *Live) transport.Websocket {
 					time.AfterFunc(l.WriteGrace, conn.stopWrites)
 				}
 				cancel()
-			}}
-			return withLiveConn(ctx, lc), nil, nil
+			}
+			rights := &wsRights{token: token, kill: kill, end: lifetimeEnd(time.Now(), lifetime)}
+			rights.watch(ctx, l.Auth, l.Reauth)
+			ctx = context.WithValue(ctx, wsRightsKey{}, rights)
+			return withLiveConn(ctx, &liveConn{token: token, kill: kill}), nil, nil
 		},
 	}
 }
@@ -133,8 +143,20 @@ type closingConn struct {
 	reason string
 }
 
-// closeWith records the code and reason of the coming close.
+// maxCloseReason is the longest close reason a close frame carries
+// (RFC 6455: 125 bytes of payload, 2 of them the code).
+const maxCloseReason = 123
+
+// closeWith records the code and reason of the coming close; a reason too
+// long for a close frame is cut at a rune boundary.
 func (c *closingConn) closeWith(code int, reason string) {
+	if len(reason) > maxCloseReason {
+		cut := maxCloseReason
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
+	}
 	c.mu.Lock()
 	if c.code == 0 {
 		c.code, c.reason = code, reason

@@ -57,6 +57,10 @@ type Config struct {
 	// Live, when not nil, serves subscriptions (live.go) over websockets
 	// and server-sent events; its Auth defaults to Config.Auth.
 	Live *Live
+	// MaxConnLifetime is how long a websocket may stay open before the
+	// server closes it (CloseLifetime) for the client to reconnect;
+	// DefaultMaxConnLifetime.
+	MaxConnLifetime time.Duration
 
 	MaxDepth         int // DefaultMaxDepth
 	MaxComplexity    int // DefaultMaxComplexity
@@ -141,8 +145,9 @@ func NewServer(cfg Config) *handler.Server {
 	if cfg.Live != nil {
 		// Before the HTTP transport, which would take an SSE request (a
 		// JSON POST) as a plain one.
-		srv.AddTransport(websocketTransport(cfg.Live))
+		srv.AddTransport(websocketTransport(cfg.Live, cfg.MaxConnLifetime))
 		srv.AddTransport(sseTransport(cfg.Live))
+		srv.AroundOperations(wsOperations(cfg.Live, cfg.API))
 		srv.AroundOperations(liveOperations)
 		srv.AroundResponses(liveResponses(cfg.API))
 	}

@@ -25,6 +25,7 @@ type gatewayFlags struct {
 	timeout       time.Duration
 	maxConcurrent int
 	authTTL       time.Duration
+	eventPoll     time.Duration
 }
 
 func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
@@ -33,6 +34,7 @@ func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
 	fs.DurationVar(&g.timeout, "upstream-timeout", client.DefaultTimeout, "gateway mode: bound of one upstream request")
 	fs.IntVar(&g.maxConcurrent, "upstream-max-concurrent", client.DefaultMaxConcurrent, "gateway mode: upstream requests in flight at once")
 	fs.DurationVar(&g.authTTL, "upstream-auth-ttl", client.DefaultAuthCacheTTL, "gateway mode: how long an authenticated token is reused before the upstream is asked again (0 = the default, negative = never)")
+	fs.DurationVar(&g.eventPoll, "upstream-events-poll", client.DefaultEventPoll, "gateway mode: how often the upstream's event feed is polled for the accounts with subscribers (the delay of their updates)")
 	return g
 }
 
@@ -45,7 +47,11 @@ type backend struct {
 	register func(prometheus.Registerer) error
 	// store is the local store (nil in gateway mode).
 	store *sqlstore.Store
-	close func() error
+	// events is the event log subscriptions and the REST event feed read:
+	// the store's, or in gateway mode the upstream's event feed (nil when
+	// the upstream serves none).
+	events upstream.EventLog
+	close  func() error
 	// where describes the backend for the start-up line.
 	where string
 }
@@ -60,22 +66,31 @@ func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstrea
 		if err != nil {
 			return nil, err
 		}
-		return &backend{api: st, ready: st.Ready, queryCount: st.QueryCount, store: st, close: st.Close,
+		return &backend{api: st, ready: st.Ready, queryCount: st.QueryCount, store: st, events: st, close: st.Close,
 			register: func(prometheus.Registerer) error { return nil }, where: "database " + displayDB(db)}, nil
 	}
-	c, err := client.New(g.url, client.Options{Transport: observe.Transport(client.NewTransport()), Timeout: g.timeout, MaxConcurrent: g.maxConcurrent, AuthCacheTTL: g.authTTL})
+	c, err := client.New(g.url, client.Options{Transport: observe.Transport(client.NewTransport()), Timeout: g.timeout, MaxConcurrent: g.maxConcurrent,
+		AuthCacheTTL: g.authTTL, EventPoll: g.eventPoll})
 	if err != nil {
 		return nil, err
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if caps, err := c.Discover(dctx); err != nil {
+	caps, err := c.Discover(dctx)
+	if err != nil {
 		log.Warn("gateway: the upstream's OpenAPI document could not be read; assuming every designed operation", "upstream", g.url, "err", err)
+		caps = client.AllCapabilities()
 	} else {
 		log.Info("gateway: upstream capabilities", "upstream", g.url, "capabilities", fmt.Sprintf("%+v", *caps))
 	}
-	return &backend{api: c, ready: c.Ready, queryCount: c.Requests, register: c.Register,
-		close: func() error { return nil }, where: "upstream " + g.url}, nil
+	be := &backend{api: c, ready: c.Ready, queryCount: c.Requests, register: c.Register,
+		close: func() error { return nil }, where: "upstream " + g.url}
+	if caps.Events {
+		// Subscriptions follow the upstream's event feed; without one, a
+		// subscription is refused with the error of a server without a log.
+		be.events = c
+	}
+	return be, nil
 }
 
 // seedUpstream fills the account of token on the server of the REST API at

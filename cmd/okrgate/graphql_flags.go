@@ -23,9 +23,11 @@ func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*resolvers.Config)) {
 	inFlight := fs.Int("graphql-max-nodes-in-flight", resolvers.DefaultMaxNodesInFlight, "GraphQL: nodes of all operations executing at once (503 beyond)")
 	respBytes := fs.Int("graphql-max-response-bytes", resolvers.DefaultMaxResponseBytes, "GraphQL: `bytes` of JSON per answer")
 	body := fs.Int64("graphql-max-body-bytes", resolvers.DefaultMaxBodyBytes, "GraphQL: request body `bytes`")
+	lifetime := fs.Duration("graphql-ws-max-lifetime", resolvers.DefaultMaxConnLifetime, "GraphQL: longest life of a websocket; then the server closes it (1001, \"connection lifetime reached: reconnect\") and the client reconnects")
 	return func(c *resolvers.Config) {
 		c.ParserTokenLimit, c.MaxFields, c.MaxAliases, c.MaxDirectives = *tokens, *fields, *aliases, *directives
 		c.MaxOperations, c.MaxFragments, c.MaxVariables, c.MaxNodesInFlight = *operations, *fragments, *variables, *inFlight
 		c.MaxDepth, c.MaxComplexity, c.MaxNodes, c.MaxResponseBytes, c.MaxBodyBytes = *depth, *cost, *nodes, *respBytes, *body
+		c.MaxConnLifetime = *lifetime
 	}
 }

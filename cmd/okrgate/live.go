@@ -21,7 +21,10 @@ const pruneInterval = time.Hour
 // ctx ends.
 func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Live {
 	if be.store == nil {
-		return nil
+		if be.events == nil {
+			return nil
+		}
+		return &resolvers.Live{Log: be.events} // gateway mode: the upstream's event feed
 	}
 	go func() {
 		t := time.NewTicker(pruneInterval)

@@ -92,7 +92,7 @@ finish.`)
 	}
 	base := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), ReadTimeout: *restReadTimeout}))
+	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout}))
 	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection}
 	graphqlLimits(&gqlConfig)
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning

@@ -87,6 +87,9 @@ type Options struct {
 	// assumes all of them. Discover reads them from the upstream's OpenAPI
 	// document.
 	Capabilities *Capabilities
+	// EventPoll is how often the head of a followed account's event log
+	// is polled (events.go); DefaultEventPoll.
+	EventPoll time.Duration
 }
 
 func (o *Options) defaults() {
@@ -126,6 +129,9 @@ func (o *Options) defaults() {
 	if o.Capabilities == nil {
 		o.Capabilities = AllCapabilities()
 	}
+	if o.EventPoll <= 0 {
+		o.EventPoll = DefaultEventPoll
+	}
 }
 
 // NewTransport returns the default transport: keep-alive connections pooled
@@ -153,6 +159,7 @@ type Client struct {
 	breaker *gobreaker.CircuitBreaker[struct{}]
 	m       *metrics
 	auth    *authCache
+	follow  *follower // events.go
 }
 
 var _ upstream.API = (*Client)(nil)
@@ -170,12 +177,13 @@ func New(baseURL string, opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		base: strings.TrimSuffix(u.String(), "/"),
-		hc:   &http.Client{Transport: opts.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		opts: opts,
-		sem:  make(chan struct{}, opts.MaxConcurrent),
-		m:    m,
-		auth: newAuthCache(opts.AuthCacheTTL, opts.AuthCacheSize),
+		base:   strings.TrimSuffix(u.String(), "/"),
+		hc:     &http.Client{Transport: opts.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		opts:   opts,
+		sem:    make(chan struct{}, opts.MaxConcurrent),
+		m:      m,
+		auth:   newAuthCache(opts.AuthCacheTTL, opts.AuthCacheSize),
+		follow: newFollower(opts.EventPoll),
 	}
 	c.breaker = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:        "upstream",

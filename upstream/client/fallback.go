@@ -26,6 +26,9 @@ type Capabilities struct {
 	DashboardParameters bool // GET /api/v2/dashboards/parameters
 	Announcements       bool // GET /api/v2/announcements
 	Permissions         bool // GET /api/v2/permissions
+	// Events: the event feed, GET /api/v2/events, which a gateway
+	// follows to serve subscriptions (events.go); without it, none.
+	Events bool
 	// Include: the goal, key result and task listings take include (the
 	// caller's projection passed through; without it, the upstream computes
 	// every enrichment of the default shape).
@@ -34,7 +37,7 @@ type Capabilities struct {
 
 // AllCapabilities is an upstream serving every designed operation (okrgate).
 func AllCapabilities() *Capabilities {
-	return &Capabilities{true, true, true, true, true, true, true, true}
+	return &Capabilities{true, true, true, true, true, true, true, true, true}
 }
 
 // Discover reads the upstream's OpenAPI document and sets the client's
@@ -86,6 +89,7 @@ func (c *Client) Discover(ctx context.Context) (*Capabilities, error) {
 			DashboardParameters: has("/api/v2/dashboards/parameters"),
 			Announcements:       has("/api/v2/announcements"),
 			Permissions:         has("/api/v2/permissions"),
+			Events:              has("/api/v2/events"),
 			Include: takes(goalsListing.route, "include") && takes(metricsListing.route, "include") &&
 				takes(tasksListing.route, "include"),
 		}

@@ -24,6 +24,7 @@ var authzRules = map[string]expect{
 	"GET /api/v2/dashboards/parameters":                             readAll,
 	"GET /api/v2/announcements":                                     readAll,
 	"GET /api/v2/permissions":                                       {200, 403, 403, 200}, // grants: permissions:manage, each its own account
+	"GET /api/v2/events":                                            readAll,              // each its own account, as it may see it (TestEventFeedAsTheCallerSeesIt)
 	"GET /api/v2/integrations/goals/groupBy/owners":                 readAll,
 	"POST /api/v2/integrations/goals/{id}/tags":                     adminOnly(201),
 	"POST /api/v1/goals":                                            {201, 201, 403, 400}, // other: no such session

@@ -38,6 +38,7 @@ func TestContractWalk(t *testing.T) {
 	walkContent(t, e, s)
 	walkGateway(t, e, s)
 	walkWebhooks(t, e) // webhooks_http_test.go
+	walkEvents(t, e)   // events_http_test.go
 
 	for _, rt := range rest.Routes() {
 		key := rt.Method + " " + rt.Pattern

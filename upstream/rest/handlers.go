@@ -68,6 +68,7 @@ func table() []entry {
 	t = append(t, orgTable()...)
 	t = append(t, tokenTable()...)
 	t = append(t, webhookTable()...)
+	t = append(t, eventTable()...)
 	t = append(t, contentTable()...)
 	t = append(t, gatewayTable()...)
 	for i := range t {

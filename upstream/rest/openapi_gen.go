@@ -91,6 +91,11 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v2/users/me/tokens":              {resp: itemsOf[upstream.Token]{}},
 		"POST /api/v2/users/me/tokens":             {body: upstream.TokenInput{}, optionalBody: true, resp: upstream.NewToken{}},
 		"DELETE /api/v2/users/me/tokens/{tokenId}": {},
+		// The event feed (events.go).
+		"GET /api/v2/events": {resp: upstream.EventFeed{}, summary: "Read the event feed",
+			desc: "The events of the caller's account after the position after, oldest first, and the head of the log. " +
+				"An event whose item the caller may not read (or that was deleted) is only its position, marked hidden. " +
+				"Poll with after set to the last position seen; positions increase with every event."},
 		// Webhooks (webhooks.go).
 		"GET /api/v1/webhooks": {resp: itemsOf[upstream.Webhook]{}, desc: webhookDesc},
 		"POST /api/v1/webhooks": {body: upstream.WebhookInput{}, resp: upstream.NewWebhook{},

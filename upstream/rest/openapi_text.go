@@ -46,7 +46,8 @@ func splitCamel(name string) []string {
 func operationDescription(e entry, sp opSpec) string {
 	var b strings.Builder
 	one, many := resourceNouns(e, sp)
-	list := hasParam(e, "limit") || hasParam(e, "take")
+	// A feed read after a position (after) is not paged by skip.
+	list := (hasParam(e, "limit") || hasParam(e, "take")) && !hasParam(e, "after")
 	verb := splitCamel(handlerName(e.h))[0]
 	plain := map[string]bool{"create": true, "get": true, "list": true, "update": true, "delete": true, "set": true, "replace": true}[verb]
 	switch {
@@ -197,9 +198,16 @@ func queryParam(e entry, name string) map[string]any {
 	case "skip":
 		schema = map[string]any{"type": "integer", "minimum": 0, "default": 0}
 		desc = "number of items to skip"
+	case "after":
+		schema = map[string]any{"type": "integer", "minimum": 0, "default": 0}
+		desc = "a log position: the events after it (0: from the oldest event kept)"
 	case "limit", "take":
 		schema = map[string]any{"type": "integer", "minimum": 1, "maximum": upstream.MaxLimit, "default": upstream.DefaultLimit}
 		desc = fmt.Sprintf("page size, at most %d; above the maximum is a 400", upstream.MaxLimit)
+		if hasParam(e, "after") {
+			schema = map[string]any{"type": "integer", "minimum": 0, "maximum": upstream.MaxFeedEvents, "default": upstream.DefaultFeedEvents}
+			desc = fmt.Sprintf("events per page, at most %d; 0 answers the head only", upstream.MaxFeedEvents)
+		}
 	case "includeDemo":
 		schema = map[string]any{"type": "boolean", "default": false}
 		desc = "include demo sessions"
@@ -324,6 +332,7 @@ func tagDoc(tag string) string {
 		"lists":         "Saved lists over a target type, with their columns, filter and sort.",
 		"announcements": "Announcements and reactions.",
 		"webhooks":      "Webhooks: signed HTTP deliveries of the account's events to an integration, with their retries (docs/webhooks.md). Admins only.",
+		"events":        "The event feed: the account's event log by position, as the caller may see it, for a gateway or an integration that follows changes (docs/rest.md).",
 		"meta":          "The document itself.",
 	}[tag]; ok {
 		return d
@@ -379,6 +388,8 @@ var typeDocs = map[string]string{
 	"NewWebhook":       "A webhook with its secret: the answer of a creation, or of an update that replaced the secret. Keep the secret: it is not shown again.",
 	"UpdatedWebhook":   "A webhook after an update; secret is present only when the update replaced it.",
 	"WebhookDelivery":  "One event sent (or to be sent) to one webhook, with every attempt made.",
+	"EventFeed":        "A page of the event feed: the events after the position asked for, and the head of the log when they were read.",
+	"FeedEvent":        "An event of the log as the caller sees it: what happened to which item, or for an item the caller may not read only its position, marked hidden.",
 	"WebhookAttempt":   "One attempt of a delivery: the receiver's status (0 when there was no answer), the error, and when the next attempt is due.",
 	"Goal":             "An objective. Full answers carry every field marked required; with fields= only id, accountId and the fields named.",
 	"Metric":           "A key result of an objective. Full answers carry every field marked required; with fields= only id, accountId and the fields named.",

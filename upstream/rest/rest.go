@@ -57,6 +57,9 @@ type Options struct {
 	// work is stopped and the answer is 503 timeout. Zero means
 	// DefaultReadTimeout.
 	ReadTimeout time.Duration
+	// Events serves the event feed, GET /api/v2/events (events.go); when
+	// nil, the API does if it implements upstream.EventLog.
+	Events upstream.EventLog
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -119,7 +122,7 @@ func New(api upstream.API, opts Options) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{api: api, log: log, hooks: opts.Webhooks}
+	s := &server{api: api, log: log, hooks: opts.Webhooks, feed: opts.Events}
 
 	r := chi.NewRouter()
 	readTimeout := opts.ReadTimeout
@@ -167,6 +170,7 @@ type server struct {
 	api   upstream.API
 	log   *slog.Logger
 	hooks upstream.WebhookService // webhooks.go
+	feed  upstream.EventLog       // events.go
 }
 
 // handlerFunc is the shape of an operation's handler: it returns the value to
