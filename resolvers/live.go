@@ -345,7 +345,9 @@ func (l *Live) Delivered() int64 { return l.delivered.Load() }
 // (one per event and group its filter selects).
 func (l *Live) ItemReads() int64 { return l.reads.Load() }
 
-// liveResponses wraps each response of a subscription: it waits for the
+// liveResponses gives a query or a mutation on a websocket fresh loaders
+// (the connection holds none), and wraps each response of a subscription:
+// it waits for the
 // next item's delivery, renders it with the loaders the item's group shares
 // and the subscriber's caller as it was when the item was read, with a
 // fresh memo (nothing derived for an earlier event is reused), and names
@@ -356,6 +358,9 @@ func liveResponses(api upstream.API) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		oc := graphql.GetOperationContext(ctx)
 		if oc == nil || oc.Operation == nil || oc.Operation.Operation != "subscription" {
+			if LoadersFrom(ctx) == nil { // a query or mutation on a websocket
+				ctx = WithLoaders(ctx, NewLoaders(api))
+			}
 			return next(ctx)
 		}
 		dq, _ := ctx.Value(deliveriesKey{}).(*deliveries)

@@ -15,7 +15,7 @@ var _ upstream.VisibilityClasser = (*Store)(nil)
 // tasks, sessions and dashboards, and the user-keyed content besides.
 var namedTables = []struct{ table, column string }{
 	{"goals", "CAST(doc AS TEXT)"}, {"metrics", "CAST(doc AS TEXT)"}, {"tasks", "CAST(doc AS TEXT)"},
-	{"sessions", "CAST(doc AS TEXT)"}, {"dashboards", "CAST(doc AS TEXT)"}, {"teams", "CAST(doc AS TEXT)"},
+	{"sessions", "CAST(doc AS TEXT)"}, {"dashboards", "CAST(doc AS TEXT)"},
 	{"lists", "CAST(doc AS TEXT)"}, {"kpis", "CAST(doc AS TEXT)"}, {"kpi_groups", "CAST(doc AS TEXT)"},
 	{"badges", "CAST(doc AS TEXT)"}, {"badge_assignments", "CAST(doc AS TEXT)"}, {"announcements", "CAST(doc AS TEXT)"},
 	{"kpi_favorites", "'\"' || user_id || '\"'"},
