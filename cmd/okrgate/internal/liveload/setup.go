@@ -16,12 +16,12 @@ import (
 // chain of goals, the private one among them, and the leaf's key result.
 type world struct {
 	base, account, admin string
-	hc          *http.Client
-	session     string
-	chain       []string // root first
-	private     string   // the goal on the chain only team members may read
-	kr          string
-	users       []user
+	hc                   *http.Client
+	session              string
+	chain                []string // root first
+	private              string   // the goal on the chain only team members may read
+	kr                   string
+	users                []user
 }
 
 type user struct {
