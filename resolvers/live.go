@@ -59,6 +59,7 @@ type Live struct {
 	active    atomic.Int64 // subscriptions open
 	delivered atomic.Int64 // items sent to subscribers
 	reads     atomic.Int64 // items read for groups of subscribers
+	joined    atomic.Int64 // subscriptions served by their account's reader
 
 	mu      sync.Mutex
 	byToken map[string]int     // open subscriptions per token
@@ -340,6 +341,10 @@ func (l *Live) Active() int64 { return l.active.Load() }
 
 // Delivered returns how many items were sent to subscribers.
 func (l *Live) Delivered() int64 { return l.delivered.Load() }
+
+// Joined returns how many subscriptions are served by their account's
+// reader (the others are starting, or catching up from an older position).
+func (l *Live) Joined() int64 { return l.joined.Load() }
 
 // ItemReads returns how many items were read for groups of subscribers
 // (one per event and group its filter selects).

@@ -80,6 +80,7 @@ func (l *Live) join(s *subscriber, account string) error {
 		caughtUp := f.pos <= s.pos
 		if caughtUp {
 			f.subs[s] = struct{}{}
+			l.joined.Add(1)
 		}
 		f.mu.Unlock()
 		l.mu.Unlock()
@@ -110,7 +111,10 @@ func (l *Live) leave(s *subscriber, account string) {
 		return
 	}
 	f.mu.Lock()
-	delete(f.subs, s)
+	if _, ok := f.subs[s]; ok {
+		delete(f.subs, s)
+		l.joined.Add(-1)
+	}
 	empty := len(f.subs) == 0
 	f.mu.Unlock()
 	if empty {
