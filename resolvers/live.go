@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -121,6 +122,9 @@ type deliveries struct {
 	q      []delivery
 	ready  chan struct{} // closed when q gets an entry or the queue closes
 	closed bool
+	// take receives the next item from the subscription's channel
+	// without rendering it: its group's rendering is reused.
+	take func()
 }
 
 func newDeliveries() *deliveries { return &deliveries{ready: make(chan struct{})} }
@@ -264,6 +268,7 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 		dq = newDeliveries()
 	}
 	out := make(chan *T, l.Buffer)
+	dq.take = func() { <-out }
 	var mu sync.Mutex
 	closed := false
 	s := &subscriber{ctx: ctx, conn: c, view: viewOf(ctx), match: match, pos: pos, loaders: newLoaders,
@@ -376,23 +381,50 @@ func liveResponses(api upstream.API) graphql.ResponseMiddleware {
 		if !ok {
 			return next(ctx) // the channel is closed or the context ended: the end of the stream
 		}
-		rctx := upstream.WithMemo(ctx)
-		if d.caller.AccountID != "" {
-			rctx = upstream.NewContext(rctx, d.caller)
-		}
-		if d.loaders == nil {
-			d.loaders = NewLoaders(api)
-		}
-		resp := next(WithLoaders(rctx, d.loaders))
-		dq.pop()
-		if resp != nil {
-			if resp.Extensions == nil {
-				resp.Extensions = map[string]any{}
+		defer dq.pop()
+		render := func() *graphql.Response {
+			rctx := upstream.WithMemo(ctx)
+			if d.caller.AccountID != "" {
+				rctx = upstream.NewContext(rctx, d.caller)
 			}
-			resp.Extensions["position"] = d.pos
+			if d.loaders == nil {
+				d.loaders = NewLoaders(api)
+			}
+			resp := next(WithLoaders(rctx, d.loaders))
+			if resp != nil {
+				if resp.Extensions == nil {
+					resp.Extensions = map[string]any{}
+				}
+				resp.Extensions["position"] = d.pos
+			}
+			return resp
+		}
+		if d.shared == nil {
+			return render()
+		}
+		// The group's first subscriber here renders; the others send the
+		// same data (same view, same class, same item: the same answer).
+		d.shared.mu.Lock()
+		defer d.shared.mu.Unlock()
+		if r := d.shared.resp; r != nil {
+			dq.take()
+			return &graphql.Response{Data: r.Data, Errors: r.Errors, Extensions: map[string]any{"position": d.pos}}
+		}
+		resp := render()
+		if resp != nil {
+			// A subscription's data is written into a buffer it reuses
+			// for its next response: the group keeps a copy.
+			d.shared.resp = &graphql.Response{Data: bytes.Clone(resp.Data), Errors: resp.Errors}
 		}
 		return resp
 	}
+}
+
+// sharedResponse is the rendering of one item for one group of
+// subscribers, made by the first of them to render it.
+type sharedResponse struct {
+	mu   sync.Mutex
+	resp *graphql.Response
 }
 
 // stillAuthorized re-authenticates the connection's token.

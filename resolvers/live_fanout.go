@@ -46,6 +46,7 @@ type delivery struct {
 	pos     int64
 	loaders *Loaders
 	caller  upstream.Caller
+	shared  *sharedResponse // the group's rendering of the item, once made
 }
 
 // fanout reads one account's log for the subscriptions of this process.
@@ -252,12 +253,12 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 		if !ok {
 			continue // not readable by the group (or gone): nothing about it is sent
 		}
-		loaders := rep.loaders()
+		loaders, shared := rep.loaders(), &sharedResponse{}
 		for i, s := range g.subs {
 			if gone[s] || e.Position <= s.pos {
 				continue
 			}
-			if !s.send(item, delivery{pos: e.Position, loaders: loaders, caller: g.caller[i]}) {
+			if !s.send(item, delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}) {
 				gone[s] = true
 				l.slow.Add(1)
 				s.conn.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
