@@ -188,6 +188,7 @@ type round struct {
 	delivered, expected int64
 	latencies           []time.Duration // sorted
 	load                string
+	cpu                 time.Duration // the servers' CPU time over the check-in and its deliveries
 }
 
 func (r round) p(q float64) time.Duration {

@@ -140,9 +140,9 @@ func run() error {
 	var rounds []round
 	for k := 1; k <= c.checkins; k++ {
 		time.Sleep(c.gap)
-		load := loadAverage()
+		load, cpu := loadAverage(), cpuOf(servers)
 		r := w.checkIn(ctx, subs, k, c.wait)
-		r.load = load
+		r.load, r.cpu = load, cpuOf(servers)-cpu
 		rounds = append(rounds, r)
 		fmt.Fprintf(os.Stderr, "check-in %d: %d/%d delivered, p50 %s p99 %s\n", k, r.delivered, r.expected, r.p(0.50), r.p(0.99))
 	}
@@ -183,6 +183,27 @@ func rssOf(servers []*binary.Server) int64 {
 				fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
 				total += kb << 10
 			}
+		}
+	}
+	return total
+}
+
+// cpuOf returns the CPU time the servers have used (user and system,
+// /proc/PID/stat), in clock ticks of 10 ms.
+func cpuOf(servers []*binary.Server) time.Duration {
+	var total time.Duration
+	for _, s := range servers {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.Pid()))
+		if err != nil {
+			continue
+		}
+		// The fields after the command (which may hold spaces), from the 3rd.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 12 {
+			var utime, stime int64
+			fmt.Sscan(f[11], &utime)
+			fmt.Sscan(f[12], &stime)
+			total += time.Duration(utime+stime) * 10 * time.Millisecond
 		}
 	}
 	return total
