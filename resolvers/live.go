@@ -427,14 +427,6 @@ type sharedResponse struct {
 	resp *graphql.Response
 }
 
-// stillAuthorized re-authenticates the connection's token.
-func (l *Live) stillAuthorized(ctx context.Context, c *liveConn) bool {
-	if l.Auth == nil || c.token == "" {
-		return true
-	}
-	_, err := l.Auth.Authenticate(ctx, c.token)
-	return err == nil
-}
 
 // liveOperations gives each subscription its deliveries queue.
 func liveOperations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {

@@ -165,7 +165,7 @@ func (s *subscribers) read(ctx context.Context, sub *subscriber, w *world, index
 			continue
 		}
 		i, ok := index[g.ID]
-		k := int(math.Round(g.Attainment*100)) - 1 // check-in k sets the leaf to (k+1)%
+		k := int(math.Round(g.Attainment*100)) - 1 // check-in k sets the leaf to (k+1)% of its target
 		if !ok || k < 0 || k >= maxRounds {
 			continue
 		}
