@@ -210,10 +210,10 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 		return ctx.Err() == nil
 	}
 	callers := l.authenticate(ctx, subs)
-	groups := l.group(ctx, subs, callers)
 	if len(evs) == 0 {
 		return ctx.Err() == nil
 	}
+	groups := l.group(ctx, subs, callers)
 	last := evs[len(evs)-1].Position
 	work := make(chan *group)
 	var wg sync.WaitGroup

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -79,29 +80,17 @@ func (s *Store) namedIDs(ctx context.Context, q querier, account string) (map[st
 	return named, nil
 }
 
-// jsonStrings adds the string tokens of the JSON document doc (keys and
-// values, unescaped only where they hold no escapes: ids never do) to set.
+// jsonStrings adds the strings of the JSON document doc (keys and values)
+// to set.
 func jsonStrings(doc string, set map[string]bool) {
+	dec := json.NewDecoder(strings.NewReader(doc))
 	for {
-		i := strings.IndexByte(doc, '"')
-		if i < 0 {
+		t, err := dec.Token()
+		if err != nil {
 			return
 		}
-		doc = doc[i+1:]
-		end := 0
-		for end < len(doc) && doc[end] != '"' {
-			if doc[end] == '\\' {
-				end++
-			}
-			end++
+		if s, ok := t.(string); ok {
+			set[s] = true
 		}
-		if end > len(doc) {
-			return
-		}
-		set[doc[:end]] = true
-		if end == len(doc) {
-			return
-		}
-		doc = doc[end+1:]
 	}
 }
