@@ -17,8 +17,9 @@ import (
 // by view (the operation's text and variables: the same selection and
 // filter) and class, and reads each event's item once per group, as the
 // group's first subscriber; every subscriber of the group is sent the same
-// item and the same loaders for its nested fields, so what a subscriber
-// costs per event is its rendering and its write. docs/graphql.md
+// item, the first of them to render it renders it (with loaders the group
+// shares) and the others send the same data (liveResponses), so what a
+// subscriber costs per event is its write. docs/graphql.md
 // ("Subscriptions") describes it and its limits.
 
 // subscriber is one subscription in a fanout.
