@@ -427,7 +427,6 @@ type sharedResponse struct {
 	resp *graphql.Response
 }
 
-
 // liveOperations gives each subscription its deliveries queue.
 func liveOperations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	oc := graphql.GetOperationContext(ctx)
