@@ -1,13 +1,17 @@
 package resolvers
 
 import (
+	"bytes"
 	"context"
-	"fmt"
+	"encoding/json"
+	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -30,13 +34,14 @@ const (
 	CodeSlowConsumer         = "SLOW_CONSUMER"
 )
 
-// Live serves subscriptions from the event log: each subscription reads the
-// log of its account by position, from the position it was given or the
-// head, woken by the store after every commit that appended events and
-// polling besides (so writes of other processes on the same database are
-// seen); it keeps the events its filter selects and re-reads each item as
-// the subscriber. Nothing is held per event beyond a subscription's buffer:
-// the log is the queue.
+// Live serves subscriptions from the event log: one reader per account
+// reads the account's log by position, woken by the store after every
+// commit that appended events and polling besides (so writes of other
+// processes on the same database are seen), and fans each event out to the
+// subscriptions whose filter selects it, reading its item once per group
+// of subscriptions with the same view and visibility class, judged as they
+// are at that moment (live_fanout.go). Nothing is held per event beyond a
+// subscription's buffer: the log is the queue.
 type Live struct {
 	Log          upstream.EventLog
 	Auth         upstream.AuthService
@@ -54,9 +59,12 @@ type Live struct {
 	slow      atomic.Int64 // subscriptions ended as slow consumers
 	active    atomic.Int64 // subscriptions open
 	delivered atomic.Int64 // items sent to subscribers
+	reads     atomic.Int64 // items read for groups of subscribers
+	joined    atomic.Int64 // subscriptions served by their account's reader
 
 	mu      sync.Mutex
-	byToken map[string]int // open subscriptions per token
+	byToken map[string]int     // open subscriptions per token
+	fanouts map[string]*fanout // by account
 }
 
 func (l *Live) defaults() {
@@ -105,32 +113,75 @@ func liveConnOf(ctx context.Context) *liveConn {
 	return c
 }
 
-// positions carries the log position of each item a subscription sends to
-// its response, in order, so every response can name its position
-// (extensions.position).
-type positions struct {
-	mu sync.Mutex
-	q  []int64
+// deliveries carries, in order, what goes with each item a subscription
+// sends to its channel (delivery): the response that renders the item
+// waits for its entry, renders with its loaders and caller, and names its
+// position (extensions.position).
+type deliveries struct {
+	mu     sync.Mutex
+	q      []delivery
+	ready  chan struct{} // closed when q gets an entry or the queue closes
+	closed bool
+	// take receives the next item from the subscription's channel
+	// without rendering it: its group's rendering is reused.
+	take func()
 }
 
-func (p *positions) push(pos int64) {
+func newDeliveries() *deliveries { return &deliveries{ready: make(chan struct{})} }
+
+func (p *deliveries) push(d delivery) {
 	p.mu.Lock()
-	p.q = append(p.q, pos)
+	p.q = append(p.q, d)
+	if len(p.q) == 1 && !p.closed {
+		close(p.ready)
+	}
 	p.mu.Unlock()
 }
 
-func (p *positions) pop() (int64, bool) {
+// close wakes a waiting response for good: the subscription ended.
+func (p *deliveries) close() {
+	p.mu.Lock()
+	if !p.closed && len(p.q) == 0 {
+		close(p.ready)
+	}
+	p.closed = true
+	p.mu.Unlock()
+}
+
+// wait returns the entry of the next item, without removing it, once
+// there is one; false when the queue closed empty or ctx ended.
+func (p *deliveries) wait(ctx context.Context) (delivery, bool) {
+	p.mu.Lock()
+	ready := p.ready
+	p.mu.Unlock()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return delivery{}, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.q) == 0 {
-		return 0, false
+		return delivery{}, false
 	}
-	pos := p.q[0]
-	p.q = p.q[1:]
-	return pos, true
+	return p.q[0], true
 }
 
-type positionsKey struct{}
+// pop removes the entry wait returned.
+func (p *deliveries) pop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.q) == 0 {
+		return
+	}
+	p.q[0] = delivery{}
+	p.q = p.q[1:]
+	if len(p.q) == 0 && !p.closed {
+		p.ready = make(chan struct{})
+	}
+}
+
+type deliveriesKey struct{}
 
 // errNoLive is the error of a subscription on a server without an event
 // log (gateway mode).
@@ -177,21 +228,26 @@ func liveError(code, format string, args ...any) *gqlerror.Error {
 }
 
 // stream starts a subscription: events after `after` (0: from the oldest
-// kept; nil: from the head, what happens from now on)
-// that match, each loaded as the subscriber by load (which returns false
-// for an item the subscriber may not read, or that is gone), sent on the
-// returned channel. It ends when ctx ends, when the token stops
-// authenticating (revoked, user deactivated, account suspended), or when
-// the subscriber falls a whole buffer behind (a slow consumer: the
-// connection is closed with that reason).
+// kept; nil: from the head, what happens from now on) that match, each
+// loaded by load as the subscriber's group (false for an item the group
+// may not read, or that is gone), sent on the returned channel. Its nested
+// fields render with the loaders of newLoaders, one per item and group. It
+// ends when ctx ends, when the token stops authenticating (revoked, user
+// deactivated, account suspended), or when the subscriber falls a whole
+// buffer behind (a slow consumer: the connection is closed with that
+// reason).
 func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream.Event) bool,
-	load func(context.Context, upstream.Event) (*T, bool, error)) (<-chan *T, error) {
+	load func(context.Context, upstream.Event) (*T, bool, error), newLoaders func() *Loaders) (<-chan *T, error) {
 	if l == nil || l.Log == nil {
 		return nil, errNoLive
 	}
 	c := liveConnOf(ctx)
 	if c == nil {
 		return nil, liveError(CodeBadRequest, "subscriptions need a websocket (graphql-transport-ws) or a text/event-stream request")
+	}
+	caller, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if err := l.acquire(c); err != nil {
 		return nil, err
@@ -207,60 +263,78 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 		}
 		pos = head
 	}
-	pq, _ := ctx.Value(positionsKey{}).(*positions)
+	dq, _ := ctx.Value(deliveriesKey{}).(*deliveries)
+	if dq == nil {
+		dq = newDeliveries()
+	}
 	out := make(chan *T, l.Buffer)
+	dq.take = func() { <-out }
+	var mu sync.Mutex
+	closed := false
+	s := &subscriber{ctx: ctx, conn: c, view: viewOf(ctx), match: match, pos: pos, loaders: newLoaders,
+		load: func(ctx context.Context, e upstream.Event) (any, bool) {
+			item, ok, err := load(ctx, e)
+			return item, ok && err == nil
+		},
+		send: func(item any, d delivery) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if closed {
+				return true
+			}
+			if len(out) == cap(out) {
+				return false
+			}
+			dq.push(d)
+			out <- item.(*T) // only the reader sends: there is room
+			return true
+		},
+	}
+	account := caller.AccountID
+	var once sync.Once
+	end := func() {
+		once.Do(func() {
+			l.leave(s, account)
+			mu.Lock()
+			closed = true
+			close(out)
+			mu.Unlock()
+			dq.close()
+			l.release(c)
+		})
+	}
+	context.AfterFunc(ctx, end)
 	go func() {
-		defer close(out)
-		defer l.release(c)
-		lastAuth := time.Now()
-		poll := time.NewTicker(l.Poll)
-		defer poll.Stop()
-		for {
-			wake := l.Log.EventsChanged()
-			evs, err := l.Log.Events(ctx, pos, upstream.MaxEventsPerRead)
-			if err != nil {
-				return // ctx ended, or the store is failing: the client resumes from its last position
-			}
-			if len(evs) > 0 || time.Since(lastAuth) >= l.Reauth {
-				if !l.stillAuthorized(ctx, c) {
-					c.kill(4403, "the token no longer authenticates")
-					return
-				}
-				lastAuth = time.Now()
-			}
-			for _, e := range evs {
-				pos = e.Position
-				if !match(e) {
-					continue
-				}
-				item, ok, err := load(ctx, e)
-				if err != nil || !ok {
-					continue // not readable by the subscriber (or gone): nothing about it is sent
-				}
-				if pq != nil {
-					pq.push(e.Position)
-				}
-				select {
-				case out <- item:
-					l.delivered.Add(1)
-				default:
-					l.slow.Add(1)
-					c.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
-					return
-				}
-			}
-			if len(evs) == upstream.MaxEventsPerRead {
-				continue
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-wake:
-			case <-poll.C:
-			}
+		// Catching up from an older position reads the log alone: not in
+		// the resolver, whose caller has yet to read the channel. A log
+		// that cannot be read ends the subscription; the client resumes
+		// from its last position.
+		if err := l.join(s, account); err != nil || ctx.Err() != nil {
+			end()
 		}
 	}()
 	return out, nil
+}
+
+// viewOf names what a subscription renders: its operation's text and name
+// and its variables, without a variable used only as the after argument
+// (subscriptions resuming from different positions share a view once they
+// have caught up).
+func viewOf(ctx context.Context) string {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil {
+		return ""
+	}
+	vars := oc.Variables
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Field != nil {
+		if a := fc.Field.Arguments.ForName("after"); a != nil && a.Value != nil && a.Value.Kind == ast.Variable &&
+			strings.Count(oc.RawQuery, "$"+a.Value.Raw) == 2 { // its declaration and this use
+			vars = maps.Clone(vars)
+			delete(vars, a.Value.Raw)
+		}
+	}
+	b, _ := json.Marshal(vars) // map keys sorted
+	return oc.OperationName + "\x00" + oc.RawQuery + "\x00" + string(b)
 }
 
 // SlowConsumers returns how many subscriptions were ended because their
@@ -273,42 +347,91 @@ func (l *Live) Active() int64 { return l.active.Load() }
 // Delivered returns how many items were sent to subscribers.
 func (l *Live) Delivered() int64 { return l.delivered.Load() }
 
-// stillAuthorized re-authenticates the connection's token.
-func (l *Live) stillAuthorized(ctx context.Context, c *liveConn) bool {
-	if l.Auth == nil || c.token == "" {
-		return true
-	}
-	_, err := l.Auth.Authenticate(ctx, c.token)
-	return err == nil
-}
+// Joined returns how many subscriptions are served by their account's
+// reader (the others are starting, or catching up from an older position).
+func (l *Live) Joined() int64 { return l.joined.Load() }
 
-// liveResponses wraps each response of a subscription: fresh loaders for
-// it (items are read anew, never from an earlier event's cache), and the
-// log position of its item in extensions.position.
+// ItemReads returns how many items were read for groups of subscribers
+// (one per event and group its filter selects).
+func (l *Live) ItemReads() int64 { return l.reads.Load() }
+
+// liveResponses gives a query or a mutation on a websocket fresh loaders
+// (the connection holds none), and wraps each response of a subscription:
+// it waits for the
+// next item's delivery, renders it with the loaders the item's group shares
+// and the subscriber's caller as it was when the item was read, with a
+// fresh memo (nothing derived for an earlier event is reused), and names
+// the item's log position in extensions.position.
+// Without a group's loaders (an item sent otherwise) it renders with fresh
+// loaders of api.
 func liveResponses(api upstream.API) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		oc := graphql.GetOperationContext(ctx)
 		if oc == nil || oc.Operation == nil || oc.Operation.Operation != "subscription" {
+			if LoadersFrom(ctx) == nil { // a query or mutation on a websocket
+				ctx = WithLoaders(ctx, NewLoaders(api))
+			}
 			return next(ctx)
 		}
-		resp := next(WithLoaders(ctx, NewLoaders(api)))
-		if pq, _ := ctx.Value(positionsKey{}).(*positions); pq != nil && resp != nil {
-			if pos, ok := pq.pop(); ok {
+		dq, _ := ctx.Value(deliveriesKey{}).(*deliveries)
+		if dq == nil {
+			return next(WithLoaders(ctx, NewLoaders(api)))
+		}
+		d, ok := dq.wait(ctx)
+		if !ok {
+			return next(ctx) // the channel is closed or the context ended: the end of the stream
+		}
+		defer dq.pop()
+		render := func() *graphql.Response {
+			rctx := upstream.WithMemo(ctx)
+			if d.caller.AccountID != "" {
+				rctx = upstream.NewContext(rctx, d.caller)
+			}
+			if d.loaders == nil {
+				d.loaders = NewLoaders(api)
+			}
+			resp := next(WithLoaders(rctx, d.loaders))
+			if resp != nil {
 				if resp.Extensions == nil {
 					resp.Extensions = map[string]any{}
 				}
-				resp.Extensions["position"] = pos
+				resp.Extensions["position"] = d.pos
 			}
+			return resp
+		}
+		if d.shared == nil {
+			return render()
+		}
+		// The group's first subscriber here renders; the others send the
+		// same data (same view, same class, same item: the same answer).
+		d.shared.mu.Lock()
+		defer d.shared.mu.Unlock()
+		if r := d.shared.resp; r != nil {
+			dq.take()
+			return &graphql.Response{Data: r.Data, Errors: r.Errors, Extensions: map[string]any{"position": d.pos}}
+		}
+		resp := render()
+		if resp != nil {
+			// A subscription's data is written into a buffer it reuses
+			// for its next response: the group keeps a copy.
+			d.shared.resp = &graphql.Response{Data: bytes.Clone(resp.Data), Errors: resp.Errors}
 		}
 		return resp
 	}
 }
 
-// liveOperations gives each subscription its positions queue.
+// sharedResponse is the rendering of one item for one group of
+// subscribers, made by the first of them to render it.
+type sharedResponse struct {
+	mu   sync.Mutex
+	resp *graphql.Response
+}
+
+// liveOperations gives each subscription its deliveries queue.
 func liveOperations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	oc := graphql.GetOperationContext(ctx)
 	if oc != nil && oc.Operation != nil && oc.Operation.Operation == "subscription" {
-		ctx = context.WithValue(ctx, positionsKey{}, &positions{})
+		ctx = context.WithValue(ctx, deliveriesKey{}, newDeliveries())
 	}
 	return next(ctx)
 }

@@ -213,7 +213,9 @@ func NewHandler(cfg Config) http.Handler {
 	srv := NewServer(cfg)
 	var h http.Handler = srv
 	h = LoaderMiddleware(cfg.API, cfg.Metrics, h)
-	live := liveHandler(h) // websocket: authenticated by connection_init
+	// websocket: authenticated by connection_init; each operation gets
+	// its loaders from liveResponses, not one set for the connection.
+	live := liveHandler(srv)
 	h = authMiddleware(cfg.Auth, cfg.Logger, h)
 	sse := authMiddleware(cfg.Auth, cfg.Logger, liveHandler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

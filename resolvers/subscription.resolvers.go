@@ -17,7 +17,7 @@ func (r *subscriptionResolver) CheckInCreated(ctx context.Context, goalID *strin
 	f := upstream.CheckInFilter{GoalID: deref(goalID), SessionID: deref(sessionID)}
 	return stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.CheckIn, bool, error) {
 		return r.liveCheckIn(ctx, e)
-	})
+	}, r.newLoaders)
 }
 
 // GoalChanged is the resolver for the goalChanged field.
@@ -25,7 +25,7 @@ func (r *subscriptionResolver) GoalChanged(ctx context.Context, sessionID *strin
 	f := upstream.GoalChangeFilter{SessionID: deref(sessionID), RootGoalID: deref(rootGoalID)}
 	return stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Goal, bool, error) {
 		return r.liveGoal(ctx, e, f.RootGoalID)
-	})
+	}, r.newLoaders)
 }
 
 // TaskChanged is the resolver for the taskChanged field.
@@ -33,7 +33,7 @@ func (r *subscriptionResolver) TaskChanged(ctx context.Context, goalID *string, 
 	f := upstream.TaskFilter{}
 	return stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Task, bool, error) {
 		return r.liveTask(ctx, e, deref(goalID))
-	})
+	}, r.newLoaders)
 }
 
 // Subscription returns graph.SubscriptionResolver implementation.

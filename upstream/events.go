@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -159,4 +160,43 @@ type TaskFilter struct {
 // selects.
 func (f TaskFilter) Match(e Event) bool {
 	return (e.Type == EventTaskCreated || e.Type == EventTaskUpdated) && (f.GoalID == "" || e.GoalID == f.GoalID)
+}
+
+// VisibilityClasser is implemented by an event log's store when it can tell
+// which callers read alike, so that live subscriptions read each event's
+// item once per class instead of once per subscriber. It is optional:
+// without it a subscriber's class is its caller (user and roles).
+type VisibilityClasser interface {
+	// VisibilityClasses returns the visibility class of each caller, all
+	// of one account, derived now from their current rights: callers with
+	// the same class are decided alike on every item, and see the same.
+	VisibilityClasses(ctx context.Context, callers []Caller) ([]string, error)
+}
+
+// VisibilityClassOf is the visibility class of sub (VisibilityClasser):
+// what Subject's decisions depend on. An admin is decided alike on
+// everything. Otherwise the principals a grant or an access entry may name
+// (role and team ids), the actions held everywhere and on what it owns,
+// and the user id only when named is true — when some item names the user
+// (as an owner, in an access entry): a decision compares the user id with
+// nothing else, so users whom no item names are decided alike.
+func VisibilityClassOf(sub *Subject, named bool) string {
+	if sub.Admin {
+		return "admin"
+	}
+	var b strings.Builder
+	for _, p := range sub.Principals() {
+		if p == sub.UserID {
+			continue
+		}
+		b.WriteString(p)
+		b.WriteByte(',')
+	}
+	b.WriteByte('|')
+	b.WriteString(strings.Join(sub.ActionList(), ","))
+	b.WriteByte('|')
+	if named {
+		b.WriteString(sub.UserID)
+	}
+	return b.String()
 }

@@ -1,0 +1,354 @@
+package resolvers
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// Fan-out: the subscriptions of one account in this process are served by
+// one reader of the account's log (a fanout). After each read of new
+// events (a batch) it re-authenticates every distinct token and derives
+// every distinct caller's visibility class anew, groups the subscriptions
+// by view (the operation's text and variables: the same selection and
+// filter) and class, and reads each event's item once per group, as the
+// group's first subscriber; every subscriber of the group is sent the same
+// item, the first of them to render it renders it (with loaders the group
+// shares) and the others send the same data (liveResponses), so what a
+// subscriber costs per event is its write. docs/graphql.md
+// ("Subscriptions") describes it and its limits.
+
+// subscriber is one subscription in a fanout.
+type subscriber struct {
+	ctx   context.Context // the subscription's: values only are used by the reader
+	conn  *liveConn
+	view  string                    // the operation's text, name and variables
+	match func(upstream.Event) bool // the subscription's filter
+	// load reads the item of an event as the caller of ctx; false when it
+	// may not read it (or it is gone).
+	load func(ctx context.Context, e upstream.Event) (any, bool)
+	// send queues an item without blocking; false when the buffer is full.
+	send func(item any, d delivery) bool
+	// loaders returns fresh loaders, shared by a group's renderings of one
+	// item.
+	loaders func() *Loaders
+
+	pos int64 // last position delivered or passed over; the reader's only once joined
+}
+
+// delivery is what goes with an item to the response that renders it: its
+// log position, the loaders its nested fields share with the item's
+// group, and the subscriber's caller as it was when the item was read.
+type delivery struct {
+	pos     int64
+	loaders *Loaders
+	caller  upstream.Caller
+	shared  *sharedResponse // the group's rendering of the item, once made
+}
+
+// fanout reads one account's log for the subscriptions of this process.
+type fanout struct {
+	l       *Live
+	account string
+	cancel  context.CancelFunc
+
+	mu   sync.Mutex
+	pos  int64 // last position read
+	subs map[*subscriber]struct{}
+}
+
+// join adds s to its account's fanout, starting one when there is none.
+// The fanout delivers events after s.pos; when the fanout has already read
+// past s.pos, s first catches up alone (reading the log itself) until it
+// has not.
+func (l *Live) join(s *subscriber, account string) error {
+	for {
+		l.mu.Lock()
+		f := l.fanouts[account]
+		if f == nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			f = &fanout{l: l, account: account, cancel: cancel, pos: s.pos, subs: map[*subscriber]struct{}{}}
+			if l.fanouts == nil {
+				l.fanouts = map[string]*fanout{}
+			}
+			l.fanouts[account] = f
+			go f.run(ctx, s.ctx)
+		}
+		f.mu.Lock()
+		caughtUp := f.pos <= s.pos
+		if caughtUp {
+			f.subs[s] = struct{}{}
+			l.joined.Add(1)
+		}
+		f.mu.Unlock()
+		l.mu.Unlock()
+		if caughtUp {
+			return nil
+		}
+		// Behind the fanout (a resume from an older position, or events
+		// appended since the head was read): read alone up to it.
+		evs, err := l.Log.Events(s.ctx, s.pos, upstream.MaxEventsPerRead)
+		if err != nil {
+			return err
+		}
+		if len(evs) == 0 {
+			continue
+		}
+		if !l.deliver(s.ctx, evs, []*subscriber{s}) {
+			return s.ctx.Err()
+		}
+	}
+}
+
+// leave removes s from its account's fanout; the last one out stops it.
+func (l *Live) leave(s *subscriber, account string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.fanouts[account]
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	if _, ok := f.subs[s]; ok {
+		delete(f.subs, s)
+		l.joined.Add(-1)
+	}
+	empty := len(f.subs) == 0
+	f.mu.Unlock()
+	if empty {
+		delete(l.fanouts, account)
+		f.cancel()
+	}
+}
+
+// members returns the fanout's subscribers.
+func (f *fanout) members() []*subscriber {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]*subscriber, 0, len(f.subs))
+	for s := range f.subs {
+		out = append(out, s)
+	}
+	return out
+}
+
+// run reads the account's log by position, woken by the store after every
+// commit that appended events and polling besides, and delivers each batch
+// to the subscribers of the moment, until ctx ends (the last one left).
+// first is the subscription that started it.
+func (f *fanout) run(ctx context.Context, first context.Context) {
+	l := f.l
+	lastAuth := time.Now()
+	poll := time.NewTicker(l.Poll)
+	defer poll.Stop()
+	for {
+		wake := l.Log.EventsChanged()
+		f.mu.Lock()
+		pos := f.pos
+		f.mu.Unlock()
+		// Read as a subscriber of the moment: any caller of the account
+		// reads the same log.
+		if subs := f.members(); len(subs) > 0 {
+			first = subs[0].ctx
+		}
+		evs, err := l.Log.Events(valuesOnly{first, ctx}, pos, upstream.MaxEventsPerRead)
+		if err == nil && (len(evs) > 0 || time.Since(lastAuth) >= l.Reauth) {
+			// The batch goes to the subscribers of this moment; one that
+			// joins later finds the fanout past the batch and reads it
+			// alone (join).
+			f.mu.Lock()
+			subs := make([]*subscriber, 0, len(f.subs))
+			for s := range f.subs {
+				subs = append(subs, s)
+			}
+			if len(evs) > 0 {
+				f.pos = evs[len(evs)-1].Position
+			}
+			f.mu.Unlock()
+			l.deliver(ctx, evs, subs)
+			lastAuth = time.Now()
+		}
+		if err == nil && len(evs) == upstream.MaxEventsPerRead {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-poll.C:
+		}
+	}
+}
+
+// valuesOnly is a context with the values of one and the deadline and
+// cancellation of another: the reader reads as a subscriber's caller for
+// as long as the fanout lives.
+type valuesOnly struct {
+	values context.Context
+	context.Context
+}
+
+func (v valuesOnly) Value(key any) any { return v.values.Value(key) }
+
+// group is the subscribers of one view and visibility class in a batch.
+type group struct {
+	subs   []*subscriber
+	caller []upstream.Caller // each subscriber's, as authenticated now
+}
+
+// deliver sends the events evs (possibly none: a re-authentication only)
+// to subs: it authenticates each distinct token again (ending the
+// connections whose token no longer authenticates with 4403), derives the
+// visibility classes, then reads each matching event's item once per
+// group and sends it to the group's subscribers that have not seen it. It
+// returns false when ctx ended.
+func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscriber) bool {
+	if len(subs) == 0 {
+		return ctx.Err() == nil
+	}
+	callers := l.authenticate(ctx, subs)
+	if len(evs) == 0 {
+		return ctx.Err() == nil
+	}
+	groups := l.group(ctx, subs, callers)
+	last := evs[len(evs)-1].Position
+	work := make(chan *group)
+	var wg sync.WaitGroup
+	for range min(len(groups), 2*runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range work {
+				l.deliverGroup(ctx, g, evs)
+			}
+		}()
+	}
+	for _, g := range groups {
+		work <- g
+	}
+	close(work)
+	wg.Wait()
+	for _, s := range subs {
+		s.pos = max(s.pos, last)
+	}
+	return ctx.Err() == nil
+}
+
+// deliverGroup reads each event of evs the group's view selects, once, as
+// its first subscriber, and sends it to each subscriber that has not seen
+// it; a subscriber whose buffer is full is ended as a slow consumer.
+func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) {
+	rep := g.subs[0]
+	rctx := upstream.WithMemo(upstream.NewContext(valuesOnly{rep.ctx, ctx}, g.caller[0]))
+	gone := map[*subscriber]bool{}
+	for _, e := range evs {
+		if !rep.match(e) {
+			continue
+		}
+		item, ok := rep.load(rctx, e)
+		l.reads.Add(1)
+		if !ok {
+			continue // not readable by the group (or gone): nothing about it is sent
+		}
+		loaders, shared := rep.loaders(), &sharedResponse{}
+		for i, s := range g.subs {
+			if gone[s] || e.Position <= s.pos {
+				continue
+			}
+			if !s.send(item, delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}) {
+				gone[s] = true
+				l.slow.Add(1)
+				s.conn.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
+				continue
+			}
+			l.delivered.Add(1)
+		}
+	}
+}
+
+// authenticate authenticates each distinct token of subs once and returns
+// each subscriber's caller; a subscriber whose token no longer
+// authenticates has its connection ended with 4403 and no caller (its
+// AccountID empty). Without an AuthService (or a token), a subscriber keeps
+// the caller it subscribed with.
+func (l *Live) authenticate(ctx context.Context, subs []*subscriber) []upstream.Caller {
+	type result struct {
+		c  upstream.Caller
+		ok bool
+	}
+	byToken := map[string]*result{}
+	out := make([]upstream.Caller, len(subs))
+	for i, s := range subs {
+		if l.Auth == nil || s.conn.token == "" {
+			c, _ := upstream.CallerFrom(s.ctx)
+			out[i] = c
+			continue
+		}
+		r := byToken[s.conn.token]
+		if r == nil {
+			c, err := l.Auth.Authenticate(valuesOnly{s.ctx, ctx}, s.conn.token)
+			r = &result{c: c, ok: err == nil}
+			byToken[s.conn.token] = r
+		}
+		if !r.ok {
+			s.conn.kill(4403, "the token no longer authenticates")
+			continue
+		}
+		out[i] = r.c
+	}
+	return out
+}
+
+// group sorts the authenticated subscribers into groups of one view and
+// one visibility class (upstream.VisibilityClasser when the log's store
+// implements it, else the caller's user and roles).
+func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream.Caller) []*group {
+	type userKey struct{ account, user, roles string }
+	keyOf := func(c upstream.Caller) userKey {
+		return userKey{c.AccountID, c.UserID, fmt.Sprint(c.Roles)}
+	}
+	classOf := map[userKey]string{}
+	var distinct []upstream.Caller
+	for _, c := range callers {
+		if c.AccountID == "" {
+			continue
+		}
+		k := keyOf(c)
+		if _, ok := classOf[k]; !ok {
+			classOf[k] = fmt.Sprintf("%s/%s/%s", k.account, k.user, k.roles)
+			distinct = append(distinct, c)
+		}
+	}
+	if vc, ok := l.Log.(upstream.VisibilityClasser); ok && len(distinct) > 0 {
+		cctx := upstream.NewContext(valuesOnly{subs[0].ctx, ctx}, distinct[0])
+		if classes, err := vc.VisibilityClasses(cctx, distinct); err == nil {
+			for i, c := range distinct {
+				classOf[keyOf(c)] = classes[i]
+			}
+		}
+		// On an error each caller stays a class of its own: correct, only
+		// shared less.
+	}
+	byKey := map[string]*group{}
+	var out []*group
+	for i, s := range subs {
+		c := callers[i]
+		if c.AccountID == "" {
+			continue // refused: its connection is ending
+		}
+		k := s.view + "\x00" + classOf[keyOf(c)]
+		g := byKey[k]
+		if g == nil {
+			g = &group{}
+			byKey[k] = g
+			out = append(out, g)
+		}
+		g.subs = append(g.subs, s)
+		g.caller = append(g.caller, c)
+	}
+	return out
+}
