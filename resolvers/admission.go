@@ -77,9 +77,19 @@ func (a admission) aroundOperations(ctx context.Context, next graphql.OperationH
 	// timeout frees the slot should a transport never call it.
 	stop := context.AfterFunc(ctx, done)
 	h := next(ctx)
+	first := true
 	return func(ctx context.Context) *graphql.Response {
 		defer func() { stop(); done() }()
-		return h(ctx)
+		resp := h(ctx)
+		if resp == nil && first && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The executor ends a stream whose context is done without an
+			// answer: say why instead.
+			e := gqlerror.Errorf("the request took too long and was stopped")
+			e.Extensions = map[string]any{"code": CodeTimeout}
+			resp = &graphql.Response{Errors: gqlerror.List{e}}
+		}
+		first = false
+		return resp
 	}
 }
 

@@ -144,10 +144,16 @@ func (a *Admission) Handler(next http.Handler) http.Handler {
 	})
 }
 
-// restKey is the fairness key of a REST request: its bearer token (the
-// REST facade authenticates later, but a token is one client's), else its
-// address.
+// restKey is the fairness key of a REST request, known before the facade
+// authenticates it: the account its service-accountId header names, else
+// its bearer token, else its address. A header naming an account other than
+// the token's is refused by the facade right after admission (403), so a
+// client can put into another account's share only requests that cost
+// nothing but their refusal, and no more than its token's rate limit.
 func restKey(r *http.Request) string {
+	if acct := r.Header.Get("service-accountId"); acct != "" {
+		return "account " + acct
+	}
 	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
 		return "token " + strings.TrimSpace(token)
 	}
