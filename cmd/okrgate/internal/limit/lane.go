@@ -39,10 +39,11 @@ const maxRetryAfter = 30 * time.Second
 // lane admits one kind of request (reads or writes): at most its limit
 // execute at once, and the others wait in a fair queue whose waiting time
 // is managed like CoDel's (Nichols and Jacobson; Facebook applies it to RPC
-// queues): a queue that drained recently is a burst, and a request may wait
-// up to Burst for it to drain; a queue in which every request of the last
-// Interval waited longer than Target is a standing queue, and a request may
-// wait only up to Target in it. A request whose estimated wait is over
+// queues): a queue in which every request of an Interval waited longer than
+// Target is a standing queue, and while it stands and for overloadMemory
+// intervals after, a request may wait only up to Target in it; otherwise
+// the queue holds a burst, and a request may wait up to Burst for it to
+// drain. A request whose estimated wait is over
 // what it may wait is refused at once; one that waits that long is refused
 // then. Nothing is refused while the queue moves within its allowance,
 // however many requests arrive together.
@@ -67,7 +68,14 @@ type lane struct {
 	minWait     time.Duration
 	waits       int
 	standing    bool
+	// overloadedUntil is when the last standing interval is forgotten:
+	// a queue that stood recently and drained for a moment (clients
+	// backing off return together) is still overloaded.
+	overloadedUntil time.Time
 }
+
+// overloadMemory is how many intervals a standing queue is remembered.
+const overloadMemory = 10
 
 func newLane(name string, cfg *Config, clock Clock, m *Metrics, lim *gradient) *lane {
 	return &lane{name: name, cfg: cfg, clock: clock, metrics: m, lim: lim,
@@ -242,7 +250,7 @@ func (l *lane) fairWait(key string, cost time.Duration) time.Duration {
 // the queue is standing, then Target.
 func (l *lane) allowedWait(now time.Time) time.Duration {
 	l.tick(now)
-	if l.standing {
+	if l.standing || now.Before(l.overloadedUntil) {
 		return l.cfg.Target
 	}
 	return l.cfg.Burst
@@ -269,6 +277,9 @@ func (l *lane) tick(now time.Time) {
 		l.standing = l.minWait > l.cfg.Target
 	} else {
 		l.standing = l.queue.Len() > 0 && !l.intervalEnd.IsZero()
+	}
+	if l.standing {
+		l.overloadedUntil = now.Add(overloadMemory * l.cfg.Interval)
 	}
 	l.waits, l.minWait = 0, 0
 	l.intervalEnd = now.Add(l.cfg.Interval)

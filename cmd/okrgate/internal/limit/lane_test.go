@@ -207,3 +207,34 @@ func TestUnbounded(t *testing.T) {
 		t.Errorf("limits %d %d", r, w)
 	}
 }
+
+// TestOverloadIsRemembered: a queue that stood stays overloaded (waits
+// allowed up to the target only) while it drains for a moment, and is
+// forgotten after overloadMemory quiet intervals: a burst then may wait
+// the whole Burst again.
+func TestOverloadIsRemembered(t *testing.T) {
+	clock := newFakeClock()
+	a := NewAdmission(Config{MaxReads: 1, MaxWrites: 1}, clock, nil)
+	hold, err := a.Admit(context.Background(), false, "k", "hold")
+	if err != nil {
+		t.Fatal(err)
+	}
+	standing(t, a, clock, hold)()                                 // stood, then drained
+	rel, err := a.Admit(context.Background(), false, "k", "goal") // admitted at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel()
+	clock.Advance(DefaultInterval)
+	if got := a.reads.allowedWait(clock.Now()); got != DefaultTarget {
+		t.Fatalf("allowed %s right after a standing queue drained; want the target", got)
+	}
+	for range overloadMemory {
+		clock.Advance(DefaultInterval)
+		rel, _ := a.Admit(context.Background(), false, "k", "goal")
+		rel()
+	}
+	if got := a.reads.allowedWait(clock.Now()); got != DefaultBurst {
+		t.Errorf("allowed %s after %d quiet intervals; want the burst allowance", got, overloadMemory)
+	}
+}
