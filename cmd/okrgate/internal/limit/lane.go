@@ -232,15 +232,18 @@ func (l *lane) estimate(class string) time.Duration {
 	return l.mean
 }
 
-// fairWait estimates how long a request of key costing cost would wait:
-// the fair queue serves every other key's backlog only up to key's own
-// before key's request, and the limit's slots serve the queue in parallel.
+// fairWait estimates how long a request of key costing cost would wait
+// before it starts: the fair queue serves key's own backlog first, and
+// every other key's only up to as much as key's backlog and this request
+// (their requests tagged before it); the limit's slots serve the queue in
+// parallel. The request's own cost is not part of its wait: an expensive
+// request is refused for the queue ahead of it, not for being expensive.
 func (l *lane) fairWait(key string, cost time.Duration) time.Duration {
-	own := l.work[key] + cost
+	own := l.work[key]
 	sum := own
 	for k, w := range l.work {
 		if k != key {
-			sum += min(w, own)
+			sum += min(w, own+cost)
 		}
 	}
 	return sum / time.Duration(l.lim.Limit())

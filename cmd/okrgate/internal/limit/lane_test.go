@@ -145,7 +145,7 @@ func TestStandingQueueRefusesByEstimateFairly(t *testing.T) {
 	}
 	hold = standing(t, a, clock, hold)
 	out := make(chan result, 10)
-	for range 2 { // 100 and 200 ms: within the target
+	for range 3 { // waits of 0, 100 and 200 ms: within the target
 		admitAsync(t, a, a.reads, "flood", "goal", out)
 	}
 	_, err = a.Admit(context.Background(), false, "flood", "goal") // 300 ms
@@ -153,13 +153,13 @@ func TestStandingQueueRefusesByEstimateFairly(t *testing.T) {
 	if !errors.As(err, &ref) || ref.Reason != ReasonWait || ref.Retry != 300*time.Millisecond || ref.RetryAfter() != time.Second {
 		t.Fatalf("third flood request: %v (%#v), want refused for wait, retry in 1 s", err, *ref)
 	}
-	admitAsync(t, a, a.reads, "other", "goal", out) // 200 ms: one of flood's, its own
-	if _, _, q := a.reads.state(); q != 3 {
-		t.Fatalf("queued %d, want flood's 2 and other's 1", q)
+	admitAsync(t, a, a.reads, "other", "goal", out) // 100 ms: one of flood's
+	if _, _, q := a.reads.state(); q != 4 {
+		t.Fatalf("queued %d, want flood's 3 and other's 1", q)
 	}
 	// Served fairly: other's request goes before flood's second.
 	var order []string
-	for range 3 {
+	for range 4 {
 		clock.Advance(50 * time.Millisecond)
 		hold()
 		r := <-out
