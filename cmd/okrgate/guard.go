@@ -64,8 +64,8 @@ func addGuardFlags(fs *flag.FlagSet) *guardFlags {
 	fs.Func("rate-limit", "request budgets, or off: `token=600/1m,address=1200/1m,auth-failures=20/1m` (the default)", setRate)
 	fs.Func("max-inflight-reads", "reads (GET, HEAD, GraphQL queries) executing at once: `auto` (the default: an adaptive limit that follows the server's capacity), N to fix it, 0 = unbounded", setLimit(&g.admission.MaxReads))
 	fs.Func("max-inflight-writes", "writes (other methods, GraphQL mutations) executing at once: `auto` (the default, adaptive), N to fix it, 0 = unbounded", setLimit(&g.admission.MaxWrites))
-	fs.Func("queue-target", fmt.Sprintf("how long a request may wait for admission once the queue is standing (every request waited longer for a second); one estimated to wait longer is answered 503 with Retry-After at once (default %s)", limit.DefaultTarget), setWait(&g.admission.Target))
-	fs.Func("queue-burst", fmt.Sprintf("how long a request may wait for admission while the queue drains (a burst on a server that keeps up) (default %s)", limit.DefaultBurst), setWait(&g.admission.Burst))
+	fs.Func("queue-target", fmt.Sprintf("how long a request may `wait` for admission once the queue stands (every request of the last second waited longer); one expected to wait longer is answered 503 with Retry-After at once (default %s)", limit.DefaultTarget), setWait(&g.admission.Target))
+	fs.Func("queue-burst", fmt.Sprintf("how long a request may `wait` for admission while the queue drains (a burst on a server that keeps up) (default %s)", limit.DefaultBurst), setWait(&g.admission.Burst))
 	return g
 }
 

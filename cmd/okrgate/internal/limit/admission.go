@@ -20,8 +20,10 @@ const (
 	// DefaultBurst is how long a request may wait in a queue that drains:
 	// a burst of many slow requests on an otherwise idle server (a
 	// dashboard's widgets, a team opening the same link) is served, not
-	// refused.
-	DefaultBurst = 5 * time.Second
+	// refused. It also bounds the wait of a herd arriving at once before
+	// the queue is known to stand (the first interval of an overload), so
+	// it stays within what an interactive client waits for an answer.
+	DefaultBurst = 2 * time.Second
 	// DefaultInterval is how long every request must have waited over the
 	// target before a queue counts as standing.
 	DefaultInterval = time.Second
