@@ -43,10 +43,10 @@ const maxRetryAfter = 30 * time.Second
 // Target is a standing queue, and while it stands and for overloadMemory
 // intervals after, a request may wait only up to Target in it; otherwise
 // the queue holds a burst, and a request may wait up to Burst for it to
-// drain. A request whose estimated wait is over
-// what it may wait is refused at once; one that waits that long is refused
-// then. Nothing is refused while the queue moves within its allowance,
-// however many requests arrive together.
+// drain. In a standing queue, a request whose estimated wait is over the
+// target is refused at once; in any queue, one that has waited all it may
+// is refused then. Nothing is refused while the queue moves within its
+// allowance, however many requests arrive together.
 type lane struct {
 	name    string
 	cfg     *Config
@@ -112,7 +112,12 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	cost := l.estimate(class)
 	wait := l.fairWait(key, cost)
 	allowed := l.allowedWait(now)
-	if wait > allowed {
+	if allowed == l.cfg.Target && wait > allowed {
+		// Under overload the estimates are fresh (requests flow without
+		// pause), so a request that would wait too long is told at once.
+		// A burst is queued whatever the estimate says: it may come after
+		// a quiet spell, when the estimates are old, and its deadline
+		// bounds its wait anyway.
 		l.mu.Unlock()
 		l.metrics.refused(l.name, ReasonWait)
 		return nil, &Refusal{Lane: l.name, Reason: ReasonWait, Retry: wait}

@@ -238,3 +238,35 @@ func TestOverloadIsRemembered(t *testing.T) {
 		t.Errorf("allowed %s after %d quiet intervals; want the burst allowance", got, overloadMemory)
 	}
 }
+
+// TestBurstIsQueuedWhateverTheEstimate: outside overload a burst is queued
+// even when old estimates say it would wait longer than Burst (they may
+// date from a busier time); those still waiting at the deadline are
+// refused then.
+func TestBurstIsQueuedWhateverTheEstimate(t *testing.T) {
+	clock := newFakeClock()
+	a := NewAdmission(Config{MaxReads: 1, MaxWrites: 1}, clock, nil)
+	teach(t, a, clock, "tree", time.Second, 3)
+	hold, err := a.Admit(context.Background(), false, "k", "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan result, 10)
+	for range 10 { // estimated waits of 1 to 10 s
+		admitAsync(t, a, a.reads, "k", "tree", out)
+	}
+	if _, _, q := a.reads.state(); q != 10 || len(out) != 0 {
+		t.Fatalf("queued %d, decided %d; want all 10 queued", q, len(out))
+	}
+	// Served faster than estimated: 100 ms each.
+	for range 10 {
+		clock.Advance(100 * time.Millisecond)
+		hold()
+		r := <-out
+		if r.err != nil {
+			t.Fatalf("refused: %v", r.err)
+		}
+		hold = r.release
+	}
+	hold()
+}
