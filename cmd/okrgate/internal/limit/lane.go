@@ -41,7 +41,8 @@ const maxRetryAfter = 30 * time.Second
 // is managed like CoDel's (Nichols and Jacobson; Facebook applies it to RPC
 // queues): a queue in which every request of an Interval waited longer than
 // Target is a standing queue, and while it stands and for overloadMemory
-// intervals after, a request may wait only up to Target in it; otherwise
+// intervals after (unless the lane falls idle: nothing executing, nothing
+// waiting), a request may wait only up to Target in it; otherwise
 // the queue holds a burst, and a request may wait up to Burst for it to
 // drain. In a standing queue, a request whose estimated wait is over the
 // target is refused at once; in any queue, one that has waited all it may
@@ -103,6 +104,9 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	l.mu.Lock()
 	now := l.clock.Now()
 	if l.queue.Len() == 0 && l.inflight < l.lim.Limit() {
+		if l.inflight == 0 {
+			l.idle(now)
+		}
 		l.inflight++
 		l.observeWait(now, 0)
 		l.mu.Unlock()
@@ -289,6 +293,15 @@ func (l *lane) tick(now time.Time) {
 	if l.standing {
 		l.overloadedUntil = now.Add(overloadMemory * l.cfg.Interval)
 	}
+	l.waits, l.minWait = 0, 0
+	l.intervalEnd = now.Add(l.cfg.Interval)
+}
+
+// idle forgets a past overload: nothing executes and nothing waits, so
+// the server is idle, whatever came before, and what arrives now is a
+// burst.
+func (l *lane) idle(now time.Time) {
+	l.standing, l.overloadedUntil = false, time.Time{}
 	l.waits, l.minWait = 0, 0
 	l.intervalEnd = now.Add(l.cfg.Interval)
 }

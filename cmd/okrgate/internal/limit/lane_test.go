@@ -209,33 +209,48 @@ func TestUnbounded(t *testing.T) {
 }
 
 // TestOverloadIsRemembered: a queue that stood stays overloaded (waits
-// allowed up to the target only) while it drains for a moment, and is
-// forgotten after overloadMemory quiet intervals: a burst then may wait
-// the whole Burst again.
+// allowed up to the target only) while it drains for a moment with work
+// still executing, and is forgotten after overloadMemory intervals, or at
+// once when the lane falls idle.
 func TestOverloadIsRemembered(t *testing.T) {
 	clock := newFakeClock()
-	a := NewAdmission(Config{MaxReads: 1, MaxWrites: 1}, clock, nil)
+	a := NewAdmission(Config{MaxReads: 2, MaxWrites: 1}, clock, nil)
+	background, err := a.Admit(context.Background(), false, "k", "long")
+	if err != nil {
+		t.Fatal(err)
+	}
 	hold, err := a.Admit(context.Background(), false, "k", "hold")
 	if err != nil {
 		t.Fatal(err)
 	}
-	standing(t, a, clock, hold)()                                 // stood, then drained
-	rel, err := a.Admit(context.Background(), false, "k", "goal") // admitted at once
-	if err != nil {
-		t.Fatal(err)
+	standing(t, a, clock, hold)() // stood, then drained
+	quick := func() {
+		t.Helper()
+		rel, err := a.Admit(context.Background(), false, "k", "goal") // admitted at once
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel()
 	}
-	rel()
+	quick()
 	clock.Advance(DefaultInterval)
 	if got := a.reads.allowedWait(clock.Now()); got != DefaultTarget {
 		t.Fatalf("allowed %s right after a standing queue drained; want the target", got)
 	}
 	for range overloadMemory {
 		clock.Advance(DefaultInterval)
-		rel, _ := a.Admit(context.Background(), false, "k", "goal")
-		rel()
+		quick()
 	}
 	if got := a.reads.allowedWait(clock.Now()); got != DefaultBurst {
 		t.Errorf("allowed %s after %d quiet intervals; want the burst allowance", got, overloadMemory)
+	}
+
+	hold, _ = a.Admit(context.Background(), false, "k", "hold")
+	standing(t, a, clock, hold)()
+	background()
+	quick() // the lane was idle
+	if got := a.reads.allowedWait(clock.Now()); got != DefaultBurst {
+		t.Errorf("allowed %s on an idle lane; want the burst allowance", got)
 	}
 }
 
