@@ -50,7 +50,7 @@ func (q *fairQueue) push(w *waiter) {
 func (q *fairQueue) pop() *waiter {
 	w := heap.Pop(&q.h).(*waiter)
 	q.vtime = w.start
-	q.forget(w.key)
+	q.reset()
 	return w
 }
 
@@ -58,13 +58,13 @@ func (q *fairQueue) pop() *waiter {
 func (q *fairQueue) remove(w *waiter) {
 	if w.index >= 0 {
 		heap.Remove(&q.h, w.index)
-		q.forget(w.key)
+		q.reset()
 	}
 }
 
-// forget drops what is kept of keys once nothing is queued: an empty
+// reset drops what is kept of keys once nothing is queued: an empty
 // queue starts afresh, so the map holds only the keys of one busy period.
-func (q *fairQueue) forget(string) {
+func (q *fairQueue) reset() {
 	if len(q.h) == 0 {
 		q.vtime = 0
 		clear(q.finish)

@@ -115,8 +115,8 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	}
 	cost := l.estimate(class)
 	wait := l.fairWait(key, cost)
-	allowed := l.allowedWait(now)
-	if allowed == l.cfg.Target && wait > allowed {
+	allowed, overloaded := l.allowance(now)
+	if overloaded && wait > allowed {
 		// Under overload the estimates are fresh (requests flow without
 		// pause), so a request that would wait too long is told at once.
 		// A burst is queued whatever the estimate says: it may come after
@@ -258,14 +258,15 @@ func (l *lane) fairWait(key string, cost time.Duration) time.Duration {
 	return sum / time.Duration(l.lim.Limit())
 }
 
-// allowedWait is how long a request arriving now may wait: Burst unless
-// the queue is standing, then Target.
-func (l *lane) allowedWait(now time.Time) time.Duration {
+// allowance is how long a request arriving now may wait, and whether the
+// lane is overloaded: Target while the queue stands or stood recently,
+// else Burst.
+func (l *lane) allowance(now time.Time) (time.Duration, bool) {
 	l.tick(now)
 	if l.standing || now.Before(l.overloadedUntil) {
-		return l.cfg.Target
+		return l.cfg.Target, true
 	}
-	return l.cfg.Burst
+	return l.cfg.Burst, false
 }
 
 // observeWait records the wait of a request leaving the queue (0 for one

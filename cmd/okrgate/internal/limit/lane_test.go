@@ -125,7 +125,7 @@ func standing(t *testing.T, a *Admission, clock *fakeClock, hold func()) func() 
 		t.Fatal(r.err)
 	}
 	clock.Advance(DefaultInterval)
-	if a.reads.allowedWait(clock.Now()) != DefaultTarget {
+	if allowed(a, clock) != DefaultTarget {
 		t.Fatal("the queue is not standing")
 	}
 	return r.release
@@ -234,14 +234,14 @@ func TestOverloadIsRemembered(t *testing.T) {
 	}
 	quick()
 	clock.Advance(DefaultInterval)
-	if got := a.reads.allowedWait(clock.Now()); got != DefaultTarget {
+	if got := allowed(a, clock); got != DefaultTarget {
 		t.Fatalf("allowed %s right after a standing queue drained; want the target", got)
 	}
 	for range overloadMemory {
 		clock.Advance(DefaultInterval)
 		quick()
 	}
-	if got := a.reads.allowedWait(clock.Now()); got != DefaultBurst {
+	if got := allowed(a, clock); got != DefaultBurst {
 		t.Errorf("allowed %s after %d quiet intervals; want the burst allowance", got, overloadMemory)
 	}
 
@@ -249,7 +249,7 @@ func TestOverloadIsRemembered(t *testing.T) {
 	standing(t, a, clock, hold)()
 	background()
 	quick() // the lane was idle
-	if got := a.reads.allowedWait(clock.Now()); got != DefaultBurst {
+	if got := allowed(a, clock); got != DefaultBurst {
 		t.Errorf("allowed %s on an idle lane; want the burst allowance", got)
 	}
 }
@@ -284,4 +284,12 @@ func TestBurstIsQueuedWhateverTheEstimate(t *testing.T) {
 		hold = r.release
 	}
 	hold()
+}
+
+// allowed is the read lane's allowance now.
+func allowed(a *Admission, clock *fakeClock) time.Duration {
+	a.reads.mu.Lock()
+	defer a.reads.mu.Unlock()
+	d, _ := a.reads.allowance(clock.Now())
+	return d
 }
