@@ -41,12 +41,13 @@ const maxRetryAfter = 30 * time.Second
 // is managed like CoDel's (Nichols and Jacobson; Facebook applies it to RPC
 // queues): a queue in which every request of an Interval waited longer than
 // Target is a standing queue, and while it stands and for overloadMemory
-// intervals after (unless the lane falls idle: nothing executing, nothing
-// waiting), a request may wait only up to Target in it; otherwise
+// intervals after (unless the lane stays idle, nothing executing and
+// nothing waiting, for an Interval), a request may wait only up to Target
+// in it; otherwise
 // the queue holds a burst, and a request may wait up to Burst for it to
-// drain. In a standing queue, a request whose estimated wait is over the
-// target is refused at once; in any queue, one that has waited all it may
-// is refused then. Nothing is refused while the queue moves within its
+// drain. A request whose estimated wait is over its allowance is refused
+// at once, unless the estimates are not trusted (the first requests after
+// an idle spell); one that has waited all it may is refused then. Nothing is refused while the queue moves within its
 // allowance, however many requests arrive together.
 type lane struct {
 	name    string
@@ -73,6 +74,13 @@ type lane struct {
 	// a queue that stood recently and drained for a moment (clients
 	// backing off return together) is still overloaded.
 	overloadedUntil time.Time
+	// idleSince is when the lane last fell idle (nothing executing or
+	// waiting); zero while it is busy.
+	idleSince time.Time
+	// learning is set when a busy period starts after an idle one of an
+	// Interval or more, until its first request completes: the
+	// estimates date from before and may be far off.
+	learning bool
 }
 
 // overloadMemory is how many intervals a standing queue is remembered.
@@ -105,7 +113,7 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	now := l.clock.Now()
 	if l.queue.Len() == 0 && l.inflight < l.lim.Limit() {
 		if l.inflight == 0 {
-			l.idle(now)
+			l.wake(now)
 		}
 		l.inflight++
 		l.observeWait(now, 0)
@@ -115,12 +123,11 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	}
 	cost := l.estimate(class)
 	wait := l.fairWait(key, cost)
-	allowed, overloaded := l.allowance(now)
-	if overloaded && wait > allowed {
-		// Under overload the estimates are fresh (requests flow without
-		// pause), so a request that would wait too long is told at once.
-		// A burst is queued whatever the estimate says: it may come after
-		// a quiet spell, when the estimates are old, and its deadline
+	allowed := l.allowance(now)
+	if wait > allowed && !l.learning {
+		// A request that would wait too long is told at once, unless the
+		// estimates date from before an idle spell: a burst on a server
+		// that was idle is queued whatever they say, and its deadline
 		// bounds its wait anyway.
 		l.mu.Unlock()
 		l.metrics.refused(l.name, ReasonWait)
@@ -205,7 +212,11 @@ func (l *lane) finish(class string, rtt time.Duration, measured bool) {
 	defer l.mu.Unlock()
 	now := l.clock.Now()
 	l.inflight--
+	if l.inflight == 0 && l.queue.Len() == 0 {
+		l.idleSince = now
+	}
 	if measured {
+		l.learning = false
 		l.lim.sample(class, rtt, l.inflight)
 		if _, ok := l.service[class]; ok || len(l.service) < maxClasses {
 			l.service[class] = smooth(l.service[class], rtt)
@@ -258,15 +269,14 @@ func (l *lane) fairWait(key string, cost time.Duration) time.Duration {
 	return sum / time.Duration(l.lim.Limit())
 }
 
-// allowance is how long a request arriving now may wait, and whether the
-// lane is overloaded: Target while the queue stands or stood recently,
-// else Burst.
-func (l *lane) allowance(now time.Time) (time.Duration, bool) {
+// allowance is how long a request arriving now may wait: Target while the
+// queue stands or stood recently (the lane is overloaded), else Burst.
+func (l *lane) allowance(now time.Time) time.Duration {
 	l.tick(now)
 	if l.standing || now.Before(l.overloadedUntil) {
-		return l.cfg.Target, true
+		return l.cfg.Target
 	}
-	return l.cfg.Burst, false
+	return l.cfg.Burst
 }
 
 // observeWait records the wait of a request leaving the queue (0 for one
@@ -298,13 +308,18 @@ func (l *lane) tick(now time.Time) {
 	l.intervalEnd = now.Add(l.cfg.Interval)
 }
 
-// idle forgets a past overload: nothing executes and nothing waits, so
-// the server is idle, whatever came before, and what arrives now is a
-// burst.
-func (l *lane) idle(now time.Time) {
-	l.standing, l.overloadedUntil = false, time.Time{}
-	l.waits, l.minWait = 0, 0
-	l.intervalEnd = now.Add(l.cfg.Interval)
+// wake starts a busy period. After an idle spell of an Interval or more, a
+// past overload is forgotten (what arrives now is a burst on an idle
+// server) and the estimates are not trusted until a request completes.
+// A shorter pause, such as clients backing off together, changes nothing.
+func (l *lane) wake(now time.Time) {
+	if !l.idleSince.IsZero() && now.Sub(l.idleSince) >= l.cfg.Interval {
+		l.standing, l.overloadedUntil = false, time.Time{}
+		l.waits, l.minWait = 0, 0
+		l.intervalEnd = now.Add(l.cfg.Interval)
+		l.learning = true
+	}
+	l.idleSince = time.Time{}
 }
 
 // state is a snapshot for the metrics.

@@ -248,17 +248,22 @@ func TestOverloadIsRemembered(t *testing.T) {
 	hold, _ = a.Admit(context.Background(), false, "k", "hold")
 	standing(t, a, clock, hold)()
 	background()
-	quick() // the lane was idle
+	quick() // idle for no time: clients backing off together
+	if got := allowed(a, clock); got != DefaultTarget {
+		t.Errorf("allowed %s after a pause; want the target", got)
+	}
+	clock.Advance(DefaultInterval)
+	quick() // idle for an interval
 	if got := allowed(a, clock); got != DefaultBurst {
-		t.Errorf("allowed %s on an idle lane; want the burst allowance", got)
+		t.Errorf("allowed %s on a lane idle for an interval; want the burst allowance", got)
 	}
 }
 
-// TestBurstIsQueuedWhateverTheEstimate: outside overload a burst is queued
-// even when old estimates say it would wait longer than Burst (they may
-// date from a busier time); those still waiting at the deadline are
-// refused then.
-func TestBurstIsQueuedWhateverTheEstimate(t *testing.T) {
+// TestBurstAfterIdleIsQueuedWhateverTheEstimate: while the estimates are
+// fresh, a request estimated to wait longer than Burst is refused at once;
+// after an idle interval they are not trusted until a request completes,
+// and a burst is queued whatever they say.
+func TestBurstAfterIdleIsQueuedWhateverTheEstimate(t *testing.T) {
 	clock := newFakeClock()
 	a := NewAdmission(Config{MaxReads: 1, MaxWrites: 1}, clock, nil)
 	teach(t, a, clock, "tree", time.Second, 3)
@@ -267,6 +272,29 @@ func TestBurstIsQueuedWhateverTheEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := make(chan result, 10)
+	for range 3 { // estimated waits of 0, 1 and 2 s: within the burst allowance
+		admitAsync(t, a, a.reads, "k", "tree", out)
+	}
+	var ref *Refusal
+	if _, err := a.Admit(context.Background(), false, "k", "tree"); !errors.As(err, &ref) || ref.Reason != ReasonWait {
+		t.Fatalf("estimated wait 3 s: got %v, want refused at once", err)
+	}
+	for range 3 {
+		clock.Advance(100 * time.Millisecond)
+		hold()
+		r := <-out
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		hold = r.release
+	}
+	hold()
+
+	clock.Advance(DefaultInterval) // idle
+	hold, err = a.Admit(context.Background(), false, "k", "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 10 { // estimated waits of 1 to 10 s
 		admitAsync(t, a, a.reads, "k", "tree", out)
 	}
@@ -290,6 +318,5 @@ func TestBurstIsQueuedWhateverTheEstimate(t *testing.T) {
 func allowed(a *Admission, clock *fakeClock) time.Duration {
 	a.reads.mu.Lock()
 	defer a.reads.mu.Unlock()
-	d, _ := a.reads.allowance(clock.Now())
-	return d
+	return a.reads.allowance(clock.Now())
 }
