@@ -45,18 +45,22 @@ func graphqlPost(t *testing.T, base, token, query string, vars map[string]any, h
 	return res.StatusCode, raw
 }
 
-// TestAdmissionServesBursts runs the binary with the default flags on a
-// seeded account and sends bursts of 8, 16 and 32 concurrent session
-// trees, each on a server idle for an admission interval (the time it
-// takes to count as idle: a pause, not a timing assertion): every request
-// is answered, none refused.
+// TestAdmissionServesBursts runs the binary on a seeded account and sends
+// bursts of 8, 16 and 32 concurrent session trees, each on a server idle
+// for an admission interval (a pause: a burst right after a long one
+// continues an overload): every request is answered, none refused, for a
+// limit of requests at once refuses nothing by itself. The flags are the
+// defaults but for --queue-burst, raised from 2 s to a minute so that the
+// outcome does not depend on how busy the machine running the test is; the
+// load program measures the default (docs/benchmarks.md, "Admission
+// control").
 func TestAdmissionServesBursts(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "burst.db")
 	boot := bootstrapDB(t, db, "Acme", "ann@acme.test")
 	if out, err := exec.Command(binary, "seed", "--db", db, "--account", boot.AccountID, "--goals", "20", "--seed", "5").CombinedOutput(); err != nil {
 		t.Fatalf("seed: %v: %s", err, out)
 	}
-	srv := startServer(t, db)
+	srv := startServer(t, db, "--queue-burst", "1m")
 	c := client{t: t, hc: http.DefaultClient, base: srv.base, token: boot.Token, acct: boot.AccountID}
 	sessions, _ := c.must("GET", "/api/v2/sessions", nil, 200)["items"].([]any)
 	if len(sessions) == 0 {
