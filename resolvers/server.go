@@ -79,6 +79,11 @@ type Config struct {
 	MaxResponseBytes int           // DefaultMaxResponseBytes
 	MaxBodyBytes     int64         // request body; DefaultMaxBodyBytes
 	Timeout          time.Duration // per request; DefaultTimeout
+	// Admission, when not nil, admits every query and mutation (over any
+	// transport) before it executes; CostClass names the class of an
+	// estimated cost for it (admission.go).
+	Admission Admitter
+	CostClass CostClass
 	// DisableIntrospection turns introspection off (it is on by default).
 	DisableIntrospection bool
 	// NoFastPath serves every field through gqlgen's executor instead of
@@ -186,6 +191,7 @@ func NewServer(cfg Config) *handler.Server {
 		}
 		return fmt.Errorf("panic: %v", p) // masked by the error presenter
 	})
+	srv.AroundOperations(admission{admit: cfg.Admission, class: cfg.CostClass, timeout: cfg.Timeout}.aroundOperations)
 	srv.AroundOperations(traceOperation)
 	if m := cfg.Metrics; m != nil {
 		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {

@@ -100,9 +100,15 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(CodeInternal, "internal error")})
 		return
 	}
-	if len(resp.Errors) == 1 && resp.Errors[0].Extensions["code"] == CodeServerBusy {
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusServiceUnavailable)
+	if len(resp.Errors) == 1 {
+		switch resp.Errors[0].Extensions["code"] {
+		case CodeServerBusy:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case CodeOverloaded:
+			w.Header().Set("Retry-After", fmt.Sprint(resp.Errors[0].Extensions["retryAfter"]))
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
 	}
 	_, _ = w.Write(b)
 }

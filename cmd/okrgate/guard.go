@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -22,33 +24,48 @@ const readyTimeout = time.Second
 type guardFlags struct {
 	tokens    upstream.TokenPolicy
 	rate      limit.RateConfig
-	maxReads  int
-	maxWrites int
+	admission limit.Config
 }
 
 // addGuardFlags declares the flags on fs.
 func addGuardFlags(fs *flag.FlagSet) *guardFlags {
 	g := &guardFlags{tokens: upstream.DefaultTokenPolicy(), rate: limit.DefaultRateConfig(),
-		maxReads: limit.DefaultMaxReads(), maxWrites: limit.DefaultMaxWrites()}
+		admission: limit.Config{MaxReads: limit.Auto, MaxWrites: limit.Auto}}
 	setTTL := func(dst *time.Duration) func(string) error {
 		return func(s string) error { d, err := parseLifetime(s); *dst = d; return err }
 	}
 	setRate := func(s string) error { c, err := limit.ParseRateConfig(s); g.rate = c; return err }
-	setInt := func(dst *int) func(string) error {
+	setLimit := func(dst *int) func(string) error {
 		return func(s string) error {
+			if s == "auto" {
+				*dst = limit.Auto
+				return nil
+			}
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 {
-				return fmt.Errorf("%q is not a count (0 = unbounded)", s)
+				return fmt.Errorf("%q is not auto or a count (0 = unbounded)", s)
 			}
 			*dst = n
+			return nil
+		}
+	}
+	setWait := func(dst *time.Duration) func(string) error {
+		return func(s string) error {
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a positive duration (250ms, 5s, ...)", s)
+			}
+			*dst = d
 			return nil
 		}
 	}
 	fs.Func("token-ttl", "lifetime of a new API token when the request names none: `90d`, 2160h, ... (default 90d)", setTTL(&g.tokens.DefaultTTL))
 	fs.Func("token-max-ttl", "the longest lifetime a token may be given (default 366d)", setTTL(&g.tokens.MaxTTL))
 	fs.Func("rate-limit", "request budgets, or off: `token=600/1m,address=1200/1m,auth-failures=20/1m` (the default)", setRate)
-	fs.Func("max-inflight-reads", fmt.Sprintf("reads executing at once before the excess is answered 503, 0 = unbounded (default 2 per processor, here %d)", limit.DefaultMaxReads()), setInt(&g.maxReads))
-	fs.Func("max-inflight-writes", fmt.Sprintf("writes executing at once before the excess is answered 503, 0 = unbounded (default 1 per processor, at least 2, here %d)", limit.DefaultMaxWrites()), setInt(&g.maxWrites))
+	fs.Func("max-inflight-reads", "reads (GET, HEAD, GraphQL queries) executing at once: `auto` (the default: an adaptive limit that follows the server's capacity), N to fix it, 0 = unbounded", setLimit(&g.admission.MaxReads))
+	fs.Func("max-inflight-writes", "writes (other methods, GraphQL mutations) executing at once: `auto` (the default, adaptive), N to fix it, 0 = unbounded", setLimit(&g.admission.MaxWrites))
+	fs.Func("queue-target", fmt.Sprintf("how long a request may `wait` for admission once the queue stands (every request of the last second waited longer); one expected to wait longer is answered 503 with Retry-After at once (default %s)", limit.DefaultTarget), setWait(&g.admission.Target))
+	fs.Func("queue-burst", fmt.Sprintf("how long a request may `wait` for admission while the queue drains (a burst on a server that keeps up) (default %s)", limit.DefaultBurst), setWait(&g.admission.Burst))
 	return g
 }
 
@@ -85,10 +102,22 @@ func unready(err error) string {
 	return "database unavailable\n"
 }
 
+// newAdmission returns the admission control of the flags, its metrics
+// registered on reg. The same one admits REST requests (guarded) and
+// GraphQL operations (resolvers.Config.Admission).
+func (g *guardFlags) newAdmission(reg prometheus.Registerer) (*limit.Admission, error) {
+	m := limit.NewMetrics()
+	a := limit.NewAdmission(g.admission, nil, m)
+	if err := m.Register(reg, a); err != nil {
+		return nil, fmt.Errorf("admission metrics: %w", err)
+	}
+	return a, nil
+}
+
 // guarded serves the probes (/healthz, /readyz) and /metrics directly and
-// app behind the rate limits and the concurrency bounds, so a probe never
+// app behind the rate limits and the admission control, so a probe never
 // waits behind work and is never shed.
-func (g *guardFlags) guarded(ready func(context.Context) error, metrics, app http.Handler) http.Handler {
+func (g *guardFlags) guarded(ready func(context.Context) error, metrics http.Handler, adm *limit.Admission, app http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		// Liveness: the process answers. Whether the store does is /readyz.
@@ -107,7 +136,6 @@ func (g *guardFlags) guarded(ready func(context.Context) error, metrics, app htt
 		io.WriteString(w, "ok\n")
 	})
 	mux.Handle("GET /metrics", metrics)
-	shed := limit.NewInflight(g.maxReads, g.maxWrites, limit.DefaultQueueWait)
-	mux.Handle("/", limit.NewRateLimiter(g.rate).Handler(liveBypass(shed.Handler(app), app))) // live.go
+	mux.Handle("/", limit.NewRateLimiter(g.rate).Handler(adm.Handler(app)))
 	return mux
 }

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestProbesBypassTheLimits: with every read and write slot held and the
@@ -36,7 +38,11 @@ func TestProbesBypassTheLimits(t *testing.T) {
 		return nil
 	}
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "# metrics\n") })
-	srv := httptest.NewServer(g.guarded(ready, metrics, app))
+	adm, err := g.newAdmission(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.guarded(ready, metrics, adm, app))
 	defer srv.Close()
 
 	done := make(chan int, 2)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,20 +50,6 @@ func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Li
 		}
 	}()
 	return &resolvers.Live{Log: be.store}
-}
-
-// liveBypass sends subscription requests (websocket upgrades, event
-// streams) around the in-flight limit: they last as long as their
-// connection, and their reads are bounded per subscription instead
-// (resolvers.Live).
-func liveBypass(limited, app http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if resolvers.IsLive(r) {
-			app.ServeHTTP(w, r)
-			return
-		}
-		limited.ServeHTTP(w, r)
-	})
 }
 
 // registerLiveMetrics registers the subscription metrics of l (nil in

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/cors"
 
+	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -91,9 +92,15 @@ finish.`)
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
+	adm, err := guard.newAdmission(obs.registry)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout}))
-	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection}
+	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
+		Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
 	if err := registerLiveMetrics(obs.registry, gqlConfig.Live); err != nil {
@@ -109,7 +116,7 @@ finish.`)
 	mux.Handle("GET /{$}", playgroundHandler)
 	mux.Handle("GET "+resolvers.PlaygroundAssetsPath, playgroundHandler)
 	srv := &http.Server{
-		Handler:           obs.stack(withCORS(*corsOrigins, guard.guarded(be.ready, obs.mainMetrics(ops.metricsToken), observe.Patterns(mux)))),
+		Handler:           obs.stack(withCORS(*corsOrigins, guard.guarded(be.ready, obs.mainMetrics(ops.metricsToken), adm, observe.Patterns(mux)))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

@@ -1,9 +1,11 @@
 // Package limit holds the HTTP middlewares that keep the server answering
 // under load and abuse, in front of both the REST facade and /graphql:
 //
-//   - Inflight bounds the requests executing at once, reads and writes
-//     separately, and sheds the excess at once with 503 and Retry-After
-//     instead of queueing it for seconds;
+//   - Admission admits the requests and GraphQL operations that execute
+//     at once, reads and writes separately, under an adaptive concurrency
+//     limit, queues the excess fairly between accounts, and refuses with
+//     503 and a Retry-After from the queue's state only what would wait
+//     longer than the queue allows;
 //   - RateLimiter limits requests per token and per client address with
 //     github.com/go-chi/httprate, and throttles failed authentications per
 //     address harder, with 429 and Retry-After.
@@ -22,7 +24,7 @@ import (
 
 // Codes of the refusals, REST (problem code) and GraphQL (extensions.code).
 const (
-	CodeOverloaded     = "overloaded"   // 503: too many requests executing
+	CodeOverloaded     = "overloaded"   // 503: the admission queue is full
 	CodeRateLimited    = "rate_limited" // 429: over a rate limit
 	GQLCodeOverloaded  = "OVERLOADED"
 	GQLCodeRateLimited = "RATE_LIMITED"

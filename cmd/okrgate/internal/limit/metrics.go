@@ -1,0 +1,72 @@
+package limit
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the admission's Prometheus metrics.
+type Metrics struct {
+	admittedN *prometheus.CounterVec
+	waits     *prometheus.HistogramVec
+	refusals  *prometheus.CounterVec
+}
+
+// NewMetrics returns the counters and histogram of admission decisions.
+func NewMetrics() *Metrics {
+	return &Metrics{
+		admittedN: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "okrgate_admission_admitted_total",
+			Help: "Requests and GraphQL operations admitted to execute, by lane (read, write).",
+		}, []string{"lane"}),
+		waits: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "okrgate_admission_queue_wait_seconds",
+			Help:    "Time admitted requests waited in the admission queue, by lane.",
+			Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5},
+		}, []string{"lane"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "okrgate_admission_refusals_total",
+			Help: "Requests refused with 503, by lane and reason (wait: the estimated wait was over the allowance; timeout: waited the whole allowance).",
+		}, []string{"lane", "reason"}),
+	}
+}
+
+func (m *Metrics) admitted(lane string, wait time.Duration) {
+	if m != nil {
+		m.admittedN.WithLabelValues(lane).Inc()
+		m.waits.WithLabelValues(lane).Observe(wait.Seconds())
+	}
+}
+
+func (m *Metrics) refused(lane, reason string) {
+	if m != nil {
+		m.refusals.WithLabelValues(lane, reason).Inc()
+	}
+}
+
+// Register registers m and the gauges of a (current limit, requests
+// executing, queue length, per lane) on reg.
+func (m *Metrics) Register(reg prometheus.Registerer, a *Admission) error {
+	cs := []prometheus.Collector{m.admittedN, m.waits, m.refusals}
+	for _, l := range []*lane{a.reads, a.writes} {
+		for _, g := range []struct {
+			name, help string
+			pick       func(limit, inflight, queued int) int
+		}{
+			{"okrgate_admission_limit", "Current concurrency limit of the lane (0: unbounded).", func(l, _, _ int) int { return l }},
+			{"okrgate_admission_inflight", "Requests executing in the lane.", func(_, i, _ int) int { return i }},
+			{"okrgate_admission_queue_length", "Requests waiting in the lane's queue.", func(_, _, q int) int { return q }},
+		} {
+			cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: g.name, Help: g.help, ConstLabels: prometheus.Labels{"lane": l.name},
+			}, func() float64 { return float64(g.pick(l.state())) }))
+		}
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
