@@ -70,6 +70,12 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	}
 	where, args := filterSQL(q, lq.Filter, t.reg, "doc")
 	args = append(append(slices.Clone(srcArgs), account), args...)
+	if lq.All {
+		return t.listAll(ctx, q, from, where, args, lq)
+	}
+	if lq.NoCount {
+		return t.listUncounted(ctx, q, from, where, args, lq)
+	}
 	var total int
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: count %s: %w", t.name, err)
@@ -108,6 +114,57 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
 	return items, total, nil
+}
+
+// listAll is listFrom for lq.All: every match from lq.Skip on, in one
+// statement and without a count (TotalCount is Skip plus the items).
+// Matches in id order are read in index order and sorted here (sortByID),
+// as a page that holds every match is.
+func (t table[T]) listAll(ctx context.Context, q querier, from, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+	stmt := "SELECT doc FROM " + from + " WHERE account_id = ? AND (" + where + ")"
+	desc, byID := idOrder(lq.Sort)
+	byID = byID && t.id != nil
+	if !byID || lq.Skip > 0 {
+		stmt += " ORDER BY " + query.OrderBy(dialectOf(q).query(), t.reg, "doc", lq.Sort)
+		if lq.Skip > 0 {
+			stmt += " LIMIT -1 OFFSET ?"
+			if dialectOf(q).name() == "postgres" {
+				stmt = strings.Replace(stmt, "LIMIT -1 ", "", 1)
+			}
+			args = append(args, lq.Skip)
+		}
+		byID = false
+	}
+	rows, err := q.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	items, err := scanDocs[T](rows)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	if byID {
+		t.sortByID(items, desc)
+	}
+	return items, lq.Skip + len(items), nil
+}
+
+// listUncounted is listFrom for lq.NoCount: the page alone, TotalCount -1.
+func (t table[T]) listUncounted(ctx context.Context, q querier, from, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+	limit := lq.PageLimit()
+	page := t.pageSQL(dialectOf(q), from, where, lq.Sort)
+	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") {
+		page = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort)
+	}
+	rows, err := q.QueryContext(ctx, page, append(args, limit, lq.Skip)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	items, err := scanDocsN[T](rows, min(limit, 64))
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
+	}
+	return items, -1, nil
 }
 
 // byIDs sorts items by their ids (ids[i] is the id of items[i]) without
