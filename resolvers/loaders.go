@@ -35,6 +35,10 @@ type Loaders struct {
 	GoalOwners    *Edge[upstream.Goal, model.Owner]
 	GoalCreatedBy *Edge[upstream.Goal, upstream.User]
 	GoalTags      *Edge[upstream.Goal, upstream.Tag]
+	GoalETag      *Edge[upstream.Goal, string] // the etag fields (versions.go)
+	MetricETag    *Edge[upstream.Metric, string]
+	SessionETag   *Edge[upstream.Session, string]
+	TaskETag      *Edge[upstream.Task, string]
 
 	// Key results and tasks.
 	MetricGoal     *Edge[upstream.Metric, upstream.Goal]
@@ -210,6 +214,11 @@ func NewLoaders(api upstream.API) *Loaders {
 		func(k *upstream.KPI, dst []string) []string { return append(dst, k.GroupIDs...) }, func(k *upstream.KPI) string { return k.ID }))
 	l.KPIGroupCreatedBy = edge(l, "KPIGroupCreatedBy", key(func(g *upstream.KPIGroup) string { return g.CreatedByID }), users)
 	l.ListCreatedBy = edge(l, "ListCreatedBy", key(func(x *upstream.List) string { return x.CreatedByID }), users)
+
+	l.GoalETag = edge(l, "GoalETag", key(goalID), versionsOf(api, upstream.KindGoal))
+	l.MetricETag = edge(l, "MetricETag", key(metricID), versionsOf(api, upstream.KindMetric))
+	l.SessionETag = edge(l, "SessionETag", key(sessionID), versionsOf(api, upstream.KindSession))
+	l.TaskETag = edge(l, "TaskETag", key(func(t *upstream.Task) string { return t.ID }), versionsOf(api, upstream.KindTask))
 
 	l.Nodes = newReads(l, "Nodes", map[string]string{"node": "id", "nodes": "ids"}, nodesByID(api))
 	l.Goals = newReads(l, "Goals", map[string]string{"goal": "id"}, goals)
