@@ -65,7 +65,7 @@ func benchBaseDB() (string, string, error) {
 }
 
 // benchStore opens a copy of the base database holding n objectives.
-func benchStore(b *testing.B, n int) (*sqlstore.Store, string) {
+func benchStore(b testing.TB, n int) (*sqlstore.Store, string) {
 	b.Helper()
 	base, token, err := benchBaseDB()
 	if err != nil {
@@ -105,7 +105,7 @@ var benchPG struct {
 
 // benchPostgres returns a PostgreSQL schema holding the rows of the SQLite
 // benchmark database path (n objectives): the same data on both stores.
-func benchPostgres(b *testing.B, n int, path string) string {
+func benchPostgres(b testing.TB, n int, path string) string {
 	b.Helper()
 	benchPG.Lock()
 	defer benchPG.Unlock()

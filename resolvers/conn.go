@@ -15,12 +15,12 @@ import (
 // one upstream call → wrote (loader caches dropped, the result returned).
 
 // pageQuery validates the paging arguments and builds the list query.
-func pageQuery(reg *query.Registry, first *int, after *string, filter map[string]any, orderBy []model.Order) (Page, upstream.ListQuery, error) {
+func pageQuery(ctx context.Context, reg *query.Registry, first *int, after *string, filter map[string]any, orderBy []model.Order) (Page, upstream.ListQuery, error) {
 	p, err := PageArgs(first, after)
 	if err != nil {
 		return p, upstream.ListQuery{}, err
 	}
-	q, err := listQuery(reg, p, filter, orderBy)
+	q, err := listQuery(ctx, reg, p, filter, orderBy)
 	return p, q, err
 }
 
@@ -29,7 +29,7 @@ func pageQuery(reg *query.Registry, first *int, after *string, filter map[string
 func connect[T, E any](ctx context.Context, p Page, page upstream.Page[T], edge func(cursor string, node *T) E) ([]T, []E, *model.PageInfo) {
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]E, len(items))
 	for i := range items {
 		edges[i] = edge(cursors[i], &items[i])

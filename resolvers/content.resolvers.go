@@ -356,7 +356,7 @@ func (r *mutationResolver) ReactToAnnouncement(ctx context.Context, id string, r
 
 // Tags is the resolver for the tags field.
 func (r *queryResolver) Tags(ctx context.Context, name *string, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TagDetailConnection, error) {
-	p, q, err := pageQuery(upstream.TagFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.TagFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +372,7 @@ func (r *queryResolver) Tags(ctx context.Context, name *string, first *int, afte
 
 // Dashboards is the resolver for the dashboards field.
 func (r *queryResolver) Dashboards(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.DashboardConnection, error) {
-	p, q, err := pageQuery(upstream.DashboardFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.DashboardFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +394,7 @@ func (r *queryResolver) Dashboard(ctx context.Context, id string) (*upstream.Das
 
 // DashboardParameters is the resolver for the dashboardParameters field.
 func (r *queryResolver) DashboardParameters(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.DashboardParameterConnection, error) {
-	p, q, err := pageQuery(upstream.DashboardParameterFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.DashboardParameterFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +410,7 @@ func (r *queryResolver) DashboardParameters(ctx context.Context, first *int, aft
 
 // Badges is the resolver for the badges field.
 func (r *queryResolver) Badges(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.BadgeConnection, error) {
-	p, q, err := pageQuery(upstream.BadgeFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.BadgeFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +430,7 @@ func (r *queryResolver) Badge(ctx context.Context, id string) (*upstream.Badge, 
 
 // BadgeApprovals is the resolver for the badgeApprovals field.
 func (r *queryResolver) BadgeApprovals(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AssignedBadgeConnection, error) {
-	p, q, err := pageQuery(upstream.AssignedBadgeFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.AssignedBadgeFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -446,7 +446,7 @@ func (r *queryResolver) BadgeApprovals(ctx context.Context, first *int, after *s
 
 // MyBadges is the resolver for the myBadges field.
 func (r *queryResolver) MyBadges(ctx context.Context, first *int, after *string) (*model.AssignedBadgeConnection, error) {
-	p, q, err := pageQuery(upstream.AssignedBadgeFields, first, after, nil, nil)
+	p, q, err := pageQuery(ctx, upstream.AssignedBadgeFields, first, after, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +462,7 @@ func (r *queryResolver) MyBadges(ctx context.Context, first *int, after *string)
 
 // KpiGroups is the resolver for the kpiGroups field.
 func (r *queryResolver) KpiGroups(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiGroupConnection, error) {
-	p, q, err := pageQuery(upstream.KPIGroupFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.KPIGroupFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +482,7 @@ func (r *queryResolver) KpiGroup(ctx context.Context, id string) (*upstream.KPIG
 
 // Kpis is the resolver for the kpis field.
 func (r *queryResolver) Kpis(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiConnection, error) {
-	p, q, err := pageQuery(upstream.KPIFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.KPIFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -502,7 +502,7 @@ func (r *queryResolver) Kpi(ctx context.Context, id string) (*upstream.KPI, erro
 
 // Lists is the resolver for the lists field.
 func (r *queryResolver) Lists(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.ListConnection, error) {
-	p, q, err := pageQuery(upstream.ListFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.ListFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -589,7 +589,7 @@ func (r *queryResolver) BadgeHolders(ctx context.Context, id string) (*model.Bad
 
 // Announcements is the resolver for the announcements field.
 func (r *queryResolver) Announcements(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AnnouncementConnection, error) {
-	p, q, err := pageQuery(upstream.AnnouncementFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.AnnouncementFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}

@@ -73,16 +73,6 @@ func (e *Edge[P, T]) PerKey(ctx context.Context, p *P) ([]string, [][]T, error) 
 	return keys, per, err
 }
 
-// Keys loads the items of keys at a field that has no parent level (a
-// top-level field, a mutation's read-back): one batch for the field.
-func (e *Edge[P, T]) Keys(ctx context.Context, keys ...string) ([]T, error) {
-	per, err := e.load(ctx, nil, nonEmpty(keys...))
-	if err != nil {
-		return nil, err
-	}
-	return concat(per), nil
-}
-
 // concat joins the items of several keys; never nil.
 func concat[T any](per [][]T) []T {
 	switch len(per) {

@@ -13,12 +13,10 @@ import (
 )
 
 // The fetchers behind the edges: each loads the items of a set of keys with
-// upstream LIST operations and an $in filter, query.MaxInValues keys per
-// call, every result read by keyset in pages of upstream.MaxLimit.
-
-// maxKeys bounds the keys of one call: an $in filter takes at most
-// query.MaxInValues values.
-const maxKeys = query.MaxInValues
+// one upstream LIST operation and an $in filter of all the keys, asking for
+// every match at once (upstream.ListQuery.All). A store answers in one
+// statement, so a level costs one call however large; a gateway splits the
+// list as the REST API's bounds require and pages by keyset (listAll).
 
 // fetcher loads the items of keys, grouped by key.
 type fetcher[T any] func(ctx context.Context, keys []string) (map[string][]T, error)
@@ -37,18 +35,16 @@ func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys fu
 			want[k] = true
 		}
 		out := make(map[string][]T, len(keys))
+		items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(keys)...), extra), Fields: fields}, id)
+		if err != nil {
+			return nil, err
+		}
 		var buf []string
-		for chunk := range slices.Chunk(keys, maxKeys) {
-			items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(chunk)...), extra), Fields: fields}, id)
-			if err != nil {
-				return nil, err
-			}
-			for i := range items {
-				buf = itemKeys(&items[i], buf[:0])
-				for _, k := range buf {
-					if want[k] {
-						out[k] = append(out[k], items[i])
-					}
+		for i := range items {
+			buf = itemKeys(&items[i], buf[:0])
+			for _, k := range buf {
+				if want[k] {
+					out[k] = append(out[k], items[i])
 				}
 			}
 		}
@@ -61,13 +57,14 @@ func byID[T any](list lister[T], id func(*T) string) fetcher[T] {
 	return byField(list, "id", nil, func(t *T, dst []string) []string { return append(dst, id(t)) }, id)
 }
 
-// listAll returns every item matching q's filter, in id order, paging by
-// id (keyset) through pages of upstream.MaxLimit so that no item is lost and
-// a concurrent insert cannot shift a page.
+// listAll returns every item matching q's filter, in id order: in one call
+// where the API answers upstream.ListQuery.All (a store), else paging by id
+// (keyset) through pages of upstream.MaxLimit so that no item is lost and a
+// concurrent insert cannot shift a page.
 func listAll[T any](ctx context.Context, list lister[T], q upstream.ListQuery, idOf func(*T) string) ([]T, error) {
 	var out []T
 	filter := q.Filter
-	q.Sort, q.Limit = []query.SortKey{{Field: "id"}}, upstream.MaxLimit
+	q.Sort, q.All, q.Limit = []query.SortKey{{Field: "id"}}, true, 0
 	for {
 		p, err := list(ctx, q)
 		if err != nil {
@@ -78,7 +75,7 @@ func listAll[T any](ctx context.Context, list lister[T], q upstream.ListQuery, i
 		} else {
 			out = append(out, p.Items...)
 		}
-		if len(p.Items) == 0 || len(p.Items) >= p.TotalCount || len(p.Items) < upstream.MaxLimit {
+		if upstream.Complete(q, p) {
 			return out, nil
 		}
 		q.Filter = query.And(filter, query.Gt("id", idOf(&p.Items[len(p.Items)-1])))
@@ -186,14 +183,10 @@ func owners(api upstream.API) fetcher[model.Owner] {
 // order per tag.
 func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetcher[T] {
 	return func(ctx context.Context, keys []string) (map[string][]T, error) {
-		var tgs []upstream.Tagging
-		for chunk := range slices.Chunk(keys, maxKeys) {
-			part, err := listAll(ctx, api.ListTaggings,
-				upstream.ListQuery{Filter: query.And(query.In("tagId", anyKeys(chunk)...), query.Eq("itemType", itemType))}, func(t *upstream.Tagging) string { return t.ID })
-			if err != nil {
-				return nil, err
-			}
-			tgs = append(tgs, part...)
+		tgs, err := listAll(ctx, api.ListTaggings,
+			upstream.ListQuery{Filter: query.And(query.In("tagId", anyKeys(keys)...), query.Eq("itemType", itemType))}, func(t *upstream.Tagging) string { return t.ID })
+		if err != nil {
+			return nil, err
 		}
 		var ids []string
 		for _, t := range tgs {
@@ -253,16 +246,14 @@ func asRoleMappings(f fetcher[upstream.Role]) fetcher[model.RoleMapping] {
 func holders(api upstream.API) fetcher[model.BadgeHolders] {
 	return func(ctx context.Context, keys []string) (map[string][]model.BadgeHolders, error) {
 		ids := map[string][]string{}
-		for chunk := range slices.Chunk(keys, maxKeys) {
-			as, err := listAll(ctx, api.ListAssignedBadges,
-				upstream.ListQuery{Filter: query.And(query.In("badgeId", anyKeys(chunk)...), query.Eq("status", upstream.BadgeApproved))},
-				func(a *upstream.AssignedBadge) string { return a.ID })
-			if err != nil {
-				return nil, err
-			}
-			for _, a := range as {
-				ids[a.BadgeID] = append(ids[a.BadgeID], a.AssigneeIDs...)
-			}
+		as, err := listAll(ctx, api.ListAssignedBadges,
+			upstream.ListQuery{Filter: query.And(query.In("badgeId", anyKeys(keys)...), query.Eq("status", upstream.BadgeApproved))},
+			func(a *upstream.AssignedBadge) string { return a.ID })
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			ids[a.BadgeID] = append(ids[a.BadgeID], a.AssigneeIDs...)
 		}
 		out := make(map[string][]model.BadgeHolders, len(keys))
 		for _, k := range keys {

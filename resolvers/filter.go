@@ -1,11 +1,14 @@
 package resolvers
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
@@ -176,7 +179,7 @@ func decodeCursor(c string) (int, error) {
 }
 
 // listQuery builds the upstream list query of a connection.
-func listQuery(reg *query.Registry, p Page, filter map[string]any, order []model.Order) (upstream.ListQuery, error) {
+func listQuery(ctx context.Context, reg *query.Registry, p Page, filter map[string]any, order []model.Order) (upstream.ListQuery, error) {
 	f, err := BuildFilter(reg, filter)
 	if err != nil {
 		return upstream.ListQuery{}, err
@@ -185,7 +188,38 @@ func listQuery(reg *query.Registry, p Page, filter map[string]any, order []model
 	if err != nil {
 		return upstream.ListQuery{}, err
 	}
-	return upstream.ListQuery{Filter: f, Sort: s, Skip: p.Offset, Limit: max(p.First, 1)}, nil
+	q := upstream.ListQuery{Filter: f, Sort: s, Skip: p.Offset, Limit: max(p.First, 1)}
+	if !selects(ctx, "totalCount") {
+		// Nobody reads the count: the store skips it, and one item more
+		// than the page says whether another page follows (totalOf).
+		q.NoCount, q.Limit = true, q.Limit+1
+	}
+	return q, nil
+}
+
+// selects reports whether the selection of the field of ctx names field
+// (in any fragment).
+func selects(ctx context.Context, field string) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return true
+	}
+	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, nil) {
+		if f.Name == field {
+			return true
+		}
+	}
+	return false
+}
+
+// totalOf is the total count of a connection's page at p for pageInfo:
+// the store's count, or, for a page asked without one (NoCount), at
+// least the items seen, one more than the page shows when another follows.
+func totalOf[T any](p Page, page upstream.Page[T]) int {
+	if page.TotalCount >= 0 {
+		return page.TotalCount
+	}
+	return p.Offset + len(page.Items)
 }
 
 // pageInfo returns the page info and cursors of n items at p out of total.

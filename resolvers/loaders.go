@@ -35,6 +35,10 @@ type Loaders struct {
 	GoalOwners    *Edge[upstream.Goal, model.Owner]
 	GoalCreatedBy *Edge[upstream.Goal, upstream.User]
 	GoalTags      *Edge[upstream.Goal, upstream.Tag]
+	GoalETag      *Edge[upstream.Goal, string] // the etag fields (versions.go)
+	MetricETag    *Edge[upstream.Metric, string]
+	SessionETag   *Edge[upstream.Session, string]
+	TaskETag      *Edge[upstream.Task, string]
 
 	// Key results and tasks.
 	MetricGoal     *Edge[upstream.Metric, upstream.Goal]
@@ -93,17 +97,15 @@ type Loaders struct {
 	KPIGroupCreatedBy  *Edge[upstream.KPIGroup, upstream.User]
 	ListCreatedBy      *Edge[upstream.List, upstream.User]
 
-	// By id, for top-level fields and mutation read-backs (Edge.Keys).
-	Nodes    *Edge[none, model.Node] // any type (node, nodes; see node.go)
-	Goals    *Edge[none, upstream.Goal]
-	Metrics  *Edge[none, upstream.Metric]
-	Sessions *Edge[none, upstream.Session]
-	Teams    *Edge[none, upstream.Team]
-	Users    *Edge[none, upstream.User]
+	// By id, for top-level fields and mutation read-backs, through a
+	// dataloader (see Reads).
+	Nodes    *Reads[model.Node] // any type (node, nodes; see node.go)
+	Goals    *Reads[upstream.Goal]
+	Metrics  *Reads[upstream.Metric]
+	Sessions *Reads[upstream.Session]
+	Teams    *Reads[upstream.Team]
+	Users    *Reads[upstream.User]
 }
-
-// none is the parent type of edges used only at top-level fields.
-type none struct{}
 
 // NewLoaders returns the loaders of one request over api.
 func NewLoaders(api upstream.API) *Loaders {
@@ -213,12 +215,17 @@ func NewLoaders(api upstream.API) *Loaders {
 	l.KPIGroupCreatedBy = edge(l, "KPIGroupCreatedBy", key(func(g *upstream.KPIGroup) string { return g.CreatedByID }), users)
 	l.ListCreatedBy = edge(l, "ListCreatedBy", key(func(x *upstream.List) string { return x.CreatedByID }), users)
 
-	l.Nodes = edge(l, "Nodes", noKeys, nodesByID(api))
-	l.Goals = edge(l, "Goals", noKeys, goals)
-	l.Metrics = edge(l, "Metrics", noKeys, metrics)
-	l.Sessions = edge(l, "Sessions", noKeys, sessions)
-	l.Teams = edge(l, "Teams", noKeys, teams)
-	l.Users = edge(l, "Users", noKeys, users)
+	l.GoalETag = edge(l, "GoalETag", key(goalID), versionsOf(api, upstream.KindGoal))
+	l.MetricETag = edge(l, "MetricETag", key(metricID), versionsOf(api, upstream.KindMetric))
+	l.SessionETag = edge(l, "SessionETag", key(sessionID), versionsOf(api, upstream.KindSession))
+	l.TaskETag = edge(l, "TaskETag", key(func(t *upstream.Task) string { return t.ID }), versionsOf(api, upstream.KindTask))
+
+	l.Nodes = newReads(l, "Nodes", map[string]string{"node": "id", "nodes": "ids"}, nodesByID(api))
+	l.Goals = newReads(l, "Goals", map[string]string{"goal": "id"}, goals)
+	l.Metrics = newReads(l, "Metrics", map[string]string{"metric": "id"}, metrics)
+	l.Sessions = newReads(l, "Sessions", map[string]string{"session": "id"}, sessions)
+	l.Teams = newReads(l, "Teams", map[string]string{"team": "id"}, teams)
+	l.Users = newReads(l, "Users", map[string]string{"user": "id"}, users)
 	return l
 }
 
@@ -229,6 +236,12 @@ func (l *Loaders) Reset() {
 	l.batches = map[batchKey]any{}
 	l.levels = map[string][]any{}
 	l.mu.Unlock()
+	l.Nodes.reset()
+	l.Goals.reset()
+	l.Metrics.reset()
+	l.Sessions.reset()
+	l.Teams.reset()
+	l.Users.reset()
 }
 
 // Stray returns how many times a parent's keys were loaded outside the
@@ -319,8 +332,6 @@ func taskParent(kind string) func(*upstream.Task, []string) []string {
 		return t.ParentID
 	})
 }
-
-func noKeys(*none, []string) []string { return nil }
 
 func sessionLister(api upstream.API) lister[upstream.Session] {
 	return func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {

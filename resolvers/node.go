@@ -152,7 +152,7 @@ func nodesAt(ctx context.Context, ids []string) ([]model.Node, error) {
 	if len(ids) > maxNodes {
 		return nil, upstream.Invalid("ids", "at most %d ids", maxNodes)
 	}
-	per, err := For(ctx).Nodes.load(ctx, nil, ids)
+	per, err := For(ctx).Nodes.perKey(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -212,7 +212,7 @@ func (r *permissionEntryResolver) Deny(ctx context.Context, obj *upstream.Permis
 
 // Employees is the resolver for the employees field.
 func (r *queryResolver) Employees(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.EmployeeConnection, error) {
-	p, q, err := pageQuery(upstream.EmployeeFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.EmployeeFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func (r *queryResolver) Employee(ctx context.Context, id string) (*upstream.Empl
 
 // Roles is the resolver for the roles field.
 func (r *queryResolver) Roles(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.RoleConnection, error) {
-	p, q, err := pageQuery(upstream.RoleFields, first, after, filter, orderBy)
+	p, q, err := pageQuery(ctx, upstream.RoleFields, first, after, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}

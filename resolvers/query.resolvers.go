@@ -76,7 +76,7 @@ func (r *queryResolver) Goals(ctx context.Context, first *int, after *string, fi
 	if err != nil {
 		return nil, err
 	}
-	q, err := listQuery(upstream.GoalFields, p, filter, orderBy)
+	q, err := listQuery(ctx, upstream.GoalFields, p, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (r *queryResolver) Goals(ctx context.Context, first *int, after *string, fi
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]model.GoalEdge, len(items))
 	for i := range items {
 		edges[i] = model.GoalEdge{Cursor: cursors[i], Node: &items[i]}
@@ -100,7 +100,7 @@ func (r *queryResolver) Metrics(ctx context.Context, first *int, after *string, 
 	if err != nil {
 		return nil, err
 	}
-	q, err := listQuery(upstream.MetricFields, p, filter, orderBy)
+	q, err := listQuery(ctx, upstream.MetricFields, p, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (r *queryResolver) Metrics(ctx context.Context, first *int, after *string, 
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]model.MetricEdge, len(items))
 	for i := range items {
 		edges[i] = model.MetricEdge{Cursor: cursors[i], Node: &items[i]}
@@ -124,7 +124,7 @@ func (r *queryResolver) Checkins(ctx context.Context, first *int, after *string,
 	if err != nil {
 		return nil, err
 	}
-	q, err := listQuery(upstream.CheckInFields, p, filter, orderBy)
+	q, err := listQuery(ctx, upstream.CheckInFields, p, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (r *queryResolver) Checkins(ctx context.Context, first *int, after *string,
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]model.CheckInEdge, len(items))
 	for i := range items {
 		edges[i] = model.CheckInEdge{Cursor: cursors[i], Node: &items[i]}
@@ -148,7 +148,7 @@ func (r *queryResolver) Tasks(ctx context.Context, first *int, after *string, fi
 	if err != nil {
 		return nil, err
 	}
-	q, err := listQuery(upstream.TaskFields, p, filter, orderBy)
+	q, err := listQuery(ctx, upstream.TaskFields, p, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (r *queryResolver) Tasks(ctx context.Context, first *int, after *string, fi
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]model.TaskEdge, len(items))
 	for i := range items {
 		edges[i] = model.TaskEdge{Cursor: cursors[i], Node: &items[i]}
@@ -172,7 +172,7 @@ func (r *queryResolver) Sessions(ctx context.Context, first *int, after *string,
 	if err != nil {
 		return nil, err
 	}
-	q, err := listQuery(upstream.SessionFields, p, filter, orderBy)
+	q, err := listQuery(ctx, upstream.SessionFields, p, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (r *queryResolver) Sessions(ctx context.Context, first *int, after *string,
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]model.SessionEdge, len(items))
 	for i := range items {
 		edges[i] = model.SessionEdge{Cursor: cursors[i], Node: &items[i]}
@@ -196,7 +196,7 @@ func (r *queryResolver) Teams(ctx context.Context, first *int, after *string, fi
 	if err != nil {
 		return nil, err
 	}
-	q, err := listQuery(upstream.TeamFields, p, filter, orderBy)
+	q, err := listQuery(ctx, upstream.TeamFields, p, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (r *queryResolver) Teams(ctx context.Context, first *int, after *string, fi
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]model.TeamEdge, len(items))
 	for i := range items {
 		edges[i] = model.TeamEdge{Cursor: cursors[i], Node: &items[i]}
@@ -220,7 +220,7 @@ func (r *queryResolver) Users(ctx context.Context, first *int, after *string, fi
 	if err != nil {
 		return nil, err
 	}
-	q, err := listQuery(upstream.UserFields, p, filter, orderBy)
+	q, err := listQuery(ctx, upstream.UserFields, p, filter, orderBy)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (r *queryResolver) Users(ctx context.Context, first *int, after *string, fi
 	}
 	items := page.Items[:min(len(page.Items), p.First)]
 	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), page.TotalCount)
+	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
 	edges := make([]model.UserEdge, len(items))
 	for i := range items {
 		edges[i] = model.UserEdge{Cursor: cursors[i], Node: &items[i]}

@@ -18,7 +18,7 @@ func (r *goalResolver) Etag(ctx context.Context, obj *upstream.Goal) (string, er
 	if obj.Obfuscated {
 		return "", nil // a stub of a private goal has no version to show
 	}
-	return r.etag(ctx, upstream.KindGoal, obj.ID)
+	return etag(For(ctx).GoalETag.One(ctx, obj))
 }
 
 // Tags is the resolver for the tags field.
@@ -126,7 +126,7 @@ func (r *goalResolver) CreatedBy(ctx context.Context, obj *upstream.Goal) (*upst
 
 // Etag is the resolver for the etag field.
 func (r *metricResolver) Etag(ctx context.Context, obj *upstream.Metric) (string, error) {
-	return r.etag(ctx, upstream.KindMetric, obj.ID)
+	return etag(For(ctx).MetricETag.One(ctx, obj))
 }
 
 // TargetMetrics is the resolver for the targetMetrics field.
@@ -198,7 +198,7 @@ func (r *metricResolver) Owners(ctx context.Context, obj *upstream.Metric) ([]mo
 
 // Etag is the resolver for the etag field.
 func (r *sessionResolver) Etag(ctx context.Context, obj *upstream.Session) (string, error) {
-	return r.etag(ctx, upstream.KindSession, obj.ID)
+	return etag(For(ctx).SessionETag.One(ctx, obj))
 }
 
 // Tags is the resolver for the tags field.
@@ -258,7 +258,7 @@ func (r *tagResolver) Dashboards(ctx context.Context, obj *upstream.Tag) ([]upst
 
 // Etag is the resolver for the etag field.
 func (r *taskResolver) Etag(ctx context.Context, obj *upstream.Task) (string, error) {
-	return r.etag(ctx, upstream.KindTask, obj.ID)
+	return etag(For(ctx).TaskETag.One(ctx, obj))
 }
 
 // Parent is the resolver for the parent field.

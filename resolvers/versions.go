@@ -12,15 +12,35 @@ import (
 // writes only if the resource is still at that version, checked inside the
 // write's transaction (upstream.Precondition), else PRECONDITION_FAILED.
 
-// etag returns the entity tag of kind/id, or "" when the upstream keeps no
-// versions. The object was read (and authorized) already; Version itself
-// does not authorize.
-func (r *Resolver) etag(ctx context.Context, kind, id string) (string, error) {
-	v, ok := r.API.(upstream.Versions)
-	if !ok {
-		return "", nil
+// etag is the entity tag a version edge found (GoalETag, ...): "" when the
+// upstream keeps no versions; an object read but gone since is not found.
+func etag(tag *string, err error) (string, error) {
+	if err != nil || tag == nil {
+		return "", err
 	}
-	return v.Version(ctx, kind, id)
+	return *tag, nil
+}
+
+// versionsOf fetches the entity tags of a level's objects of kind in one
+// call (upstream.Versions.VersionsOf): no tags, and no call, when the
+// upstream keeps no versions. The objects were read (and authorized)
+// already; VersionsOf itself does not authorize.
+func versionsOf(api upstream.API, kind string) fetcher[string] {
+	return func(ctx context.Context, keys []string) (map[string][]string, error) {
+		v, ok := api.(upstream.Versions)
+		if !ok {
+			return nil, nil
+		}
+		tags, err := v.VersionsOf(ctx, kind, keys)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string][]string, len(tags))
+		for id, t := range tags {
+			out[id] = []string{t}
+		}
+		return out, nil
+	}
 }
 
 // conditional returns ctx carrying the If-Match precondition of an update of

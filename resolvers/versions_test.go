@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
 // TestIfMatch: etag is the stored version of a goal, key result, task or
@@ -61,5 +62,41 @@ func TestIfMatch(t *testing.T) {
 		if write("fourth", nil).mustData(t, &d); d["x"][c.field] != "fourth" {
 			t.Fatalf("%s: unconditional update: %v", c.typ, d)
 		}
+	}
+}
+
+// TestETagsBatch: the etag fields of a level cost one read of versions for
+// the level (VersionsOf), not one per object, and each is the version REST
+// would send (Version).
+func TestETagsBatch(t *testing.T) {
+	f := seeded(t, 10, 1)
+	before := f.calls.Snapshot()
+	var d struct {
+		Goals struct {
+			Nodes []struct {
+				ID, Etag string
+				Metrics  []struct{ ID, Etag string }
+			}
+		}
+	}
+	f.do(t, `{ goals(first: 20) { nodes { id etag metrics { id etag } } } }`, nil).mustData(t, &d)
+	calls := instrument.Diff(before, f.calls.Snapshot())
+	if calls["VersionsOf"] != 2 || calls["Version"] != 0 {
+		t.Errorf("calls %v: want VersionsOf twice (goals, key results) and no Version", calls)
+	}
+	metrics := 0
+	for _, g := range d.Goals.Nodes {
+		if want, err := f.store.Version(f.ctx, upstream.KindGoal, g.ID); err != nil || g.Etag != want {
+			t.Errorf("goal %s: etag %q, Version %q (%v)", g.ID, g.Etag, want, err)
+		}
+		for _, m := range g.Metrics {
+			metrics++
+			if want, err := f.store.Version(f.ctx, upstream.KindMetric, m.ID); err != nil || m.Etag != want {
+				t.Errorf("key result %s: etag %q, Version %q (%v)", m.ID, m.Etag, want, err)
+			}
+		}
+	}
+	if len(d.Goals.Nodes) < 5 || metrics < 5 {
+		t.Fatalf("%d goals, %d key results: too few for the test", len(d.Goals.Nodes), metrics)
 	}
 }

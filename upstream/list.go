@@ -39,10 +39,34 @@ type ListQuery struct {
 	Fields query.Projection
 	Skip   int
 	Limit  int // 0 means DefaultLimit
+	// All asks for every match from Skip on, in one page, without a
+	// count: a store that can read them in one statement (sqlstore)
+	// returns them all and sets TotalCount to Skip+len(Items). Others (a
+	// gateway, bound by the REST API's page size) answer one page of
+	// PageLimit items with the total, and the caller pages on (see
+	// Complete). Loaders that load a whole level of a query ask so, and so
+	// make one call per level however large the level.
+	All bool
+	// NoCount says the caller does not read TotalCount (a connection whose
+	// totalCount is not selected): a store may skip counting and set
+	// TotalCount to -1, and the caller then learns whether more follow by
+	// asking for one item more than it shows.
+	NoCount bool
 }
 
-// PageLimit returns the effective limit of q.
+// Complete reports whether p, the answer to q, holds every match from
+// q.Skip on: a store answered q.All in one page, or the page is the last.
+func Complete[T any](q ListQuery, p Page[T]) bool {
+	n := len(p.Items)
+	return n == 0 || n < q.PageLimit() || p.TotalCount >= 0 && q.Skip+n >= p.TotalCount
+}
+
+// PageLimit returns the effective limit of q: for All without a limit,
+// MaxLimit (the page a store that cannot answer All returns).
 func (q ListQuery) PageLimit() int {
+	if q.Limit <= 0 && q.All {
+		return MaxLimit
+	}
 	if q.Limit <= 0 {
 		return DefaultLimit
 	}

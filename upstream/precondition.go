@@ -14,6 +14,11 @@ type Versions interface {
 	// it before the read that does, so that a write in between makes the
 	// tag older than the answer (a spurious 412 later), never newer.
 	Version(ctx context.Context, kind, id string) (string, error)
+	// VersionsOf returns the entity tags of the resources ids of kind that
+	// exist in the caller's account (the others have no entry): what
+	// Version returns for each, in one read where the backend can (the
+	// etag field of a level of GraphQL objects). It does not authorize.
+	VersionsOf(ctx context.Context, kind string, ids []string) (map[string]string, error)
 }
 
 // The resource kinds that carry versions.

@@ -162,3 +162,21 @@ func represent(k call) call {
 func represented(a answer) bool {
 	return a.status == http.StatusOK && strings.EqualFold(a.header.Get("Preference-Applied"), "return=representation")
 }
+
+// VersionsOf returns the entity tags of ids, one Version each: the REST API
+// has no batch read of versions, and after a read of the resources the
+// tags come from the request's memo without a call.
+func (c *Client) VersionsOf(ctx context.Context, kind string, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		v, err := c.Version(ctx, kind, id)
+		if upstream.ErrorCode(err) == upstream.CodeNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = v
+	}
+	return out, nil
+}

@@ -208,12 +208,15 @@ func list[T any](ctx context.Context, c *Client, l listing, q upstream.ListQuery
 func (c *Client) listRaw(ctx context.Context, l listing, q upstream.ListQuery) ([]json.RawMessage, int, error) {
 	l.include = l.enriched && c.opts.Capabilities.Include
 	k := call{method: http.MethodGet, route: l.route, path: l.route, query: l.values(q)}
-	if n := len(c.url(k)) - len(c.base); n <= c.opts.MaxURLBytes {
+	// The REST API takes at most query.MaxInValues values in one $in: a
+	// loader's level of any size is split into as many calls as it needs.
+	least := (query.InSize(q.Filter) + query.MaxInValues - 1) / query.MaxInValues
+	if n := len(c.url(k)) - len(c.base); n <= c.opts.MaxURLBytes && least <= 1 {
 		var p rawPage
 		_, err := c.do(ctx, k, &p)
 		return p.items(), p.TotalCount, err
 	}
-	for n := 2; ; n++ {
+	for n := max(2, least); ; n++ {
 		parts, ok := query.SplitIn(q.Filter, n)
 		if !ok {
 			var p rawPage

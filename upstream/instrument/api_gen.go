@@ -915,3 +915,10 @@ func (d *decorator) Version(ctx context.Context, kind string, id string) (string
 	end(span, err)
 	return r0, err
 }
+
+func (d *decorator) VersionsOf(ctx context.Context, kind string, ids []string) (map[string]string, error) {
+	ctx, span := d.begin(ctx, "VersionsOf")
+	r0, err := d.next.(upstream.Versions).VersionsOf(ctx, kind, ids)
+	end(span, err)
+	return r0, err
+}

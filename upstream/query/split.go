@@ -45,3 +45,25 @@ func SplitIn(e *Expr, n int) (parts []*Expr, ok bool) {
 	}
 	return parts, true
 }
+
+// InSize returns the length of the $in list SplitIn would split: the
+// largest of e itself or of an operand of a top-level conjunction; 0 for
+// none.
+func InSize(e *Expr) int {
+	if e == nil {
+		return 0
+	}
+	switch e.op {
+	case opIn:
+		return len(e.vals)
+	case opAnd:
+		n := 0
+		for _, k := range e.kids {
+			if k.op == opIn {
+				n = max(n, len(k.vals))
+			}
+		}
+		return n
+	}
+	return 0
+}

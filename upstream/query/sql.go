@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -192,6 +193,16 @@ func (c *compiler) scalar(b *strings.Builder, f Field, e *Expr, x string) {
 		b.WriteString(c.bindValue(f, e.val))
 	case opIn:
 		b.WriteString(x)
+		if list, ok := stringList(e.vals); ok {
+			// One JSON array parameter however many values: one
+			// statement for a level of any size, and one plan.
+			if c.d == Postgres {
+				b.WriteString(" IN (SELECT jsonb_array_elements_text(CAST(" + c.bind(list) + " AS jsonb)))")
+			} else {
+				b.WriteString(" IN (SELECT value FROM json_each(" + c.bind(list) + "))")
+			}
+			break
+		}
 		b.WriteString(" IN (")
 		for i, v := range e.vals {
 			if i > 0 {
@@ -375,4 +386,28 @@ func (c *compiler) sortValue(f Field) string {
 		return c.nullable(f)
 	}
 	return c.value(f, opLt)
+}
+
+// InlineIn is the most values an $in list binds one by one; a longer list
+// of strings (a loader's level of ids) binds as one JSON array parameter,
+// so that neither SQLite's nor PostgreSQL's bound on parameters limits
+// it.
+const InlineIn = 32
+
+// stringList returns vals as one JSON array when there are more than
+// InlineIn of them and all are strings.
+func stringList(vals []any) (string, bool) {
+	if len(vals) <= InlineIn {
+		return "", false
+	}
+	ss := make([]string, len(vals))
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			return "", false
+		}
+		ss[i] = s
+	}
+	b, err := json.Marshal(ss)
+	return string(b), err == nil
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -29,6 +30,75 @@ func (s *Store) Version(ctx context.Context, kind, id string) (string, error) {
 		return "", upstream.NotFound(kind, id)
 	}
 	return v, nil
+}
+
+// VersionsOf returns the entity tags of those of ids of kind that exist, as
+// Version does for each, in one statement per table: the documents of the
+// ids (and, for goals, of their key results, in id order).
+func (s *Store) VersionsOf(ctx context.Context, kind string, ids []string) (map[string]string, error) {
+	c, err := upstream.MustCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var table string
+	switch kind {
+	case upstream.KindGoal:
+		table = "goals"
+	case upstream.KindMetric:
+		table = "metrics"
+	case upstream.KindTask:
+		table = "tasks"
+	case upstream.KindSession:
+		table = "sessions"
+	default:
+		return nil, fmt.Errorf("sqlstore: versions: no versions of %q", kind)
+	}
+	q := s.read()
+	docs := map[string]*bytes.Buffer{}
+	err = eachRow(ctx, q, "SELECT id, doc FROM "+table+" WHERE account_id = ? AND id IN "+idList, []any{c.AccountID, idsParam(ids)}, func(id string, doc []byte) {
+		b := &bytes.Buffer{}
+		b.Write(doc)
+		b.WriteByte('\n')
+		docs[id] = b
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: versions of %s: %w", kind, err)
+	}
+	if kind == upstream.KindGoal && len(docs) > 0 {
+		err = eachRow(ctx, q, "SELECT goal_id, doc FROM metrics WHERE account_id = ? AND goal_id IN "+idList+" ORDER BY goal_id, id", []any{c.AccountID, idsParam(ids)}, func(goal string, doc []byte) {
+			if b := docs[goal]; b != nil {
+				b.Write(doc)
+				b.WriteByte('\n')
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: versions of %s: %w", kind, err)
+		}
+	}
+	out := make(map[string]string, len(docs))
+	for id, b := range docs {
+		out[id] = upstream.ETagOf(b.Bytes())
+	}
+	return out, nil
+}
+
+// eachRow calls fn with the key and the document of each row of stmt (the
+// document's bytes are fn's only for the call).
+func eachRow(ctx context.Context, q querier, stmt string, args []any, fn func(key string, doc []byte)) error {
+	rows, err := q.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var key string
+	var doc sql.RawBytes
+	for rows.Next() {
+		if err := rows.Scan(&key, &doc); err != nil {
+			return err
+		}
+		fn(key, doc)
+	}
+	return rows.Err()
 }
 
 // version returns the entity tag of kind/id, or "" when there is no such

@@ -64,6 +64,9 @@ func main() {
 	flag.IntVar(&c.rounds, "rounds", 3, "tree queries per size (at least 3)")
 	flag.IntVar(&c.gets, "gets", 200, "single-goal GETs per size")
 	gateway := flag.Bool("gateway", false, "measure the tree through a gateway (serve --upstream) beside the direct server, as a ratio")
+	peer := flag.Bool("peer", false, "compare okrgate on SQLite and PostgreSQL with PostGraphile 4 and the one-statement floor (needs --postgres, node and npm)")
+	pgURL := flag.String("postgres", "", "with --peer: a PostgreSQL URL whose role may create databases")
+	seedN := flag.Int("seed", 1, "the seed of okrgate seed")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -76,6 +79,17 @@ func main() {
 	if c.bin == "" || c.rounds < 3 || c.gets < 1 {
 		fmt.Fprintln(os.Stderr, "treebench: --bin is required, --rounds at least 3, --gets at least 1")
 		os.Exit(2)
+	}
+	if *peer {
+		if *pgURL == "" {
+			fmt.Fprintln(os.Stderr, "treebench: --peer needs --postgres")
+			os.Exit(2)
+		}
+		if err := peerTable(c, *pgURL, *seedN); err != nil {
+			fmt.Fprintln(os.Stderr, "treebench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *gateway {
 		if err := gatewayTable(c); err != nil {
@@ -222,16 +236,19 @@ func (c *client) largestSession() (string, []string, error) {
 }
 
 // peakRSS is the process's peak resident set size (VmHWM) in bytes.
-func peakRSS(pid int) (int64, error) {
+func peakRSS(pid int) (int64, error) { return procStatus(pid, "VmHWM") }
+
+// procStatus is the size field (in kB) of /proc/PID/status, in bytes.
+func procStatus(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10, err
 		}
 	}
-	return 0, errors.New("no VmHWM in /proc status")
+	return 0, errors.New("no " + field + " in /proc status")
 }
