@@ -197,6 +197,7 @@ var fieldDocs = map[string]string{
 	"roles":                        "The roles held.",
 	"scopes":                       "What the token may do, e.g. read-only.",
 	"score":                        "Score.",
+	"secretPrefix":                 "A fingerprint of the webhook's secret, never any of its characters: \"sha256:\" and the first 8 hex digits of the secret's SHA-256 (the name is from when it held the secret's first characters).",
 	"sessionId":                    "The id of the session (planning period) the item belongs to.",
 	"sessions":                     "Sessions.",
 	"settings":                     "Settings of the item, in their REST shape.",

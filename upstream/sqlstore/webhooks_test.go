@@ -24,7 +24,7 @@ func TestWebhookCRUD(t *testing.T) {
 	if !strings.HasPrefix(created.Secret, "whsec_") || len(created.Secret) < 40 {
 		t.Errorf("generated secret %q", created.Secret)
 	}
-	if created.SecretPrefix != created.Secret[:upstream.WebhookSecretPrefixLen] || !created.Active {
+	if created.SecretPrefix != upstream.WebhookSecretFingerprint(created.Secret) || !created.Active {
 		t.Errorf("created %+v", created.Webhook)
 	}
 	if len(created.Events) != 2 {
@@ -75,7 +75,7 @@ func TestWebhookCRUD(t *testing.T) {
 	}
 	empty := ""
 	up, err = e.store.UpdateWebhook(e.ctx, created.ID, upstream.WebhookPatch{Secret: &empty})
-	if err != nil || up.Secret == "" || up.Secret == created.Secret || up.SecretPrefix != up.Secret[:upstream.WebhookSecretPrefixLen] {
+	if err != nil || up.Secret == "" || up.Secret == created.Secret || up.SecretPrefix != upstream.WebhookSecretFingerprint(up.Secret) || up.SecretPrefix == created.SecretPrefix {
 		t.Fatalf("rotate secret: %+v, %v", up, err)
 	}
 	bad := "http://[::1]/"
