@@ -160,7 +160,7 @@ func loadPaths(ctx context.Context, q querier, account string, ids []string) (ma
 		if id == "" || out[id] != nil {
 			continue
 		}
-		rows, err := q.QueryContext(ctx, pathSQL, id, account, account)
+		rows, err := q.QueryContext(ctx, pathSQL, id, account, account, account)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
 		}
@@ -509,13 +509,14 @@ const pathSQL = `WITH RECURSIVE up(id, parent_id, depth) AS (
 				SELECT g.id, g.parent_id, up.depth + 1 FROM up CROSS JOIN goals g ON g.id = up.parent_id
 				WHERE g.account_id = ? AND up.depth < 10000)
 			SELECT up.depth, ` + goalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
-			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id
+			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id AND t.account_id = g.account_id
+			WHERE g.account_id = ?
 			ORDER BY up.depth`
 
 // childrenSQL loads the direct children of goals (parameters: account, a
 // JSON array of parent ids) with their stored Subtrees.
 const childrenSQL = `SELECT g.id, g.parent_id, g.session_id, t.attainment, t.descendants, t.sum, t.sessions
-		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id
+		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 		WHERE g.account_id = ? AND g.parent_id IN (SELECT value FROM json_each(?))`
 
 // attainmentsSQL loads the key-result attainments of goals (parameters:
