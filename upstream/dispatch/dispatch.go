@@ -31,7 +31,7 @@ type Store interface {
 	// ClaimWebhookDeliveries leases up to limit due deliveries.
 	ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]upstream.WebhookJob, error)
 	// RecordWebhookAttempt records an attempt and the delivery's new state.
-	RecordWebhookAttempt(ctx context.Context, id string, a upstream.WebhookAttempt, state string) error
+	RecordWebhookAttempt(ctx context.Context, account, id string, a upstream.WebhookAttempt, state string) error
 	// NextWebhookAttempt returns when the earliest pending delivery is due.
 	NextWebhookAttempt(ctx context.Context) (time.Time, bool, error)
 	// WebhookQueueDepth counts the pending deliveries.
@@ -209,7 +209,7 @@ func (d *Dispatcher) deliver(ctx context.Context, j upstream.WebhookJob) error {
 		d.o.Log.Info("webhooks: attempt failed", "delivery", j.ID, "webhook", j.WebhookID, "attempt", j.Attempt,
 			"status", status, "err", logErr, "next", a.NextAttemptAt, "state", state)
 	}
-	if err := d.st.RecordWebhookAttempt(ctx, j.ID, a, state); err != nil {
+	if err := d.st.RecordWebhookAttempt(ctx, j.AccountID, j.ID, a, state); err != nil {
 		return fmt.Errorf("webhooks: record attempt of %s: %w", j.ID, err)
 	}
 	return nil

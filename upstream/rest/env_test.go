@@ -57,11 +57,12 @@ func newEnv(t *testing.T) *env {
 	return newEnvWith(t, func(s *sqlstore.Store) upstream.API { return s })
 }
 
-// newEnvWith serves wrap(store) instead of the store itself.
-func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
+// newEnvWith serves wrap(store) instead of the store itself; opts
+// configure the store.
+func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API, opts ...sqlstore.Option) *env {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
+	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t), opts...)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -71,7 +71,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
 	}
 	if upstream.LastUsedStale(now, lastUsed) {
-		if err := s.touchToken(ctx, hash, now); err != nil {
+		if err := s.touchToken(ctx, accountID, hash, now); err != nil {
 			return upstream.Caller{}, err
 		}
 	}

@@ -45,7 +45,7 @@ var pgStatements = map[string]string{
 		SELECT id FROM goals WHERE id = $1 AND account_id = $2
 		UNION
 		SELECT g.id FROM down JOIN goals g ON g.account_id = $2 AND g.parent_id = down.id)
-	SELECT ` + pgGoalRowColumns + ` FROM down JOIN goals g ON g.id = down.id`,
+	SELECT ` + pgGoalRowColumns + ` FROM down JOIN goals g ON g.id = down.id WHERE g.account_id = $3`,
 }
 
 // pgGoalRowColumns is goalRowColumns on PostgreSQL.

@@ -333,7 +333,7 @@ func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account string
 // goal in the tree of root from scratch, writing those that changed.
 func (s *Store) recomputeTree(ctx context.Context, q querier, account, root string) error {
 	q = s.prepared(q)
-	rows, err := q.QueryContext(ctx, treeSQL, root, account)
+	rows, err := q.QueryContext(ctx, treeSQL, root, account, account)
 	if err != nil {
 		return fmt.Errorf("sqlstore: load tree of %s: %w", root, err)
 	}
@@ -556,8 +556,8 @@ const goalRowsSQL = `SELECT ` + goalRowColumns + ` FROM goals g
 	WHERE g.account_id = ? AND g.id IN (SELECT value FROM json_each(?))`
 
 // treeSQL loads the goal ? and all its descendants as goalRows (second
-// parameter: the account).
-const treeSQL = descendants + ` SELECT ` + goalRowColumns + ` FROM down CROSS JOIN goals g ON g.id = down.id`
+// and third parameters: the account).
+const treeSQL = descendants + ` SELECT ` + goalRowColumns + ` FROM down CROSS JOIN goals g ON g.id = down.id WHERE g.account_id = ?`
 
 // round keeps attainments free of floating-point noise (12 significant decimals).
 func round(x float64) float64 { return math.Round(x*1e12) / 1e12 }

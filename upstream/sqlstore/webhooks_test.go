@@ -166,10 +166,10 @@ func TestWebhookQueue(t *testing.T) {
 		if failed == "" {
 			failed = id
 			next := now.Add(time.Second)
-			err = e.store.RecordWebhookAttempt(context.Background(), id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now),
+			err = e.store.RecordWebhookAttempt(context.Background(), e.boot.AccountID, id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now),
 				StatusCode: 500, Error: "the receiver answered 500", NextAttemptAt: upstream.FormatTime(next)}, upstream.DeliveryPending)
 		} else {
-			err = e.store.RecordWebhookAttempt(context.Background(), id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now), StatusCode: 204}, upstream.DeliverySucceeded)
+			err = e.store.RecordWebhookAttempt(context.Background(), e.boot.AccountID, id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now), StatusCode: 204}, upstream.DeliverySucceeded)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 )
 
 // AccountTables are the tables that hold an account's data, each with the
@@ -16,8 +17,7 @@ import (
 // account"). A table added to the schema with an account_id column belongs
 // here; TestAccountTablesListed checks the list against the schema.
 var AccountTables = map[string]string{
-	"accounts": "id", // the account's own row
-	"users":    "account_id", "tokens": "account_id", "teams": "account_id", "sessions": "account_id",
+	"users": "account_id", "tokens": "account_id", "teams": "account_id", "sessions": "account_id",
 	"goals": "account_id", "metrics": "account_id", "checkins": "account_id", "tasks": "account_id",
 	"tags": "account_id", "item_tags": "account_id", "roles": "account_id", "role_mappings": "account_id",
 	"permissions": "account_id", "dashboards": "account_id", "dashboard_parameters": "account_id",
@@ -27,10 +27,13 @@ var AccountTables = map[string]string{
 	"webhooks": "account_id", "webhook_deliveries": "account_id",
 }
 
-// GlobalTables hold no account's data: the migration tool's version table
-// and the databases' own catalogues, which statements may read without an
-// account.
-var GlobalTables = []string{"goose_db_version", "sqlite_master", "sqlite_schema", "sqlite_stat1",
+// GlobalTables are the tables statements may read and write without naming
+// an account: accounts, the directory of accounts (one row each, keyed by
+// the id every other table calls account_id; names and domains are unique
+// across it, so it is read across accounts, and on a sharded database it
+// would be a reference table), the migration tool's version table and the
+// databases' own catalogues.
+var GlobalTables = []string{"accounts", "goose_db_version", "sqlite_master", "sqlite_schema", "sqlite_stat1",
 	"pg_catalog", "information_schema"}
 
 // CrossAccount are the reasons a statement may read or write several
@@ -41,18 +44,18 @@ var GlobalTables = []string{"goose_db_version", "sqlite_master", "sqlite_schema"
 var CrossAccount = []string{
 	"authentication",   // a bearer token is looked up by its hash before its account is known
 	"webhook dispatch", // the dispatcher serves every account's webhooks from one queue
-	"event retention",  // pruning the event log is server-wide housekeeping
-	"bootstrap",        // creating a server's first account looks at whether any exists
+	"retention",        // pruning old events and deliveries is server-wide housekeeping
 }
 
 var (
 	crossAccountRe = regexp.MustCompile(`/\* all accounts: ([^*]+) \*/`)
 	literalRe      = regexp.MustCompile(`'(?:[^']|'')*'`)
 	commentRe      = regexp.MustCompile(`(?s)/\*.*?\*/|--[^\n]*`)
-	tableRe        = regexp.MustCompile(`\b(from|join|update|into)\s+([a-z_][a-z0-9_]*)(?:\s+(?:as\s+)?([a-z_][a-z0-9_]*))?`)
+	tableRe        = regexp.MustCompile(`\b(from|join|update|into)\s+([a-z_][a-z0-9_]*)`)
+	aliasRe        = regexp.MustCompile(`^\s+(?:as\s+)?([a-z_][a-z0-9_]*)`)
 	// columnRe finds a reference to a key column, qualified or not, and
 	// what it is compared with.
-	columnRe = regexp.MustCompile(`(?:\b([a-z_][a-z0-9_]*)\.)?\b(account_id|id)\b\s*(=|\bin\b|\bis\b)\s*(?:([a-z_][a-z0-9_]*)\.(account_id|id)\b)?`)
+	columnRe = regexp.MustCompile(`(?:\b([a-z_][a-z0-9_]*)\.)?\b(account_id|id)\b\s*(=|\bin\b)\s*(?:([a-z_][a-z0-9_]*)\.(account_id|id)\b)?`)
 	// derivedRe finds a derived table and its alias.
 	derivedRe = regexp.MustCompile(`\b(?:from|join)\s+\(subquery#(\d+)\)\s*(?:as\s+)?([a-z_][a-z0-9_]*)?`)
 	// reversedRe finds "<value> = alias.account_id" (a value on the left).
@@ -74,7 +77,7 @@ var notAlias = map[string]bool{"where": true, "join": true, "left": true, "right
 // The check reads the statement's text, not a parse tree: each
 // parenthesised SELECT is a scope, whose aliases its nested scopes see. A
 // table named in a scope is constrained when its alias's (or, unqualified,
-// its scope's) account column is compared with a value (=, IN, IS), or
+// its scope's) account column is compared with a value (= or IN), or
 // equated with the account column of a constrained table (a join on
 // account_id), or when it is the target of an INSERT whose column list
 // holds the column; a table inside a derived table (FROM (SELECT ...
@@ -105,8 +108,8 @@ func CheckAccountScope(stmt string) (reason string, err error) {
 				continue
 			}
 			key := table
-			if m[6] >= 0 && !notAlias[sc.text[m[6]:m[7]]] {
-				key = sc.text[m[6]:m[7]]
+			if a := aliasRe.FindStringSubmatch(sc.text[m[5]:]); a != nil && !notAlias[a[1]] {
+				key = a[1]
 			}
 			refs[i][key] = col
 			n := node{i, key}
@@ -301,6 +304,22 @@ func (c *ScopeChecker) Observe(stmt string, _ []any) {
 			c.bad[strings.Join(strings.Fields(stmt), " ")] = fmt.Sprintf("cross-account reason %q is not in CrossAccount", reason)
 		}
 	}
+}
+
+// Check fails t for every refused statement, and when fewer than min
+// statements were seen (the drivers did not run); it logs the
+// cross-account reasons seen.
+func (c *ScopeChecker) Check(t testing.TB, min int) {
+	t.Helper()
+	bad, seen, reasons := c.Report()
+	stmts := slices.Sorted(maps.Keys(bad))
+	for _, s := range stmts {
+		t.Errorf("%s:\n\t%s", bad[s], s)
+	}
+	if seen < min {
+		t.Errorf("%d statements observed, fewer than %d: the drivers did not run", seen, min)
+	}
+	t.Logf("%d statements checked, %d refused; cross-account by reason: %v", seen, len(bad), reasons)
 }
 
 // Report returns the refused statements (statement → what is wrong), how
