@@ -44,7 +44,7 @@ var GlobalTables = []string{"accounts", "goose_db_version", "sqlite_master", "sq
 var CrossAccount = []string{
 	"authentication",   // a bearer token is looked up by its hash before its account is known
 	"webhook dispatch", // the dispatcher serves every account's webhooks from one queue
-	"retention",        // pruning old events and deliveries is server-wide housekeeping
+	"retention",        // pruning old events, deliveries and idempotency keys is server-wide housekeeping
 }
 
 var (
@@ -53,13 +53,13 @@ var (
 	commentRe      = regexp.MustCompile(`(?s)/\*.*?\*/|--[^\n]*`)
 	tableRe        = regexp.MustCompile(`\b(from|join|update|into)\s+([a-z_][a-z0-9_]*)`)
 	aliasRe        = regexp.MustCompile(`^\s+(?:as\s+)?([a-z_][a-z0-9_]*)`)
-	// columnRe finds a reference to a key column, qualified or not, and
-	// what it is compared with.
-	columnRe = regexp.MustCompile(`(?:\b([a-z_][a-z0-9_]*)\.)?\b(account_id|id)\b\s*(=|\bin\b)\s*(?:([a-z_][a-z0-9_]*)\.(account_id|id)\b)?`)
+	// columnRe finds a reference to an account column, qualified or not,
+	// and what it is compared with.
+	columnRe = regexp.MustCompile(`(?:\b([a-z_][a-z0-9_]*)\.)?\b(account_id)\b\s*(=|\bin\b)\s*(?:([a-z_][a-z0-9_]*)\.(account_id)\b)?`)
 	// derivedRe finds a derived table and its alias.
 	derivedRe = regexp.MustCompile(`\b(?:from|join)\s+\(subquery#(\d+)\)\s*(?:as\s+)?([a-z_][a-z0-9_]*)?`)
 	// reversedRe finds "<value> = alias.account_id" (a value on the left).
-	reversedRe = regexp.MustCompile(`[?$0-9')]\s*=\s*([a-z_][a-z0-9_]*)\.(account_id|id)\b`)
+	reversedRe = regexp.MustCompile(`[?$0-9')]\s*=\s*([a-z_][a-z0-9_]*)\.(account_id)\b`)
 )
 
 // notAlias are the words that may follow a table name and are not its alias.
