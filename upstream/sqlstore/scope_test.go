@@ -18,8 +18,8 @@ import (
 // account table without constraining its account
 // (sqlstoretest.CheckAccountScope), except the cross-account statements
 // documented in sqlstoretest.CrossAccount. The contract suite
-// (TestAPIContract) and the REST facade's walk of every route
-// (upstream/rest, TestContractWalk) run under the same check.
+// (TestAPIContract), the tests on newEnv and every test of upstream/rest
+// run under the same check.
 func TestStatementsScopedByAccount(t *testing.T) {
 	var c sqlstoretest.ScopeChecker
 	observe := sqlstore.WithStatementObserver(c.Observe)

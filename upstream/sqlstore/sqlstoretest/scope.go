@@ -45,6 +45,7 @@ var CrossAccount = []string{
 	"authentication",   // a bearer token is looked up by its hash before its account is known
 	"webhook dispatch", // the dispatcher serves every account's webhooks from one queue
 	"retention",        // pruning old events, deliveries and idempotency keys is server-wide housekeeping
+	"operator",         // an operator's command on the database (okrgate token create) finds a user of any account by id
 }
 
 var (
