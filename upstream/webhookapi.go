@@ -3,7 +3,9 @@ package upstream
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -13,7 +15,8 @@ import (
 // Webhook is a subscription of an integration to the event log of its
 // account, as an admin sees it. The secret is never part of it: it is
 // shown once, when the webhook is created or its secret replaced
-// (NewWebhook); SecretPrefix tells secrets apart without revealing them.
+// (NewWebhook); SecretPrefix, a fingerprint of it (WebhookSecretFingerprint),
+// tells secrets apart without revealing any of it.
 type Webhook struct {
 	ID  string `json:"id"`
 	URL string `json:"url"`
@@ -116,8 +119,6 @@ const (
 	MaxWebhookSecretLen      = 200
 	MaxWebhooksPerAccount    = 50
 	MaxDeliveriesPerPage     = 100
-	// WebhookSecretPrefixLen is how much of a secret listings show.
-	WebhookSecretPrefixLen = 10
 	// AllEvents in a webhook's events selects every event type.
 	AllEvents EventType = "*"
 )
@@ -215,12 +216,18 @@ func NewWebhookSecret() string {
 	return "whsec_" + base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// WebhookSecretPrefix returns the part of a secret listings show.
-func WebhookSecretPrefix(secret string) string {
-	if len(secret) <= WebhookSecretPrefixLen {
-		return ""
-	}
-	return secret[:WebhookSecretPrefixLen]
+// WebhookSecretFingerprint returns what listings show of a secret, in the
+// field secretPrefix (named when it held the secret's first characters):
+// "sha256:" and the first 8 hex digits of the secret's SHA-256. It tells
+// secrets apart, and a receiver can check which secret it holds by
+// hashing it, but it reveals no character of the secret whatever its
+// length; 32 bits of a hash leave at least 96 of a 16-byte random secret
+// unknown. A secret chosen from a dictionary could be confirmed against it
+// by someone who reads the listing (an admin), as it could against any
+// signature; generated secrets are 32 random bytes.
+func WebhookSecretFingerprint(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return "sha256:" + hex.EncodeToString(sum[:4])
 }
 
 // WebhookPayload is the JSON body of a delivery. The event names what

@@ -1,6 +1,8 @@
 package upstream_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"testing"
@@ -97,8 +99,24 @@ func TestWebhookSecrets(t *testing.T) {
 	if a == b || !strings.HasPrefix(a, "whsec_") || len(a) != len("whsec_")+43 {
 		t.Errorf("secrets %q %q", a, b)
 	}
-	if p := upstream.WebhookSecretPrefix(a); p != a[:upstream.WebhookSecretPrefixLen] {
-		t.Errorf("prefix %q", p)
+	// The fingerprint tells secrets apart, is what a receiver computes from
+	// its own copy, and shows no run of the secret's characters, whatever
+	// the secret's length (a custom one of the minimum 16 bytes included).
+	for _, secret := range []string{a, "0123456789abcdef", "whsec_abcdefghij", strings.Repeat("s", upstream.MaxWebhookSecretLen)} {
+		fp := upstream.WebhookSecretFingerprint(secret)
+		sum := sha256.Sum256([]byte(secret))
+		if fp != "sha256:"+hex.EncodeToString(sum[:])[:8] {
+			t.Errorf("fingerprint of %q = %q, want sha256: and 8 hex digits of its SHA-256", secret, fp)
+		}
+		hash := strings.TrimPrefix(fp, "sha256:")
+		for i := 0; i+3 <= len(secret); i++ {
+			if strings.Contains(hash, secret[i:i+3]) {
+				t.Errorf("fingerprint %q of %q shows %q of it", fp, secret, secret[i:i+3])
+			}
+		}
+	}
+	if upstream.WebhookSecretFingerprint(a) == upstream.WebhookSecretFingerprint(b) {
+		t.Errorf("two secrets, one fingerprint %q", upstream.WebhookSecretFingerprint(a))
 	}
 	if err := upstream.CheckWebhookSecret("short"); upstream.ErrorCode(err) != upstream.CodeInvalid {
 		t.Errorf("short secret: %v", err)

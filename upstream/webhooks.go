@@ -127,8 +127,8 @@ func WebhookNextAttempt(first time.Time, attempt int, failedAt time.Time) (next 
 
 // WebhookTargetPolicy decides which URLs deliveries may go to.
 type WebhookTargetPolicy struct {
-	// AllowPrivate allows loopback, private, link-local and unspecified
-	// addresses (tests, local use: serve --webhook-allow-private).
+	// AllowPrivate allows every address CheckAddr would refuse (tests,
+	// local use: serve --webhook-allow-private).
 	AllowPrivate bool
 	// AllowHosts, when not empty, is the only hosts allowed (exact names,
 	// or "*.example.com" for its subdomains).
@@ -150,29 +150,109 @@ func (p WebhookTargetPolicy) CheckURL(raw string) error {
 	if len(p.AllowHosts) > 0 && !hostAllowed(u.Hostname(), p.AllowHosts) {
 		return Invalid("url", "host %q is not in the webhook allow-list", u.Hostname())
 	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
-		return p.CheckAddr(ip)
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !p.AllowPrivate && !PublicAddr(ip) {
+		return Invalid("url", "address %s is private, loopback or otherwise not public; start the server with --webhook-allow-private to allow it", ip)
 	}
 	return nil
 }
 
-// CheckAddr refuses loopback, private, link-local, multicast and
-// unspecified addresses unless AllowPrivate.
+// CheckAddr refuses every address that is not a public unicast one,
+// unless AllowPrivate: loopback, private (RFC 1918, unique local),
+// link-local, multicast, unspecified, carrier-grade NAT, "this network"
+// (0.0.0.0/8), IETF protocol assignments, benchmarking and reserved IPv4
+// ranges, deprecated site-local IPv6, the local-use NAT64 prefix
+// 64:ff9b:1::/48 and the discard prefix. IPv6 forms that carry an IPv4
+// address (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64
+// 64:ff9b::/96, 6to4 2002::/16, Teredo 2001::/32) are decoded and the
+// IPv4 rules applied to what they carry, so 64:ff9b::10.0.0.1 is refused
+// like 10.0.0.1. The error never names the address: at dial time it is
+// one a name resolved to, which the caller did not write.
 func (p WebhookTargetPolicy) CheckAddr(ip netip.Addr) error {
-	ip = ip.Unmap()
-	if p.AllowPrivate {
+	if p.AllowPrivate || PublicAddr(ip) {
 		return nil
 	}
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || isSharedAddress(ip) {
-		return Invalid("url", "address %s is private or loopback; start the server with --webhook-allow-private to allow it", ip)
+	return Invalid("url", "the target resolves to a private, loopback or otherwise non-public address; start the server with --webhook-allow-private to allow it")
+}
+
+// Address ranges PublicAddr refuses beyond what net/netip classifies.
+var (
+	nonPublic4 = []netip.Prefix{
+		netip.MustParsePrefix("0.0.0.0/8"),     // "this network" (RFC 791); 0.0.0.0 reaches the local host
+		netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT (RFC 6598)
+		netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments (RFC 6890)
+		netip.MustParsePrefix("198.18.0.0/15"), // benchmarking (RFC 2544)
+		netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and the broadcast address
+	}
+	nonPublic6 = []netip.Prefix{
+		netip.MustParsePrefix("fec0::/10"),      // site-local, deprecated (RFC 3879)
+		netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215): only ever inside a network
+		netip.MustParsePrefix("100::/64"),       // discard-only (RFC 6666)
+	}
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	teredo    = netip.MustParsePrefix("2001::/32")
+	v4compat  = netip.MustParsePrefix("::/96")
+	siit      = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated (RFC 2765)
+)
+
+// PublicAddr reports whether ip is a public unicast address, deciding an
+// IPv6 address that embeds an IPv4 one by the IPv4 address(es) it embeds
+// (see WebhookTargetPolicy.CheckAddr).
+func PublicAddr(ip netip.Addr) bool {
+	ip = ip.WithZone("").Unmap()
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return false
+	}
+	if ip.Is4() {
+		return !inAny(ip, nonPublic4)
+	}
+	if inAny(ip, nonPublic6) {
+		return false
+	}
+	for _, v4 := range EmbeddedIPv4(ip) {
+		if !PublicAddr(v4) {
+			return false
+		}
+	}
+	return true
+}
+
+// EmbeddedIPv4 returns the IPv4 addresses an IPv6 address carries:
+// IPv4-compatible ::a.b.c.d (RFC 4291, deprecated), IPv4-translated
+// ::ffff:0:a.b.c.d (RFC 2765) and NAT64
+// 64:ff9b::a.b.c.d (RFC 6052) in the last 32 bits, 6to4 2002:AABB:CCDD::
+// (RFC 3056) in bits 16-47, and Teredo 2001:0:SSSS:SSSS::CCCC:CCCC
+// (RFC 4380) its server in bits 32-63 and its client, inverted, in the
+// last 32 bits. Other addresses (IPv4-mapped ones are unmapped by the
+// caller) carry none.
+func EmbeddedIPv4(ip netip.Addr) []netip.Addr {
+	if !ip.Is6() || ip.Is4In6() {
+		return nil
+	}
+	b := ip.As16()
+	v4 := func(x [4]byte) netip.Addr { return netip.AddrFrom4(x) }
+	switch {
+	case v4compat.Contains(ip), siit.Contains(ip):
+		return []netip.Addr{v4([4]byte(b[12:16]))}
+	case nat64.Contains(ip):
+		return []netip.Addr{v4([4]byte(b[12:16]))}
+	case sixToFour.Contains(ip):
+		return []netip.Addr{v4([4]byte(b[2:6]))}
+	case teredo.Contains(ip):
+		client := [4]byte{^b[12], ^b[13], ^b[14], ^b[15]}
+		return []netip.Addr{v4([4]byte(b[4:8])), v4(client)}
 	}
 	return nil
 }
 
-// isSharedAddress reports the carrier-grade NAT range 100.64.0.0/10.
-func isSharedAddress(ip netip.Addr) bool {
-	return ip.Is4() && netip.MustParsePrefix("100.64.0.0/10").Contains(ip)
+func inAny(ip netip.Addr, ps []netip.Prefix) bool {
+	for _, p := range ps {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 func hostAllowed(host string, allow []string) bool {

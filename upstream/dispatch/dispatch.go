@@ -9,6 +9,7 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -29,7 +31,7 @@ type Store interface {
 	// ClaimWebhookDeliveries leases up to limit due deliveries.
 	ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]upstream.WebhookJob, error)
 	// RecordWebhookAttempt records an attempt and the delivery's new state.
-	RecordWebhookAttempt(ctx context.Context, id string, a upstream.WebhookAttempt, state string) error
+	RecordWebhookAttempt(ctx context.Context, account, id string, a upstream.WebhookAttempt, state string) error
 	// NextWebhookAttempt returns when the earliest pending delivery is due.
 	NextWebhookAttempt(ctx context.Context) (time.Time, bool, error)
 	// WebhookQueueDepth counts the pending deliveries.
@@ -200,10 +202,14 @@ func (d *Dispatcher) deliver(ctx context.Context, j upstream.WebhookJob) error {
 	}
 	d.o.Metrics.attempt(status, sendErr, state, j.Attempt)
 	if state != upstream.DeliverySucceeded {
+		logErr := a.Error
+		if f := (failure{}); errors.As(sendErr, &f) {
+			logErr = f.kind + ": " + f.err.Error() // the operator's log keeps the addresses the record leaves out
+		}
 		d.o.Log.Info("webhooks: attempt failed", "delivery", j.ID, "webhook", j.WebhookID, "attempt", j.Attempt,
-			"status", status, "err", a.Error, "next", a.NextAttemptAt, "state", state)
+			"status", status, "err", logErr, "next", a.NextAttemptAt, "state", state)
 	}
-	if err := d.st.RecordWebhookAttempt(ctx, j.ID, a, state); err != nil {
+	if err := d.st.RecordWebhookAttempt(ctx, j.AccountID, j.ID, a, state); err != nil {
 		return fmt.Errorf("webhooks: record attempt of %s: %w", j.ID, err)
 	}
 	return nil
@@ -241,15 +247,69 @@ func (d *Dispatcher) send(ctx context.Context, j upstream.WebhookJob, at time.Ti
 	return resp.StatusCode, nil
 }
 
-// describe shortens a client error for the delivery record: the policy's
-// refusal of an address reads as such.
+// describe turns a client error into what the delivery record shows
+// admins: the policy's refusal of an address reads as such, and other
+// failures are named by kind (name lookup, connection refused, timeout,
+// TLS, ...) without the error's text, which names the addresses a host
+// name resolved to and the resolver's own — addresses inside the server's
+// network that an admin has no need to see. The log keeps the full error.
 func describe(err error) error {
 	var ue *upstream.Error
 	if errors.As(err, &ue) {
 		return refusal{ue.Message}
 	}
-	return err
+	return failure{kind(err), err}
 }
+
+// kind names a failed request's cause without any address.
+func kind(err error) string {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &dnsErr):
+		switch {
+		case dnsErr.IsNotFound:
+			return "the host name does not resolve"
+		case dnsErr.IsTimeout:
+			return "the host name lookup timed out"
+		}
+		return "the host name lookup failed"
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return "timed out"
+	case errors.As(err, &certErr):
+		return "the receiver's TLS certificate was not accepted"
+	case errors.As(err, &recordErr):
+		return "the receiver did not answer TLS"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection was closed before an answer"
+	case errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH):
+		return "the receiver is unreachable"
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return "could not connect"
+	case errors.As(err, &opErr) && opErr.Op == "remote error":
+		return "the TLS handshake failed"
+	}
+	return "the request failed"
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+// failure is an attempt that got no answer: Error is what the delivery
+// record shows (kind), Unwrap the full error for the log.
+type failure struct {
+	kind string
+	err  error
+}
+
+func (f failure) Error() string { return f.kind }
+func (f failure) Unwrap() error { return f.err }
 
 // refusal is an attempt the target policy stopped before any byte was sent.
 type refusal struct{ msg string }

@@ -300,6 +300,50 @@ func TestRefusedTargetIsRecorded(t *testing.T) {
 	if n := len(e.payloads()); n != 0 {
 		t.Errorf("the refused targets received %d requests", n)
 	}
+	// localhost resolved to a loopback address; the record does not say which.
+	ds, _ := e.store.ListWebhookDeliveries(e.ctx, named.ID, 0, 10)
+	if msg := ds[0].Attempts[0].Error; hasAddress(msg) {
+		t.Errorf("the refusal of a resolved address names it: %q", msg)
+	}
+}
+
+// hasAddress reports whether s names a loopback address in any spelling.
+func hasAddress(s string) bool {
+	return strings.Contains(s, "127.0.0.1") || strings.Contains(s, "::1") || strings.Contains(s, "[::")
+}
+
+// TestDeliveryErrorsNameNoAddress checks that the error an attempt records,
+// which admins read in the deliveries listing, names the kind of failure
+// but not the address the host name resolved to.
+func TestDeliveryErrorsNameNoAddress(t *testing.T) {
+	e := newEnv(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	_, port, _ := strings.Cut(strings.TrimPrefix(closed.URL, "http://"), ":")
+	closed.Close() // nothing listens on the port any more
+	w, err := e.store.CreateWebhook(e.ctx, upstream.WebhookInput{URL: "http://localhost:" + port + "/hook",
+		Events: []upstream.EventType{upstream.EventSessionCreated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.run(dispatch.Options{})
+	if _, err := e.store.CreateSession(e.ctx, upstream.SessionInput{Title: "Q1", Start: "2026-01-01", End: "2026-03-31"}); err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	e.waitFor("a failed attempt", func() bool {
+		ds, _ := e.store.ListWebhookDeliveries(e.ctx, w.ID, 0, 10)
+		if len(ds) == 1 && len(ds[0].Attempts) > 0 {
+			msg = ds[0].Attempts[0].Error
+			return true
+		}
+		return false
+	})
+	if msg != "connection refused" {
+		t.Errorf("attempt error %q, want %q", msg, "connection refused")
+	}
+	if hasAddress(msg) {
+		t.Errorf("the attempt error names the dialled address: %q", msg)
+	}
 }
 
 // TestRolledBackWritesAreNeverDelivered checks that only committed events

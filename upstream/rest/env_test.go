@@ -57,11 +57,17 @@ func newEnv(t *testing.T) *env {
 	return newEnvWith(t, func(s *sqlstore.Store) upstream.API { return s })
 }
 
-// newEnvWith serves wrap(store) instead of the store itself.
+// newEnvWith serves wrap(store) instead of the store itself. Every
+// statement the store runs for the test is checked to constrain the
+// account of the account tables it names (sqlstoretest.CheckAccountScope;
+// docs/decisions.md, "Every statement names its account"): the test fails
+// at its end on one that does not.
 func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
+	var scope sqlstoretest.ScopeChecker
+	t.Cleanup(func() { scope.Check(t, 0) })
+	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t), sqlstore.WithStatementObserver(scope.Observe))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

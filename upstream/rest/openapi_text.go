@@ -384,7 +384,7 @@ func typeDoc(t reflect.Type) string {
 const webhookDesc = "Admins only; another account's webhooks are not found."
 
 var typeDocs = map[string]string{
-	"Webhook":          "A webhook as listings answer it: its secret is never shown again after creation, only its first characters (secretPrefix).",
+	"Webhook":          "A webhook as listings answer it: its secret is never shown again after creation, only a fingerprint of it (secretPrefix).",
 	"NewWebhook":       "A webhook with its secret: the answer of a creation, or of an update that replaced the secret. Keep the secret: it is not shown again.",
 	"UpdatedWebhook":   "A webhook after an update; secret is present only when the update replaced it.",
 	"WebhookDelivery":  "One event sent (or to be sent) to one webhook, with every attempt made.",

@@ -26,7 +26,7 @@ func walkWebhooks(t *testing.T, e *env) {
 	w := e.ok(req{method: "POST", path: "/api/v1/webhooks", body: map[string]any{"url": "https://hooks.example.com/okr",
 		"events": []string{"checkIn.created", "goal.recomputed"}, "description": "dashboard sync"}}, 201)
 	id, secret := str(w, "id"), str(w, "secret")
-	if !strings.HasPrefix(secret, "whsec_") || str(w, "secretPrefix") != secret[:upstream.WebhookSecretPrefixLen] {
+	if !strings.HasPrefix(secret, "whsec_") || str(w, "secretPrefix") != upstream.WebhookSecretFingerprint(secret) {
 		t.Errorf("created webhook %v: secret not shown once with its prefix", w)
 	}
 	for _, p := range []string{"/api/v1/webhooks/" + id} {

@@ -14,38 +14,50 @@ import (
 // TestAPIContract runs the contract suite of upstream.API against the store
 // on a real SQLite file, one fresh file per test, and on PostgreSQL (a
 // fresh schema per test) in the PostgreSQL run of sqlstoretest.Main.
+//
+// Every statement the suite makes the store run is checked to constrain
+// the account of the account tables it names (TestStatementsScopedByAccount
+// drives the rest of the store the same way).
 func TestAPIContract(t *testing.T) {
-	apitest.Run(t, func(t *testing.T) apitest.Env {
-		t.Helper()
-		ctx := context.Background()
-		st := sqlstoretest.Open(t)
-		boot := func(name, email string) (string, context.Context) {
-			b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: name, Email: email})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := st.Authenticate(ctx, b.Token)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return b.Token, upstream.NewContext(ctx, c)
-		}
-		env := apitest.Env{API: st}
-		var admin context.Context
-		env.Admin, admin = boot("Acme", "admin@acme.test")
-		env.OtherAdmin, _ = boot("Globex", "admin@globex.test")
-		user := func(role string) string {
-			u, err := st.CreateUser(admin, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, err := st.CreateToken(admin, u.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return tok
-		}
-		env.Member, env.Viewer = user(upstream.RoleMember), user(upstream.RoleViewer)
-		return env
+	var c sqlstoretest.ScopeChecker
+	observe := sqlstore.WithStatementObserver(c.Observe)
+	t.Run("suite", func(t *testing.T) {
+		apitest.Run(t, func(t *testing.T) apitest.Env { return contractEnv(t, observe) })
 	})
+	c.Check(t, 1000)
+}
+
+// contractEnv is a store of its own with the suite's two accounts and users.
+func contractEnv(t *testing.T, opts ...sqlstore.Option) apitest.Env {
+	t.Helper()
+	ctx := context.Background()
+	st := sqlstoretest.Open(t, opts...)
+	boot := func(name, email string) (string, context.Context) {
+		b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: name, Email: email})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.Authenticate(ctx, b.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Token, upstream.NewContext(ctx, c)
+	}
+	env := apitest.Env{API: st}
+	var admin context.Context
+	env.Admin, admin = boot("Acme", "admin@acme.test")
+	env.OtherAdmin, _ = boot("Globex", "admin@globex.test")
+	user := func(role string) string {
+		u, err := st.CreateUser(admin, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := st.CreateToken(admin, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	env.Member, env.Viewer = user(upstream.RoleMember), user(upstream.RoleViewer)
+	return env
 }

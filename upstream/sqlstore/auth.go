@@ -40,8 +40,11 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 	var accountID, userID, tokenID, scopes, expires, lastUsed string
 	var userDoc, accountDoc []byte
 	hash := hashToken(token)
-	err := s.read().QueryRowContext(ctx, `SELECT t.account_id, t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
-		FROM tokens t JOIN users u ON u.id = t.user_id JOIN accounts a ON a.id = t.account_id
+	// The one read that starts from no account: the token names it. The
+	// joins still keep to the token's account.
+	err := s.read().QueryRowContext(ctx, `/* all accounts: authentication */
+		SELECT t.account_id, t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
+		FROM tokens t JOIN users u ON u.id = t.user_id AND u.account_id = t.account_id JOIN accounts a ON a.id = t.account_id
 		WHERE t.hash = ?`, hash).Scan(&accountID, &userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
@@ -68,7 +71,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
 	}
 	if upstream.LastUsedStale(now, lastUsed) {
-		if err := s.touchToken(ctx, hash, now); err != nil {
+		if err := s.touchToken(ctx, accountID, hash, now); err != nil {
 			return upstream.Caller{}, err
 		}
 	}

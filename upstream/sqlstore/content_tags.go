@@ -24,10 +24,10 @@ func (s *Store) ListTags(ctx context.Context, tq upstream.TagQuery) (upstream.Pa
 		return upstream.Page[upstream.TagDetail]{}, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT t.doc,
-		(SELECT count(*) FROM item_tags it WHERE it.tag_id = t.id AND it.item_type = 'dashboard'),
-		(SELECT count(*) FROM item_tags it WHERE it.tag_id = t.id AND it.item_type = 'goal'),
-		(SELECT count(*) FROM item_tags it WHERE it.tag_id = t.id),
-		COALESCE((SELECT max(it.added) FROM item_tags it WHERE it.tag_id = t.id), '')
+		(SELECT count(*) FROM item_tags it WHERE it.account_id = t.account_id AND it.tag_id = t.id AND it.item_type = 'dashboard'),
+		(SELECT count(*) FROM item_tags it WHERE it.account_id = t.account_id AND it.tag_id = t.id AND it.item_type = 'goal'),
+		(SELECT count(*) FROM item_tags it WHERE it.account_id = t.account_id AND it.tag_id = t.id),
+		COALESCE((SELECT max(it.added) FROM item_tags it WHERE it.account_id = t.account_id AND it.tag_id = t.id), '')
 		FROM tags t WHERE t.account_id = ? AND instr(t.name, ?) > 0`, c.AccountID, upstream.TagName(tq.Name))
 	if err != nil {
 		return upstream.Page[upstream.TagDetail]{}, fmt.Errorf("sqlstore: list tags: %w", err)

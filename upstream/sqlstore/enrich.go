@@ -72,7 +72,7 @@ func (s *Store) itemTags(ctx context.Context, q querier, account string, itemIDs
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT it.item_id, t.doc FROM item_tags it JOIN tags t ON t.id = it.tag_id
+	rows, err := q.QueryContext(ctx, `SELECT it.item_id, t.doc FROM item_tags it JOIN tags t ON t.id = it.tag_id AND t.account_id = it.account_id
 		WHERE it.account_id = ? AND it.item_id IN (SELECT value FROM json_each(?)) ORDER BY it.added, t.name`,
 		account, idsParam(itemIDs))
 	if err != nil {

@@ -166,8 +166,8 @@ func (s *Store) EventsChanged() <-chan struct{} {
 // so positions keep increasing. serve runs it hourly.
 func (s *Store) PruneEvents(ctx context.Context, retention time.Duration) (int64, error) {
 	cutoff := upstream.FormatTime(s.now().Add(-retention))
-	w := counted{q: s.w, d: s.d, n: &s.queries}
-	res, err := w.ExecContext(ctx, `DELETE FROM events WHERE at < ?
+	w := counted{q: s.w, d: s.d, n: &s.queries, trace: s.trace}
+	res, err := w.ExecContext(ctx, `/* all accounts: retention */ DELETE FROM events WHERE at < ?
 		AND position < (SELECT max(e.position) FROM events e WHERE e.account_id = events.account_id)`, cutoff)
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: prune events: %w", err)

@@ -520,7 +520,7 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 		}
 	}
 	if len(names) > 0 {
-		cond += ` AND id IN (SELECT it.item_id FROM item_tags it JOIN tags t ON t.id = it.tag_id
+		cond += ` AND id IN (SELECT it.item_id FROM item_tags it JOIN tags t ON t.id = it.tag_id AND t.account_id = it.account_id
 			WHERE it.account_id = ? AND t.name IN (SELECT value FROM json_each(?)))`
 		args = append(args, c.AccountID, idsParam(names))
 	}

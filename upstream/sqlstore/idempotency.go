@@ -34,7 +34,7 @@ func (s *Store) ReserveIdempotencyKey(ctx context.Context, k upstream.Idempotenc
 	now := s.now()
 	var out *upstream.IdempotentResponse
 	err := s.keyTx(ctx, func(tx querier) error {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE expires_at < ?", upstream.FormatTime(now)); err != nil {
+		if _, err := tx.ExecContext(ctx, "/* all accounts: retention */ DELETE FROM idempotency_keys WHERE expires_at < ?", upstream.FormatTime(now)); err != nil {
 			return fmt.Errorf("sqlstore: sweep idempotency keys: %w", err)
 		}
 		var hash, state, created string
@@ -116,7 +116,7 @@ func (s *Store) keyTxOnce(ctx context.Context, fn func(querier) error) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	q := counted{q: tx, d: s.d, n: &s.queries, tx: true}
+	q := counted{q: tx, d: s.d, n: &s.queries, tx: true, trace: s.trace}
 	if s.pg != nil {
 		err = s.pg.lock(ctx, q) // two reservations of one key wait for each other
 	}

@@ -102,7 +102,7 @@ func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) 
 	if st == nil {
 		return p.count.ExecContext(ctx, query, args...)
 	}
-	p.count.n.Add(1)
+	p.count.count(query, args)
 	ctx, span := statement(ctx, query)
 	res, err := st.ExecContext(ctx, args...)
 	endStatement(span, err)
@@ -114,7 +114,7 @@ func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any)
 	if st == nil {
 		return p.count.QueryContext(ctx, query, args...)
 	}
-	p.count.n.Add(1)
+	p.count.count(query, args)
 	ctx, span := statement(ctx, query)
 	rows, err := st.QueryContext(ctx, args...)
 	endStatement(span, err)
@@ -126,7 +126,7 @@ func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...a
 	if st == nil {
 		return p.count.QueryRowContext(ctx, query, args...)
 	}
-	p.count.n.Add(1)
+	p.count.count(query, args)
 	ctx, span := statement(ctx, query)
 	row := st.QueryRowContext(ctx, args...)
 	endStatement(span, row.Err())

@@ -21,7 +21,8 @@ var pgStatements = map[string]string{
 				SELECT g.id, g.parent_id, up.depth + 1 FROM up JOIN goals g ON g.id = up.parent_id
 				WHERE g.account_id = $3 AND up.depth < 10000)
 			SELECT up.depth, ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
-			FROM up JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id
+			FROM up JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id AND t.account_id = g.account_id
+			WHERE g.account_id = $4
 			ORDER BY up.depth`,
 
 	attainmentsSQL: `SELECT id, goal_id, (doc #>> '{attainment}')::double precision FROM metrics
@@ -44,7 +45,7 @@ var pgStatements = map[string]string{
 		SELECT id FROM goals WHERE id = $1 AND account_id = $2
 		UNION
 		SELECT g.id FROM down JOIN goals g ON g.account_id = $2 AND g.parent_id = down.id)
-	SELECT ` + pgGoalRowColumns + ` FROM down JOIN goals g ON g.id = down.id`,
+	SELECT ` + pgGoalRowColumns + ` FROM down JOIN goals g ON g.id = down.id WHERE g.account_id = $3`,
 }
 
 // pgGoalRowColumns is goalRowColumns on PostgreSQL.

@@ -44,7 +44,8 @@ type Store struct {
 	now     func() time.Time
 	queries atomic.Int64
 	// trace, when set (by the package's own tests, before any use), sees
-	// every statement of the read pool with its arguments.
+	// every statement the store runs through its queriers, reads and
+	// writes, with its arguments.
 	trace  func(stmt string, args []any)
 	tokens upstream.TokenPolicy // lifetimes of new tokens (tokens.go)
 	stmts  stmtCache            // statements prepared on w
@@ -63,6 +64,17 @@ type Option func(*Store)
 
 // WithClock makes the store read the time from now (tests pin it).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithStatementObserver makes the store call fn with the text (as the
+// database runs it, PostgreSQL's spelling on PostgreSQL) and arguments of
+// every statement it runs through its queriers, reads and writes alike,
+// before running it. It
+// is for tests and diagnostics (the account-scope check of
+// sqlstoretest.ScopeChecker); fn must be safe for concurrent use and must
+// not keep args.
+func WithStatementObserver(fn func(stmt string, args []any)) Option {
+	return func(s *Store) { s.trace = fn }
+}
 
 // Open opens the database named by path and migrates it to the current
 // schema: PostgreSQL when path is a postgres:// or postgresql:// URL
@@ -228,7 +240,7 @@ func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sq
 func (c counted) count(q string, args []any) {
 	c.n.Add(1)
 	if c.trace != nil {
-		c.trace(q, args)
+		c.trace(c.d.rebind(q), args) // the text the database runs
 	}
 }
 
@@ -258,7 +270,7 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	}
 	s.queries.Add(1)
 	observe.FromContext(ctx).AddSQLStatement() // BEGIN
-	q := counted{q: t, d: s.d, n: &s.queries, tx: true, ev: &eventBuf{}}
+	q := counted{q: t, d: s.d, n: &s.queries, tx: true, ev: &eventBuf{}, trace: s.trace}
 	var before string
 	if s.pg != nil {
 		err = s.pg.lock(ctx, q) // concurrent writers: postgres.go

@@ -22,10 +22,16 @@ type env struct {
 	boot  sqlstore.BootstrapResult
 }
 
+// newEnv opens a store for t with one account. Every statement the store
+// runs for the test is checked to constrain the account of the account
+// tables it names (sqlstoretest.CheckAccountScope; docs/decisions.md,
+// "Every statement names its account").
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	path := sqlstoretest.DSN(t)
-	st, err := sqlstore.Open(context.Background(), path)
+	var scope sqlstoretest.ScopeChecker
+	t.Cleanup(func() { scope.Check(t, 0) })
+	st, err := sqlstore.Open(context.Background(), path, sqlstore.WithStatementObserver(scope.Observe))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,11 +103,11 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		}
 		return items, total, nil
 	}
-	page := t.pageSQL(dialectOf(q), from, where, lq.Sort)
+	page, pageArgs := t.pageSQL(dialectOf(q), from, where, lq.Sort), append(args, limit, lq.Skip)
 	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") { // a table, not a view's subquery
-		page = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort)
+		page, pageArgs = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort), append(pageArgs, account)
 	}
-	rows, err := q.QueryContext(ctx, page, append(args, limit, lq.Skip)...)
+	rows, err := q.QueryContext(ctx, page, pageArgs...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -211,12 +211,13 @@ func (t table[T]) pageSQL(d dialect, from, where string, sort []query.SortKey) s
 // after page: the key results of 1,000 goals, three pages of 1,000, read
 // and sorted ~9,000 documents, and more slowly the larger the account.
 // Unfiltered pages keep pageSQL, whose plan walks the (account_id, id)
-// index without sorting. Same parameters as pageSQL; every table's id is
+// index without sorting. The parameters of pageSQL, then the account
+// again (the documents' read names its account too); every table's id is
 // its primary key (views, like taggings, keep pageSQL).
 func (t table[T]) pageByIDsSQL(d dialect, from, where string, sort []query.SortKey) string {
 	order := query.OrderBy(d.query(), t.reg, "doc", sort)
 	return "SELECT doc FROM " + t.name + " WHERE id IN (SELECT id FROM " + from + " WHERE account_id = ? AND (" + where +
-		") ORDER BY " + order + " LIMIT ? OFFSET ?) ORDER BY " + order
+		") ORDER BY " + order + " LIMIT ? OFFSET ?) AND account_id = ? ORDER BY " + order
 }
 
 // where returns all documents of account matching a SQL condition on the

@@ -77,12 +77,13 @@ const touchTimeout = time.Second
 // the writer at most touchTimeout: when the writer stays busy longer (or the
 // client has gone), lastUsedAt stays a little older and the request goes on.
 // Any other failure is an error.
-func (s *Store) touchToken(ctx context.Context, hash string, now time.Time) error {
+func (s *Store) touchToken(ctx context.Context, account, hash string, now time.Time) error {
 	tctx, cancel := context.WithTimeout(ctx, touchTimeout)
 	defer cancel()
 	stale := upstream.FormatTime(now.Add(-upstream.LastUsedGranularity))
-	_, err := s.w.ExecContext(tctx, s.d.rebind("UPDATE tokens SET last_used = ? WHERE hash = ? AND last_used <= ?"),
-		upstream.FormatTime(now), hash, stale)
+	w := counted{q: s.w, d: s.d, n: &s.queries, trace: s.trace}
+	_, err := w.ExecContext(tctx, "UPDATE tokens SET last_used = ? WHERE hash = ? AND account_id = ? AND last_used <= ?",
+		upstream.FormatTime(now), hash, account, stale)
 	if err != nil && tctx.Err() == nil {
 		return fmt.Errorf("sqlstore: record token use: %w", err)
 	}

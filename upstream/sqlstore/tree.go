@@ -160,7 +160,7 @@ func loadPaths(ctx context.Context, q querier, account string, ids []string) (ma
 		if id == "" || out[id] != nil {
 			continue
 		}
-		rows, err := q.QueryContext(ctx, pathSQL, id, account, account)
+		rows, err := q.QueryContext(ctx, pathSQL, id, account, account, account)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
 		}
@@ -333,7 +333,7 @@ func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account string
 // goal in the tree of root from scratch, writing those that changed.
 func (s *Store) recomputeTree(ctx context.Context, q querier, account, root string) error {
 	q = s.prepared(q)
-	rows, err := q.QueryContext(ctx, treeSQL, root, account)
+	rows, err := q.QueryContext(ctx, treeSQL, root, account, account)
 	if err != nil {
 		return fmt.Errorf("sqlstore: load tree of %s: %w", root, err)
 	}
@@ -509,13 +509,14 @@ const pathSQL = `WITH RECURSIVE up(id, parent_id, depth) AS (
 				SELECT g.id, g.parent_id, up.depth + 1 FROM up CROSS JOIN goals g ON g.id = up.parent_id
 				WHERE g.account_id = ? AND up.depth < 10000)
 			SELECT up.depth, ` + goalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
-			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id
+			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id AND t.account_id = g.account_id
+			WHERE g.account_id = ?
 			ORDER BY up.depth`
 
 // childrenSQL loads the direct children of goals (parameters: account, a
 // JSON array of parent ids) with their stored Subtrees.
 const childrenSQL = `SELECT g.id, g.parent_id, g.session_id, t.attainment, t.descendants, t.sum, t.sessions
-		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id
+		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 		WHERE g.account_id = ? AND g.parent_id IN (SELECT value FROM json_each(?))`
 
 // attainmentsSQL loads the key-result attainments of goals (parameters:
@@ -555,8 +556,8 @@ const goalRowsSQL = `SELECT ` + goalRowColumns + ` FROM goals g
 	WHERE g.account_id = ? AND g.id IN (SELECT value FROM json_each(?))`
 
 // treeSQL loads the goal ? and all its descendants as goalRows (second
-// parameter: the account).
-const treeSQL = descendants + ` SELECT ` + goalRowColumns + ` FROM down CROSS JOIN goals g ON g.id = down.id`
+// and third parameters: the account).
+const treeSQL = descendants + ` SELECT ` + goalRowColumns + ` FROM down CROSS JOIN goals g ON g.id = down.id WHERE g.account_id = ?`
 
 // round keeps attainments free of floating-point noise (12 significant decimals).
 func round(x float64) float64 { return math.Round(x*1e12) / 1e12 }

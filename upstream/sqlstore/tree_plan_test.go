@@ -27,7 +27,7 @@ func TestWritePathPlans(t *testing.T) {
 		args       []any
 		want       []string
 	}{
-		{"path", pathSQL, []any{"g", "a", "a"}, []string{"sqlite_autoindex_goals_1", "sqlite_autoindex_goal_subtrees_1"}},
+		{"path", pathSQL, []any{"g", "a", "a", "a"}, []string{"sqlite_autoindex_goals_1", "sqlite_autoindex_goal_subtrees_1"}},
 		{"children", childrenSQL, []any{"a", `["g"]`}, []string{"goals_account_parent", "sqlite_autoindex_goal_subtrees_1"}},
 		{"attainments", attainmentsSQL, []any{"a", `["g"]`}, []string{"metrics_account_goal"}},
 		{"task counts", taskCountsSQL, []any{"a", `["g"]`}, []string{"tasks_account_parent"}},

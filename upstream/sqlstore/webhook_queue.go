@@ -44,27 +44,28 @@ func (s *Store) skipLocked(of string) string {
 func (s *Store) EnqueueWebhookDeliveries(ctx context.Context, now time.Time) (int, error) {
 	// Only webhooks behind their account's log get a write transaction:
 	// a wake-up with nothing new costs one read, not a write per webhook.
-	rows, err := s.read().QueryContext(ctx, `SELECT w.id FROM webhooks w WHERE w.active = 1
-		AND EXISTS (SELECT 1 FROM events e WHERE e.account_id = w.account_id AND e.position > w.last_position) ORDER BY w.id`)
+	rows, err := s.read().QueryContext(ctx, `/* all accounts: webhook dispatch */ SELECT w.account_id, w.id FROM webhooks w
+		WHERE w.active = 1 AND EXISTS (SELECT 1 FROM events e WHERE e.account_id = w.account_id AND e.position > w.last_position)
+		ORDER BY w.id`)
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: list webhooks: %w", err)
 	}
-	var ids []string
+	var ids [][2]string // account, webhook
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var account, id string
+		if err := rows.Scan(&account, &id); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("sqlstore: list webhooks: %w", err)
 		}
-		ids = append(ids, id)
+		ids = append(ids, [2]string{account, id})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("sqlstore: list webhooks: %w", err)
 	}
 	total := 0
-	for _, id := range ids {
-		n, err := s.enqueueWebhook(ctx, id, now)
+	for _, w := range ids {
+		n, err := s.enqueueWebhook(ctx, w[0], w[1], now)
 		if err != nil {
 			return total, err
 		}
@@ -73,15 +74,15 @@ func (s *Store) EnqueueWebhookDeliveries(ctx context.Context, now time.Time) (in
 	return total, nil
 }
 
-// enqueueWebhook queues the new events of one webhook.
-func (s *Store) enqueueWebhook(ctx context.Context, id string, now time.Time) (int, error) {
+// enqueueWebhook queues the new events of one webhook of account.
+func (s *Store) enqueueWebhook(ctx context.Context, account, id string, now time.Time) (int, error) {
 	queued := 0
 	err := s.tx(ctx, func(q querier) error {
 		queued = 0
-		var account, events string
+		var events string
 		var last int64
-		err := q.QueryRowContext(ctx, "SELECT account_id, events, last_position FROM webhooks WHERE id = ? AND active = 1"+s.skipLocked(""), id).
-			Scan(&account, &events, &last)
+		err := q.QueryRowContext(ctx, "SELECT events, last_position FROM webhooks WHERE id = ? AND account_id = ? AND active = 1"+s.skipLocked(""), id, account).
+			Scan(&events, &last)
 		if isNoRows(err) {
 			return nil // deleted, paused, or being queued by another replica
 		}
@@ -134,7 +135,7 @@ func (s *Store) enqueueWebhook(ctx context.Context, id string, now time.Time) (i
 				queued++
 			}
 		}
-		if _, err := q.ExecContext(ctx, "UPDATE webhooks SET last_position = ? WHERE id = ?", evs[len(evs)-1].pos, id); err != nil {
+		if _, err := q.ExecContext(ctx, "UPDATE webhooks SET last_position = ? WHERE id = ? AND account_id = ?", evs[len(evs)-1].pos, id, account); err != nil {
 			return fmt.Errorf("sqlstore: move webhook cursor: %w", err)
 		}
 		return nil
@@ -150,7 +151,7 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease
 	var due int
 	// A read first: when nothing is due (the common case) no write
 	// transaction is opened.
-	if err := s.read().QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+	if err := s.read().QueryRowContext(ctx, `/* all accounts: webhook dispatch */ SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
 		WHERE status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1) AS due`,
 		upstream.DeliveryPending, at, at).Scan(&due); err != nil {
 		return nil, fmt.Errorf("sqlstore: claim deliveries: %w", err)
@@ -161,8 +162,8 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease
 	var jobs []upstream.WebhookJob
 	err := s.tx(ctx, func(q querier) error {
 		jobs = nil
-		rows, err := q.QueryContext(ctx, `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-			WHERE d.status = ? AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?) AND w.active = 1
+		rows, err := q.QueryContext(ctx, `/* all accounts: webhook dispatch */ SELECT d.id FROM webhook_deliveries d
+			JOIN webhooks w ON w.id = d.webhook_id AND w.account_id = d.account_id WHERE d.status = ? AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?) AND w.active = 1
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+s.skipLocked("d"), upstream.DeliveryPending, at, at, limit)
 		if err != nil {
 			return fmt.Errorf("sqlstore: claim deliveries: %w", err)
@@ -183,12 +184,13 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease
 		if len(ids) == 0 {
 			return nil
 		}
-		if _, err := q.ExecContext(ctx, "UPDATE webhook_deliveries SET lease_until = ? WHERE id IN "+idList,
+		if _, err := q.ExecContext(ctx, "/* all accounts: webhook dispatch */ UPDATE webhook_deliveries SET lease_until = ? WHERE id IN "+idList,
 			upstream.FormatTime(now.Add(lease)), idsParam(ids)); err != nil {
 			return fmt.Errorf("sqlstore: lease deliveries: %w", err)
 		}
-		rows, err = q.QueryContext(ctx, `SELECT d.id, d.webhook_id, d.account_id, w.url, w.secret, d.type, d.payload, d.attempts, d.created_at
-			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id IN `+idList+` ORDER BY d.next_attempt_at, d.id`, idsParam(ids))
+		rows, err = q.QueryContext(ctx, `/* all accounts: webhook dispatch */
+			SELECT d.id, d.webhook_id, d.account_id, w.url, w.secret, d.type, d.payload, d.attempts, d.created_at
+			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.account_id = d.account_id WHERE d.id IN `+idList+` ORDER BY d.next_attempt_at, d.id`, idsParam(ids))
 		if err != nil {
 			return fmt.Errorf("sqlstore: read deliveries: %w", err)
 		}
@@ -214,13 +216,13 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease
 	return jobs, err
 }
 
-// RecordWebhookAttempt records an attempt of a claimed delivery and its
-// outcome (state, and the next attempt's time while pending), and releases
-// the lease.
-func (s *Store) RecordWebhookAttempt(ctx context.Context, id string, a upstream.WebhookAttempt, state string) error {
+// RecordWebhookAttempt records an attempt of a claimed delivery (id, of
+// account) and its outcome (state, and the next attempt's time while
+// pending), and releases the lease.
+func (s *Store) RecordWebhookAttempt(ctx context.Context, account, id string, a upstream.WebhookAttempt, state string) error {
 	return s.tx(ctx, func(q querier) error {
 		var log string
-		err := q.QueryRowContext(ctx, "SELECT attempt_log FROM webhook_deliveries WHERE id = ?", id).Scan(&log)
+		err := q.QueryRowContext(ctx, "SELECT attempt_log FROM webhook_deliveries WHERE id = ? AND account_id = ?", id, account).Scan(&log)
 		if isNoRows(err) {
 			return nil // its webhook was deleted meanwhile
 		}
@@ -243,7 +245,7 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, id string, a upstream.
 			completed = a.At
 		}
 		if _, err := q.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = ?, attempt_log = ?, status = ?, next_attempt_at = ?,
-			lease_until = NULL, completed_at = ? WHERE id = ?`, len(attempts), string(doc), state, next, completed, id); err != nil {
+			lease_until = NULL, completed_at = ? WHERE id = ? AND account_id = ?`, len(attempts), string(doc), state, next, completed, id, account); err != nil {
 			return fmt.Errorf("sqlstore: record attempt: %w", err)
 		}
 		return nil
@@ -254,7 +256,7 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, id string, a upstream.
 // account.
 func (s *Store) WebhookQueueDepth(ctx context.Context) (int64, error) {
 	var n int64
-	if err := s.read().QueryRowContext(ctx, "SELECT count(*) FROM webhook_deliveries WHERE status = ?", upstream.DeliveryPending).Scan(&n); err != nil {
+	if err := s.read().QueryRowContext(ctx, "/* all accounts: webhook dispatch */ SELECT count(*) FROM webhook_deliveries WHERE status = ?", upstream.DeliveryPending).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlstore: webhook queue depth: %w", err)
 	}
 	return n, nil
@@ -265,8 +267,9 @@ func (s *Store) WebhookQueueDepth(ctx context.Context) (int64, error) {
 // can sleep until then.
 func (s *Store) NextWebhookAttempt(ctx context.Context) (time.Time, bool, error) {
 	var at string
-	err := s.read().QueryRowContext(ctx, `SELECT coalesce(min(CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END), '')
-		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.status = ? AND w.active = 1`, upstream.DeliveryPending).Scan(&at)
+	err := s.read().QueryRowContext(ctx, `/* all accounts: webhook dispatch */
+		SELECT coalesce(min(CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END), '')
+		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.account_id = d.account_id WHERE d.status = ? AND w.active = 1`, upstream.DeliveryPending).Scan(&at)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("sqlstore: next webhook attempt: %w", err)
 	}
@@ -290,7 +293,7 @@ func (s *Store) ReleaseWebhookLeases(ctx context.Context) error {
 		return nil
 	}
 	return s.tx(ctx, func(q querier) error {
-		if _, err := q.ExecContext(ctx, "UPDATE webhook_deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL"); err != nil {
+		if _, err := q.ExecContext(ctx, "/* all accounts: webhook dispatch */ UPDATE webhook_deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL"); err != nil {
 			return fmt.Errorf("sqlstore: release webhook leases: %w", err)
 		}
 		return nil
@@ -302,8 +305,8 @@ func (s *Store) ReleaseWebhookLeases(ctx context.Context) error {
 // log's pruning.
 func (s *Store) PruneWebhookDeliveries(ctx context.Context, retention time.Duration) (int64, error) {
 	cutoff := upstream.FormatTime(s.now().Add(-retention))
-	w := counted{q: s.w, d: s.d, n: &s.queries}
-	res, err := w.ExecContext(ctx, "DELETE FROM webhook_deliveries WHERE status <> ? AND completed_at < ?", upstream.DeliveryPending, cutoff)
+	w := counted{q: s.w, d: s.d, n: &s.queries, trace: s.trace}
+	res, err := w.ExecContext(ctx, "/* all accounts: retention */ DELETE FROM webhook_deliveries WHERE status <> ? AND completed_at < ?", upstream.DeliveryPending, cutoff)
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: prune deliveries: %w", err)
 	}

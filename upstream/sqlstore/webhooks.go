@@ -39,7 +39,7 @@ func scanWebhook(r rowScanner) (upstream.Webhook, string, error) {
 		return w, "", fmt.Errorf("sqlstore: decode webhook events: %w", err)
 	}
 	w.Active = active != 0
-	w.SecretPrefix = upstream.WebhookSecretPrefix(secret)
+	w.SecretPrefix = upstream.WebhookSecretFingerprint(secret)
 	return w, secret, nil
 }
 
@@ -98,7 +98,7 @@ func (s *Store) CreateWebhook(ctx context.Context, in upstream.WebhookInput) (up
 		now := s.timestamp()
 		active := in.Active == nil || *in.Active
 		out = upstream.NewWebhook{Webhook: upstream.Webhook{ID: s.ids.New(), URL: url, Events: events, Description: in.Description,
-			Active: active, SecretPrefix: upstream.WebhookSecretPrefix(secret), CreatedAt: now, UpdatedAt: now}, Secret: secret}
+			Active: active, SecretPrefix: upstream.WebhookSecretFingerprint(secret), CreatedAt: now, UpdatedAt: now}, Secret: secret}
 		_, err = q.ExecContext(ctx, `INSERT INTO webhooks (id, account_id, url, events, secret, description, active, last_position, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, out.ID, c.AccountID, url, string(doc), secret, in.Description, boolInt(active), head, now, now)
 		if err != nil {
@@ -218,7 +218,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, id string, in upstream.Webhoo
 			}
 			out.Secret = secret
 		}
-		w.SecretPrefix = upstream.WebhookSecretPrefix(secret)
+		w.SecretPrefix = upstream.WebhookSecretFingerprint(secret)
 		w.UpdatedAt = s.timestamp()
 		doc, _ := json.Marshal(w.Events)
 		if _, err := q.ExecContext(ctx, `UPDATE webhooks SET url = ?, events = ?, secret = ?, description = ?, active = ?, updated_at = ?

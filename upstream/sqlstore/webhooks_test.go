@@ -24,7 +24,7 @@ func TestWebhookCRUD(t *testing.T) {
 	if !strings.HasPrefix(created.Secret, "whsec_") || len(created.Secret) < 40 {
 		t.Errorf("generated secret %q", created.Secret)
 	}
-	if created.SecretPrefix != created.Secret[:upstream.WebhookSecretPrefixLen] || !created.Active {
+	if created.SecretPrefix != upstream.WebhookSecretFingerprint(created.Secret) || !created.Active {
 		t.Errorf("created %+v", created.Webhook)
 	}
 	if len(created.Events) != 2 {
@@ -75,7 +75,7 @@ func TestWebhookCRUD(t *testing.T) {
 	}
 	empty := ""
 	up, err = e.store.UpdateWebhook(e.ctx, created.ID, upstream.WebhookPatch{Secret: &empty})
-	if err != nil || up.Secret == "" || up.Secret == created.Secret || up.SecretPrefix != up.Secret[:upstream.WebhookSecretPrefixLen] {
+	if err != nil || up.Secret == "" || up.Secret == created.Secret || up.SecretPrefix != upstream.WebhookSecretFingerprint(up.Secret) || up.SecretPrefix == created.SecretPrefix {
 		t.Fatalf("rotate secret: %+v, %v", up, err)
 	}
 	bad := "http://[::1]/"
@@ -166,10 +166,10 @@ func TestWebhookQueue(t *testing.T) {
 		if failed == "" {
 			failed = id
 			next := now.Add(time.Second)
-			err = e.store.RecordWebhookAttempt(context.Background(), id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now),
+			err = e.store.RecordWebhookAttempt(context.Background(), e.boot.AccountID, id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now),
 				StatusCode: 500, Error: "the receiver answered 500", NextAttemptAt: upstream.FormatTime(next)}, upstream.DeliveryPending)
 		} else {
-			err = e.store.RecordWebhookAttempt(context.Background(), id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now), StatusCode: 204}, upstream.DeliverySucceeded)
+			err = e.store.RecordWebhookAttempt(context.Background(), e.boot.AccountID, id, upstream.WebhookAttempt{Attempt: 1, At: upstream.FormatTime(now), StatusCode: 204}, upstream.DeliverySucceeded)
 		}
 		if err != nil {
 			t.Fatal(err)
