@@ -76,7 +76,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		return t.listAll(ctx, q, from, where, args, lq)
 	}
 	if lq.NoCount {
-		return t.listUncounted(ctx, q, from, where, args, lq)
+		return t.listUncounted(ctx, q, from, where, account, args, lq)
 	}
 	var total int
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
@@ -152,13 +152,13 @@ func (t table[T]) listAll(ctx context.Context, q querier, from, where string, ar
 }
 
 // listUncounted is listFrom for lq.NoCount: the page alone, TotalCount -1.
-func (t table[T]) listUncounted(ctx context.Context, q querier, from, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+func (t table[T]) listUncounted(ctx context.Context, q querier, from, where, account string, args []any, lq upstream.ListQuery) ([]T, int, error) {
 	limit := lq.PageLimit()
-	page := t.pageSQL(dialectOf(q), from, where, lq.Sort)
+	page, pageArgs := t.pageSQL(dialectOf(q), from, where, lq.Sort), append(args, limit, lq.Skip)
 	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") {
-		page = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort)
+		page, pageArgs = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort), append(pageArgs, account)
 	}
-	rows, err := q.QueryContext(ctx, page, append(args, limit, lq.Skip)...)
+	rows, err := q.QueryContext(ctx, page, pageArgs...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
