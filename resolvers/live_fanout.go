@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,7 +38,8 @@ type subscriber struct {
 	// item.
 	loaders func() *Loaders
 
-	pos int64 // last position delivered or passed over; the reader's only once joined
+	pos int64  // last position delivered or passed over; the reader's only once joined
+	seq uint64 // order of joining its fanout: the oldest member reads the log
 }
 
 // delivery is what goes with an item to the response that renders it: its
@@ -58,6 +60,7 @@ type fanout struct {
 
 	mu   sync.Mutex
 	pos  int64 // last position read
+	seq  uint64
 	subs map[*subscriber]struct{}
 }
 
@@ -81,6 +84,8 @@ func (l *Live) join(s *subscriber, account string) error {
 		f.mu.Lock()
 		caughtUp := f.pos <= s.pos
 		if caughtUp {
+			f.seq++
+			s.seq = f.seq
 			f.subs[s] = struct{}{}
 			l.joined.Add(1)
 		}
@@ -125,15 +130,17 @@ func (l *Live) leave(s *subscriber, account string) {
 	}
 }
 
-// members returns the fanout's subscribers.
-func (f *fanout) members() []*subscriber {
+// oldest returns the subscriber that joined the fanout first, or nil.
+func (f *fanout) oldest() *subscriber {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]*subscriber, 0, len(f.subs))
+	var o *subscriber
 	for s := range f.subs {
-		out = append(out, s)
+		if o == nil || s.seq < o.seq {
+			o = s
+		}
 	}
-	return out
+	return o
 }
 
 // run reads the account's log by position, woken by the store after every
@@ -150,10 +157,12 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 		f.mu.Lock()
 		pos := f.pos
 		f.mu.Unlock()
-		// Read as a subscriber of the moment: any caller of the account
-		// reads the same log.
-		if subs := f.members(); len(subs) > 0 {
-			first = subs[0].ctx
+		// Read as a subscriber of the moment, the oldest: every caller of
+		// the account reads the same log, but an event whose item the
+		// reader may not read may come without its type (a gateway's
+		// upstream feed); deliver reads such events again as each group.
+		if o := f.oldest(); o != nil {
+			first = o.ctx
 		}
 		evs, err := l.Log.Events(valuesOnly{first, ctx}, pos, upstream.MaxEventsPerRead)
 		if err == nil && (len(evs) > 0 || time.Since(lastAuth) >= l.Reauth) {
@@ -196,6 +205,7 @@ func (v valuesOnly) Value(key any) any { return v.values.Value(key) }
 
 // group is the subscribers of one view and visibility class in a batch.
 type group struct {
+	class  string // the visibility class
 	subs   []*subscriber
 	caller []upstream.Caller // each subscriber's, as authenticated now
 }
@@ -216,6 +226,10 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 	}
 	groups := l.group(ctx, subs, callers)
 	last := evs[len(evs)-1].Position
+	var hidden *revealer
+	if slices.ContainsFunc(evs, func(e upstream.Event) bool { return e.Type == "" }) {
+		hidden = &revealer{l: l, evs: evs, byClass: map[string]*revealed{}}
+	}
 	work := make(chan *group)
 	var wg sync.WaitGroup
 	for range min(len(groups), 2*runtime.GOMAXPROCS(0)) {
@@ -223,7 +237,17 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 		go func() {
 			defer wg.Done()
 			for g := range work {
-				l.deliverGroup(ctx, g, evs)
+				gevs := evs
+				if hidden != nil {
+					var err error
+					if gevs, err = hidden.reveal(ctx, g); err != nil {
+						for _, s := range g.subs {
+							s.conn.kill(4500, "the event log could not be read")
+						}
+						continue
+					}
+				}
+				l.deliverGroup(ctx, g, gevs)
 			}
 		}()
 	}
@@ -343,7 +367,7 @@ func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream
 		k := s.view + "\x00" + classOf[keyOf(c)]
 		g := byKey[k]
 		if g == nil {
-			g = &group{}
+			g = &group{class: classOf[keyOf(c)]}
 			byKey[k] = g
 			out = append(out, g)
 		}

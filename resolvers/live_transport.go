@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -173,13 +174,18 @@ func (c *closingConn) NextReader() (int, io.Reader, error) {
 		}
 		return int(t), nil, err
 	}
-	return int(t), strings.NewReader(string(data)), nil
+	return int(t), bytes.NewReader(data), nil
 }
 
+// WriteJSON writes a message of the transport as one text frame; its
+// payload, encoded already, is not encoded again (envelope).
 func (c *closingConn) WriteJSON(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+	b, ok := envelope(v)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return err
+		}
 	}
 	return c.ws.Write(c.writeCtx, coderws.MessageText, b)
 }

@@ -18,6 +18,7 @@ import (
 // liveGoal is a goal of a goalChanged update.
 type liveGoal struct {
 	ID         string  `json:"id"`
+	Name       string  `json:"name"`
 	Attainment float64 `json:"attainment"`
 }
 
