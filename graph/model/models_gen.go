@@ -79,7 +79,7 @@ type CheckInPayload struct {
 
 // The API token to create.
 type CreateTokenInput struct {
-	// The user the token is for; the caller when left out. An admin may name a user who is not an admin.
+	// The user the token is for; the caller when left out. An admin, or a holder of users:manage, may name a user who is not privileged (docs/authorization.md, "Delegation").
 	UserID *string `json:"userId,omitempty"`
 	Name   *string `json:"name,omitempty"`
 	// Lifetime in seconds, at most the server's maximum (366 days by default). Leave out expiresIn and expiresAt for the server's default (90 days).
