@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -15,22 +14,7 @@ import (
 // reaches the admin, whose group reads the hidden position again as
 // itself, and not the viewer.
 func TestGatewaySubscriptionsHiddenFromReader(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "store.db")
-	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
-	store := startServer(t, db)
-	gw := startServer(t, filepath.Join(t.TempDir(), "unused.db"), "--upstream", store.base, "--upstream-events-poll", "100ms")
-	admin := client{t: t, hc: conformingClient(t), base: store.base, token: boot.Token, acct: boot.AccountID}
-	viewerRole := ""
-	for _, r := range admin.must("GET", "/api/v2/roles?limit=100", nil, 200)["items"].([]any) {
-		if r.(map[string]any)["name"] == "viewer" {
-			viewerRole = r.(map[string]any)["id"].(string)
-		}
-	}
-	u := admin.must("POST", "/api/v2/users", map[string]any{"email": "viewer@acme.test", "firstName": "Vi", "roleIds": []any{viewerRole}}, 201)
-	viewer := admin.must("POST", "/api/v2/users/"+u["id"].(string)+"/tokens", nil, 201)["token"].(string)
-
-	sess := admin.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1", "start": "2027-01-01", "end": "2027-03-31"}, 201)
-	sid := sess["id"].(string)
+	_, gw, admin, viewer, sid := gatewayWithViewer(t)
 	secret := admin.must("POST", "/api/v1/goals", map[string]any{"name": "Secret", "sessionId": sid, "attainmentTypeString": "average_kr", "private": true}, 201)["id"].(string)
 	secretKR := admin.must("POST", "/api/v1/metrics", map[string]any{"name": "Secret KR", "goalId": secret, "initialValue": 0, "target": 100, "targetOperator": "at_least"}, 201)["id"].(string)
 
@@ -67,7 +51,7 @@ func TestGatewaySubscriptionsHiddenFromReader(t *testing.T) {
 	vws.operation("1", liveQuery, vars)
 	marker("Viewer live")
 	until("viewer", vws, "Viewer live")
-	aws := dialWS(t, ctx, gw.base, boot.Token)
+	aws := dialWS(t, ctx, gw.base, admin.token)
 	aws.operation("1", liveQuery, vars)
 	marker("Admin live")
 	until("viewer", vws, "Admin live")

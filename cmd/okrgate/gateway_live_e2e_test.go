@@ -17,22 +17,7 @@ import (
 // goals' changes in the same order as directly, and never the private
 // goal, which the admin receives.
 func TestGatewaySubscriptions(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "store.db")
-	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
-	store := startServer(t, db)
-	gw := startServer(t, filepath.Join(t.TempDir(), "unused.db"), "--upstream", store.base, "--upstream-events-poll", "100ms")
-	admin := client{t: t, hc: conformingClient(t), base: store.base, token: boot.Token, acct: boot.AccountID}
-	viewerRole := ""
-	for _, r := range admin.must("GET", "/api/v2/roles?limit=100", nil, 200)["items"].([]any) {
-		if r.(map[string]any)["name"] == "viewer" {
-			viewerRole = r.(map[string]any)["id"].(string)
-		}
-	}
-	u := admin.must("POST", "/api/v2/users", map[string]any{"email": "viewer@acme.test", "firstName": "Vi", "roleIds": []any{viewerRole}}, 201)
-	viewer := admin.must("POST", "/api/v2/users/"+u["id"].(string)+"/tokens", nil, 201)["token"].(string)
-
-	sess := admin.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1", "start": "2027-01-01", "end": "2027-03-31"}, 201)
-	sid := sess["id"].(string)
+	store, gw, admin, viewer, sid := gatewayWithViewer(t)
 	root := admin.must("POST", "/api/v1/goals", map[string]any{"name": "Company", "sessionId": sid, "attainmentTypeString": "average_children"}, 201)
 	goal := func(name string, private bool) (string, string) {
 		g := admin.must("POST", "/api/v1/goals", map[string]any{"name": name, "sessionId": sid, "parentId": root["id"], "attainmentTypeString": "average_kr", "private": private}, 201)
@@ -55,7 +40,7 @@ func TestGatewaySubscriptions(t *testing.T) {
 	subs := map[string]*wsClient{
 		"viewer through the gateway": subscribe(gw.base, viewer),
 		"viewer directly":            subscribe(store.base, viewer),
-		"admin through the gateway":  subscribe(gw.base, boot.Token),
+		"admin through the gateway":  subscribe(gw.base, admin.token),
 	}
 	checkIn := time.Now()
 	admin.must("POST", "/api/v1/metrics/"+secretKR+"/checkin", map[string]any{"actual": 50}, 201)
@@ -130,4 +115,29 @@ func TestGatewaySubscriptions(t *testing.T) {
 			t.Errorf("the viewer's feed through the gateway names the private goal or its key result: %+v", it)
 		}
 	}
+}
+
+// gatewayWithViewer starts a store server with a bootstrapped account and
+// a gateway over it that polls the upstream's event feed every 100 ms; it
+// returns both, the admin's client on the store server, a viewer's token
+// and a new session's id.
+func gatewayWithViewer(t *testing.T) (store, gw *server, admin client, viewer, sid string) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "store.db")
+	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
+	store = startServer(t, db)
+	gw = startServer(t, filepath.Join(t.TempDir(), "unused.db"), "--upstream", store.base, "--upstream-events-poll", "100ms")
+	admin = client{t: t, hc: conformingClient(t), base: store.base, token: boot.Token, acct: boot.AccountID}
+	viewerRole := ""
+	for _, r := range admin.must("GET", "/api/v2/roles?limit=100", nil, 200)["items"].([]any) {
+		if r.(map[string]any)["name"] == "viewer" {
+			viewerRole = r.(map[string]any)["id"].(string)
+		}
+	}
+	u := admin.must("POST", "/api/v2/users", map[string]any{"email": "viewer@acme.test", "firstName": "Vi", "roleIds": []any{viewerRole}}, 201)
+	viewer = admin.must("POST", "/api/v2/users/"+u["id"].(string)+"/tokens", nil, 201)["token"].(string)
+
+	sess := admin.must("POST", "/api/v1/sessions", map[string]any{"title": "Q1", "start": "2027-01-01", "end": "2027-03-31"}, 201)
+	sid = sess["id"].(string)
+	return store, gw, admin, viewer, sid
 }
