@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/apitest"
 	"github.com/okrgate/okrgate/upstream/client"
 	"github.com/okrgate/okrgate/upstream/rest"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // backend is a REST facade over a store on a real SQLite file, served on
@@ -31,33 +31,7 @@ func newBackend(t *testing.T, opts rest.Options) *backend {
 	t.Cleanup(func() { st.Close() })
 	srv := httptest.NewServer(rest.New(st, opts))
 	t.Cleanup(srv.Close)
-	boot := func(name, email string) (string, context.Context) {
-		b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: name, Email: email})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := st.Authenticate(ctx, b.Token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b.Token, upstream.NewContext(ctx, c)
-	}
-	var env apitest.Env
-	var admin context.Context
-	env.Admin, admin = boot("Acme", "admin@acme.test")
-	env.OtherAdmin, _ = boot("Globex", "admin@globex.test")
-	user := func(role string) string {
-		u, err := st.CreateUser(admin, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := st.CreateToken(admin, u.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
-	env.Member, env.Viewer = user(upstream.RoleMember), user(upstream.RoleViewer)
+	env := sqlstoretest.ContractEnv(t, st)
 	return &backend{store: st, srv: srv, env: env}
 }
 

@@ -1,12 +1,10 @@
 package sqlstore_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
-	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/apitest"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -30,34 +28,5 @@ func TestAPIContract(t *testing.T) {
 // contractEnv is a store of its own with the suite's two accounts and users.
 func contractEnv(t *testing.T, opts ...sqlstore.Option) apitest.Env {
 	t.Helper()
-	ctx := context.Background()
-	st := sqlstoretest.Open(t, opts...)
-	boot := func(name, email string) (string, context.Context) {
-		b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: name, Email: email})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := st.Authenticate(ctx, b.Token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b.Token, upstream.NewContext(ctx, c)
-	}
-	env := apitest.Env{API: st}
-	var admin context.Context
-	env.Admin, admin = boot("Acme", "admin@acme.test")
-	env.OtherAdmin, _ = boot("Globex", "admin@globex.test")
-	user := func(role string) string {
-		u, err := st.CreateUser(admin, sqlstore.UserInput{Email: role + "@acme.test", FirstName: role, Role: role})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := st.CreateToken(admin, u.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
-	env.Member, env.Viewer = user(upstream.RoleMember), user(upstream.RoleViewer)
-	return env
+	return sqlstoretest.ContractEnv(t, sqlstoretest.Open(t, opts...))
 }
