@@ -7,9 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/rest"
 )
 
 // TestAccountHeaderAlias: gtmhub-accountId, the real platform's account
@@ -226,5 +229,72 @@ func TestPlatformCLIRequests(t *testing.T) {
 	cli(http.MethodPost, "/api/v1/metrics/"+str(m, "id")+"/checkin", body)
 	if got := e.ok(req{method: "GET", path: "/api/v1/metrics/" + str(m, "id") + "?fields=actual"}, 200); num(got, "actual") != 2 {
 		t.Errorf("after the check-in: %v", got)
+	}
+}
+
+// walkLegacy calls the v1 listings with valid input, for the contract walk.
+func walkLegacy(t *testing.T, e *env, s seed) {
+	for _, path := range []string{
+		"/api/v1/sessions?filter=current&status=open",
+		"/api/v1/goals?sessionId=" + s.session,
+		"/api/v1/metrics?goalId=" + s.child,
+		"/api/v1/tasks?filter=" + url.QueryEscape(`{status:'todo'}`),
+	} {
+		e.ok(req{method: "GET", path: path}, 200)
+	}
+}
+
+// walkProjections asks every GET operation that takes fields= for a
+// projection — a top-level field, and nested ones where the resource embeds
+// others — so that the conformance transport validates each projected
+// answer against the document as it is (no relaxed copy of it).
+func walkProjections(t *testing.T, e *env, s seed) {
+	kpi := str(e.ok(req{method: "POST", path: "/api/v1/kpis", body: map[string]any{"name": "Churn"}}, 201), "id")
+	pathOf := func(pattern string) string {
+		switch pattern {
+		case "/api/v1/goals/{id}":
+			return "/api/v1/goals/" + s.child
+		case "/api/v1/metrics/{id}":
+			return "/api/v1/metrics/" + s.metric
+		case "/api/v2/users/{id}":
+			return "/api/v2/users/" + e.acct.UserID
+		case "/api/v1/kpis/{kpiId}":
+			return "/api/v1/kpis/" + kpi
+		}
+		if pattern == "/api/v2/integrations/tags" {
+			return pattern + "?name=" // its name parameter is required
+		}
+		if strings.Contains(pattern, "{") {
+			t.Fatalf("%s takes fields=: walkProjections needs an id for it", pattern)
+		}
+		return pattern
+	}
+	for _, rt := range rest.Routes() {
+		if rt.Method != http.MethodGet || !slices.Contains(rt.Params, "fields") {
+			continue
+		}
+		path := pathOf(rt.Pattern)
+		var last resp
+		for _, f := range []string{"name", "title", "comment", "tagName", "status", "email", "itemType", "action"} {
+			sep := "?"
+			if strings.Contains(path, "?") {
+				sep = "&"
+			}
+			if last = e.do(req{method: "GET", path: path + sep + "fields=" + f}); last.status == http.StatusOK {
+				break
+			}
+		}
+		if last.status != http.StatusOK {
+			t.Errorf("GET %s: no projection of a usual field answered 200; the last: %d %s", path, last.status, last.body)
+		}
+	}
+	// Nested projections: embedded key results, a dotted field.
+	for _, path := range []string{
+		"/api/v1/goals/" + s.child + "?fields=name,metrics{name,attainment},closedStatus.status",
+		"/api/v2/integrations/goals?fields=metrics{id,actual}&limit=5",
+		"/api/v1/goals?fields=assignee.name,tags&sessionId=" + s.session,
+		"/api/v1/metrics/" + s.metric + "?fields=format,goalId",
+	} {
+		e.ok(req{method: "GET", path: path}, 200)
 	}
 }

@@ -262,7 +262,7 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 			r["description"] = "nothing changed; no body, the message is in the X-Message header"
 			r["headers"] = map[string]any{"X-Message": map[string]any{"schema": map[string]any{"type": "string"}, "description": "why nothing changed"}}
 		case sp.resp != nil:
-			r["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(sp.resp))}}
+			r["content"] = map[string]any{"application/json": map[string]any{"schema": g.answer(e, sp)}}
 		case !typed:
 			r["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{}}}
 		}
@@ -311,6 +311,23 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	}
 	op["responses"] = resps
 	return op
+}
+
+// answer is the schema of the success answer of e: its response type
+// whole, or — when the operation takes a fields= projection — either that
+// or the type as the projection writes it (the object, or a page's items).
+func (g *oaGen) answer(e entry, sp opSpec) map[string]any {
+	t := reflect.TypeOf(sp.resp)
+	_, bodyList := sp.body.(ListBody)
+	if e.Method != http.MethodGet || !(slices.Contains(e.Params, "fields") || bodyList) {
+		return g.ref(t)
+	}
+	sh := projected
+	if isPage(t) {
+		sh = projectedItems
+	}
+	return map[string]any{"anyOf": []any{g.ref(t), g.schema(t, sh)},
+		"description": "the whole " + schemaName(t) + "; with fields=, " + schemaName(t) + "Projection: only id, accountId and the fields named"}
 }
 
 // pathParam documents a path parameter of e.
