@@ -1,7 +1,7 @@
 // Package rest is the REST facade: it serves any upstream.API at the paths of
 // the documented OKR REST API (shared/spec/okr-rest-api.md), with the
 // conventions of DESIGN.md — bearer authentication, the service-accountId
-// header, RFC 9457 problem bodies, strict list parameters, JSON-only bodies.
+// header (or the real platform's gtmhub-accountId), RFC 9457 problem bodies, strict list parameters, JSON-only bodies.
 //
 // Handlers are thin: they parse the request, call the API and encode the
 // result. Business rules live behind upstream.API (in the store); this
@@ -72,8 +72,9 @@ type Route struct {
 	Method  string
 	Pattern string // chi pattern, exactly the contract's path ("/api/v1/goals/{id}")
 	// Account is true when the contract lists the service-accountId header
-	// (Acct) for the operation: the header is then required. Elsewhere it is
-	// optional but, when sent, must still name the caller's account.
+	// (Acct) for the operation: the header (or its alias gtmhub-accountId,
+	// AccountHeader) is then required. Elsewhere it is optional but, when
+	// sent, must still name the caller's account.
 	Account bool
 	// Deprecated operations answer normally and add the RFC 9745
 	// Deprecation header and a Link to Successor.
