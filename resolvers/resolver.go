@@ -1,7 +1,9 @@
 // Package resolvers implements the GraphQL schema of package graph over
-// upstream.API: thin resolvers, per-request dataloaders for every edge, the
-// HTTP handler with its limits (depth, cost, tokens, timeout), auth, error
-// mapping, the playground and Prometheus metrics.
+// upstream.API: thin resolvers, per-request loaders that load each edge a
+// whole level at a time without waiting for keys (edge.go; reads by id go
+// through a primed dataloader, reads.go), the HTTP handler with its limits
+// (depth, cost, tokens, timeout), auth, error mapping, the playground and
+// Prometheus metrics.
 package resolvers
 
 import (

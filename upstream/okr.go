@@ -129,9 +129,12 @@ type Metric struct {
 	URL                       string         `json:"url"`
 	// Attainment, Confidence and LastCheckInDate are not in the contract's
 	// field table but every client of the original API reads them.
+	// LastCheckInDate is left out until the first check-in: clients decode
+	// it as a timestamp, and "" is not one (the platform's command-line client
+	// stops decoding its list of key results at the first one).
 	Attainment      float64  `json:"attainment"`
 	Confidence      *float64 `json:"confidence"`
-	LastCheckInDate string   `json:"lastCheckInDate"`
+	LastCheckInDate string   `json:"lastCheckInDate,omitempty"`
 }
 
 // MetricFormat says how to display a key result's values.

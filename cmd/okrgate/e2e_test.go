@@ -265,7 +265,7 @@ func TestCORS(t *testing.T) {
 	preflight := func(base, path, origin, method string) *http.Response {
 		return send(base, "OPTIONS", path, origin, map[string]string{
 			"Access-Control-Request-Method":  method,
-			"Access-Control-Request-Headers": "authorization,content-type,service-accountid",
+			"Access-Control-Request-Headers": "authorization,content-type,service-accountid,gtmhub-accountid",
 		})
 	}
 	for _, origin := range []string{"https://app.example", "https://eu.acme.example"} {
@@ -273,7 +273,8 @@ func TestCORS(t *testing.T) {
 			r := preflight(srv.base, path, origin, method)
 			if r.StatusCode != 200 || r.Header.Get("Access-Control-Allow-Origin") != origin ||
 				!strings.Contains(r.Header.Get("Access-Control-Allow-Methods"), method) ||
-				!strings.Contains(strings.ToLower(r.Header.Get("Access-Control-Allow-Headers")), "service-accountid") {
+				!strings.Contains(strings.ToLower(r.Header.Get("Access-Control-Allow-Headers")), "service-accountid") ||
+				!strings.Contains(strings.ToLower(r.Header.Get("Access-Control-Allow-Headers")), "gtmhub-accountid") {
 				t.Errorf("preflight %s %s from %s: %d %v", method, path, origin, r.StatusCode, r.Header)
 			}
 		}

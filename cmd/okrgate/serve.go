@@ -181,7 +181,7 @@ func withCORS(origins string, h http.Handler) http.Handler {
 	return cors.Handler(cors.Options{
 		AllowedOrigins: list,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "X-Request-Id", "If-Match", "If-None-Match", "Idempotency-Key"},
+		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "gtmhub-accountId", "X-Request-Id", "If-Match", "If-None-Match", "Idempotency-Key"},
 		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "ETag", "Idempotent-Replayed"},
 		MaxAge:         600,
 	})(h)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,11 +38,16 @@ func TestContractWalk(t *testing.T) {
 	walkOrg(t, e)
 	walkContent(t, e, s)
 	walkGateway(t, e, s)
-	walkWebhooks(t, e) // webhooks_http_test.go
-	walkEvents(t, e)   // events_http_test.go
+	walkWebhooks(t, e)  // webhooks_http_test.go
+	walkEvents(t, e)    // events_http_test.go
+	walkLegacy(t, e, s) // compat_http_test.go
+	walkProjections(t, e, s)
 
 	for _, rt := range rest.Routes() {
 		key := rt.Method + " " + rt.Pattern
+		if rt.Method == "GET" && slices.Contains(rt.Params, "fields") && !conf.Projected(rt.Method, rt.Pattern) {
+			t.Errorf("%s: takes fields= but never answered a projection", key)
+		}
 		ok, bad := conf.Exercised(rt.Method, rt.Pattern)
 		if !bad {
 			t.Errorf("%s: never answered invalid input with a 4xx", key)

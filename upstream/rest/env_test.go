@@ -109,6 +109,9 @@ type req struct {
 	ctype        *string // Content-Type; "" sends none
 	as           *sqlstore.BootstrapResult
 	header       map[string]string
+	// rawHeader fields are sent with their names exactly as written (no
+	// canonical letter case).
+	rawHeader map[string]string
 }
 
 type resp struct {
@@ -172,6 +175,9 @@ func (e *env) do(q req) resp {
 	}
 	for k, v := range q.header {
 		r.Header.Set(k, v)
+	}
+	for k, v := range q.rawHeader {
+		r.Header[k] = []string{v}
 	}
 	res, err := e.srv.Client().Do(r)
 	if err != nil {

@@ -71,6 +71,7 @@ func table() []entry {
 	t = append(t, eventTable()...)
 	t = append(t, contentTable()...)
 	t = append(t, gatewayTable()...)
+	t = append(t, legacyTable()...)
 	for i := range t {
 		t[i].Idempotent = t[i].Method == http.MethodPost && !t[i].Secret
 	}

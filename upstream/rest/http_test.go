@@ -204,7 +204,9 @@ func TestBadInput(t *testing.T) {
 	before := e.counts(s)
 	big := `{"name":"` + strings.Repeat("x", rest.MaxBodyBytes) + `","sessionId":"` + s.session + `"}`
 	goal := map[string]any{"name": "New", "sessionId": s.session}
+	xml := "application/xml"
 	text := "text/plain"
+	form := "name=New"
 
 	tests := []struct {
 		name   string
@@ -263,7 +265,9 @@ func TestBadInput(t *testing.T) {
 		{"upper-case path id", req{method: "DELETE", path: "/api/v1/metrics/" + strings.ToUpper(s.metric)}, 404, "not_found", ""},
 		{"unknown check-in", req{method: "GET", path: "/api/v1/metrics/checkin/" + s.metric}, 404, "not_found", ""},
 		{"body too large", req{method: "POST", path: "/api/v1/goals", raw: &big}, 413, "request_too_large", ""},
-		{"wrong content type", req{method: "POST", path: "/api/v1/goals", body: goal, ctype: &text}, 415, "unsupported_media_type", ""},
+		{"wrong content type", req{method: "POST", path: "/api/v1/goals", body: goal, ctype: &xml}, 415, "unsupported_media_type", ""},
+		{"text that is not JSON", req{method: "POST", path: "/api/v1/goals", raw: &form, ctype: &text}, 415, "unsupported_media_type", ""},
+		{"form that is not JSON", req{method: "POST", path: "/api/v1/goals", raw: &form, ctype: ptr("application/x-www-form-urlencoded")}, 415, "unsupported_media_type", ""},
 		{"wrong charset", req{method: "PATCH", path: "/api/v1/goals/" + s.child, body: map[string]any{"name": "y"}, ctype: ptr("application/json; charset=latin1")}, 415, "unsupported_media_type", ""},
 		{"unknown route", req{method: "GET", path: "/api/v1/nothing"}, 404, "not_found", ""},
 		{"method not allowed", req{method: "PUT", path: "/api/v1/goals/" + s.child, body: map[string]any{"name": "y"}}, 405, "method_not_allowed", ""},
@@ -319,8 +323,11 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 
-	// A missing Content-Type is accepted.
-	e.ok(req{method: "POST", path: "/api/v1/goals", body: goal, ctype: ptr("")}, 201)
+	// A JSON body is accepted without a Content-Type, and under the types
+	// clients send by default for a string body.
+	for _, ct := range []string{"", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "application/merge-patch+json"} {
+		e.ok(req{method: "POST", path: "/api/v1/goals", body: goal, ctype: ptr(ct)}, 201)
+	}
 }
 
 func TestHeadersAndRequestID(t *testing.T) {

@@ -26,27 +26,48 @@ func schemaName(t reflect.Type) string {
 	return strings.TrimSuffix(n, "_")
 }
 
-// ref returns the schema of t: a $ref for named structs (defined once in
-// components), inline otherwise.
-func (g *oaGen) ref(t reflect.Type) map[string]any {
+// shape is how an answer writes a type: whole, or as a fields= projection
+// (query.Projection.Apply) leaves it.
+type shape int
+
+const (
+	whole shape = iota
+	// projected: id and accountId (when the object has them) and the
+	// fields named, at every depth: no other property is certain.
+	projected
+	// projectedItems: a page ({items, totalCount, ...}) whose items are
+	// projected; the page's own properties are whole.
+	projectedItems
+)
+
+// ref returns the schema of t written whole: a $ref for named structs
+// (defined once in components), inline otherwise.
+func (g *oaGen) ref(t reflect.Type) map[string]any { return g.schema(t, whole) }
+
+// schema returns the schema of t in the shape sh. A projected named struct
+// is its own component, named with the suffix "Projection".
+func (g *oaGen) schema(t reflect.Type, sh shape) map[string]any {
 	switch t.Kind() {
 	case reflect.Pointer:
-		inner := g.ref(t.Elem())
+		inner := g.schema(t.Elem(), sh)
 		return nullable(inner)
 	case reflect.Struct:
 		if t.Name() == "" {
-			return g.object(t)
+			return g.object(t, sh)
 		}
 		name := schemaName(t)
+		if sh != whole {
+			name += "Projection"
+		}
 		if _, ok := g.schemas[name]; !ok {
 			g.schemas[name] = map[string]any{} // placeholder against recursion
-			g.schemas[name] = g.object(t)
+			g.schemas[name] = g.object(t, sh)
 		}
 		return map[string]any{"$ref": "#/components/schemas/" + name}
 	case reflect.Slice, reflect.Array:
-		return map[string]any{"type": []string{"array", "null"}, "items": g.ref(t.Elem())}
+		return map[string]any{"type": []string{"array", "null"}, "items": g.schema(t.Elem(), sh)}
 	case reflect.Map:
-		return map[string]any{"type": []string{"object", "null"}, "additionalProperties": g.ref(t.Elem())}
+		return map[string]any{"type": []string{"object", "null"}, "additionalProperties": g.schema(t.Elem(), sh)}
 	case reflect.Interface:
 		return map[string]any{}
 	case reflect.String:
@@ -60,6 +81,15 @@ func (g *oaGen) ref(t reflect.Type) map[string]any {
 		return map[string]any{"type": "number"}
 	}
 	return map[string]any{}
+}
+
+// isPage reports whether t is a page: a struct with an items list.
+func isPage(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	f, ok := t.FieldByName("Items")
+	return ok && f.Tag.Get("json") == "items" && f.Type.Kind() == reflect.Slice
 }
 
 // nullable allows null besides what s allows.
@@ -78,21 +108,29 @@ func nullable(s map[string]any) map[string]any {
 	return s
 }
 
-// object is the schema of a struct: its JSON fields (embedded structs
-// flattened), each described by upstream.FieldDoc. Required are, on a type
-// that travels in request bodies, the fields upstream.RequiredInputFields
-// names; on a response type, every field the JSON encoding always writes
-// (no omitempty): what a full answer carries. A projection (fields=) answers
-// id, accountId and the fields named, and says so in its parameter.
-func (g *oaGen) object(t reflect.Type) map[string]any {
+// object is the schema of a struct in the shape sh: its JSON fields
+// (embedded structs flattened), each described by upstream.FieldDoc.
+// Required are, on a type that travels in request bodies, the fields
+// upstream.RequiredInputFields names; on a response type written whole,
+// every field the JSON encoding always writes (no omitempty): what a full
+// answer carries; on a projection, only id and accountId (when always
+// written), which query.Projection.Apply keeps at every depth.
+func (g *oaGen) object(t reflect.Type, sh shape) map[string]any {
 	props := map[string]any{}
 	var always []string
-	g.fields(t, t, props, &always)
-	s := map[string]any{"type": "object", "properties": props, "description": typeDoc(t)}
+	g.fields(t, t, props, &always, sh)
+	desc := typeDoc(t)
 	req := always
-	if g.inputs[t] {
+	switch {
+	case sh == projected:
+		req = slices.DeleteFunc(always, func(name string) bool { return name != "id" && name != "accountId" })
+		desc += " As a fields= projection answers it: id and accountId, and only the fields named (nested objects likewise)."
+	case sh == projectedItems:
+		desc += " Its items as a fields= projection answers them."
+	case g.inputs[t]:
 		req = upstream.RequiredInputFields(t.Name())
 	}
+	s := map[string]any{"type": "object", "properties": props, "description": desc}
 	if len(req) > 0 {
 		req = slices.Clone(req)
 		slices.Sort(req)
@@ -118,9 +156,9 @@ func (g *oaGen) markInputs(t reflect.Type) {
 	}
 }
 
-// fields adds the JSON fields of t (of the schema owner) to props and the
-// names the encoding always writes to always.
-func (g *oaGen) fields(owner, t reflect.Type, props map[string]any, always *[]string) {
+// fields adds the JSON fields of t (of the schema owner, in the shape sh)
+// to props and the names the encoding always writes to always.
+func (g *oaGen) fields(owner, t reflect.Type, props map[string]any, always *[]string, sh shape) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -134,7 +172,7 @@ func (g *oaGen) fields(owner, t reflect.Type, props map[string]any, always *[]st
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				g.fields(owner, ft, props, always)
+				g.fields(owner, ft, props, always, sh)
 				continue
 			}
 		}
@@ -144,8 +182,15 @@ func (g *oaGen) fields(owner, t reflect.Type, props map[string]any, always *[]st
 		if name == "" {
 			name = f.Name
 		}
-		p := g.ref(f.Type)
-		if g.inputs[owner] {
+		inner := sh
+		if sh == projectedItems {
+			inner = whole
+			if name == "items" {
+				inner = projected
+			}
+		}
+		p := g.schema(f.Type, inner)
+		if g.inputs[owner] && sh == whole {
 			maxLength(p, f.Type, name)
 		}
 		p["description"] = upstream.FieldDoc(schemaName(owner), name)

@@ -72,7 +72,7 @@ func TestOpenAPIValidAndComplete(t *testing.T) {
 			t.Errorf("%s %s: deprecated %v in the document, %v in the table", rt.Method, rt.Pattern, op.Deprecated, rt.Deprecated)
 		}
 		if op.Extensions["x-untyped"] != nil {
-			t.Errorf("%s %s: no Go types for the operation; add it to opSpecs in openapi_gen.go", rt.Method, rt.Pattern)
+			t.Errorf("%s %s: no Go types for the operation; add it to opSpecs in openapi_operations.go", rt.Method, rt.Pattern)
 		}
 	}
 	if item := doc.Paths.Find(rest.OpenAPIPath); item == nil || item.Get == nil {

@@ -224,6 +224,10 @@ func queryParam(e entry, name string) map[string]any {
 			desc = "a deadline filter, NOT the filter language: current, past or future (the objectives whose period contains, ended before or starts after today); anything else is a 400"
 			schema = map[string]any{"type": "string", "enum": []string{"current", "past", "future"}}
 		}
+		if e.Pattern == "/api/v1/sessions" {
+			desc = "a named period — current (start ≤ now ≤ end), past (ended) or future (not begun) — or a filter in the filter language (relaxed JSON), e.g. {\"title\":\"Q1\"}"
+			schema = map[string]any{"type": "string", "examples": []any{"current"}}
+		}
 	case "sort":
 		desc = "comma-separated fields, - for descending, e.g. -attainment,name; the id is always the last key"
 		schema = map[string]any{"type": "string", "examples": []any{"-attainment,name"}}
@@ -249,6 +253,13 @@ func queryParam(e entry, name string) map[string]any {
 		schema = map[string]any{"type": "string", "format": "date"}
 	case "name":
 		desc = "part of the tag name, case-insensitive; empty matches all"
+	case "sessionId", "goalId", "ownerId", "parentId":
+		desc = "only the items whose " + name + " is this id, or any of a comma-separated list of ids (added to the filter with AND)"
+	case "status":
+		desc = "only the items with this status, or any of a comma-separated list (added to the filter with AND)"
+		if e.Pattern == "/api/v1/sessions" {
+			desc = "open, locked or closed, or a comma-separated list of them (added to the filter with AND)"
+		}
 	}
 	p := map[string]any{"name": name, "in": "query", "schema": schema, "description": desc}
 	if name == "include" {

@@ -1,7 +1,7 @@
 // Package rest is the REST facade: it serves any upstream.API at the paths of
 // the documented OKR REST API (shared/spec/okr-rest-api.md), with the
 // conventions of DESIGN.md — bearer authentication, the service-accountId
-// header, RFC 9457 problem bodies, strict list parameters, JSON-only bodies.
+// header (or the real platform's gtmhub-accountId), RFC 9457 problem bodies, strict list parameters, JSON-only bodies.
 //
 // Handlers are thin: they parse the request, call the API and encode the
 // result. Business rules live behind upstream.API (in the store); this
@@ -11,9 +11,11 @@
 //   - A path id that is not 24 lowercase hex characters is 404 not_found: such
 //     an id cannot name anything, and answering as for an unknown (or another
 //     account's) id reveals nothing about the id space.
-//   - A request body with a Content-Type other than application/json is 415
-//     (code unsupported_media_type); a missing Content-Type is accepted. A body
-//     over 1 MiB is 413 (code request_too_large).
+//   - A request body is JSON: application/json (or a +json type), or no
+//     Content-Type, text/plain or application/x-www-form-urlencoded — what
+//     clients send by default for a string body — when it is a JSON object;
+//     anything else is 415 (code unsupported_media_type). A body over 1 MiB
+//     is 413 (code request_too_large).
 //   - 304 Not Modified (a goal that already carries the tag) has no body, as
 //     HTTP requires; the contract's "message string" goes in the X-Message
 //     response header.
@@ -70,8 +72,9 @@ type Route struct {
 	Method  string
 	Pattern string // chi pattern, exactly the contract's path ("/api/v1/goals/{id}")
 	// Account is true when the contract lists the service-accountId header
-	// (Acct) for the operation: the header is then required. Elsewhere it is
-	// optional but, when sent, must still name the caller's account.
+	// (Acct) for the operation: the header (or its alias gtmhub-accountId,
+	// AccountHeader) is then required. Elsewhere it is optional but, when
+	// sent, must still name the caller's account.
 	Account bool
 	// Deprecated operations answer normally and add the RFC 9745
 	// Deprecation header and a Link to Successor.
@@ -280,8 +283,8 @@ func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
 // notModified is a handler result meaning 304 with the given message.
 type notModified string
 
-// authenticate resolves the bearer token and checks the service-accountId
-// header; it returns the request context carrying the caller.
+// authenticate resolves the bearer token and checks the account header
+// (service-accountId or gtmhub-accountId, AccountHeader); it returns the request context carrying the caller.
 func (s *server) authenticate(r *http.Request, accountRequired bool) (context.Context, error) {
 	token, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok {
@@ -291,15 +294,30 @@ func (s *server) authenticate(r *http.Request, accountRequired bool) (context.Co
 	if err != nil {
 		return nil, err
 	}
-	acct := r.Header.Get("service-accountId")
+	acct := AccountHeader(r.Header)
 	switch {
 	case acct == "" && accountRequired:
-		return nil, upstream.Errorf(upstream.CodeAccountHeader, "the service-accountId header is required for this operation")
+		return nil, upstream.Errorf(upstream.CodeAccountHeader, "the service-accountId header (or gtmhub-accountId) is required for this operation")
 	case acct != "" && acct != caller.AccountID:
-		return nil, upstream.Errorf(upstream.CodeForbidden, "the service-accountId header does not name the account of the token")
+		return nil, upstream.Errorf(upstream.CodeForbidden, "the account header does not name the account of the token")
 	}
 	observe.FromContext(r.Context()).SetCaller(caller.AccountID, caller.UserID)
 	return upstream.WithMemo(upstream.NewContext(r.Context(), caller)), nil
+}
+
+// AccountHeaderAlias is the account header's name on the real platform,
+// which its public clients (its command-line client among them) send in
+// various letter cases; it is accepted wherever service-accountId is. HTTP
+// header names are case-insensitive, so http.Header finds every spelling.
+const AccountHeaderAlias = "gtmhub-accountId"
+
+// AccountHeader returns the account a request names: its service-accountId
+// header, else its gtmhub-accountId header (AccountHeaderAlias).
+func AccountHeader(h http.Header) string {
+	if acct := h.Get("service-accountId"); acct != "" {
+		return acct
+	}
+	return h.Get(AccountHeaderAlias)
 }
 
 // bearerToken extracts the token of an "Authorization: Bearer <token>"

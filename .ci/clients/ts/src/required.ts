@@ -1,7 +1,7 @@
 // Compile-time checks on the types openapi-typescript generated from
 // /api/openapi.json: inputs require what the server requires, and outputs
 // declare the fields every full answer carries as present (not optional).
-import type { components } from './generated/openapi.js';
+import type { components, paths } from './generated/openapi.js';
 
 type Schemas = components['schemas'];
 
@@ -22,3 +22,12 @@ export const metricGoalId: IsRequired<Schemas['Metric'], 'goalId'> = true;
 export const checkInActual: IsRequired<Schemas['CheckIn'], 'actual'> = true;
 export const pageTotal: IsRequired<Schemas['Page_Goal'], 'totalCount'> = true;
 export const problemCode: IsRequired<Schemas['Problem'], 'code'> = true;
+
+// A fields= projection answers only id, accountId and the fields named: the
+// projected schema requires nothing else, so a projected read is partial.
+export const metricProjectionId: IsRequired<Schemas['MetricProjection'], 'id'> = true;
+export const metricProjectionPartial: IsRequired<Schemas['MetricProjection'], 'goalId'> = false;
+// GET /api/v1/metrics/{id} takes fields=: the generated type of its answer
+// may lack goalId (a whole Metric, or a MetricProjection).
+type MetricRead = paths['/api/v1/metrics/{id}']['get']['responses'][200]['content']['application/json'];
+export const metricReadPartial: undefined extends MetricRead['goalId'] ? true : false = true;

@@ -147,13 +147,17 @@ func (a *Admission) Handler(next http.Handler) http.Handler {
 }
 
 // restKey is the fairness key of a REST request, known before the facade
-// authenticates it: the account its service-accountId header names, else
+// authenticates it: the account its account header names, else
 // its bearer token, else its address. A header naming an account other than
 // the token's is refused by the facade right after admission (403), so a
 // client can put into another account's share only requests that cost
 // nothing but their refusal, and no more than its token's rate limit.
 func restKey(r *http.Request) string {
-	if acct := r.Header.Get("service-accountId"); acct != "" {
+	acct := r.Header.Get("service-accountId")
+	if acct == "" {
+		acct = r.Header.Get("gtmhub-accountId") // the real platform's name for it (rest.AccountHeader)
+	}
+	if acct != "" {
 		return "account " + acct
 	}
 	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
