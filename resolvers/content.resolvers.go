@@ -126,7 +126,6 @@ func (r *listResolver) CreatedBy(ctx context.Context, obj *upstream.List) (*upst
 
 // List is the resolver for the list field.
 func (r *listDataResolver) List(ctx context.Context, obj *upstream.ListData) (*upstream.List, error) {
-	produceOne(ctx, &obj.List)
 	return &obj.List, nil
 }
 
@@ -146,7 +145,6 @@ func (r *mutationResolver) CreateTags(ctx context.Context, titles []string) ([]u
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
-	producedList(ctx, tags)
 	return tags, nil
 }
 
@@ -176,8 +174,6 @@ func (r *mutationResolver) TagDashboard(ctx context.Context, dashboardID string,
 	}
 	// Recorded at the payload's dashboard field, the level the edges below
 	// it (dashboard.tags, ...) look up.
-	produceSub(ctx, "tag", tag)
-	produceSub(ctx, "dashboard", d)
 	dp := &d
 	return &model.TagDashboardPayload{Tag: &tag, Added: added, Dashboard: dp}, nil
 }
@@ -189,7 +185,6 @@ func (r *mutationResolver) TagInsight(ctx context.Context, insightID string, tit
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
-	produceSub(ctx, "tag", tag)
 	return &model.TagPayload{Tag: &tag, Added: added}, nil
 }
 
@@ -356,168 +351,81 @@ func (r *mutationResolver) ReactToAnnouncement(ctx context.Context, id string, r
 
 // Tags is the resolver for the tags field.
 func (r *queryResolver) Tags(ctx context.Context, name *string, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TagDetailConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.TagFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListTags(ctx, upstream.TagQuery{Name: deref(name), ListQuery: q})
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.TagDetail) model.TagDetailEdge {
-		return model.TagDetailEdge{Cursor: c, Node: n}
-	})
-	return &model.TagDetailConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.TagDetailConnection](ctx, upstream.TagFields, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.TagDetail], error) {
+		return r.API.ListTags(ctx, upstream.TagQuery{Name: deref(name), ListQuery: q})
+	}, first, after, filter, orderBy)
 }
 
 // Dashboards is the resolver for the dashboards field.
 func (r *queryResolver) Dashboards(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.DashboardConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.DashboardFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListDashboards(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Dashboard) model.DashboardEdge {
-		return model.DashboardEdge{Cursor: c, Node: n}
-	})
-	return &model.DashboardConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.DashboardConnection](ctx, upstream.DashboardFields, r.API.ListDashboards, first, after, filter, orderBy)
 }
 
 // Dashboard is the resolver for the dashboard field.
 func (r *queryResolver) Dashboard(ctx context.Context, id string) (*upstream.Dashboard, error) {
 	v, err := r.API.GetDashboard(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // DashboardParameters is the resolver for the dashboardParameters field.
 func (r *queryResolver) DashboardParameters(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.DashboardParameterConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.DashboardParameterFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListDashboardParameters(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.DashboardParameter) model.DashboardParameterEdge {
-		return model.DashboardParameterEdge{Cursor: c, Node: n}
-	})
-	return &model.DashboardParameterConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.DashboardParameterConnection](ctx, upstream.DashboardParameterFields, r.API.ListDashboardParameters, first, after, filter, orderBy)
 }
 
 // Badges is the resolver for the badges field.
 func (r *queryResolver) Badges(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.BadgeConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.BadgeFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListBadges(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Badge) model.BadgeEdge { return model.BadgeEdge{Cursor: c, Node: n} })
-	return &model.BadgeConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.BadgeConnection](ctx, upstream.BadgeFields, r.API.ListBadges, first, after, filter, orderBy)
 }
 
 // Badge is the resolver for the badge field.
 func (r *queryResolver) Badge(ctx context.Context, id string) (*upstream.Badge, error) {
 	v, err := r.API.GetBadge(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // BadgeApprovals is the resolver for the badgeApprovals field.
 func (r *queryResolver) BadgeApprovals(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AssignedBadgeConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.AssignedBadgeFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListAssignedBadges(ctx, pending(q))
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.AssignedBadge) model.AssignedBadgeEdge {
-		return model.AssignedBadgeEdge{Cursor: c, Node: n}
-	})
-	return &model.AssignedBadgeConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.AssignedBadgeConnection](ctx, upstream.AssignedBadgeFields, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
+		return r.API.ListAssignedBadges(ctx, pending(q))
+	}, first, after, filter, orderBy)
 }
 
 // MyBadges is the resolver for the myBadges field.
 func (r *queryResolver) MyBadges(ctx context.Context, first *int, after *string) (*model.AssignedBadgeConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.AssignedBadgeFields, first, after, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.CurrentUserBadges(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.AssignedBadge) model.AssignedBadgeEdge {
-		return model.AssignedBadgeEdge{Cursor: c, Node: n}
-	})
-	return &model.AssignedBadgeConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.AssignedBadgeConnection](ctx, upstream.AssignedBadgeFields, r.API.CurrentUserBadges, first, after, nil, nil)
 }
 
 // KpiGroups is the resolver for the kpiGroups field.
 func (r *queryResolver) KpiGroups(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiGroupConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.KPIGroupFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListKPIGroups(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.KPIGroup) model.KpiGroupEdge { return model.KpiGroupEdge{Cursor: c, Node: n} })
-	return &model.KpiGroupConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.KpiGroupConnection](ctx, upstream.KPIGroupFields, r.API.ListKPIGroups, first, after, filter, orderBy)
 }
 
 // KpiGroup is the resolver for the kpiGroup field.
 func (r *queryResolver) KpiGroup(ctx context.Context, id string) (*upstream.KPIGroup, error) {
 	v, err := r.API.GetKPIGroup(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // Kpis is the resolver for the kpis field.
 func (r *queryResolver) Kpis(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.KPIFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListKPIs(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.KPI) model.KpiEdge { return model.KpiEdge{Cursor: c, Node: n} })
-	return &model.KpiConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.KpiConnection](ctx, upstream.KPIFields, r.API.ListKPIs, first, after, filter, orderBy)
 }
 
 // Kpi is the resolver for the kpi field.
 func (r *queryResolver) Kpi(ctx context.Context, id string) (*upstream.KPI, error) {
 	v, err := r.API.GetKPI(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // Lists is the resolver for the lists field.
 func (r *queryResolver) Lists(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.ListConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.ListFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListLists(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.List) model.ListEdge { return model.ListEdge{Cursor: c, Node: n} })
-	return &model.ListConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.ListConnection](ctx, upstream.ListFields, r.API.ListLists, first, after, filter, orderBy)
 }
 
 // List is the resolver for the list field.
 func (r *queryResolver) List(ctx context.Context, id string) (*upstream.List, error) {
 	v, err := r.API.GetList(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // ListTypes is the resolver for the listTypes field.
@@ -541,7 +449,7 @@ func (r *queryResolver) LoadList(ctx context.Context, id string, input *upstream
 		in = *input
 	}
 	v, err := r.API.LoadList(ctx, id, in)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // DashboardsByTag is the resolver for the dashboardsByTag field.
@@ -551,7 +459,6 @@ func (r *queryResolver) DashboardsByTag(ctx context.Context, tag string) ([]upst
 		return nil, err
 	}
 	ds = nonNilSlice(ds)
-	producedList(ctx, ds)
 	return ds, nil
 }
 
@@ -562,7 +469,6 @@ func (r *queryResolver) DashboardTagUsages(ctx context.Context) ([]upstream.Dash
 		return nil, err
 	}
 	us = nonNilSlice(us)
-	producedList(ctx, us)
 	return us, nil
 }
 
@@ -582,31 +488,18 @@ func (r *queryResolver) BadgeHolders(ctx context.Context, id string) (*model.Bad
 		return nil, err
 	}
 	h := &model.BadgeHolders{BadgeID: id, Preloaded: true, Users: nonNilSlice(ha.Users), Teams: nonNilSlice(ha.Teams)}
-	produceSub(ctx, "users", h.Users...)
-	produceSub(ctx, "teams", h.Teams...)
 	return h, nil
 }
 
 // Announcements is the resolver for the announcements field.
 func (r *queryResolver) Announcements(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AnnouncementConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.AnnouncementFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListAnnouncements(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Announcement) model.AnnouncementEdge {
-		return model.AnnouncementEdge{Cursor: c, Node: n}
-	})
-	return &model.AnnouncementConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.AnnouncementConnection](ctx, upstream.AnnouncementFields, r.API.ListAnnouncements, first, after, filter, orderBy)
 }
 
 // Announcement is the resolver for the announcement field.
 func (r *queryResolver) Announcement(ctx context.Context, id string) (*upstream.Announcement, error) {
 	v, err := r.API.GetAnnouncement(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // ID is the resolver for the id field.

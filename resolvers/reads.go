@@ -37,8 +37,9 @@ type Reads[T any] struct {
 
 	mu     sync.Mutex
 	dl     *dataloader.Loader[string, []T]
-	primed bool            // the operation's ids were loaded (once per request)
-	known  map[string]bool // those ids, until Reset
+	primed bool             // the operation's ids were loaded (once per request)
+	known  map[string]bool  // those ids, until Reset
+	proj   query.Projection // what the fields naming them select
 }
 
 // readWait is the batching window of keys not primed from the document.
@@ -51,7 +52,8 @@ func newReads[T any](l *Loaders, name string, fields map[string]string, f fetche
 }
 
 // Keys loads the items of keys (one batch with the other reads of the
-// kind) and records them as the level at the field of ctx.
+// kind). The field middleware records what a top-level field returns as
+// its level (recordField); a read-back is recorded with its payload.
 func (r *Reads[T]) Keys(ctx context.Context, keys ...string) ([]T, error) {
 	per, err := r.perKey(ctx, nonEmpty(keys...))
 	if err != nil {
@@ -60,31 +62,19 @@ func (r *Reads[T]) Keys(ctx context.Context, keys ...string) ([]T, error) {
 	return concat(per), nil
 }
 
-// perKey returns the items of each of keys, in key order ("" has none), and records them
-// as the level at the field of ctx (the edges below find their parents
-// there).
+// perKey returns the items of each of keys, in key order ("" has none).
 func (r *Reads[T]) perKey(ctx context.Context, keys []string) ([][]T, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	dl, known := r.loader(ctx)
+	dl := r.loader(ctx)
 	thunks := make([]dataloader.Thunk[[]T], len(keys))
 	for i, k := range keys {
-		if k == "" {
-			continue
+		if k != "" {
+			thunks[i] = dl.Load(ctx, k)
 		}
-		lctx := ctx
-		if !known[k] {
-			// A key no field names in advance may share its window with
-			// other fields' keys: it asks for the whole default shape, as
-			// the selection of one field says nothing of what the others
-			// read.
-			lctx = whole(ctx)
-		}
-		thunks[i] = dl.Load(lctx, k)
 	}
 	per := make([][]T, len(keys))
-	level := make(map[string][]T, len(keys)) // the form parentsAt reads
 	for i, th := range thunks {
 		if th == nil {
 			continue
@@ -94,21 +84,17 @@ func (r *Reads[T]) perKey(ctx context.Context, keys []string) ([][]T, error) {
 			return nil, err
 		}
 		per[i] = v
-		level[keys[i]] = v
-	}
-	if graphql.GetFieldContext(ctx) != nil {
-		r.l.record(pathKey(ctx), level)
 	}
 	return per, nil
 }
 
 // loader returns the request's dataloader of the kind, creating it on
 // first use (then primed from the operation) or after Reset (then not).
-func (r *Reads[T]) loader(ctx context.Context) (*dataloader.Loader[string, []T], map[string]bool) {
+func (r *Reads[T]) loader(ctx context.Context) *dataloader.Loader[string, []T] {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.dl != nil {
-		return r.dl, r.known
+		return r.dl
 	}
 	var ids []string
 	var proj query.Projection
@@ -124,20 +110,30 @@ func (r *Reads[T]) loader(ctx context.Context) (*dataloader.Loader[string, []T],
 	if len(ids) > 0 {
 		// Enqueued here, before any field's load: the batch is full, and
 		// runs, when the last is in.
-		pctx := withProjection(ctx, proj)
 		r.known = make(map[string]bool, len(ids))
+		r.proj = proj
 		for _, id := range ids {
 			r.known[id] = true
-			r.dl.Load(pctx, id)
+			r.dl.Load(ctx, id)
 		}
 	}
-	return r.dl, r.known
+	return r.dl
 }
 
-// batch is the dataloader's batch function: one fetch of all keys.
+// batch is the dataloader's batch function: one fetch of all keys. The
+// batch of the ids named in the operation asks for what their fields
+// select; any other batch (keys no field names in advance, which may share
+// their window with other fields' keys) for the whole default shape, as
+// the selection of one field says nothing of what the others read.
 func (r *Reads[T]) batch(ctx context.Context, keys []string) []*dataloader.Result[[]T] {
+	q := fetchArgs{}
+	r.mu.Lock()
+	if len(r.known) > 0 && r.known[keys[0]] {
+		q.fields = r.proj
+	}
+	r.mu.Unlock()
 	sctx, span := batchSpan(ctx, r.name, "", len(keys), false)
-	found, err := r.fetch(sctx, keys)
+	found, err := r.fetch(sctx, keys, q)
 	endBatch(span, err)
 	out := make([]*dataloader.Result[[]T], len(keys))
 	for i, k := range keys {
@@ -153,7 +149,7 @@ func (r *Reads[T]) batch(ctx context.Context, keys []string) []*dataloader.Resul
 // reset drops the loader and its cache: what is read next is read anew.
 func (r *Reads[T]) reset() {
 	r.mu.Lock()
-	r.dl, r.known = nil, nil
+	r.dl, r.known, r.proj = nil, nil, nil
 	r.mu.Unlock()
 }
 
