@@ -24,9 +24,9 @@ import (
 // aliased fields reach the loader before it fires). So the loader is
 // primed from the operation: when a query's first read of a kind comes,
 // the ids of every top-level field of that kind are read from the document
-// (arguments and variables) and loaded at once, with the loader's batch
-// capacity set to their number, so they go in exactly one batch whatever
-// the scheduling; the fields' own loads find them in the loader's cache.
+// (arguments and variables) and loaded at once, in one fetch that no timer
+// cuts, and primed into the loader's cache (Loader.Prime), where the
+// fields' own loads find them.
 // Keys not known in advance (a mutation's read-back) batch within
 // readWait.
 type Reads[T any] struct {
@@ -37,9 +37,9 @@ type Reads[T any] struct {
 
 	mu     sync.Mutex
 	dl     *dataloader.Loader[string, []T]
-	primed bool             // the operation's ids were loaded (once per request)
-	known  map[string]bool  // those ids, until Reset
-	proj   query.Projection // what the fields naming them select
+	primed   bool            // the operation's ids were loaded (once per request)
+	known    map[string]bool // those ids, until Reset
+	primeErr error           // the error loading them
 }
 
 // readWait is the batching window of keys not primed from the document.
@@ -68,8 +68,14 @@ func (r *Reads[T]) perKey(ctx context.Context, keys []string) ([][]T, error) {
 		return nil, nil
 	}
 	dl := r.loader(ctx)
+	r.mu.Lock()
+	known, primeErr := r.known, r.primeErr
+	r.mu.Unlock()
 	thunks := make([]dataloader.Thunk[[]T], len(keys))
 	for i, k := range keys {
+		if primeErr != nil && known[k] {
+			return nil, primeErr
+		}
 		if k != "" {
 			thunks[i] = dl.Load(ctx, k)
 		}
@@ -96,42 +102,38 @@ func (r *Reads[T]) loader(ctx context.Context) *dataloader.Loader[string, []T] {
 	if r.dl != nil {
 		return r.dl
 	}
-	var ids []string
-	var proj query.Projection
-	if !r.primed {
-		r.primed = true
-		ids, proj = r.operationIDs(ctx)
+	r.dl = dataloader.NewBatchedLoader(r.batch, dataloader.WithWait[string, []T](readWait))
+	if r.primed {
+		return r.dl
 	}
-	opts := []dataloader.Option[string, []T]{dataloader.WithWait[string, []T](readWait)}
-	if len(ids) > 0 {
-		opts = append(opts, dataloader.WithBatchCapacity[string, []T](len(ids)))
+	r.primed = true
+	ids, proj := r.operationIDs(ctx)
+	if len(ids) == 0 {
+		return r.dl
 	}
-	r.dl = dataloader.NewBatchedLoader(r.batch, opts...)
-	if len(ids) > 0 {
-		// Enqueued here, before any field's load: the batch is full, and
-		// runs, when the last is in.
-		r.known = make(map[string]bool, len(ids))
-		r.proj = proj
-		for _, id := range ids {
-			r.known[id] = true
-			r.dl.Load(ctx, id)
+	// The operation's ids in one fetch, here, before any field's load,
+	// with what their fields select; the fields' loads find them in the
+	// loader's cache. An error is kept for those fields to return.
+	sctx, span := batchSpan(ctx, r.name, "", len(ids), false)
+	found, err := r.fetch(sctx, ids, fetchArgs{fields: proj})
+	endBatch(span, err)
+	r.known = make(map[string]bool, len(ids))
+	for _, id := range ids {
+		r.known[id] = true
+		if err == nil {
+			r.dl.Prime(ctx, id, found[id])
 		}
 	}
+	r.primeErr = err
 	return r.dl
 }
 
-// batch is the dataloader's batch function: one fetch of all keys. The
-// batch of the ids named in the operation asks for what their fields
-// select; any other batch (keys no field names in advance, which may share
-// their window with other fields' keys) for the whole default shape, as
-// the selection of one field says nothing of what the others read.
+// batch is the dataloader's batch function: one fetch of all keys, of
+// the whole default shape (keys no field names in advance may share their
+// window with other fields' keys, and the selection of one field says
+// nothing of what the others read).
 func (r *Reads[T]) batch(ctx context.Context, keys []string) []*dataloader.Result[[]T] {
 	q := fetchArgs{}
-	r.mu.Lock()
-	if len(r.known) > 0 && r.known[keys[0]] {
-		q.fields = r.proj
-	}
-	r.mu.Unlock()
 	sctx, span := batchSpan(ctx, r.name, "", len(keys), false)
 	found, err := r.fetch(sctx, keys, q)
 	endBatch(span, err)
@@ -149,7 +151,7 @@ func (r *Reads[T]) batch(ctx context.Context, keys []string) []*dataloader.Resul
 // reset drops the loader and its cache: what is read next is read anew.
 func (r *Reads[T]) reset() {
 	r.mu.Lock()
-	r.dl, r.known, r.proj = nil, nil, nil
+	r.dl, r.known, r.primeErr = nil, nil, nil
 	r.mu.Unlock()
 }
 
