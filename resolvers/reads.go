@@ -35,8 +35,8 @@ type Reads[T any] struct {
 	fields map[string]string // top-level fields of this kind → the argument holding their id or ids
 	fetch  fetcher[T]
 
-	mu     sync.Mutex
-	dl     *dataloader.Loader[string, []T]
+	mu       sync.Mutex
+	dl       *dataloader.Loader[string, []T]
 	primed   bool            // the operation's ids were loaded (once per request)
 	known    map[string]bool // those ids, until Reset
 	primeErr error           // the error loading them
