@@ -18,42 +18,6 @@ func (r *announcementResolver) Author(ctx context.Context, obj *upstream.Announc
 	return For(ctx).AnnouncementAuthor.One(ctx, obj)
 }
 
-// Badge is the resolver for the badge field.
-func (r *assignedBadgeResolver) Badge(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.Badge, error) {
-	return For(ctx).AssignmentBadge.One(ctx, obj)
-}
-
-// Assignees is the resolver for the assignees field.
-func (r *assignedBadgeResolver) Assignees(ctx context.Context, obj *upstream.AssignedBadge) ([]model.Owner, error) {
-	return For(ctx).AssignmentOwners.List(ctx, obj)
-}
-
-// AssignedBy is the resolver for the assignedBy field.
-func (r *assignedBadgeResolver) AssignedBy(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.User, error) {
-	return For(ctx).AssignmentBy.One(ctx, obj)
-}
-
-// Holders is the resolver for the holders field.
-func (r *badgeResolver) Holders(ctx context.Context, obj *upstream.Badge) (*model.BadgeHolders, error) {
-	return For(ctx).BadgeHolders.One(ctx, obj)
-}
-
-// Users is the resolver for the users field.
-func (r *badgeHoldersResolver) Users(ctx context.Context, obj *model.BadgeHolders) ([]upstream.User, error) {
-	if obj.Preloaded {
-		return obj.Users, nil
-	}
-	return For(ctx).HolderUsers.List(ctx, obj)
-}
-
-// Teams is the resolver for the teams field.
-func (r *badgeHoldersResolver) Teams(ctx context.Context, obj *model.BadgeHolders) ([]upstream.Team, error) {
-	if obj.Preloaded {
-		return obj.Teams, nil
-	}
-	return For(ctx).HolderTeams.List(ctx, obj)
-}
-
 // SectionHeaders is the resolver for the sectionHeaders field.
 func (r *dashboardResolver) SectionHeaders(ctx context.Context, obj *upstream.Dashboard) (any, error) {
 	return obj.SectionHeaders, nil
@@ -92,26 +56,6 @@ func (r *insightItemResolver) InsightSource(ctx context.Context, obj *upstream.I
 // InsightState is the resolver for the insightState field.
 func (r *insightItemResolver) InsightState(ctx context.Context, obj *upstream.InsightItem) (any, error) {
 	return obj.InsightState, nil
-}
-
-// Groups is the resolver for the groups field.
-func (r *kpiResolver) Groups(ctx context.Context, obj *upstream.KPI) ([]upstream.KPIGroup, error) {
-	return For(ctx).KPIGroups.List(ctx, obj)
-}
-
-// Owner is the resolver for the owner field.
-func (r *kpiResolver) Owner(ctx context.Context, obj *upstream.KPI) (*upstream.User, error) {
-	return For(ctx).KPIOwner.One(ctx, obj)
-}
-
-// Kpis is the resolver for the kpis field.
-func (r *kpiGroupResolver) Kpis(ctx context.Context, obj *upstream.KPIGroup) ([]upstream.KPI, error) {
-	return For(ctx).KPIGroupKPIs.List(ctx, obj)
-}
-
-// CreatedBy is the resolver for the createdBy field.
-func (r *kpiGroupResolver) CreatedBy(ctx context.Context, obj *upstream.KPIGroup) (*upstream.User, error) {
-	return For(ctx).KPIGroupCreatedBy.One(ctx, obj)
 }
 
 // Filter is the resolver for the filter field.
@@ -222,87 +166,6 @@ func (r *mutationResolver) DeleteDashboardParameter(ctx context.Context, id stri
 	return deleted(ctx, id, r.API.DeleteDashboardParameter(ctx, id))
 }
 
-// CreateBadge is the resolver for the createBadge field.
-func (r *mutationResolver) CreateBadge(ctx context.Context, input upstream.BadgeInput) (*upstream.Badge, error) {
-	v, err := r.API.CreateBadge(ctx, input)
-	return wrote(ctx, v, err)
-}
-
-// UpdateBadge is the resolver for the updateBadge field.
-func (r *mutationResolver) UpdateBadge(ctx context.Context, id string, input upstream.BadgePatch) (*upstream.Badge, error) {
-	v, err := r.API.UpdateBadge(ctx, id, input)
-	return wrote(ctx, v, err)
-}
-
-// DeleteBadge is the resolver for the deleteBadge field.
-func (r *mutationResolver) DeleteBadge(ctx context.Context, id string) (string, error) {
-	return deleted(ctx, id, r.API.DeleteBadge(ctx, id))
-}
-
-// AssignBadge is the resolver for the assignBadge field.
-func (r *mutationResolver) AssignBadge(ctx context.Context, input upstream.AssignBadgeInput) (*upstream.AssignedBadge, error) {
-	v, err := r.API.AssignBadge(ctx, input)
-	return wrote(ctx, v, err)
-}
-
-// DecideBadge is the resolver for the decideBadge field.
-func (r *mutationResolver) DecideBadge(ctx context.Context, id string, approve bool) (*upstream.AssignedBadge, error) {
-	v, err := r.API.DecideBadge(ctx, id, approve)
-	return wrote(ctx, v, err)
-}
-
-// CreateKpiGroup is the resolver for the createKpiGroup field.
-func (r *mutationResolver) CreateKpiGroup(ctx context.Context, name string) (*upstream.KPIGroup, error) {
-	v, err := r.API.CreateKPIGroup(ctx, upstream.KPIGroupInput{Name: name})
-	return wrote(ctx, v, err)
-}
-
-// RenameKpiGroup is the resolver for the renameKpiGroup field.
-func (r *mutationResolver) RenameKpiGroup(ctx context.Context, id string, name string) (*upstream.KPIGroup, error) {
-	v, err := r.API.UpdateKPIGroup(ctx, id, upstream.KPIGroupInput{Name: name})
-	return wrote(ctx, v, err)
-}
-
-// DeleteKpiGroup is the resolver for the deleteKpiGroup field.
-func (r *mutationResolver) DeleteKpiGroup(ctx context.Context, id string) (string, error) {
-	return deleted(ctx, id, r.API.DeleteKPIGroup(ctx, id))
-}
-
-// SetKpiGroupFavorite is the resolver for the setKpiGroupFavorite field.
-func (r *mutationResolver) SetKpiGroupFavorite(ctx context.Context, groupID string, favorite bool) (*upstream.KPIGroup, error) {
-	if err := r.API.SetKPIGroupFavorite(ctx, groupID, favorite); err != nil {
-		return nil, err
-	}
-	v, err := r.API.GetKPIGroup(ctx, groupID)
-	return wrote(ctx, v, err)
-}
-
-// SetKpiInGroup is the resolver for the setKpiInGroup field.
-func (r *mutationResolver) SetKpiInGroup(ctx context.Context, kpiID string, groupID string, member bool) (*upstream.KPI, error) {
-	if err := r.API.SetKPIInGroup(ctx, kpiID, groupID, member); err != nil {
-		return nil, err
-	}
-	v, err := r.API.GetKPI(ctx, kpiID)
-	return wrote(ctx, v, err)
-}
-
-// CreateKpi is the resolver for the createKpi field.
-func (r *mutationResolver) CreateKpi(ctx context.Context, input upstream.KPIInput) (*upstream.KPI, error) {
-	v, err := r.API.CreateKPI(ctx, input)
-	return wrote(ctx, v, err)
-}
-
-// UpdateKpi is the resolver for the updateKpi field.
-func (r *mutationResolver) UpdateKpi(ctx context.Context, id string, input upstream.KPIPatch) (*upstream.KPI, error) {
-	v, err := r.API.UpdateKPI(ctx, id, input)
-	return wrote(ctx, v, err)
-}
-
-// DeleteKpi is the resolver for the deleteKpi field.
-func (r *mutationResolver) DeleteKpi(ctx context.Context, id string) (string, error) {
-	return deleted(ctx, id, r.API.DeleteKPI(ctx, id))
-}
-
 // CreateList is the resolver for the createList field.
 func (r *mutationResolver) CreateList(ctx context.Context, input upstream.ListInput) (*upstream.List, error) {
 	v, err := r.API.CreateList(ctx, input)
@@ -372,51 +235,6 @@ func (r *queryResolver) DashboardParameters(ctx context.Context, first *int, aft
 	return listConnection[model.DashboardParameterConnection](ctx, upstream.DashboardParameterFields, r.API.ListDashboardParameters, first, after, filter, orderBy)
 }
 
-// Badges is the resolver for the badges field.
-func (r *queryResolver) Badges(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.BadgeConnection, error) {
-	return listConnection[model.BadgeConnection](ctx, upstream.BadgeFields, r.API.ListBadges, first, after, filter, orderBy)
-}
-
-// Badge is the resolver for the badge field.
-func (r *queryResolver) Badge(ctx context.Context, id string) (*upstream.Badge, error) {
-	v, err := r.API.GetBadge(ctx, id)
-	return nilIfNotFound(v, err)
-}
-
-// BadgeApprovals is the resolver for the badgeApprovals field.
-func (r *queryResolver) BadgeApprovals(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AssignedBadgeConnection, error) {
-	return listConnection[model.AssignedBadgeConnection](ctx, upstream.AssignedBadgeFields, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
-		return r.API.ListAssignedBadges(ctx, pending(q))
-	}, first, after, filter, orderBy)
-}
-
-// MyBadges is the resolver for the myBadges field.
-func (r *queryResolver) MyBadges(ctx context.Context, first *int, after *string) (*model.AssignedBadgeConnection, error) {
-	return listConnection[model.AssignedBadgeConnection](ctx, upstream.AssignedBadgeFields, r.API.CurrentUserBadges, first, after, nil, nil)
-}
-
-// KpiGroups is the resolver for the kpiGroups field.
-func (r *queryResolver) KpiGroups(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiGroupConnection, error) {
-	return listConnection[model.KpiGroupConnection](ctx, upstream.KPIGroupFields, r.API.ListKPIGroups, first, after, filter, orderBy)
-}
-
-// KpiGroup is the resolver for the kpiGroup field.
-func (r *queryResolver) KpiGroup(ctx context.Context, id string) (*upstream.KPIGroup, error) {
-	v, err := r.API.GetKPIGroup(ctx, id)
-	return nilIfNotFound(v, err)
-}
-
-// Kpis is the resolver for the kpis field.
-func (r *queryResolver) Kpis(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiConnection, error) {
-	return listConnection[model.KpiConnection](ctx, upstream.KPIFields, r.API.ListKPIs, first, after, filter, orderBy)
-}
-
-// Kpi is the resolver for the kpi field.
-func (r *queryResolver) Kpi(ctx context.Context, id string) (*upstream.KPI, error) {
-	v, err := r.API.GetKPI(ctx, id)
-	return nilIfNotFound(v, err)
-}
-
 // Lists is the resolver for the lists field.
 func (r *queryResolver) Lists(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.ListConnection, error) {
 	return listConnection[model.ListConnection](ctx, upstream.ListFields, r.API.ListLists, first, after, filter, orderBy)
@@ -476,19 +294,6 @@ func (r *queryResolver) DashboardTagUsages(ctx context.Context) ([]upstream.Dash
 func (r *queryResolver) DashboardReports(ctx context.Context) ([]upstream.ReportSummary, error) {
 	rs, err := r.API.DashboardReports(ctx)
 	return nonNilSlice(rs), err
-}
-
-// BadgeHolders is the resolver for the badgeHolders field.
-func (r *queryResolver) BadgeHolders(ctx context.Context, id string) (*model.BadgeHolders, error) {
-	ha, err := r.API.BadgeAssignees(ctx, id)
-	if upstream.ErrorCode(err) == upstream.CodeNotFound {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	h := &model.BadgeHolders{BadgeID: id, Preloaded: true, Users: nonNilSlice(ha.Users), Teams: nonNilSlice(ha.Teams)}
-	return h, nil
 }
 
 // Announcements is the resolver for the announcements field.
@@ -580,15 +385,6 @@ func (r *updateListInputResolver) Filter(ctx context.Context, obj *upstream.List
 // Announcement returns graph.AnnouncementResolver implementation.
 func (r *Resolver) Announcement() graph.AnnouncementResolver { return &announcementResolver{r} }
 
-// AssignedBadge returns graph.AssignedBadgeResolver implementation.
-func (r *Resolver) AssignedBadge() graph.AssignedBadgeResolver { return &assignedBadgeResolver{r} }
-
-// Badge returns graph.BadgeResolver implementation.
-func (r *Resolver) Badge() graph.BadgeResolver { return &badgeResolver{r} }
-
-// BadgeHolders returns graph.BadgeHoldersResolver implementation.
-func (r *Resolver) BadgeHolders() graph.BadgeHoldersResolver { return &badgeHoldersResolver{r} }
-
 // Dashboard returns graph.DashboardResolver implementation.
 func (r *Resolver) Dashboard() graph.DashboardResolver { return &dashboardResolver{r} }
 
@@ -599,12 +395,6 @@ func (r *Resolver) DashboardTagUsage() graph.DashboardTagUsageResolver {
 
 // InsightItem returns graph.InsightItemResolver implementation.
 func (r *Resolver) InsightItem() graph.InsightItemResolver { return &insightItemResolver{r} }
-
-// Kpi returns graph.KpiResolver implementation.
-func (r *Resolver) Kpi() graph.KpiResolver { return &kpiResolver{r} }
-
-// KpiGroup returns graph.KpiGroupResolver implementation.
-func (r *Resolver) KpiGroup() graph.KpiGroupResolver { return &kpiGroupResolver{r} }
 
 // List returns graph.ListResolver implementation.
 func (r *Resolver) List() graph.ListResolver { return &listResolver{r} }
@@ -640,14 +430,9 @@ func (r *Resolver) UpdateListInput() graph.UpdateListInputResolver {
 
 type (
 	announcementResolver         struct{ *Resolver }
-	assignedBadgeResolver        struct{ *Resolver }
-	badgeResolver                struct{ *Resolver }
-	badgeHoldersResolver         struct{ *Resolver }
 	dashboardResolver            struct{ *Resolver }
 	dashboardTagUsageResolver    struct{ *Resolver }
 	insightItemResolver          struct{ *Resolver }
-	kpiResolver                  struct{ *Resolver }
-	kpiGroupResolver             struct{ *Resolver }
 	listResolver                 struct{ *Resolver }
 	listDataResolver             struct{ *Resolver }
 	tagDetailResolver            struct{ *Resolver }
