@@ -74,17 +74,6 @@ func connArgs(reg *query.Registry, first *int, after *string, filter map[string]
 	return a, p, err
 }
 
-// pageOf builds the parts of a connection from a window at p.
-func pageOf[T, E any](p Page, w window[T], edge func(cursor string, node *T) E) ([]T, []E, *model.PageInfo) {
-	items := nonNilSlice(w.items)
-	pi, cursors := pageInfo(p, len(items), w.total)
-	edges := make([]E, len(items))
-	for i := range items {
-		edges[i] = edge(cursors[i], &items[i])
-	}
-	return items, edges, pi
-}
-
 // cutWindow returns the window of a over items.
 func cutWindow[T any](items []T, a edgeArgs) []T {
 	lo := min(a.offset, len(items))
