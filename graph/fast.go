@@ -72,21 +72,18 @@ type fastObject struct {
 // bytes to the budget.
 const fastBytesStep = 64 << 10
 
-type fastCacheKey struct{}
-
-// fastCache remembers, for one operation, which root fields' selections
-// the fast path serves, so that a field left to gqlgen is not examined
-// again for every object below it.
-type fastCache struct {
+// FastCache remembers, for the operations of one request, which root
+// fields' selections the fast path serves, so that a field left to gqlgen
+// is not examined again for every object below it. The caller keeps it
+// with its other per-request state and passes it to Marshal.
+type FastCache struct {
 	mu sync.Mutex
 	ok map[*ast.Field]bool
 }
 
-// WithCache returns ctx with the fast path's memory for one operation;
-// call it once per operation (without it, selections are examined at
-// every field).
-func (x *Fast) WithCache(ctx context.Context) context.Context {
-	return context.WithValue(ctx, fastCacheKey{}, &fastCache{ok: map[*ast.Field]bool{}})
+// NewFastCache returns an empty FastCache.
+func NewFastCache() *FastCache {
+	return &FastCache{ok: map[*ast.Field]bool{}}
 }
 
 // FastOutcome is what Marshal did with a field.
@@ -123,10 +120,11 @@ var errGiveUp = errors.New("fast path: left to gqlgen")
 
 // Marshal returns the answer of the field of ctx, whose resolver returned
 // v: the whole value, every level below resolved, when the outcome is
-// FastServed; otherwise v goes on to gqlgen. charge is called with the
-// nodes (fields and list elements below the field) and bytes of the
-// answer as they grow; an error from it stops the run and is returned.
-func (x *Fast) Marshal(ctx context.Context, v any, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
+// FastServed; otherwise v goes on to gqlgen. cache (nil: none) remembers
+// for the request which selections the fast path serves. charge is called
+// with the nodes (fields and list elements below the field) and bytes of
+// the answer as they grow; an error from it stops the run and is returned.
+func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
 	if x == nil || !graphql.HasOperationContext(ctx) {
 		return nil, FastSkipped, nil
 	}
@@ -136,7 +134,7 @@ func (x *Fast) Marshal(ctx context.Context, v any, charge func(nodes, bytes int)
 		oc.Operation.Operation == ast.Subscription || len(fc.Field.Selections) == 0 {
 		return nil, FastSkipped, nil
 	}
-	if !x.serves(ctx, oc, fc.Field) {
+	if !x.serves(cache, oc, fc.Field) {
 		return nil, FastUnsupported, nil
 	}
 	ec := newExecutionContext(oc, x.es, nil)
@@ -172,9 +170,8 @@ func (x *Fast) Marshal(ctx context.Context, v any, charge func(nodes, bytes int)
 }
 
 // serves reports whether the fast path serves the selection of f,
-// remembering the answer for the operation.
-func (x *Fast) serves(ctx context.Context, oc *graphql.OperationContext, f graphql.CollectedField) bool {
-	c, _ := ctx.Value(fastCacheKey{}).(*fastCache)
+// remembering the answer in c.
+func (x *Fast) serves(c *FastCache, oc *graphql.OperationContext, f graphql.CollectedField) bool {
 	if c != nil {
 		c.mu.Lock()
 		ok, seen := c.ok[f.Field]

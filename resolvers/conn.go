@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
 
 	"github.com/okrgate/okrgate/graph/model"
@@ -24,17 +25,44 @@ func pageQuery(ctx context.Context, reg *query.Registry, first *int, after *stri
 	return p, q, err
 }
 
-// connect cuts a page to the window, records its nodes for the loaders
-// below and builds the edges with edge.
-func connect[T, E any](ctx context.Context, p Page, page upstream.Page[T], edge func(cursor string, node *T) E) ([]T, []E, *model.PageInfo) {
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]E, len(items))
-	for i := range items {
-		edges[i] = edge(cursors[i], &items[i])
+// listConnection is the resolver of every top-level connection field of
+// connection type C over items T: the paging, filter and order arguments
+// validated against reg, one page listed by list, the connection built
+// (newConnection). The field middleware records its nodes as the level
+// below (recordField).
+func listConnection[C, T any](ctx context.Context, reg *query.Registry, list lister[T], first *int, after *string, filter map[string]any, orderBy []model.Order) (*C, error) {
+	p, q, err := pageQuery(ctx, reg, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
 	}
-	return items, edges, pi
+	page, err := list(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return newConnection[C](p, page.Items[:min(len(page.Items), p.First)], totalOf(p, page)), nil
+}
+
+// newConnection builds a connection of type C (every connection type of
+// the schema has the fields TotalCount, PageInfo, Nodes []T and Edges of
+// {Cursor, Node *T}: TestNewConnectionEveryType checks them all) with
+// items at p out of total.
+func newConnection[C, T any](p Page, items []T, total int) *C {
+	items = nonNilSlice(items)
+	pi, cursors := pageInfo(p, len(items), total)
+	c := new(C)
+	v := reflect.ValueOf(c).Elem()
+	v.FieldByName("TotalCount").SetInt(int64(total))
+	v.FieldByName("PageInfo").Set(reflect.ValueOf(pi))
+	v.FieldByName("Nodes").Set(reflect.ValueOf(items))
+	ev := v.FieldByName("Edges")
+	edges := reflect.MakeSlice(ev.Type(), len(items), len(items))
+	for i := range items {
+		e := edges.Index(i)
+		e.FieldByName("Cursor").SetString(cursors[i])
+		e.FieldByName("Node").Set(reflect.ValueOf(&items[i]))
+	}
+	ev.Set(edges)
+	return c
 }
 
 // wrote finishes a mutation that returns an object: on success the loader
@@ -44,7 +72,6 @@ func wrote[T any](ctx context.Context, v T, err error) (*T, error) {
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
-	produceOne(ctx, &v)
 	return &v, nil
 }
 
@@ -57,16 +84,14 @@ func deleted(ctx context.Context, id string, err error) (string, error) {
 	return id, nil
 }
 
-// orNil turns a not-found read into null; a found object is recorded for
-// the loaders below it.
-func orNil[T any](ctx context.Context, v T, err error) (*T, error) {
+// nilIfNotFound turns a not-found read into null.
+func nilIfNotFound[T any](v T, err error) (*T, error) {
 	if upstream.ErrorCode(err) == upstream.CodeNotFound {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	produceOne(ctx, &v)
 	return &v, nil
 }
 

@@ -18,42 +18,6 @@ func (r *announcementResolver) Author(ctx context.Context, obj *upstream.Announc
 	return For(ctx).AnnouncementAuthor.One(ctx, obj)
 }
 
-// Badge is the resolver for the badge field.
-func (r *assignedBadgeResolver) Badge(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.Badge, error) {
-	return For(ctx).AssignmentBadge.One(ctx, obj)
-}
-
-// Assignees is the resolver for the assignees field.
-func (r *assignedBadgeResolver) Assignees(ctx context.Context, obj *upstream.AssignedBadge) ([]model.Owner, error) {
-	return For(ctx).AssignmentOwners.List(ctx, obj)
-}
-
-// AssignedBy is the resolver for the assignedBy field.
-func (r *assignedBadgeResolver) AssignedBy(ctx context.Context, obj *upstream.AssignedBadge) (*upstream.User, error) {
-	return For(ctx).AssignmentBy.One(ctx, obj)
-}
-
-// Holders is the resolver for the holders field.
-func (r *badgeResolver) Holders(ctx context.Context, obj *upstream.Badge) (*model.BadgeHolders, error) {
-	return For(ctx).BadgeHolders.One(ctx, obj)
-}
-
-// Users is the resolver for the users field.
-func (r *badgeHoldersResolver) Users(ctx context.Context, obj *model.BadgeHolders) ([]upstream.User, error) {
-	if obj.Preloaded {
-		return obj.Users, nil
-	}
-	return For(ctx).HolderUsers.List(ctx, obj)
-}
-
-// Teams is the resolver for the teams field.
-func (r *badgeHoldersResolver) Teams(ctx context.Context, obj *model.BadgeHolders) ([]upstream.Team, error) {
-	if obj.Preloaded {
-		return obj.Teams, nil
-	}
-	return For(ctx).HolderTeams.List(ctx, obj)
-}
-
 // SectionHeaders is the resolver for the sectionHeaders field.
 func (r *dashboardResolver) SectionHeaders(ctx context.Context, obj *upstream.Dashboard) (any, error) {
 	return obj.SectionHeaders, nil
@@ -94,26 +58,6 @@ func (r *insightItemResolver) InsightState(ctx context.Context, obj *upstream.In
 	return obj.InsightState, nil
 }
 
-// Groups is the resolver for the groups field.
-func (r *kpiResolver) Groups(ctx context.Context, obj *upstream.KPI) ([]upstream.KPIGroup, error) {
-	return For(ctx).KPIGroups.List(ctx, obj)
-}
-
-// Owner is the resolver for the owner field.
-func (r *kpiResolver) Owner(ctx context.Context, obj *upstream.KPI) (*upstream.User, error) {
-	return For(ctx).KPIOwner.One(ctx, obj)
-}
-
-// Kpis is the resolver for the kpis field.
-func (r *kpiGroupResolver) Kpis(ctx context.Context, obj *upstream.KPIGroup) ([]upstream.KPI, error) {
-	return For(ctx).KPIGroupKPIs.List(ctx, obj)
-}
-
-// CreatedBy is the resolver for the createdBy field.
-func (r *kpiGroupResolver) CreatedBy(ctx context.Context, obj *upstream.KPIGroup) (*upstream.User, error) {
-	return For(ctx).KPIGroupCreatedBy.One(ctx, obj)
-}
-
 // Filter is the resolver for the filter field.
 func (r *listResolver) Filter(ctx context.Context, obj *upstream.List) (any, error) {
 	return obj.Filter, nil
@@ -126,7 +70,6 @@ func (r *listResolver) CreatedBy(ctx context.Context, obj *upstream.List) (*upst
 
 // List is the resolver for the list field.
 func (r *listDataResolver) List(ctx context.Context, obj *upstream.ListData) (*upstream.List, error) {
-	produceOne(ctx, &obj.List)
 	return &obj.List, nil
 }
 
@@ -146,7 +89,6 @@ func (r *mutationResolver) CreateTags(ctx context.Context, titles []string) ([]u
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
-	producedList(ctx, tags)
 	return tags, nil
 }
 
@@ -176,8 +118,6 @@ func (r *mutationResolver) TagDashboard(ctx context.Context, dashboardID string,
 	}
 	// Recorded at the payload's dashboard field, the level the edges below
 	// it (dashboard.tags, ...) look up.
-	produceSub(ctx, "tag", tag)
-	produceSub(ctx, "dashboard", d)
 	dp := &d
 	return &model.TagDashboardPayload{Tag: &tag, Added: added, Dashboard: dp}, nil
 }
@@ -189,7 +129,6 @@ func (r *mutationResolver) TagInsight(ctx context.Context, insightID string, tit
 		return nil, err
 	}
 	LoadersFrom(ctx).Reset()
-	produceSub(ctx, "tag", tag)
 	return &model.TagPayload{Tag: &tag, Added: added}, nil
 }
 
@@ -225,87 +164,6 @@ func (r *mutationResolver) ReplaceDashboardParameter(ctx context.Context, id str
 // DeleteDashboardParameter is the resolver for the deleteDashboardParameter field.
 func (r *mutationResolver) DeleteDashboardParameter(ctx context.Context, id string) (string, error) {
 	return deleted(ctx, id, r.API.DeleteDashboardParameter(ctx, id))
-}
-
-// CreateBadge is the resolver for the createBadge field.
-func (r *mutationResolver) CreateBadge(ctx context.Context, input upstream.BadgeInput) (*upstream.Badge, error) {
-	v, err := r.API.CreateBadge(ctx, input)
-	return wrote(ctx, v, err)
-}
-
-// UpdateBadge is the resolver for the updateBadge field.
-func (r *mutationResolver) UpdateBadge(ctx context.Context, id string, input upstream.BadgePatch) (*upstream.Badge, error) {
-	v, err := r.API.UpdateBadge(ctx, id, input)
-	return wrote(ctx, v, err)
-}
-
-// DeleteBadge is the resolver for the deleteBadge field.
-func (r *mutationResolver) DeleteBadge(ctx context.Context, id string) (string, error) {
-	return deleted(ctx, id, r.API.DeleteBadge(ctx, id))
-}
-
-// AssignBadge is the resolver for the assignBadge field.
-func (r *mutationResolver) AssignBadge(ctx context.Context, input upstream.AssignBadgeInput) (*upstream.AssignedBadge, error) {
-	v, err := r.API.AssignBadge(ctx, input)
-	return wrote(ctx, v, err)
-}
-
-// DecideBadge is the resolver for the decideBadge field.
-func (r *mutationResolver) DecideBadge(ctx context.Context, id string, approve bool) (*upstream.AssignedBadge, error) {
-	v, err := r.API.DecideBadge(ctx, id, approve)
-	return wrote(ctx, v, err)
-}
-
-// CreateKpiGroup is the resolver for the createKpiGroup field.
-func (r *mutationResolver) CreateKpiGroup(ctx context.Context, name string) (*upstream.KPIGroup, error) {
-	v, err := r.API.CreateKPIGroup(ctx, upstream.KPIGroupInput{Name: name})
-	return wrote(ctx, v, err)
-}
-
-// RenameKpiGroup is the resolver for the renameKpiGroup field.
-func (r *mutationResolver) RenameKpiGroup(ctx context.Context, id string, name string) (*upstream.KPIGroup, error) {
-	v, err := r.API.UpdateKPIGroup(ctx, id, upstream.KPIGroupInput{Name: name})
-	return wrote(ctx, v, err)
-}
-
-// DeleteKpiGroup is the resolver for the deleteKpiGroup field.
-func (r *mutationResolver) DeleteKpiGroup(ctx context.Context, id string) (string, error) {
-	return deleted(ctx, id, r.API.DeleteKPIGroup(ctx, id))
-}
-
-// SetKpiGroupFavorite is the resolver for the setKpiGroupFavorite field.
-func (r *mutationResolver) SetKpiGroupFavorite(ctx context.Context, groupID string, favorite bool) (*upstream.KPIGroup, error) {
-	if err := r.API.SetKPIGroupFavorite(ctx, groupID, favorite); err != nil {
-		return nil, err
-	}
-	v, err := r.API.GetKPIGroup(ctx, groupID)
-	return wrote(ctx, v, err)
-}
-
-// SetKpiInGroup is the resolver for the setKpiInGroup field.
-func (r *mutationResolver) SetKpiInGroup(ctx context.Context, kpiID string, groupID string, member bool) (*upstream.KPI, error) {
-	if err := r.API.SetKPIInGroup(ctx, kpiID, groupID, member); err != nil {
-		return nil, err
-	}
-	v, err := r.API.GetKPI(ctx, kpiID)
-	return wrote(ctx, v, err)
-}
-
-// CreateKpi is the resolver for the createKpi field.
-func (r *mutationResolver) CreateKpi(ctx context.Context, input upstream.KPIInput) (*upstream.KPI, error) {
-	v, err := r.API.CreateKPI(ctx, input)
-	return wrote(ctx, v, err)
-}
-
-// UpdateKpi is the resolver for the updateKpi field.
-func (r *mutationResolver) UpdateKpi(ctx context.Context, id string, input upstream.KPIPatch) (*upstream.KPI, error) {
-	v, err := r.API.UpdateKPI(ctx, id, input)
-	return wrote(ctx, v, err)
-}
-
-// DeleteKpi is the resolver for the deleteKpi field.
-func (r *mutationResolver) DeleteKpi(ctx context.Context, id string) (string, error) {
-	return deleted(ctx, id, r.API.DeleteKPI(ctx, id))
 }
 
 // CreateList is the resolver for the createList field.
@@ -356,168 +214,36 @@ func (r *mutationResolver) ReactToAnnouncement(ctx context.Context, id string, r
 
 // Tags is the resolver for the tags field.
 func (r *queryResolver) Tags(ctx context.Context, name *string, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TagDetailConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.TagFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListTags(ctx, upstream.TagQuery{Name: deref(name), ListQuery: q})
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.TagDetail) model.TagDetailEdge {
-		return model.TagDetailEdge{Cursor: c, Node: n}
-	})
-	return &model.TagDetailConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.TagDetailConnection](ctx, upstream.TagFields, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.TagDetail], error) {
+		return r.API.ListTags(ctx, upstream.TagQuery{Name: deref(name), ListQuery: q})
+	}, first, after, filter, orderBy)
 }
 
 // Dashboards is the resolver for the dashboards field.
 func (r *queryResolver) Dashboards(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.DashboardConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.DashboardFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListDashboards(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Dashboard) model.DashboardEdge {
-		return model.DashboardEdge{Cursor: c, Node: n}
-	})
-	return &model.DashboardConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.DashboardConnection](ctx, upstream.DashboardFields, r.API.ListDashboards, first, after, filter, orderBy)
 }
 
 // Dashboard is the resolver for the dashboard field.
 func (r *queryResolver) Dashboard(ctx context.Context, id string) (*upstream.Dashboard, error) {
 	v, err := r.API.GetDashboard(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // DashboardParameters is the resolver for the dashboardParameters field.
 func (r *queryResolver) DashboardParameters(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.DashboardParameterConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.DashboardParameterFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListDashboardParameters(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.DashboardParameter) model.DashboardParameterEdge {
-		return model.DashboardParameterEdge{Cursor: c, Node: n}
-	})
-	return &model.DashboardParameterConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
-}
-
-// Badges is the resolver for the badges field.
-func (r *queryResolver) Badges(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.BadgeConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.BadgeFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListBadges(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Badge) model.BadgeEdge { return model.BadgeEdge{Cursor: c, Node: n} })
-	return &model.BadgeConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
-}
-
-// Badge is the resolver for the badge field.
-func (r *queryResolver) Badge(ctx context.Context, id string) (*upstream.Badge, error) {
-	v, err := r.API.GetBadge(ctx, id)
-	return orNil(ctx, v, err)
-}
-
-// BadgeApprovals is the resolver for the badgeApprovals field.
-func (r *queryResolver) BadgeApprovals(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AssignedBadgeConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.AssignedBadgeFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListAssignedBadges(ctx, pending(q))
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.AssignedBadge) model.AssignedBadgeEdge {
-		return model.AssignedBadgeEdge{Cursor: c, Node: n}
-	})
-	return &model.AssignedBadgeConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
-}
-
-// MyBadges is the resolver for the myBadges field.
-func (r *queryResolver) MyBadges(ctx context.Context, first *int, after *string) (*model.AssignedBadgeConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.AssignedBadgeFields, first, after, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.CurrentUserBadges(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.AssignedBadge) model.AssignedBadgeEdge {
-		return model.AssignedBadgeEdge{Cursor: c, Node: n}
-	})
-	return &model.AssignedBadgeConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
-}
-
-// KpiGroups is the resolver for the kpiGroups field.
-func (r *queryResolver) KpiGroups(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiGroupConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.KPIGroupFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListKPIGroups(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.KPIGroup) model.KpiGroupEdge { return model.KpiGroupEdge{Cursor: c, Node: n} })
-	return &model.KpiGroupConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
-}
-
-// KpiGroup is the resolver for the kpiGroup field.
-func (r *queryResolver) KpiGroup(ctx context.Context, id string) (*upstream.KPIGroup, error) {
-	v, err := r.API.GetKPIGroup(ctx, id)
-	return orNil(ctx, v, err)
-}
-
-// Kpis is the resolver for the kpis field.
-func (r *queryResolver) Kpis(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.KPIFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListKPIs(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.KPI) model.KpiEdge { return model.KpiEdge{Cursor: c, Node: n} })
-	return &model.KpiConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
-}
-
-// Kpi is the resolver for the kpi field.
-func (r *queryResolver) Kpi(ctx context.Context, id string) (*upstream.KPI, error) {
-	v, err := r.API.GetKPI(ctx, id)
-	return orNil(ctx, v, err)
+	return listConnection[model.DashboardParameterConnection](ctx, upstream.DashboardParameterFields, r.API.ListDashboardParameters, first, after, filter, orderBy)
 }
 
 // Lists is the resolver for the lists field.
 func (r *queryResolver) Lists(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.ListConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.ListFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListLists(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.List) model.ListEdge { return model.ListEdge{Cursor: c, Node: n} })
-	return &model.ListConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.ListConnection](ctx, upstream.ListFields, r.API.ListLists, first, after, filter, orderBy)
 }
 
 // List is the resolver for the list field.
 func (r *queryResolver) List(ctx context.Context, id string) (*upstream.List, error) {
 	v, err := r.API.GetList(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // ListTypes is the resolver for the listTypes field.
@@ -541,7 +267,7 @@ func (r *queryResolver) LoadList(ctx context.Context, id string, input *upstream
 		in = *input
 	}
 	v, err := r.API.LoadList(ctx, id, in)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // DashboardsByTag is the resolver for the dashboardsByTag field.
@@ -551,7 +277,6 @@ func (r *queryResolver) DashboardsByTag(ctx context.Context, tag string) ([]upst
 		return nil, err
 	}
 	ds = nonNilSlice(ds)
-	producedList(ctx, ds)
 	return ds, nil
 }
 
@@ -562,7 +287,6 @@ func (r *queryResolver) DashboardTagUsages(ctx context.Context) ([]upstream.Dash
 		return nil, err
 	}
 	us = nonNilSlice(us)
-	producedList(ctx, us)
 	return us, nil
 }
 
@@ -572,41 +296,15 @@ func (r *queryResolver) DashboardReports(ctx context.Context) ([]upstream.Report
 	return nonNilSlice(rs), err
 }
 
-// BadgeHolders is the resolver for the badgeHolders field.
-func (r *queryResolver) BadgeHolders(ctx context.Context, id string) (*model.BadgeHolders, error) {
-	ha, err := r.API.BadgeAssignees(ctx, id)
-	if upstream.ErrorCode(err) == upstream.CodeNotFound {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	h := &model.BadgeHolders{BadgeID: id, Preloaded: true, Users: nonNilSlice(ha.Users), Teams: nonNilSlice(ha.Teams)}
-	produceSub(ctx, "users", h.Users...)
-	produceSub(ctx, "teams", h.Teams...)
-	return h, nil
-}
-
 // Announcements is the resolver for the announcements field.
 func (r *queryResolver) Announcements(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.AnnouncementConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.AnnouncementFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListAnnouncements(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Announcement) model.AnnouncementEdge {
-		return model.AnnouncementEdge{Cursor: c, Node: n}
-	})
-	return &model.AnnouncementConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.AnnouncementConnection](ctx, upstream.AnnouncementFields, r.API.ListAnnouncements, first, after, filter, orderBy)
 }
 
 // Announcement is the resolver for the announcement field.
 func (r *queryResolver) Announcement(ctx context.Context, id string) (*upstream.Announcement, error) {
 	v, err := r.API.GetAnnouncement(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // ID is the resolver for the id field.
@@ -687,15 +385,6 @@ func (r *updateListInputResolver) Filter(ctx context.Context, obj *upstream.List
 // Announcement returns graph.AnnouncementResolver implementation.
 func (r *Resolver) Announcement() graph.AnnouncementResolver { return &announcementResolver{r} }
 
-// AssignedBadge returns graph.AssignedBadgeResolver implementation.
-func (r *Resolver) AssignedBadge() graph.AssignedBadgeResolver { return &assignedBadgeResolver{r} }
-
-// Badge returns graph.BadgeResolver implementation.
-func (r *Resolver) Badge() graph.BadgeResolver { return &badgeResolver{r} }
-
-// BadgeHolders returns graph.BadgeHoldersResolver implementation.
-func (r *Resolver) BadgeHolders() graph.BadgeHoldersResolver { return &badgeHoldersResolver{r} }
-
 // Dashboard returns graph.DashboardResolver implementation.
 func (r *Resolver) Dashboard() graph.DashboardResolver { return &dashboardResolver{r} }
 
@@ -706,12 +395,6 @@ func (r *Resolver) DashboardTagUsage() graph.DashboardTagUsageResolver {
 
 // InsightItem returns graph.InsightItemResolver implementation.
 func (r *Resolver) InsightItem() graph.InsightItemResolver { return &insightItemResolver{r} }
-
-// Kpi returns graph.KpiResolver implementation.
-func (r *Resolver) Kpi() graph.KpiResolver { return &kpiResolver{r} }
-
-// KpiGroup returns graph.KpiGroupResolver implementation.
-func (r *Resolver) KpiGroup() graph.KpiGroupResolver { return &kpiGroupResolver{r} }
 
 // List returns graph.ListResolver implementation.
 func (r *Resolver) List() graph.ListResolver { return &listResolver{r} }
@@ -747,14 +430,9 @@ func (r *Resolver) UpdateListInput() graph.UpdateListInputResolver {
 
 type (
 	announcementResolver         struct{ *Resolver }
-	assignedBadgeResolver        struct{ *Resolver }
-	badgeResolver                struct{ *Resolver }
-	badgeHoldersResolver         struct{ *Resolver }
 	dashboardResolver            struct{ *Resolver }
 	dashboardTagUsageResolver    struct{ *Resolver }
 	insightItemResolver          struct{ *Resolver }
-	kpiResolver                  struct{ *Resolver }
-	kpiGroupResolver             struct{ *Resolver }
 	listResolver                 struct{ *Resolver }
 	listDataResolver             struct{ *Resolver }
 	tagDetailResolver            struct{ *Resolver }

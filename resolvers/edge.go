@@ -26,22 +26,26 @@ import (
 // nothing is decided by a timer: the upstream calls of a query depend only
 // on the query and the data.
 //
+// The levels are recorded by the engine, not by the resolvers: an edge's
+// batch records what it loaded as the level at its path (the nodes of a
+// connection at nodes and edges.node), and the field middleware records
+// what a top-level field returned (recordField, levels.go).
+//
 // keys says which keys a parent points to (its own id for children, its
 // parentId for parent, its ownerIds for owners); fetch loads the items of a
 // set of keys, grouped by key. Both are the edge's; a resolver only names
-// the edge and its parent object (Loaders.GoalChildren.List(ctx, obj)).
+// the edge, its parent object and the field's arguments, if any
+// (Loaders.GoalChildren.List(ctx, obj), .ListWith(ctx, obj, args),
+// .Page(ctx, obj, args)): a field with arguments is the same edge, asked
+// with a filter, an order and a window.
 type Edge[P, T any] struct {
 	l     *Loaders
 	name  string
 	keys  func(p *P, dst []string) []string
-	fetch func(ctx context.Context, keys []string, parents []*P) (map[string][]T, error)
+	fetch func(ctx context.Context, keys []string, parents []*P, q fetchArgs) (map[string][]T, error)
 	// sub, when set, names the subfield whose level the items are (the
 	// field of the edge wraps them, as User.roles wraps UserRole.team).
 	sub string
-	// levels, when set, records the loaded items as the levels below the
-	// field of ctx instead of at its path (a connection edge records the
-	// nodes of its pages at nodes and edges.node).
-	levels func(ctx context.Context, found map[string][]T)
 }
 
 // List returns the items of all the keys of p, in key order; never nil.
@@ -51,6 +55,24 @@ func (e *Edge[P, T]) List(ctx context.Context, p *P) ([]T, error) {
 		return nil, err
 	}
 	return concat(per), nil
+}
+
+// ListWith returns p's items as a list field with arguments a asks for
+// them: the items of the level matching a's filter, loaded in one batch,
+// then p's sorted by a's order and cut to a's window; never nil.
+func (e *Edge[P, T]) ListWith(ctx context.Context, p *P, a edgeArgs) ([]T, error) {
+	if a.plain() {
+		return e.List(ctx, p)
+	}
+	w, err := e.window(ctx, p, a, false)
+	return nonNilSlice(w.items), err
+}
+
+// Page returns p's page of the connection form of the edge (a's window of
+// its items, and how many match); the level's pages are recorded at the
+// connection's nodes and edges.node.
+func (e *Edge[P, T]) Page(ctx context.Context, p *P, a edgeArgs) (window[T], error) {
+	return e.window(ctx, p, a, true)
 }
 
 // One returns the first item of p's first key, or nil.
@@ -103,13 +125,24 @@ func first[T any](items []T, err error) (*T, error) {
 type batch[T any] struct {
 	once  sync.Once
 	err   error
+	q     fetchArgs
 	mu    sync.Mutex
 	found map[string][]T // every key asked for has an entry (nil: no items)
+	// windows are the parents' windows of a field with arguments or a
+	// connection, by parentKey.
+	windows map[string]window[T]
 }
 
-// load returns the items of each of keys (those of p, or of a top-level
-// field when p is nil) from the batch of the edge at the field path of ctx,
-// running the batch for the whole level on first use.
+// window is one parent's items of a field with arguments: those in its
+// window, and the number of matching items.
+type window[T any] struct {
+	items []T
+	total int
+}
+
+// load returns the items of each of keys (those of p) from the batch of
+// the edge at the field path of ctx, running the batch for the whole level
+// on first use.
 func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, error) {
 	if len(keys) == 0 {
 		return nil, nil
@@ -117,40 +150,20 @@ func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, erro
 	path := pathKey(ctx)
 	b := batchAt[T](e.l, e.name, path)
 	b.once.Do(func() {
-		var parents []*P
-		if p != nil {
-			parents = parentsAt[P](e.l, parentPath(path))
-			if !slices.Contains(parents, p) {
-				parents = append(parents, p)
-			}
+		q := fetchArgs{}
+		if e.sub == "" {
+			q.fields = selectionProjection(ctx)
 		}
-		all := slices.Clone(keys)
-		for _, q := range parents {
-			all = e.keys(q, all)
-		}
-		slices.Sort(all)
-		all = slices.Compact(nonEmpty(all...))
-		fctx := ctx
-		if e.sub != "" {
-			fctx = whole(ctx)
-		}
-		fctx, span := batchSpan(fctx, e.name, path, len(all), false)
-		found, err := e.run(fctx, all, parents)
-		endBatch(span, err)
-		b.found, b.err = found, err
-		if err != nil {
-			return
-		}
-		if e.levels != nil {
-			e.levels(ctx, found)
+		_, b.found, b.err = e.start(ctx, b, path, p, keys, q)
+		if b.err != nil {
 			return
 		}
 		if e.sub == "" {
-			e.l.record(path, found)
+			e.l.record(path, b.found)
 			return
 		}
 		for _, sp := range subPaths(ctx, e.sub) {
-			e.l.record(sp, found)
+			e.l.record(sp, b.found)
 		}
 	})
 	if b.err != nil {
@@ -158,16 +171,8 @@ func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, erro
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var missing []string
-	for _, k := range keys {
-		if _, ok := b.found[k]; !ok && k != "" {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		if err := e.stray(ctx, b, p, missing); err != nil {
-			return nil, err
-		}
+	if err := e.complete(ctx, b, p, keys); err != nil {
+		return nil, err
 	}
 	per := make([][]T, len(keys))
 	for i, k := range keys {
@@ -176,18 +181,126 @@ func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, erro
 	return per, nil
 }
 
-// stray loads keys of p that the batch of its level did not (p is not part
-// of the recorded level: its field returned an object that no batch
-// recorded) on their own; call with b.mu held. Their items are not added to
-// the level, so the levels below do not depend on when this happened.
-func (e *Edge[P, T]) stray(ctx context.Context, b *batch[T], p *P, missing []string) error {
+// window returns p's window of the field of ctx, whose arguments are a: the
+// first call at the path loads the matching items of every parent of the
+// level in one batch and cuts every parent's window; the windows' items are
+// the level below (at the path, or at nodes and edges.node of a
+// connection).
+func (e *Edge[P, T]) window(ctx context.Context, p *P, a edgeArgs, conn bool) (window[T], error) {
+	path := pathKey(ctx)
+	b := batchAt[T](e.l, e.name, path)
+	b.once.Do(func() {
+		q := fetchArgs{filter: a.filter}
+		if conn {
+			q.fields = nodesProjection(ctx)
+		} else {
+			q.fields = selectionProjection(ctx)
+		}
+		var parents []*P
+		parents, b.found, b.err = e.start(ctx, b, path, p, e.keys(p, nil), q)
+		if b.err != nil {
+			return
+		}
+		b.windows = make(map[string]window[T], len(parents))
+		var items []T
+		for _, q := range parents {
+			pk := e.parentKey(q)
+			if _, seen := b.windows[pk]; seen {
+				continue
+			}
+			w, err := e.cut(b, q, a)
+			if err != nil {
+				b.err = err
+				return
+			}
+			b.windows[pk] = w
+			items = append(items, w.items...)
+		}
+		if !conn {
+			e.l.record(path, items)
+			return
+		}
+		for _, cp := range connPaths(ctx) {
+			e.l.record(cp, items)
+		}
+	})
+	if b.err != nil {
+		return window[T]{}, b.err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w, ok := b.windows[e.parentKey(p)]; ok {
+		return w, nil
+	}
+	// A parent of no recorded level: its window alone, not added to the
+	// level (see stray).
+	if err := e.complete(ctx, b, p, e.keys(p, nil)); err != nil {
+		return window[T]{}, err
+	}
+	return e.cut(b, p, a)
+}
+
+// start runs the batch of the level at path: the keys of every parent
+// recorded at the level above (and p's), fetched in one go.
+func (e *Edge[P, T]) start(ctx context.Context, b *batch[T], path string, p *P, keys []string, q fetchArgs) ([]*P, map[string][]T, error) {
+	b.q = q
+	parents := parentsAt[P](e.l, parentPath(path))
+	if p != nil && !slices.Contains(parents, p) {
+		parents = append(parents, p)
+	}
+	all := slices.Clone(keys)
+	for _, q := range parents {
+		all = e.keys(q, all)
+	}
+	slices.Sort(all)
+	all = slices.Compact(nonEmpty(all...))
+	fctx, span := batchSpan(ctx, e.name, path, len(all), false)
+	found, err := e.run(fctx, all, parents, q)
+	endBatch(span, err)
+	return parents, found, err
+}
+
+// cut returns p's window: the items of its keys, sorted by a's order and
+// cut to a's window; call with the batch complete for p.
+func (e *Edge[P, T]) cut(b *batch[T], p *P, a edgeArgs) (window[T], error) {
+	var items []T
+	for _, k := range e.keys(p, nil) {
+		items = append(items, b.found[k]...)
+	}
+	sorted, err := sortItems(items, a.sort)
+	if err != nil {
+		return window[T]{}, err
+	}
+	return window[T]{items: cutWindow(sorted, a), total: len(items)}, nil
+}
+
+// parentKey identifies a parent within a level by its keys.
+func (e *Edge[P, T]) parentKey(p *P) string {
+	return strings.Join(e.keys(p, nil), "\x00")
+}
+
+// complete loads the keys of p that the batch of its level did not (p is
+// not part of the recorded level: its field returned an object that no
+// batch recorded) on their own; call with b.mu held. Their items are not
+// added to the level, so the levels below do not depend on when this
+// happened.
+func (e *Edge[P, T]) complete(ctx context.Context, b *batch[T], p *P, keys []string) error {
+	var missing []string
+	for _, k := range keys {
+		if _, ok := b.found[k]; !ok && k != "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
 	e.l.strays.Add(1)
 	var parents []*P
 	if p != nil {
 		parents = []*P{p}
 	}
 	sctx, span := batchSpan(ctx, e.name, pathKey(ctx), len(missing), true)
-	more, err := e.run(sctx, missing, parents)
+	more, err := e.run(sctx, missing, parents, b.q)
 	endBatch(span, err)
 	if err != nil {
 		return err
@@ -199,11 +312,11 @@ func (e *Edge[P, T]) stray(ctx context.Context, b *batch[T], p *P, missing []str
 }
 
 // run fetches keys and gives every key an entry.
-func (e *Edge[P, T]) run(ctx context.Context, keys []string, parents []*P) (map[string][]T, error) {
+func (e *Edge[P, T]) run(ctx context.Context, keys []string, parents []*P, q fetchArgs) (map[string][]T, error) {
 	found := map[string][]T{}
 	if len(keys) > 0 {
 		var err error
-		if found, err = e.fetch(ctx, keys, parents); err != nil {
+		if found, err = e.fetch(ctx, keys, parents, q); err != nil {
 			return nil, err
 		}
 	}

@@ -18,16 +18,22 @@ type fastPath struct {
 	metrics *Metrics
 }
 
-// aroundFields charges the field to the budget, then hands its value to
-// the fast path; a value the fast path leaves alone goes on to gqlgen.
+// aroundFields charges the field to the budget, records the level it
+// starts (recordField), then hands its value to the fast path; a value the
+// fast path leaves alone goes on to gqlgen.
 func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := p.budget.aroundFields(ctx, next)
-	if err != nil || res == nil || p.fast == nil {
+	if err != nil || res == nil {
 		return res, err
+	}
+	l := LoadersFrom(ctx)
+	l.recordField(ctx, res)
+	if p.fast == nil {
+		return res, nil
 	}
 	s, _ := ctx.Value(spendKey{}).(*spend)
 	nodes, bytes := 0, 0
-	m, outcome, err := p.fast.Marshal(ctx, res, func(n, b int) error {
+	m, outcome, err := p.fast.Marshal(ctx, res, l.fastCache(), func(n, b int) error {
 		nodes += n
 		bytes += b
 		return p.budget.charge(s, n, b)
@@ -41,13 +47,4 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 		return res, nil
 	}
 	return m, nil
-}
-
-// aroundResponses gives each operation the fast path's memory of which
-// selections it serves.
-func (p fastPath) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if p.fast == nil {
-		return next(ctx)
-	}
-	return next(p.fast.WithCache(ctx))
 }

@@ -18,24 +18,31 @@ import (
 // statement, so a level costs one call however large; a gateway splits the
 // list as the REST API's bounds require and pages by keyset (listAll).
 
-// fetcher loads the items of keys, grouped by key.
-type fetcher[T any] func(ctx context.Context, keys []string) (map[string][]T, error)
+// fetcher loads the items of keys, grouped by key, as q asks.
+type fetcher[T any] func(ctx context.Context, keys []string, q fetchArgs) (map[string][]T, error)
+
+// fetchArgs is what a field asks of a fetch beyond its keys: a filter
+// ANDed to the fetcher's own (the field's filter argument) and the
+// enrichments to compute (nil: the whole default shape).
+type fetchArgs struct {
+	filter *query.Expr
+	fields query.Projection
+}
 
 // lister is an upstream list operation.
 type lister[T any] func(ctx context.Context, q upstream.ListQuery) (upstream.Page[T], error)
 
 // byField fetches the items whose field (the keys item gives, e.g. its
-// parentId or its ownerIds) is one of the keys, with extra ANDed to the
-// filter, in id order per key.
+// parentId or its ownerIds) is one of the keys, with extra and q's filter
+// ANDed to the filter, in id order per key.
 func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys func(*T, []string) []string, id func(*T) string) fetcher[T] {
-	return func(ctx context.Context, keys []string) (map[string][]T, error) {
-		fields := projection(ctx)
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]T, error) {
 		want := make(map[string]bool, len(keys))
 		for _, k := range keys {
 			want[k] = true
 		}
 		out := make(map[string][]T, len(keys))
-		items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(keys)...), extra), Fields: fields}, id)
+		items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(keys)...), extra, q.filter), Fields: q.fields}, id)
 		if err != nil {
 			return nil, err
 		}
@@ -86,32 +93,26 @@ func listAll[T any](ctx context.Context, list lister[T], q upstream.ListQuery, i
 // authorization): a loader asks for them only when the query selects them.
 var enrichments = []string{"assignee", "assignees", "tags", "currentUserAllowedActions"}
 
-// projection is the upstream projection of the field of ctx: "id" and the
-// enrichments its selection names (in any fragment), so that the store
-// skips the joins nobody reads. Plain stored fields and the edges below are
-// not listed: the store returns the stored document either way, and the
-// edges load through their own loaders.
-func projection(ctx context.Context) query.Projection {
+// selectionProjection is the projection of the items the field of ctx
+// returns (fieldProjection of its selection), or nil outside a field.
+func selectionProjection(ctx context.Context) query.Projection {
 	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || !graphql.HasOperationContext(ctx) || ctx.Value(wholeKey{}) != nil {
+	if fc == nil || !graphql.HasOperationContext(ctx) {
 		return nil
 	}
-	if p, ok := ctx.Value(projectionKey{}).(query.Projection); ok {
-		return p
-	}
-	p := query.Projection{"id": nil}
-	collect(graphql.GetOperationContext(ctx), fc.Field.Selections, p)
-	return p
+	return fieldProjection(graphql.GetOperationContext(ctx), fc.Field.Selections)
 }
 
-type wholeKey struct{}
-
-// whole marks ctx so that loads under it ask for the whole default shape:
-// for items that the field of ctx does not return itself (a mutation's
-// payload objects, UserRole.team under User.roles), its selection says
-// nothing about what is read of them.
-func whole(ctx context.Context) context.Context {
-	return context.WithValue(ctx, wholeKey{}, true)
+// fieldProjection is the upstream projection of the items a field with
+// selection sel returns: "id" and the enrichments the selection names (in
+// any fragment), so that the store skips the joins nobody reads. Plain
+// stored fields and the edges below are not listed: the store returns the
+// stored document either way, and the edges load through their own
+// loaders.
+func fieldProjection(oc *graphql.OperationContext, sel ast.SelectionSet) query.Projection {
+	p := query.Projection{"id": nil}
+	collect(oc, sel, p)
+	return p
 }
 
 // collect adds the enrichments named in sel, through fragments of any type.
@@ -146,8 +147,8 @@ func anyKeys(keys []string) []any {
 func owners(api upstream.API) fetcher[model.Owner] {
 	users := byID(api.ListUsers, func(u *upstream.User) string { return u.ID })
 	teams := byID(api.ListTeams, func(t *upstream.Team) string { return t.ID })
-	return func(ctx context.Context, keys []string) (map[string][]model.Owner, error) {
-		us, err := users(ctx, keys)
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Owner, error) {
+		us, err := users(ctx, keys, q)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +164,7 @@ func owners(api upstream.API) fetcher[model.Owner] {
 		if len(rest) == 0 {
 			return out, nil
 		}
-		ts, err := teams(ctx, rest)
+		ts, err := teams(ctx, rest, q)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +183,7 @@ func owners(api upstream.API) fetcher[model.Owner] {
 // see (private goals, dashboards without read access). Items come in id
 // order per tag.
 func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetcher[T] {
-	return func(ctx context.Context, keys []string) (map[string][]T, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]T, error) {
 		tgs, err := listAll(ctx, api.ListTaggings,
 			upstream.ListQuery{Filter: query.And(query.In("tagId", anyKeys(keys)...), query.Eq("itemType", itemType))}, func(t *upstream.Tagging) string { return t.ID })
 		if err != nil {
@@ -193,7 +194,7 @@ func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetc
 			ids = append(ids, t.ItemID)
 		}
 		slices.Sort(ids)
-		found, err := fetch(ctx, slices.Compact(ids))
+		found, err := fetch(ctx, slices.Compact(ids), q)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +212,7 @@ func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetc
 // call (the operation has no filter; it returns the account's mappings,
 // grouped here by team).
 func roleMappings(api upstream.API) fetcher[upstream.Role] {
-	return func(ctx context.Context, keys []string) (map[string][]upstream.Role, error) {
+	return func(ctx context.Context, keys []string, _ fetchArgs) (map[string][]upstream.Role, error) {
 		ms, err := api.ListRoleMappings(ctx)
 		if err != nil {
 			return nil, err
@@ -226,8 +227,8 @@ func roleMappings(api upstream.API) fetcher[upstream.Role] {
 
 // asRoleMappings types the roles of a mapping fetcher as mappings.
 func asRoleMappings(f fetcher[upstream.Role]) fetcher[model.RoleMapping] {
-	return func(ctx context.Context, keys []string) (map[string][]model.RoleMapping, error) {
-		found, err := f(ctx, keys)
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.RoleMapping, error) {
+		found, err := f(ctx, keys, q)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +245,7 @@ func asRoleMappings(f fetcher[upstream.Role]) fetcher[model.RoleMapping] {
 // grouped by badge into the distinct assignee ids in id order. The users
 // and teams themselves load one level down (BadgeHolders.users / .teams).
 func holders(api upstream.API) fetcher[model.BadgeHolders] {
-	return func(ctx context.Context, keys []string) (map[string][]model.BadgeHolders, error) {
+	return func(ctx context.Context, keys []string, _ fetchArgs) (map[string][]model.BadgeHolders, error) {
 		ids := map[string][]string{}
 		as, err := listAll(ctx, api.ListAssignedBadges,
 			upstream.ListQuery{Filter: query.And(query.In("badgeId", anyKeys(keys)...), query.Eq("status", upstream.BadgeApproved))},

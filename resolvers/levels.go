@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -9,20 +10,127 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// Levels that no edge loads: top-level connections and lists, objects read
-// by a top-level field, a mutation's payload. Their fields record them, so
-// that the edges below them find their parents (see Edge).
+// Levels that no edge loads: what a top-level field returns (a page, a
+// list, an object read by id, a mutation's payload). The engine records
+// them, not the resolvers: the field middleware hands every top-level
+// field's value to recordField, which records it, and the objects below it
+// that need no resolver (a connection's nodes and edges.node, a payload's
+// objects), at their paths, so that the edges below find their parents
+// (see Edge).
 
-// produced records the nodes of a connection under every path its items
-// are reachable by (nodes and edges.node, under any alias).
-func produced[T any](ctx context.Context, items []T) {
-	l := LoadersFrom(ctx)
+// isRoot reports whether typ is an operation type, whose fields
+// recordField records.
+func isRoot(typ string) bool {
+	return typ == "Query" || typ == "Mutation" || typ == "Subscription"
+}
+
+// recordField records the value res of the field of ctx, when it is a
+// top-level field, as the level at its path, and the objects below it that
+// its Go value holds (struct fields, no resolver) at theirs. Below the top
+// level the edges record the levels they load.
+func (l *Loaders) recordField(ctx context.Context, res any) {
 	if l == nil {
 		return
 	}
-	for _, p := range connPaths(ctx) {
-		l.record(p, items)
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || !isRoot(fc.Object) || len(fc.Field.Selections) == 0 ||
+		!graphql.HasOperationContext(ctx) {
+		return
 	}
+	l.recordValues(pathKey(ctx), fc.Field.Selections, []reflect.Value{reflect.ValueOf(res)})
+}
+
+// recordValues records the objects that vals hold (pointers, slices and
+// interfaces are followed) at path, then, for every field of sel with a
+// selection of its own that their Go type holds as a struct field, the
+// objects of that field one path down.
+func (l *Loaders) recordValues(path string, sel ast.SelectionSet, vals []reflect.Value) {
+	var items []reflect.Value
+	for _, v := range vals {
+		items = flattenValue(v, items)
+	}
+	if len(items) == 0 {
+		return
+	}
+	objs := make([]any, len(items))
+	for i, it := range items {
+		if it.CanAddr() {
+			objs[i] = it.Addr().Interface()
+		} else {
+			p := reflect.New(it.Type())
+			p.Elem().Set(it)
+			objs[i] = p.Interface()
+		}
+	}
+	l.record(path, objs)
+	eachField(sel, func(f *ast.Field) {
+		if len(f.SelectionSet) == 0 {
+			return
+		}
+		var sub []reflect.Value
+		index := map[reflect.Type]int{}
+		for _, it := range items {
+			i, ok := index[it.Type()]
+			if !ok {
+				i = structField(it.Type(), f.Name)
+				index[it.Type()] = i
+			}
+			if i >= 0 {
+				sub = append(sub, it.Field(i))
+			}
+		}
+		if len(sub) > 0 {
+			l.recordValues(segment(path, f), f.SelectionSet, sub)
+		}
+	})
+}
+
+// flattenValue appends the structs v holds to dst.
+func flattenValue(v reflect.Value, dst []reflect.Value) []reflect.Value {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
+		if v.IsNil() {
+			return dst
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		return append(dst, v)
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			dst = flattenValue(v.Index(i), dst)
+		}
+	}
+	return dst
+}
+
+// eachField calls fn for every field of sel, through fragments of any type
+// (a field of each fragment is its own path, as pathKey names it).
+func eachField(sel ast.SelectionSet, fn func(*ast.Field)) {
+	for _, s := range sel {
+		switch s := s.(type) {
+		case *ast.Field:
+			fn(s)
+		case *ast.InlineFragment:
+			eachField(s.SelectionSet, fn)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				eachField(s.Definition.SelectionSet, fn)
+			}
+		}
+	}
+}
+
+// structField returns the index of the exported field of struct type t
+// that gqlgen binds to the GraphQL field name (the same name, case
+// aside), or -1 when a resolver serves it.
+func structField(t reflect.Type, name string) int {
+	for j := range t.NumField() {
+		if f := t.Field(j); f.IsExported() && !f.Anonymous && strings.EqualFold(f.Name, name) {
+			return j
+		}
+	}
+	return -1
 }
 
 // connPaths returns the paths a connection's items are reachable by below
@@ -41,33 +149,6 @@ func connPaths(ctx context.Context) []string {
 		}
 	}
 	return out
-}
-
-// producedList records the items of a top-level plain list (not a
-// connection) at the list's own path.
-func producedList[T any](ctx context.Context, items []T) {
-	if l := LoadersFrom(ctx); l != nil {
-		l.record(pathKey(ctx), items)
-	}
-}
-
-// produceOne records a top-level object read without an edge (a Get or a
-// mutation result) at its path.
-func produceOne[T any](ctx context.Context, v *T) {
-	if l := LoadersFrom(ctx); l != nil && v != nil {
-		l.record(pathKey(ctx), []T{*v})
-	}
-}
-
-// produceSub records items that a subfield (field) of the field of ctx
-// returns without an edge (a payload's object, a page's items), at every
-// path of that subfield.
-func produceSub[T any](ctx context.Context, field string, items ...T) {
-	if l := LoadersFrom(ctx); l != nil {
-		for _, p := range subPaths(ctx, field) {
-			l.record(p, items)
-		}
-	}
 }
 
 // subPaths returns the field paths of the selections named field directly

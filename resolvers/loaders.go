@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -24,7 +25,8 @@ type Loaders struct {
 	mu      sync.Mutex
 	batches map[batchKey]any // edge at path → *batch[T]
 	levels  map[string][]any // path → the items resolved there
-	strays  atomic.Int64     // keys loaded outside their level (see Edge.load)
+	strays  atomic.Int64     // keys loaded outside their level (see Edge.complete)
+	fast    *graph.FastCache // which selections the fast path serves
 
 	// Objectives.
 	GoalParent    *Edge[upstream.Goal, upstream.Goal]
@@ -109,7 +111,7 @@ type Loaders struct {
 
 // NewLoaders returns the loaders of one request over api.
 func NewLoaders(api upstream.API) *Loaders {
-	l := &Loaders{api: api, batches: map[batchKey]any{}, levels: map[string][]any{}}
+	l := &Loaders{api: api, batches: map[batchKey]any{}, levels: map[string][]any{}, fast: graph.NewFastCache()}
 
 	goalID := func(g *upstream.Goal) string { return g.ID }
 	metricID := func(m *upstream.Metric) string { return m.ID }
@@ -251,8 +253,8 @@ func (l *Loaders) Stray() int64 { return l.strays.Load() }
 
 // edge returns an edge whose fetch needs only the keys.
 func edge[P, T any](l *Loaders, name string, keys func(*P, []string) []string, f fetcher[T]) *Edge[P, T] {
-	return &Edge[P, T]{l: l, name: name, keys: keys, fetch: func(ctx context.Context, keys []string, _ []*P) (map[string][]T, error) {
-		return f(ctx, keys)
+	return &Edge[P, T]{l: l, name: name, keys: keys, fetch: func(ctx context.Context, keys []string, _ []*P, q fetchArgs) (map[string][]T, error) {
+		return f(ctx, keys, q)
 	}}
 }
 
@@ -260,7 +262,7 @@ func edge[P, T any](l *Loaders, name string, keys func(*P, []string) []string, f
 // goal's tags): no upstream call, but a level like any other, so the edges
 // below it (Tag.goals) batch.
 func embeddedEdge[P, T any](l *Loaders, name string, id func(*P) string, items func(*P) []T) *Edge[P, T] {
-	return &Edge[P, T]{l: l, name: name, keys: key(id), fetch: func(_ context.Context, _ []string, parents []*P) (map[string][]T, error) {
+	return &Edge[P, T]{l: l, name: name, keys: key(id), fetch: func(_ context.Context, _ []string, parents []*P, _ fetchArgs) (map[string][]T, error) {
 		out := make(map[string][]T, len(parents))
 		for _, p := range parents {
 			if v := items(p); v != nil {
@@ -276,7 +278,7 @@ func embeddedEdge[P, T any](l *Loaders, name string, id func(*P) string, items f
 func assignmentBadge(l *Loaders, badges fetcher[upstream.Badge]) *Edge[upstream.AssignedBadge, upstream.Badge] {
 	return &Edge[upstream.AssignedBadge, upstream.Badge]{l: l, name: "AssignmentBadge",
 		keys: key(badgeOf),
-		fetch: func(ctx context.Context, keys []string, parents []*upstream.AssignedBadge) (map[string][]upstream.Badge, error) {
+		fetch: func(ctx context.Context, keys []string, parents []*upstream.AssignedBadge, q fetchArgs) (map[string][]upstream.Badge, error) {
 			out := map[string][]upstream.Badge{}
 			for _, a := range parents {
 				if a.Badge != nil {
@@ -292,7 +294,7 @@ func assignmentBadge(l *Loaders, badges fetcher[upstream.Badge]) *Edge[upstream.
 			if len(rest) == 0 {
 				return out, nil
 			}
-			more, err := badges(ctx, rest)
+			more, err := badges(ctx, rest, q)
 			for k, v := range more {
 				out[k] = v
 			}
@@ -339,17 +341,27 @@ func sessionLister(api upstream.API) lister[upstream.Session] {
 	}
 }
 
+// loadersKey is the key of a request's loaders in its memo.
 type loadersKey struct{}
 
-// WithLoaders returns ctx carrying l.
+// WithLoaders returns ctx with l as the loaders of its request, held by
+// the request's memo (upstream.Memo, the one place for per-request state):
+// ctx's own, or a new one when ctx has none or one that holds another
+// operation's loaders already.
 func WithLoaders(ctx context.Context, l *Loaders) context.Context {
-	return context.WithValue(ctx, loadersKey{}, l)
+	m := upstream.MemoFrom(ctx)
+	if m == nil || m.Attached(loadersKey{}) != nil {
+		ctx = upstream.WithMemo(ctx)
+		m = upstream.MemoFrom(ctx)
+	}
+	m.Attach(loadersKey{}, l)
+	return ctx
 }
 
 // For returns the loaders of the request in ctx. It panics without them:
 // LoaderMiddleware is part of every GraphQL handler.
 func For(ctx context.Context) *Loaders {
-	l, _ := ctx.Value(loadersKey{}).(*Loaders)
+	l := LoadersFrom(ctx)
 	if l == nil {
 		panic("resolvers: no loaders in the request context (LoaderMiddleware missing)")
 	}
@@ -358,8 +370,21 @@ func For(ctx context.Context) *Loaders {
 
 // LoadersFrom returns the loaders of the request in ctx, or nil.
 func LoadersFrom(ctx context.Context) *Loaders {
-	l, _ := ctx.Value(loadersKey{}).(*Loaders)
+	m := upstream.MemoFrom(ctx)
+	if m == nil {
+		return nil
+	}
+	l, _ := m.Attached(loadersKey{}).(*Loaders)
 	return l
+}
+
+// fastCache returns the fast path's memory of the request (nil without
+// loaders: then the fast path examines each selection anew).
+func (l *Loaders) fastCache() *graph.FastCache {
+	if l == nil {
+		return nil
+	}
+	return l.fast
 }
 
 // LoaderMiddleware creates fresh loaders for every request; m, when not

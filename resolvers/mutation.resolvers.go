@@ -42,15 +42,9 @@ func (r *mutationResolver) TagGoal(ctx context.Context, goalID string, title str
 	}
 	l := LoadersFrom(ctx)
 	l.Reset()
-	g, err := first(l.Goals.Keys(whole(ctx), goalID))
+	g, err := first(l.Goals.Keys(ctx, goalID))
 	if err != nil {
 		return nil, err
-	}
-	// The payload's objects are levels of their own (tagGoal.goal, ...):
-	// record them there for the loaders below.
-	produceSub(ctx, "tag", tag)
-	if g != nil {
-		produceSub(ctx, "goal", *g)
 	}
 	return &model.TagGoalPayload{Tag: &tag, Added: added, Goal: g}, nil
 }
@@ -86,20 +80,13 @@ func (r *mutationResolver) CheckIn(ctx context.Context, metricID string, input u
 	l.Reset()
 	// Read back after the write: the key result and its goal (whose
 	// ancestors are reachable through goal.parent) with their new attainment.
-	m, err := first(l.Metrics.Keys(whole(ctx), c.MetricID))
+	m, err := first(l.Metrics.Keys(ctx, c.MetricID))
 	if err != nil {
 		return nil, err
 	}
-	g, err := first(l.Goals.Keys(whole(ctx), c.GoalID))
+	g, err := first(l.Goals.Keys(ctx, c.GoalID))
 	if err != nil {
 		return nil, err
-	}
-	produceSub(ctx, "checkIn", c)
-	if m != nil {
-		produceSub(ctx, "metric", *m)
-	}
-	if g != nil {
-		produceSub(ctx, "goal", *g)
 	}
 	return &model.CheckInPayload{CheckIn: &c, Metric: m, Goal: g}, nil
 }

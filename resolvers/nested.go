@@ -13,12 +13,13 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-// Nested edges with arguments (Goal.children(filter, orderBy, first),
+// The arguments of nested edges (Goal.children(filter, orderBy, first),
 // Goal.childrenConnection(first, after, filter, orderBy), ...).
 //
-// An edge with arguments is a variant of the plain edge whose fetch ANDs the
-// argument filter to the edge's $in filter: still one upstream call per
-// level (per 1000 keys or results) for all the parents of the level. The
+// A field with arguments reads the same edge as the field without them
+// (Edge.ListWith, Edge.Page): its fetch ANDs the argument filter to the
+// edge's $in filter, still one upstream call per level for all the parents
+// of the level. The
 // order and the window are per parent, so they are applied after that one
 // batched fetch: each parent's items are sorted in memory with
 // query.Less (the order the store's ORDER BY gives, id as the final key)
@@ -73,96 +74,8 @@ func connArgs(reg *query.Registry, first *int, after *string, filter map[string]
 	return a, p, err
 }
 
-// nestedFetch loads the items of keys for the parents of a level with the
-// argument filter ANDed to the edge's own (nil: none), grouped by key.
-type nestedFetch[P, T any] func(ctx context.Context, filter *query.Expr, keys []string, parents []*P) (map[string][]T, error)
-
-// byKeys adapts a fetcher constructor that takes the extra filter.
-func byKeys[P, T any](f func(extra *query.Expr) fetcher[T]) nestedFetch[P, T] {
-	return func(ctx context.Context, filter *query.Expr, keys []string, _ []*P) (map[string][]T, error) {
-		return f(filter)(ctx, keys)
-	}
-}
-
-// window is one parent's page of a connection edge: the items in the
-// window and the number of matching items.
-type window[T any] struct {
-	items []T
-	total int
-}
-
-// argList returns p's items of the edge name with arguments a: the level's
-// items are loaded in one batch (fetch with a's filter), then each key's
-// items are sorted and cut to a's window.
-func argList[P, T any](ctx context.Context, l *Loaders, name string, keys func(*P, []string) []string, fetch nestedFetch[P, T], p *P, a edgeArgs) ([]T, error) {
-	e := &Edge[P, T]{l: l, name: name + "/args", keys: keys,
-		fetch: func(ctx context.Context, ks []string, parents []*P) (map[string][]T, error) {
-			found, err := fetch(ctx, a.filter, ks, parents)
-			if err != nil {
-				return nil, err
-			}
-			for k, items := range found {
-				if found[k], err = sortItems(items, a.sort); err != nil {
-					return nil, err
-				}
-				found[k] = cut(found[k], a)
-			}
-			return found, nil
-		}}
-	return e.List(ctx, p)
-}
-
-// argConn returns p's page of the connection form of the edge name: as
-// argList, with the number of matching items per key; the items of the
-// level are recorded at the connection's nodes and edges.node.
-func argConn[P, T any](ctx context.Context, l *Loaders, name string, keys func(*P, []string) []string, fetch nestedFetch[P, T], p *P, a edgeArgs) (window[T], error) {
-	e := &Edge[P, window[T]]{l: l, name: name + "/conn", keys: keys,
-		fetch: func(ctx context.Context, ks []string, parents []*P) (map[string][]window[T], error) {
-			found, err := fetch(withProjection(ctx, nodesProjection(ctx)), a.filter, ks, parents)
-			if err != nil {
-				return nil, err
-			}
-			out := make(map[string][]window[T], len(found))
-			for k, items := range found {
-				sorted, err := sortItems(items, a.sort)
-				if err != nil {
-					return nil, err
-				}
-				out[k] = []window[T]{{items: cut(sorted, a), total: len(items)}}
-			}
-			return out, nil
-		},
-		levels: func(ctx context.Context, found map[string][]window[T]) {
-			var items []T
-			for _, ws := range found {
-				for _, w := range ws {
-					items = append(items, w.items...)
-				}
-			}
-			for _, path := range connPaths(ctx) {
-				l.record(path, items)
-			}
-		}}
-	w, err := e.One(ctx, p)
-	if err != nil || w == nil {
-		return window[T]{}, err
-	}
-	return *w, nil
-}
-
-// pageOf builds the parts of a connection from a window at p.
-func pageOf[T, E any](p Page, w window[T], edge func(cursor string, node *T) E) ([]T, []E, *model.PageInfo) {
-	items := nonNilSlice(w.items)
-	pi, cursors := pageInfo(p, len(items), w.total)
-	edges := make([]E, len(items))
-	for i := range items {
-		edges[i] = edge(cursors[i], &items[i])
-	}
-	return items, edges, pi
-}
-
-// cut returns the window of a over items.
-func cut[T any](items []T, a edgeArgs) []T {
+// cutWindow returns the window of a over items.
+func cutWindow[T any](items []T, a edgeArgs) []T {
 	lo := min(a.offset, len(items))
 	hi := len(items)
 	if a.limit >= 0 {
@@ -209,13 +122,6 @@ func sortItems[T any](items []T, keys []query.SortKey) ([]T, error) {
 	return out, nil
 }
 
-type projectionKey struct{}
-
-// withProjection makes loads under ctx ask for projection p.
-func withProjection(ctx context.Context, p query.Projection) context.Context {
-	return context.WithValue(ctx, projectionKey{}, p)
-}
-
 // nodesProjection is the projection of a connection field's items: the
 // enrichments selected under nodes and edges.node.
 func nodesProjection(ctx context.Context) query.Projection {
@@ -240,35 +146,11 @@ func nodesProjection(ctx context.Context) query.Projection {
 	return p
 }
 
-// teamMembers fetches the members of the teams of keys (their memberIds,
-// users by id with the extra filter), per team in memberIds order.
-func teamMembers(api upstream.API) nestedFetch[upstream.Team, upstream.User] {
-	return func(ctx context.Context, filter *query.Expr, keys []string, parents []*upstream.Team) (map[string][]upstream.User, error) {
-		want := make(map[string]bool, len(keys))
-		for _, k := range keys {
-			want[k] = true
-		}
-		var ids []string
-		for _, t := range parents {
-			if want[t.ID] {
-				ids = append(ids, t.Members...)
-			}
-		}
-		users, err := byField(api.ListUsers, "id", filter, func(u *upstream.User, dst []string) []string { return append(dst, u.ID) },
-			func(u *upstream.User) string { return u.ID })(ctx, sortedSet(ids))
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[string][]upstream.User, len(keys))
-		for _, t := range parents {
-			if !want[t.ID] || out[t.ID] != nil {
-				continue // another team, or one seen twice at the level
-			}
-			out[t.ID] = []upstream.User{}
-			for _, id := range t.Members {
-				out[t.ID] = append(out[t.ID], users[id]...)
-			}
-		}
-		return out, nil
+// sessionGoals is the edge of Session.goals and goalsConnection: the root
+// objectives when roots is true, else all.
+func sessionGoals(ctx context.Context, roots *bool) *Edge[upstream.Session, upstream.Goal] {
+	if roots != nil && *roots {
+		return For(ctx).SessionRootGoals
 	}
+	return For(ctx).SessionGoals
 }

@@ -28,7 +28,7 @@ const maxNodes = MaxFirst
 // type (typedNodes), REST ids through the listings in turn (restNodes).
 func nodesByID(api upstream.API) fetcher[model.Node] {
 	typed, plain := typedNodes(api), restNodes(api)
-	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		var rest, tagged []string
 		for _, k := range keys {
 			if _, _, ok := parseGlobalID(k); ok {
@@ -45,7 +45,7 @@ func nodesByID(api upstream.API) fetcher[model.Node] {
 			if len(part.keys) == 0 {
 				continue
 			}
-			found, err := part.f(ctx, part.keys)
+			found, err := part.f(ctx, part.keys, q)
 			if err != nil {
 				return nil, err
 			}
@@ -64,13 +64,13 @@ func nodesByID(api upstream.API) fetcher[model.Node] {
 // left (the upstream API has no listing of grants).
 func restNodes(api upstream.API) fetcher[model.Node] {
 	kinds := []fetcher[model.Node]{
-		asNodes(byID(api.ListGoals, goalIDOf)),
-		asNodes(byID(api.ListMetrics, metricIDOf)),
+		asNodes(byID(api.ListGoals, func(g *upstream.Goal) string { return g.ID })),
+		asNodes(byID(api.ListMetrics, func(m *upstream.Metric) string { return m.ID })),
 		asNodes(byID(api.ListTasks, func(t *upstream.Task) string { return t.ID })),
 		asNodes(byID(api.ListCheckIns, func(c *upstream.CheckIn) string { return c.ID })),
-		asNodes(byID(sessionLister(api), sessionIDOf)),
+		asNodes(byID(sessionLister(api), func(s *upstream.Session) string { return s.ID })),
 		asNodes(byID(api.ListUsers, func(u *upstream.User) string { return u.ID })),
-		asNodes(byID(api.ListTeams, teamIDOf)),
+		asNodes(byID(api.ListTeams, func(t *upstream.Team) string { return t.ID })),
 		asNodes(tagsByID(api)),
 		asNodes(byID(api.ListDashboards, func(d *upstream.Dashboard) string { return d.ID })),
 		asNodes(byID(api.ListKPIs, func(k *upstream.KPI) string { return k.ID })),
@@ -86,14 +86,14 @@ func restNodes(api upstream.API) fetcher[model.Node] {
 		asNodes(tokensByID(api)),
 		asNodes(permissionsByID(api)),
 	}
-	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		out := make(map[string][]model.Node, len(keys))
 		rest := keys
 		for _, kind := range kinds {
 			if len(rest) == 0 {
 				break
 			}
-			found, err := kind(ctx, rest)
+			found, err := kind(ctx, rest, q)
 			if err != nil {
 				return nil, err
 			}
@@ -114,8 +114,8 @@ func restNodes(api upstream.API) fetcher[model.Node] {
 // asNodes turns a fetcher of one type into a fetcher of nodes (pointers to
 // the items, which the Node marshaller and the levels below both take).
 func asNodes[T any](f fetcher[T]) fetcher[model.Node] {
-	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
-		found, err := f(ctx, keys)
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
+		found, err := f(ctx, keys, q)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 // typedNodes finds typed global ids: one listing per type named, whatever
 // the number of ids.
 func typedNodes(api upstream.API) fetcher[model.Node] {
-	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		byType := map[string][]string{} // REST ids per type
 		global := map[string][]string{} // the global ids of a type's REST id
 		for _, k := range keys {
@@ -55,7 +55,7 @@ func typedNodes(api upstream.API) fetcher[model.Node] {
 			if len(byType[f.typ]) == 0 {
 				continue
 			}
-			found, err := f.f(ctx, byType[f.typ])
+			found, err := f.f(ctx, byType[f.typ], q)
 			if err != nil {
 				return nil, err
 			}
@@ -68,8 +68,8 @@ func typedNodes(api upstream.API) fetcher[model.Node] {
 // directRolesByID answers roles held directly, by role id.
 func directRolesByID(api upstream.API) fetcher[model.Node] {
 	roles := byID(api.ListRoles, func(r *upstream.Role) string { return r.ID })
-	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
-		found, err := roles(ctx, keys)
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
+		found, err := roles(ctx, keys, q)
 		if err != nil {
 			return nil, err
 		}
@@ -85,8 +85,8 @@ func directRolesByID(api upstream.API) fetcher[model.Node] {
 // teamRolesByID answers roles held through a team, by "roleId:teamId":
 // the role mappings (one call) and the teams they name (one call).
 func teamRolesByID(api upstream.API) fetcher[model.Node] {
-	teams := byID(api.ListTeams, teamIDOf)
-	return func(ctx context.Context, keys []string) (map[string][]model.Node, error) {
+	teams := byID(api.ListTeams, func(t *upstream.Team) string { return t.ID })
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		ms, err := tolerated(api.ListRoleMappings(ctx))
 		if err != nil || len(ms) == 0 {
 			return nil, err
@@ -108,7 +108,7 @@ func teamRolesByID(api upstream.API) fetcher[model.Node] {
 		if len(mapped) == 0 {
 			return nil, nil
 		}
-		found, err := teams(whole(ctx), teamIDs)
+		found, err := teams(ctx, teamIDs, fetchArgs{})
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func teamRolesByID(api upstream.API) fetcher[model.Node] {
 // mappingsByID finds role mappings by mapping id in the listing of all of
 // them (one call).
 func mappingsByID(api upstream.API) fetcher[model.RoleMapping] {
-	return func(ctx context.Context, keys []string) (map[string][]model.RoleMapping, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.RoleMapping, error) {
 		ms, err := tolerated(api.ListRoleMappings(ctx))
 		if err != nil {
 			return nil, err
@@ -137,7 +137,7 @@ func mappingsByID(api upstream.API) fetcher[model.RoleMapping] {
 // tokensByID finds the caller's own API tokens (one call): another user's
 // token is no node the caller may see.
 func tokensByID(api upstream.API) fetcher[upstream.Token] {
-	return func(ctx context.Context, keys []string) (map[string][]upstream.Token, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]upstream.Token, error) {
 		ts, err := tolerated(api.ListTokens(ctx))
 		if err != nil {
 			return nil, err
@@ -149,7 +149,7 @@ func tokensByID(api upstream.API) fetcher[upstream.Token] {
 // accountByID finds the caller's account: one call, only when an id is
 // the account's.
 func accountByID(api upstream.API) fetcher[upstream.Account] {
-	return func(ctx context.Context, keys []string) (map[string][]upstream.Account, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]upstream.Account, error) {
 		id, err := callerAccount(ctx)
 		if err != nil {
 			return nil, err
@@ -172,8 +172,8 @@ func accountByID(api upstream.API) fetcher[upstream.Account] {
 // grants; a caller who may not read grants (a FORBIDDEN answer) finds none.
 func permissionsByID(api upstream.API) fetcher[upstream.Permission] {
 	grants := byID(api.ListPermissions, func(p *upstream.Permission) string { return p.ID })
-	return func(ctx context.Context, keys []string) (map[string][]upstream.Permission, error) {
-		out, err := grants(ctx, keys)
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]upstream.Permission, error) {
+		out, err := grants(ctx, keys, q)
 		if upstream.ErrorCode(err) == upstream.CodeForbidden {
 			return map[string][]upstream.Permission{}, nil
 		}

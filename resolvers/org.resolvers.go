@@ -138,7 +138,7 @@ func (r *mutationResolver) RemoveTeamMember(ctx context.Context, teamID string, 
 	}
 	LoadersFrom(ctx).Reset()
 	v, err := r.API.GetTeam(ctx, teamID)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // CreateRole is the resolver for the createRole field.
@@ -212,16 +212,7 @@ func (r *permissionEntryResolver) Deny(ctx context.Context, obj *upstream.Permis
 
 // Employees is the resolver for the employees field.
 func (r *queryResolver) Employees(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.EmployeeConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.EmployeeFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListEmployees(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Employee) model.EmployeeEdge { return model.EmployeeEdge{Cursor: c, Node: n} })
-	return &model.EmployeeConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.EmployeeConnection](ctx, upstream.EmployeeFields, r.API.ListEmployees, first, after, filter, orderBy)
 }
 
 // Employee is the resolver for the employee field.
@@ -230,27 +221,18 @@ func (r *queryResolver) Employee(ctx context.Context, id string) (*upstream.Empl
 		id = ids[0]
 	}
 	v, err := r.API.GetEmployee(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // Roles is the resolver for the roles field.
 func (r *queryResolver) Roles(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.RoleConnection, error) {
-	p, q, err := pageQuery(ctx, upstream.RoleFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListRoles(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	nodes, edges, pi := connect(ctx, p, page, func(c string, n *upstream.Role) model.RoleEdge { return model.RoleEdge{Cursor: c, Node: n} })
-	return &model.RoleConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return listConnection[model.RoleConnection](ctx, upstream.RoleFields, r.API.ListRoles, first, after, filter, orderBy)
 }
 
 // Role is the resolver for the role field.
 func (r *queryResolver) Role(ctx context.Context, id string) (*upstream.Role, error) {
 	v, err := r.API.GetRole(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // RoleMappings is the resolver for the roleMappings field.
@@ -260,14 +242,13 @@ func (r *queryResolver) RoleMappings(ctx context.Context) ([]model.RoleMapping, 
 		return nil, err
 	}
 	out := model.RoleMappings(ms)
-	producedList(ctx, out)
 	return out, nil
 }
 
 // Permission is the resolver for the permission field.
 func (r *queryResolver) Permission(ctx context.Context, id string) (*upstream.Permission, error) {
 	v, err := r.API.GetPermission(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // Actions is the resolver for the actions field.
@@ -334,7 +315,6 @@ func (r *queryResolver) LegacyUsers(ctx context.Context, filter *string, skip *i
 		return nil, err
 	}
 	items := nonNilSlice(p.Items)
-	produceSub(ctx, "items", items...)
 	return &model.UserPage{Items: items, TotalCount: p.TotalCount}, nil
 }
 

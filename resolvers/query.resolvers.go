@@ -33,7 +33,7 @@ func (r *queryResolver) Account(ctx context.Context) (*upstream.Account, error) 
 		return nil, err
 	}
 	v, err := r.API.GetAccount(ctx, id)
-	return orNil(ctx, v, err)
+	return nilIfNotFound(v, err)
 }
 
 // Goal is the resolver for the goal field.
@@ -52,7 +52,7 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*upstream.Task, er
 	// its path, so the edges below it (parent, owner) dispatch on their last
 	// key instead of waiting.
 	t, err := r.API.GetTask(ctx, id)
-	return orNil(ctx, t, err)
+	return nilIfNotFound(t, err)
 }
 
 // Session is the resolver for the session field.
@@ -72,170 +72,40 @@ func (r *queryResolver) User(ctx context.Context, id string) (*upstream.User, er
 
 // Goals is the resolver for the goals field.
 func (r *queryResolver) Goals(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error) {
-	p, err := PageArgs(first, after)
-	if err != nil {
-		return nil, err
-	}
-	q, err := listQuery(ctx, upstream.GoalFields, p, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListGoals(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]model.GoalEdge, len(items))
-	for i := range items {
-		edges[i] = model.GoalEdge{Cursor: cursors[i], Node: &items[i]}
-	}
-	return &model.GoalConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: items, Edges: edges}, nil
+	return listConnection[model.GoalConnection](ctx, upstream.GoalFields, r.API.ListGoals, first, after, filter, orderBy)
 }
 
 // Metrics is the resolver for the metrics field.
 func (r *queryResolver) Metrics(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.MetricConnection, error) {
-	p, err := PageArgs(first, after)
-	if err != nil {
-		return nil, err
-	}
-	q, err := listQuery(ctx, upstream.MetricFields, p, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListMetrics(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]model.MetricEdge, len(items))
-	for i := range items {
-		edges[i] = model.MetricEdge{Cursor: cursors[i], Node: &items[i]}
-	}
-	return &model.MetricConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: items, Edges: edges}, nil
+	return listConnection[model.MetricConnection](ctx, upstream.MetricFields, r.API.ListMetrics, first, after, filter, orderBy)
 }
 
 // Checkins is the resolver for the checkins field.
 func (r *queryResolver) Checkins(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.CheckInConnection, error) {
-	p, err := PageArgs(first, after)
-	if err != nil {
-		return nil, err
-	}
-	q, err := listQuery(ctx, upstream.CheckInFields, p, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListCheckIns(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]model.CheckInEdge, len(items))
-	for i := range items {
-		edges[i] = model.CheckInEdge{Cursor: cursors[i], Node: &items[i]}
-	}
-	return &model.CheckInConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: items, Edges: edges}, nil
+	return listConnection[model.CheckInConnection](ctx, upstream.CheckInFields, r.API.ListCheckIns, first, after, filter, orderBy)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *queryResolver) Tasks(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TaskConnection, error) {
-	p, err := PageArgs(first, after)
-	if err != nil {
-		return nil, err
-	}
-	q, err := listQuery(ctx, upstream.TaskFields, p, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListTasks(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]model.TaskEdge, len(items))
-	for i := range items {
-		edges[i] = model.TaskEdge{Cursor: cursors[i], Node: &items[i]}
-	}
-	return &model.TaskConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: items, Edges: edges}, nil
+	return listConnection[model.TaskConnection](ctx, upstream.TaskFields, r.API.ListTasks, first, after, filter, orderBy)
 }
 
 // Sessions is the resolver for the sessions field.
 func (r *queryResolver) Sessions(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order, includeDemo *bool) (*model.SessionConnection, error) {
-	p, err := PageArgs(first, after)
-	if err != nil {
-		return nil, err
+	list := func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
+		return r.API.ListSessions(ctx, q, includeDemo != nil && *includeDemo)
 	}
-	q, err := listQuery(ctx, upstream.SessionFields, p, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListSessions(ctx, q, includeDemo != nil && *includeDemo)
-	if err != nil {
-		return nil, err
-	}
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]model.SessionEdge, len(items))
-	for i := range items {
-		edges[i] = model.SessionEdge{Cursor: cursors[i], Node: &items[i]}
-	}
-	return &model.SessionConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: items, Edges: edges}, nil
+	return listConnection[model.SessionConnection](ctx, upstream.SessionFields, list, first, after, filter, orderBy)
 }
 
 // Teams is the resolver for the teams field.
 func (r *queryResolver) Teams(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TeamConnection, error) {
-	p, err := PageArgs(first, after)
-	if err != nil {
-		return nil, err
-	}
-	q, err := listQuery(ctx, upstream.TeamFields, p, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListTeams(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]model.TeamEdge, len(items))
-	for i := range items {
-		edges[i] = model.TeamEdge{Cursor: cursors[i], Node: &items[i]}
-	}
-	return &model.TeamConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: items, Edges: edges}, nil
+	return listConnection[model.TeamConnection](ctx, upstream.TeamFields, r.API.ListTeams, first, after, filter, orderBy)
 }
 
 // Users is the resolver for the users field.
 func (r *queryResolver) Users(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.UserConnection, error) {
-	p, err := PageArgs(first, after)
-	if err != nil {
-		return nil, err
-	}
-	q, err := listQuery(ctx, upstream.UserFields, p, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.API.ListUsers(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	items := page.Items[:min(len(page.Items), p.First)]
-	produced(ctx, items)
-	pi, cursors := pageInfo(p, len(items), totalOf(p, page))
-	edges := make([]model.UserEdge, len(items))
-	for i := range items {
-		edges[i] = model.UserEdge{Cursor: cursors[i], Node: &items[i]}
-	}
-	return &model.UserConnection{TotalCount: page.TotalCount, PageInfo: pi, Nodes: items, Edges: edges}, nil
+	return listConnection[model.UserConnection](ctx, upstream.UserFields, r.API.ListUsers, first, after, filter, orderBy)
 }
 
 // Query returns graph.QueryResolver implementation.

@@ -24,9 +24,9 @@ import (
 // aliased fields reach the loader before it fires). So the loader is
 // primed from the operation: when a query's first read of a kind comes,
 // the ids of every top-level field of that kind are read from the document
-// (arguments and variables) and loaded at once, with the loader's batch
-// capacity set to their number, so they go in exactly one batch whatever
-// the scheduling; the fields' own loads find them in the loader's cache.
+// (arguments and variables) and loaded at once, in one fetch that no timer
+// cuts, and primed into the loader's cache (Loader.Prime), where the
+// fields' own loads find them.
 // Keys not known in advance (a mutation's read-back) batch within
 // readWait.
 type Reads[T any] struct {
@@ -35,10 +35,11 @@ type Reads[T any] struct {
 	fields map[string]string // top-level fields of this kind → the argument holding their id or ids
 	fetch  fetcher[T]
 
-	mu     sync.Mutex
-	dl     *dataloader.Loader[string, []T]
-	primed bool            // the operation's ids were loaded (once per request)
-	known  map[string]bool // those ids, until Reset
+	mu       sync.Mutex
+	dl       *dataloader.Loader[string, []T]
+	primed   bool            // the operation's ids were loaded (once per request)
+	known    map[string]bool // those ids, until Reset
+	primeErr error           // the error loading them
 }
 
 // readWait is the batching window of keys not primed from the document.
@@ -51,7 +52,8 @@ func newReads[T any](l *Loaders, name string, fields map[string]string, f fetche
 }
 
 // Keys loads the items of keys (one batch with the other reads of the
-// kind) and records them as the level at the field of ctx.
+// kind). The field middleware records what a top-level field returns as
+// its level (recordField); a read-back is recorded with its payload.
 func (r *Reads[T]) Keys(ctx context.Context, keys ...string) ([]T, error) {
 	per, err := r.perKey(ctx, nonEmpty(keys...))
 	if err != nil {
@@ -60,31 +62,25 @@ func (r *Reads[T]) Keys(ctx context.Context, keys ...string) ([]T, error) {
 	return concat(per), nil
 }
 
-// perKey returns the items of each of keys, in key order ("" has none), and records them
-// as the level at the field of ctx (the edges below find their parents
-// there).
+// perKey returns the items of each of keys, in key order ("" has none).
 func (r *Reads[T]) perKey(ctx context.Context, keys []string) ([][]T, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	dl, known := r.loader(ctx)
+	dl := r.loader(ctx)
+	r.mu.Lock()
+	known, primeErr := r.known, r.primeErr
+	r.mu.Unlock()
 	thunks := make([]dataloader.Thunk[[]T], len(keys))
 	for i, k := range keys {
-		if k == "" {
-			continue
+		if primeErr != nil && known[k] {
+			return nil, primeErr
 		}
-		lctx := ctx
-		if !known[k] {
-			// A key no field names in advance may share its window with
-			// other fields' keys: it asks for the whole default shape, as
-			// the selection of one field says nothing of what the others
-			// read.
-			lctx = whole(ctx)
+		if k != "" {
+			thunks[i] = dl.Load(ctx, k)
 		}
-		thunks[i] = dl.Load(lctx, k)
 	}
 	per := make([][]T, len(keys))
-	level := make(map[string][]T, len(keys)) // the form parentsAt reads
 	for i, th := range thunks {
 		if th == nil {
 			continue
@@ -94,50 +90,52 @@ func (r *Reads[T]) perKey(ctx context.Context, keys []string) ([][]T, error) {
 			return nil, err
 		}
 		per[i] = v
-		level[keys[i]] = v
-	}
-	if graphql.GetFieldContext(ctx) != nil {
-		r.l.record(pathKey(ctx), level)
 	}
 	return per, nil
 }
 
 // loader returns the request's dataloader of the kind, creating it on
 // first use (then primed from the operation) or after Reset (then not).
-func (r *Reads[T]) loader(ctx context.Context) (*dataloader.Loader[string, []T], map[string]bool) {
+func (r *Reads[T]) loader(ctx context.Context) *dataloader.Loader[string, []T] {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.dl != nil {
-		return r.dl, r.known
+		return r.dl
 	}
-	var ids []string
-	var proj query.Projection
-	if !r.primed {
-		r.primed = true
-		ids, proj = r.operationIDs(ctx)
+	r.dl = dataloader.NewBatchedLoader(r.batch, dataloader.WithWait[string, []T](readWait))
+	if r.primed {
+		return r.dl
 	}
-	opts := []dataloader.Option[string, []T]{dataloader.WithWait[string, []T](readWait)}
-	if len(ids) > 0 {
-		opts = append(opts, dataloader.WithBatchCapacity[string, []T](len(ids)))
+	r.primed = true
+	ids, proj := r.operationIDs(ctx)
+	if len(ids) == 0 {
+		return r.dl
 	}
-	r.dl = dataloader.NewBatchedLoader(r.batch, opts...)
-	if len(ids) > 0 {
-		// Enqueued here, before any field's load: the batch is full, and
-		// runs, when the last is in.
-		pctx := withProjection(ctx, proj)
-		r.known = make(map[string]bool, len(ids))
-		for _, id := range ids {
-			r.known[id] = true
-			r.dl.Load(pctx, id)
+	// The operation's ids in one fetch, here, before any field's load,
+	// with what their fields select; the fields' loads find them in the
+	// loader's cache. An error is kept for those fields to return.
+	sctx, span := batchSpan(ctx, r.name, "", len(ids), false)
+	found, err := r.fetch(sctx, ids, fetchArgs{fields: proj})
+	endBatch(span, err)
+	r.known = make(map[string]bool, len(ids))
+	for _, id := range ids {
+		r.known[id] = true
+		if err == nil {
+			r.dl.Prime(ctx, id, found[id])
 		}
 	}
-	return r.dl, r.known
+	r.primeErr = err
+	return r.dl
 }
 
-// batch is the dataloader's batch function: one fetch of all keys.
+// batch is the dataloader's batch function: one fetch of all keys, of
+// the whole default shape (keys no field names in advance may share their
+// window with other fields' keys, and the selection of one field says
+// nothing of what the others read).
 func (r *Reads[T]) batch(ctx context.Context, keys []string) []*dataloader.Result[[]T] {
+	q := fetchArgs{}
 	sctx, span := batchSpan(ctx, r.name, "", len(keys), false)
-	found, err := r.fetch(sctx, keys)
+	found, err := r.fetch(sctx, keys, q)
 	endBatch(span, err)
 	out := make([]*dataloader.Result[[]T], len(keys))
 	for i, k := range keys {
@@ -153,7 +151,7 @@ func (r *Reads[T]) batch(ctx context.Context, keys []string) []*dataloader.Resul
 // reset drops the loader and its cache: what is read next is read anew.
 func (r *Reads[T]) reset() {
 	r.mu.Lock()
-	r.dl, r.known = nil, nil
+	r.dl, r.known, r.primeErr = nil, nil, nil
 	r.mu.Unlock()
 }
 

@@ -180,7 +180,6 @@ func NewServer(cfg Config) *handler.Server {
 	srv.AroundFields(textLimits) // textlimits.go
 	srv.AroundFields(fast.aroundFields)
 	srv.AroundResponses(budget.aroundResponses)
-	srv.AroundResponses(fast.aroundResponses)
 	srv.SetErrorPresenter(errorPresenter(cfg.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		err := observe.Panic(p, debug.Stack())

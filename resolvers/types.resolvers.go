@@ -37,10 +37,7 @@ func (r *goalResolver) Children(ctx context.Context, obj *upstream.Goal, filter 
 	if err != nil {
 		return nil, err
 	}
-	if a.plain() {
-		return For(ctx).GoalChildren.List(ctx, obj)
-	}
-	return argList(ctx, For(ctx), "GoalChildren", key(goalIDOf), goalChildrenFetch(r.API), obj, a)
+	return For(ctx).GoalChildren.ListWith(ctx, obj, a)
 }
 
 // ChildrenConnection is the resolver for the childrenConnection field.
@@ -49,12 +46,11 @@ func (r *goalResolver) ChildrenConnection(ctx context.Context, obj *upstream.Goa
 	if err != nil {
 		return nil, err
 	}
-	w, err := argConn(ctx, For(ctx), "GoalChildren", key(goalIDOf), goalChildrenFetch(r.API), obj, a)
+	w, err := For(ctx).GoalChildren.Page(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
-	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Goal) model.GoalEdge { return model.GoalEdge{Cursor: c, Node: n} })
-	return &model.GoalConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return newConnection[model.GoalConnection](p, w.items, w.total), nil
 }
 
 // Metrics is the resolver for the metrics field.
@@ -63,10 +59,7 @@ func (r *goalResolver) Metrics(ctx context.Context, obj *upstream.Goal, filter m
 	if err != nil {
 		return nil, err
 	}
-	if a.plain() {
-		return For(ctx).GoalMetrics.List(ctx, obj)
-	}
-	return argList(ctx, For(ctx), "GoalMetrics", key(goalIDOf), goalMetricsFetch(r.API), obj, a)
+	return For(ctx).GoalMetrics.ListWith(ctx, obj, a)
 }
 
 // MetricsConnection is the resolver for the metricsConnection field.
@@ -75,12 +68,11 @@ func (r *goalResolver) MetricsConnection(ctx context.Context, obj *upstream.Goal
 	if err != nil {
 		return nil, err
 	}
-	w, err := argConn(ctx, For(ctx), "GoalMetrics", key(goalIDOf), goalMetricsFetch(r.API), obj, a)
+	w, err := For(ctx).GoalMetrics.Page(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
-	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Metric) model.MetricEdge { return model.MetricEdge{Cursor: c, Node: n} })
-	return &model.MetricConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return newConnection[model.MetricConnection](p, w.items, w.total), nil
 }
 
 // Tasks is the resolver for the tasks field.
@@ -89,10 +81,7 @@ func (r *goalResolver) Tasks(ctx context.Context, obj *upstream.Goal, filter map
 	if err != nil {
 		return nil, err
 	}
-	if a.plain() {
-		return For(ctx).GoalTasks.List(ctx, obj)
-	}
-	return argList(ctx, For(ctx), "GoalTasks", key(goalIDOf), tasksFetch[upstream.Goal](r.API), obj, a)
+	return For(ctx).GoalTasks.ListWith(ctx, obj, a)
 }
 
 // TasksConnection is the resolver for the tasksConnection field.
@@ -101,12 +90,11 @@ func (r *goalResolver) TasksConnection(ctx context.Context, obj *upstream.Goal, 
 	if err != nil {
 		return nil, err
 	}
-	w, err := argConn(ctx, For(ctx), "GoalTasks", key(goalIDOf), tasksFetch[upstream.Goal](r.API), obj, a)
+	w, err := For(ctx).GoalTasks.Page(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
-	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Task) model.TaskEdge { return model.TaskEdge{Cursor: c, Node: n} })
-	return &model.TaskConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return newConnection[model.TaskConnection](p, w.items, w.total), nil
 }
 
 // Session is the resolver for the session field.
@@ -145,10 +133,7 @@ func (r *metricResolver) Checkins(ctx context.Context, obj *upstream.Metric, fil
 	if err != nil {
 		return nil, err
 	}
-	if a.plain() {
-		return For(ctx).MetricCheckins.List(ctx, obj)
-	}
-	return argList(ctx, For(ctx), "MetricCheckins", key(metricIDOf), checkinsFetch(r.API), obj, a)
+	return For(ctx).MetricCheckins.ListWith(ctx, obj, a)
 }
 
 // CheckinsConnection is the resolver for the checkinsConnection field.
@@ -157,12 +142,11 @@ func (r *metricResolver) CheckinsConnection(ctx context.Context, obj *upstream.M
 	if err != nil {
 		return nil, err
 	}
-	w, err := argConn(ctx, For(ctx), "MetricCheckins", key(metricIDOf), checkinsFetch(r.API), obj, a)
+	w, err := For(ctx).MetricCheckins.Page(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
-	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.CheckIn) model.CheckInEdge { return model.CheckInEdge{Cursor: c, Node: n} })
-	return &model.CheckInConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return newConnection[model.CheckInConnection](p, w.items, w.total), nil
 }
 
 // Tasks is the resolver for the tasks field.
@@ -171,10 +155,7 @@ func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric, filter
 	if err != nil {
 		return nil, err
 	}
-	if a.plain() {
-		return For(ctx).MetricTasks.List(ctx, obj)
-	}
-	return argList(ctx, For(ctx), "MetricTasks", key(metricIDOf), tasksFetch[upstream.Metric](r.API), obj, a)
+	return For(ctx).MetricTasks.ListWith(ctx, obj, a)
 }
 
 // TasksConnection is the resolver for the tasksConnection field.
@@ -183,12 +164,11 @@ func (r *metricResolver) TasksConnection(ctx context.Context, obj *upstream.Metr
 	if err != nil {
 		return nil, err
 	}
-	w, err := argConn(ctx, For(ctx), "MetricTasks", key(metricIDOf), tasksFetch[upstream.Metric](r.API), obj, a)
+	w, err := For(ctx).MetricTasks.Page(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
-	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Task) model.TaskEdge { return model.TaskEdge{Cursor: c, Node: n} })
-	return &model.TaskConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return newConnection[model.TaskConnection](p, w.items, w.total), nil
 }
 
 // Owners is the resolver for the owners field.
@@ -222,14 +202,7 @@ func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, root
 	if err != nil {
 		return nil, err
 	}
-	root := roots != nil && *roots
-	if a.plain() {
-		if root {
-			return For(ctx).SessionRootGoals.List(ctx, obj)
-		}
-		return For(ctx).SessionGoals.List(ctx, obj)
-	}
-	return argList(ctx, For(ctx), "SessionGoals", key(sessionIDOf), sessionGoalsFetch(r.API, root), obj, a)
+	return sessionGoals(ctx, roots).ListWith(ctx, obj, a)
 }
 
 // GoalsConnection is the resolver for the goalsConnection field.
@@ -238,12 +211,11 @@ func (r *sessionResolver) GoalsConnection(ctx context.Context, obj *upstream.Ses
 	if err != nil {
 		return nil, err
 	}
-	w, err := argConn(ctx, For(ctx), "SessionGoals", key(sessionIDOf), sessionGoalsFetch(r.API, roots != nil && *roots), obj, a)
+	w, err := sessionGoals(ctx, roots).Page(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
-	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.Goal) model.GoalEdge { return model.GoalEdge{Cursor: c, Node: n} })
-	return &model.GoalConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return newConnection[model.GoalConnection](p, w.items, w.total), nil
 }
 
 // Goals is the resolver for the goals field.
@@ -321,10 +293,7 @@ func (r *teamResolver) Members(ctx context.Context, obj *upstream.Team, filter m
 	if err != nil {
 		return nil, err
 	}
-	if a.plain() {
-		return For(ctx).TeamMembers.List(ctx, obj)
-	}
-	return argList(ctx, For(ctx), "TeamMembers", key(teamIDOf), teamMembers(r.API), obj, a)
+	return For(ctx).TeamMembers.ListWith(ctx, obj, a)
 }
 
 // MembersConnection is the resolver for the membersConnection field.
@@ -333,12 +302,11 @@ func (r *teamResolver) MembersConnection(ctx context.Context, obj *upstream.Team
 	if err != nil {
 		return nil, err
 	}
-	w, err := argConn(ctx, For(ctx), "TeamMembers", key(teamIDOf), teamMembers(r.API), obj, a)
+	w, err := For(ctx).TeamMembers.Page(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
-	nodes, edges, pi := pageOf(p, w, func(c string, n *upstream.User) model.UserEdge { return model.UserEdge{Cursor: c, Node: n} })
-	return &model.UserConnection{TotalCount: w.total, PageInfo: pi, Nodes: nodes, Edges: edges}, nil
+	return newConnection[model.UserConnection](p, w.items, w.total), nil
 }
 
 // Manager is the resolver for the manager field.

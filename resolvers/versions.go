@@ -26,7 +26,7 @@ func etag(tag *string, err error) (string, error) {
 // upstream keeps no versions. The objects were read (and authorized)
 // already; VersionsOf itself does not authorize.
 func versionsOf(api upstream.API, kind string) fetcher[string] {
-	return func(ctx context.Context, keys []string) (map[string][]string, error) {
+	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]string, error) {
 		v, ok := api.(upstream.Versions)
 		if !ok {
 			return nil, nil

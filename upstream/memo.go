@@ -13,9 +13,14 @@ import (
 // authenticated request (WithMemo); a backend writes through it and clears
 // it after every write it commits, so a request never decides on what its
 // own writes changed. It is safe for concurrent use.
+//
+// A facade may also attach its own per-request state to the memo (Attach:
+// the GraphQL loaders of the request), so that nothing else of the request
+// travels in the context; Clear keeps it.
 type Memo struct {
-	mu sync.Mutex
-	m  map[any]any
+	mu       sync.Mutex
+	m        map[any]any
+	attached map[any]any
 }
 
 type memoKey struct{}
@@ -94,4 +99,22 @@ func (m *Memo) Clear() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	clear(m.m)
+}
+
+// Attach stores v under key for the rest of the request; Clear keeps it.
+// key must be comparable.
+func (m *Memo) Attach(key, v any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.attached == nil {
+		m.attached = map[any]any{}
+	}
+	m.attached[key] = v
+}
+
+// Attached returns what Attach stored under key, or nil.
+func (m *Memo) Attached(key any) any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.attached[key]
 }
