@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/okrgate/okrgate/resolvers/graphqlws"
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -25,8 +26,11 @@ import (
 
 // subscriber is one subscription in a fanout.
 type subscriber struct {
-	ctx   context.Context // the subscription's: values only are used by the reader
-	conn  *liveConn
+	ctx  context.Context // the subscription's: values only are used by the reader
+	conn *liveConn
+	// sink is the subscription's websocket stream, which the fan-out
+	// drives (nil over SSE: the transport reads the channel send fills).
+	sink  *graphqlws.Stream
 	view  string                    // the operation's text, name and variables
 	match func(upstream.Event) bool // the subscription's filter
 	// load reads the item of an event as the caller of ctx; false when it
@@ -248,6 +252,11 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 					}
 				}
 				l.deliverGroup(ctx, g, gevs)
+				for _, s := range g.subs {
+					if s.sink != nil {
+						s.sink.Flush() // one write per connection for the batch
+					}
+				}
 			}
 		}()
 	}
@@ -279,11 +288,24 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 			continue // not readable by the group (or gone): nothing about it is sent
 		}
 		loaders, shared := rep.loaders(), &sharedResponse{}
+		var payload []byte // the item rendered for the group's websockets, once
 		for i, s := range g.subs {
 			if gone[s] || e.Position <= s.pos {
 				continue
 			}
-			if !s.send(item, delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}) {
+			d := delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}
+			ok := true
+			if s.sink == nil {
+				ok = s.send(item, d)
+			} else {
+				if payload == nil {
+					if payload = s.render(item, d); payload == nil {
+						continue // it ended: the next subscriber renders
+					}
+				}
+				ok = s.sink.Send(payload)
+			}
+			if !ok {
 				gone[s] = true
 				l.slow.Add(1)
 				s.conn.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
@@ -292,6 +314,26 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 			l.delivered.Add(1)
 		}
 	}
+}
+
+// render renders item for s's websocket stream, as the subscriber of d,
+// and returns the encoded payload; nil when the subscription has ended.
+// What its connection sends is Send's copy around the payload: the group's
+// other subscribers send the same bytes.
+func (s *subscriber) render(item any, d delivery) []byte {
+	d.shared = nil // rendered here, once for the group
+	if !s.send(item, d) {
+		return nil
+	}
+	resp := s.sink.Render()
+	if resp == nil {
+		return nil
+	}
+	b, err := graphqlws.Payload(resp)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // authenticate authenticates each distinct token of subs once and returns
