@@ -51,6 +51,10 @@ type Live struct {
 	Poll         time.Duration // DefaultLivePoll
 	Reauth       time.Duration // DefaultReauth
 	PingInterval time.Duration // DefaultLivePing
+	// InitTimeout is how long a websocket may wait before its
+	// connection_init: then it is closed with 4408
+	// (graphqlws.DefaultInitTimeout).
+	InitTimeout time.Duration
 	// WriteGrace is how long a connection closed as a slow consumer may
 	// take to read what was written before its close frame; then it is
 	// dropped without one. DefaultWriteGrace.
@@ -254,7 +258,11 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 		pos = head
 	}
 	dq := op.dq
-	out := make(chan *T, l.Buffer)
+	buffer := l.Buffer
+	if op.sink != nil {
+		buffer = 1 // the fan-out renders an item as soon as it sends it
+	}
+	out := make(chan *T, buffer)
 	dq.take = func() { <-out }
 	var mu sync.Mutex
 	closed := false

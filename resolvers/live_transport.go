@@ -42,9 +42,10 @@ func websocketTransport(l *Live, api upstream.API, lifetime time.Duration) graph
 		lifetime = DefaultMaxConnLifetime
 	}
 	return graphqlws.Transport{
-		Pinger:     graphqlws.NewPinger(l.PingInterval),
-		MaxQueued:  l.Buffer,
-		WriteGrace: l.WriteGrace,
+		Pinger:      graphqlws.NewPinger(l.PingInterval),
+		InitTimeout: l.InitTimeout,
+		MaxQueued:   l.Buffer,
+		WriteGrace:  l.WriteGrace,
 		Init: func(ctx context.Context, r *http.Request, payload json.RawMessage, conn *graphqlws.Conn) (graphqlws.Session, error) {
 			var p map[string]any
 			_ = json.Unmarshal(payload, &p)

@@ -23,7 +23,8 @@ type Conn struct {
 	t     Transport
 	ws    *websocket.Conn
 	nc    net.Conn
-	r     *http.Request
+	r     *http.Request // the upgrade request, until connection_init
+	hdr   http.Header   // its header, which operations see
 	exec  graphql.GraphExecutor
 	proto string // TransportWS or LegacyWS
 	// ctx ends when the connection ends; every operation's derives from it.
@@ -58,7 +59,7 @@ type opState struct {
 
 func newConn(t Transport, ws *websocket.Conn, r *http.Request, exec graphql.GraphExecutor) *Conn {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	c := &Conn{t: t, ws: ws, nc: ws.NetConn(), r: r, exec: exec, proto: ws.Subprotocol(), ctx: ctx, cancel: cancel,
+	c := &Conn{t: t, ws: ws, nc: ws.NetConn(), r: r, hdr: r.Header, exec: exec, proto: ws.Subprotocol(), ctx: ctx, cancel: cancel,
 		ops: map[string]*opState{}}
 	if c.proto == "" {
 		c.proto = LegacyWS
@@ -66,13 +67,13 @@ func newConn(t Transport, ws *websocket.Conn, r *http.Request, exec graphql.Grap
 	return c
 }
 
-// Request returns the upgrade request.
-func (c *Conn) Request() *http.Request { return c.r }
-
 // Subprotocol returns the connection's protocol: TransportWS or LegacyWS.
 func (c *Conn) Subprotocol() string { return c.proto }
 
-// serve reads the client's messages until the connection ends.
+// serve reads the client's messages until the connection ends. It runs
+// on a goroutine of its own, not the HTTP handler's: the handler returns
+// at once, and with it what net/http holds for a request (its buffers,
+// the handler's stack).
 func (c *Conn) serve() {
 	defer c.end()
 	c.ws.SetReadLimit(c.t.ReadLimit)
@@ -242,6 +243,7 @@ func (c *Conn) init(payload json.RawMessage) {
 		payload = json.RawMessage("{}")
 	}
 	s, err := c.t.Init(c.ctx, c.r, payload, c)
+	c.r = nil
 	if err != nil {
 		if c.proto == LegacyWS {
 			c.queue(c.message("", "connection_error", errorJSON(err.Error())), 0)
@@ -285,7 +287,7 @@ func (c *Conn) start(id string, payload json.RawMessage) {
 		c.complete(id)
 		return
 	}
-	params.Headers = c.r.Header
+	params.Headers = c.hdr
 	params.ReadTime = graphql.TraceTiming{Start: begin, End: graphql.Now()}
 	ctx, cancel := context.WithCancel(graphql.StartOperationTrace(c.ctx))
 	rc, gerr := c.exec.CreateOperationContext(ctx, params)
@@ -339,6 +341,9 @@ func (c *Conn) run(ctx context.Context, op *Operation, o *opState) {
 	}()
 	octx, done, err := c.session.Operation(ctx, op)
 	if err != nil {
+		if ctx.Err() != nil {
+			return // completed by its client (or its connection ended) meanwhile
+		}
 		var ge *gqlerror.Error
 		if !errors.As(err, &ge) {
 			ge = &gqlerror.Error{Message: err.Error()}

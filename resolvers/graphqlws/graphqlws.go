@@ -113,7 +113,8 @@ func (t Transport) Supports(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
-// Do upgrades r and serves the connection until it ends.
+// Do upgrades r and serves the connection until it ends, on a goroutine
+// of its own: Do returns once the connection is open.
 func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	up := websocket.Upgrader{
 		ReadBufferSize: DefaultReadBuffer,
@@ -139,7 +140,7 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		t.WriteGrace = DefaultWriteGrace
 	}
 	c := newConn(t, ws, r, exec)
-	c.serve()
+	go c.serve()
 }
 
 // handshakePool is set so that gorilla/websocket keeps no write buffer
