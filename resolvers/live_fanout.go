@@ -343,22 +343,45 @@ func (s *subscriber) render(item any, d delivery) []byte {
 // the caller it subscribed with.
 func (l *Live) authenticate(ctx context.Context, subs []*subscriber) []upstream.Caller {
 	type result struct {
+		s  *subscriber // the first subscriber with the token: its context's values are used
 		c  upstream.Caller
 		ok bool
 	}
 	byToken := map[string]*result{}
+	var distinct []*result
+	for _, s := range subs {
+		if l.Auth != nil && s.conn.token != "" && byToken[s.conn.token] == nil {
+			r := &result{s: s}
+			byToken[s.conn.token] = r
+			distinct = append(distinct, r)
+		}
+	}
+	// The lookups are independent reads: a few at a time, so that a
+	// batch's thousand tokens do not wait on one another's round trips.
+	work := make(chan *result)
+	var wg sync.WaitGroup
+	for range min(len(distinct), 2*runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range work {
+				c, err := l.Auth.Authenticate(valuesOnly{r.s.ctx, ctx}, r.s.conn.token)
+				r.c, r.ok = c, err == nil
+			}
+		}()
+	}
+	for _, r := range distinct {
+		work <- r
+	}
+	close(work)
+	wg.Wait()
 	out := make([]upstream.Caller, len(subs))
 	for i, s := range subs {
-		if l.Auth == nil || s.conn.token == "" {
+		r := byToken[s.conn.token]
+		if l.Auth == nil || s.conn.token == "" || r == nil {
 			c, _ := upstream.CallerFrom(s.ctx)
 			out[i] = c
 			continue
-		}
-		r := byToken[s.conn.token]
-		if r == nil {
-			c, err := l.Auth.Authenticate(valuesOnly{s.ctx, ctx}, s.conn.token)
-			r = &result{c: c, ok: err == nil}
-			byToken[s.conn.token] = r
 		}
 		if !r.ok {
 			s.conn.kill(4403, "the token no longer authenticates")
