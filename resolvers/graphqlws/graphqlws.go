@@ -18,7 +18,6 @@ package graphqlws
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -146,6 +145,3 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 // handshakePool is set so that gorilla/websocket keeps no write buffer
 // for a connection: it writes nothing after the handshake.
 var handshakePool = &sync.Pool{}
-
-// errClosed is the error of a write on a connection that has ended.
-var errClosed = errors.New("graphqlws: connection closed")
