@@ -18,11 +18,14 @@ import (
 // every distinct caller's visibility class anew, groups the subscriptions
 // by view (the operation's text and variables: the same selection and
 // filter) and class, and reads each event's item once per group, as the
-// group's first subscriber; every subscriber of the group is sent the same
-// item, the first of them to render it renders it (with loaders the group
-// shares) and the others send the same data (liveResponses), so what a
-// subscriber costs per event is its write. docs/graphql.md
-// ("Subscriptions") describes it and its limits.
+// group's first subscriber. On a websocket the group's first subscriber
+// renders the item here (with loaders the group shares), the response is
+// encoded once, and every subscriber's connection queues the same bytes in
+// its own message (graphqlws.Stream.Send), each connection written once per
+// batch; over SSE every subscriber is sent the item and the first of them
+// to render it renders it, the others sending the same data
+// (liveResponses). What a subscriber costs per event is its share of a
+// write. docs/graphql.md ("Subscriptions") describes it and its limits.
 
 // subscriber is one subscription in a fanout.
 type subscriber struct {
