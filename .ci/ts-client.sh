@@ -4,7 +4,8 @@
 # (npm ci, package-lock.json), generates types with graphql-codegen from the
 # live schema and with openapi-typescript from /api/openapi.json, type-checks
 # strictly (tsc --strict; no `any` in the tree query's types), runs Apollo
-# Client's session tree query and an openapi-fetch check-in, and lints the
+# Client's session tree query and an openapi-fetch check-in, the graphql-ws
+# client's query and subscription over a websocket (live.mjs), and lints the
 # served OpenAPI document with Redocly CLI (redocly.yaml).
 #
 #   .ci/ts-client.sh
@@ -60,5 +61,7 @@ echo "-- tsc --strict"
 npm run --silent build
 echo "-- Apollo Client and openapi-fetch against the server"
 npm run --silent check
+echo "-- graphql-ws client: a query and a subscription over a websocket"
+node live.mjs
 echo "-- Redocly lint of the served OpenAPI document"
 npm run --silent lint:openapi

@@ -51,6 +51,10 @@ type Live struct {
 	Poll         time.Duration // DefaultLivePoll
 	Reauth       time.Duration // DefaultReauth
 	PingInterval time.Duration // DefaultLivePing
+	// InitTimeout is how long a websocket may wait before its
+	// connection_init: then it is closed with 4408
+	// (graphqlws.DefaultInitTimeout).
+	InitTimeout time.Duration
 	// WriteGrace is how long a connection closed as a slow consumer may
 	// take to read what was written before its close frame; then it is
 	// dropped without one. DefaultWriteGrace.
@@ -61,6 +65,8 @@ type Live struct {
 	delivered atomic.Int64 // items sent to subscribers
 	reads     atomic.Int64 // items read for groups of subscribers
 	joined    atomic.Int64 // subscriptions served by their account's reader
+
+	ops sync.Map // *graphql.OperationContext → *liveOp, while a subscription's operation lasts
 
 	mu      sync.Mutex
 	byToken map[string]int     // open subscriptions per token
@@ -100,17 +106,6 @@ type liveConn struct {
 	// kill ends the connection with a close code and reason (websocket) or
 	// ends the response (SSE).
 	kill func(code int, reason string)
-}
-
-type liveConnKey struct{}
-
-func withLiveConn(ctx context.Context, c *liveConn) context.Context {
-	return context.WithValue(ctx, liveConnKey{}, c)
-}
-
-func liveConnOf(ctx context.Context) *liveConn {
-	c, _ := ctx.Value(liveConnKey{}).(*liveConn)
-	return c
 }
 
 // deliveries carries, in order, what goes with each item a subscription
@@ -181,8 +176,6 @@ func (p *deliveries) pop() {
 	}
 }
 
-type deliveriesKey struct{}
-
 // errNoLive is the error of a subscription on a server without an event
 // log (gateway mode).
 var errNoLive = liveError(CodeBadRequest, "subscriptions are not served here: this server has no event log (gateway mode)")
@@ -241,10 +234,11 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 	if l == nil || l.Log == nil {
 		return nil, errNoLive
 	}
-	c := liveConnOf(ctx)
-	if c == nil {
+	op := l.opOf(ctx)
+	if op == nil {
 		return nil, liveError(CodeBadRequest, "subscriptions need a websocket (graphql-transport-ws) or a text/event-stream request")
 	}
+	c := op.conn
 	caller, err := upstream.MustCaller(ctx)
 	if err != nil {
 		return nil, err
@@ -263,15 +257,16 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 		}
 		pos = head
 	}
-	dq, _ := ctx.Value(deliveriesKey{}).(*deliveries)
-	if dq == nil {
-		dq = newDeliveries()
+	dq := op.dq
+	buffer := l.Buffer
+	if op.sink != nil {
+		buffer = 1 // the fan-out renders an item as soon as it sends it
 	}
-	out := make(chan *T, l.Buffer)
+	out := make(chan *T, buffer)
 	dq.take = func() { <-out }
 	var mu sync.Mutex
 	closed := false
-	s := &subscriber{ctx: ctx, conn: c, view: viewOf(ctx), match: match, pos: pos, loaders: newLoaders,
+	s := &subscriber{ctx: ctx, conn: c, sink: op.sink, view: viewOf(ctx), match: match, pos: pos, loaders: newLoaders,
 		load: func(ctx context.Context, e upstream.Event) (any, bool) {
 			item, ok, err := load(ctx, e)
 			return item, ok && err == nil
@@ -301,7 +296,13 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 			mu.Unlock()
 			dq.close()
 			l.release(c)
+			if s.sink != nil && ctx.Err() == nil {
+				s.sink.End() // ended here: the client is told
+			}
 		})
+	}
+	if s.sink != nil {
+		s.sink.Drive() // the fan-out renders and writes its items
 	}
 	context.AfterFunc(ctx, end)
 	go func() {
@@ -364,7 +365,7 @@ func (l *Live) ItemReads() int64 { return l.reads.Load() }
 // the item's log position in extensions.position.
 // Without a group's loaders (an item sent otherwise) it renders with fresh
 // loaders of api.
-func liveResponses(api upstream.API) graphql.ResponseMiddleware {
+func liveResponses(l *Live, api upstream.API) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		oc := graphql.GetOperationContext(ctx)
 		if oc == nil || oc.Operation == nil || oc.Operation.Operation != "subscription" {
@@ -373,10 +374,11 @@ func liveResponses(api upstream.API) graphql.ResponseMiddleware {
 			}
 			return next(ctx)
 		}
-		dq, _ := ctx.Value(deliveriesKey{}).(*deliveries)
-		if dq == nil {
+		op := l.opOf(ctx)
+		if op == nil || op.dq == nil {
 			return next(WithLoaders(ctx, NewLoaders(api)))
 		}
+		dq := op.dq
 		d, ok := dq.wait(ctx)
 		if !ok {
 			return next(ctx) // the channel is closed or the context ended: the end of the stream
@@ -425,13 +427,4 @@ func liveResponses(api upstream.API) graphql.ResponseMiddleware {
 type sharedResponse struct {
 	mu   sync.Mutex
 	resp *graphql.Response
-}
-
-// liveOperations gives each subscription its deliveries queue.
-func liveOperations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	oc := graphql.GetOperationContext(ctx)
-	if oc != nil && oc.Operation != nil && oc.Operation.Operation == "subscription" {
-		ctx = context.WithValue(ctx, deliveriesKey{}, newDeliveries())
-	}
-	return next(ctx)
 }

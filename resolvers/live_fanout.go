@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/okrgate/okrgate/resolvers/graphqlws"
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -17,16 +18,22 @@ import (
 // every distinct caller's visibility class anew, groups the subscriptions
 // by view (the operation's text and variables: the same selection and
 // filter) and class, and reads each event's item once per group, as the
-// group's first subscriber; every subscriber of the group is sent the same
-// item, the first of them to render it renders it (with loaders the group
-// shares) and the others send the same data (liveResponses), so what a
-// subscriber costs per event is its write. docs/graphql.md
-// ("Subscriptions") describes it and its limits.
+// group's first subscriber. On a websocket the group's first subscriber
+// renders the item here (with loaders the group shares), the response is
+// encoded once, and every subscriber's connection queues the same bytes in
+// its own message (graphqlws.Stream.Send), each connection written once per
+// batch; over SSE every subscriber is sent the item and the first of them
+// to render it renders it, the others sending the same data
+// (liveResponses). What a subscriber costs per event is its share of a
+// write. docs/graphql.md ("Subscriptions") describes it and its limits.
 
 // subscriber is one subscription in a fanout.
 type subscriber struct {
-	ctx   context.Context // the subscription's: values only are used by the reader
-	conn  *liveConn
+	ctx  context.Context // the subscription's: values only are used by the reader
+	conn *liveConn
+	// sink is the subscription's websocket stream, which the fan-out
+	// drives (nil over SSE: the transport reads the channel send fills).
+	sink  *graphqlws.Stream
 	view  string                    // the operation's text, name and variables
 	match func(upstream.Event) bool // the subscription's filter
 	// load reads the item of an event as the caller of ctx; false when it
@@ -248,6 +255,11 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 					}
 				}
 				l.deliverGroup(ctx, g, gevs)
+				for _, s := range g.subs {
+					if s.sink != nil {
+						s.sink.Flush() // one write per connection for the batch
+					}
+				}
 			}
 		}()
 	}
@@ -279,11 +291,24 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 			continue // not readable by the group (or gone): nothing about it is sent
 		}
 		loaders, shared := rep.loaders(), &sharedResponse{}
+		var payload []byte // the item rendered for the group's websockets, once
 		for i, s := range g.subs {
 			if gone[s] || e.Position <= s.pos {
 				continue
 			}
-			if !s.send(item, delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}) {
+			d := delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}
+			ok := true
+			if s.sink == nil {
+				ok = s.send(item, d)
+			} else {
+				if payload == nil {
+					if payload = s.render(item, d); payload == nil {
+						continue // it ended: the next subscriber renders
+					}
+				}
+				ok = s.sink.Send(payload)
+			}
+			if !ok {
 				gone[s] = true
 				l.slow.Add(1)
 				s.conn.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
@@ -294,6 +319,26 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 	}
 }
 
+// render renders item for s's websocket stream, as the subscriber of d,
+// and returns the encoded payload; nil when the subscription has ended.
+// What its connection sends is Send's copy around the payload: the group's
+// other subscribers send the same bytes.
+func (s *subscriber) render(item any, d delivery) []byte {
+	d.shared = nil // rendered here, once for the group
+	if !s.send(item, d) {
+		return nil
+	}
+	resp := s.sink.Render()
+	if resp == nil {
+		return nil
+	}
+	b, err := graphqlws.Payload(resp)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // authenticate authenticates each distinct token of subs once and returns
 // each subscriber's caller; a subscriber whose token no longer
 // authenticates has its connection ended with 4403 and no caller (its
@@ -301,22 +346,45 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 // the caller it subscribed with.
 func (l *Live) authenticate(ctx context.Context, subs []*subscriber) []upstream.Caller {
 	type result struct {
+		s  *subscriber // the first subscriber with the token: its context's values are used
 		c  upstream.Caller
 		ok bool
 	}
 	byToken := map[string]*result{}
+	var distinct []*result
+	for _, s := range subs {
+		if l.Auth != nil && s.conn.token != "" && byToken[s.conn.token] == nil {
+			r := &result{s: s}
+			byToken[s.conn.token] = r
+			distinct = append(distinct, r)
+		}
+	}
+	// The lookups are independent reads: a few at a time, so that a
+	// batch's thousand tokens do not wait on one another's round trips.
+	work := make(chan *result)
+	var wg sync.WaitGroup
+	for range min(len(distinct), 2*runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range work {
+				c, err := l.Auth.Authenticate(valuesOnly{r.s.ctx, ctx}, r.s.conn.token)
+				r.c, r.ok = c, err == nil
+			}
+		}()
+	}
+	for _, r := range distinct {
+		work <- r
+	}
+	close(work)
+	wg.Wait()
 	out := make([]upstream.Caller, len(subs))
 	for i, s := range subs {
-		if l.Auth == nil || s.conn.token == "" {
+		r := byToken[s.conn.token]
+		if l.Auth == nil || s.conn.token == "" || r == nil {
 			c, _ := upstream.CallerFrom(s.ctx)
 			out[i] = c
 			continue
-		}
-		r := byToken[s.conn.token]
-		if r == nil {
-			c, err := l.Auth.Authenticate(valuesOnly{s.ctx, ctx}, s.conn.token)
-			r = &result{c: c, ok: err == nil}
-			byToken[s.conn.token] = r
 		}
 		if !r.ok {
 			s.conn.kill(4403, "the token no longer authenticates")

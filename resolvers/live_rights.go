@@ -6,10 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/vektah/gqlparser/v2/gqlerror"
-
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -45,13 +41,6 @@ type wsRights struct {
 	// checked is when the token last authenticated (an operation's check
 	// counts): the idle check skips a connection checked within reauth.
 	checked time.Time
-}
-
-type wsRightsKey struct{}
-
-func wsRightsOf(ctx context.Context) *wsRights {
-	r, _ := ctx.Value(wsRightsKey{}).(*wsRights)
-	return r
 }
 
 // lifetimeEnd returns when a connection opened at now must close: the
@@ -137,37 +126,4 @@ func (r *wsRights) authorize(ctx context.Context, auth upstream.AuthService) (up
 		r.kill(CloseForbidden, "the token no longer authenticates: "+upstream.ErrorMessage(err))
 	}
 	return upstream.Caller{}, err
-}
-
-// wsOperations authorizes every operation on a websocket — query, mutation
-// or the start of a subscription — against the token's current state,
-// before it runs: a refused operation is answered with the protocol's
-// error message (and the connection closed with CloseForbidden), so a
-// mutation sent after its token was revoked changes nothing. An operation that runs acts as the
-// caller the token is now (its roles as they are now), with its own memo
-// and loaders, never the connection's. Operations of other transports pass
-// through: they were authenticated with their request.
-func wsOperations(l *Live, api upstream.API) graphql.OperationMiddleware {
-	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		r := wsRightsOf(ctx)
-		if r == nil || l.Auth == nil {
-			return next(ctx)
-		}
-		c, err := r.authorize(ctx, l.Auth)
-		if err != nil {
-			code := GraphQLCode(upstream.ErrorCode(err))
-			msg := upstream.ErrorMessage(err)
-			if code == CodeInternal {
-				msg = "internal error"
-			}
-			e := gqlerror.Errorf("%s", msg)
-			e.Extensions = map[string]any{"code": code}
-			// Refused before it ran: the protocol's error message for the
-			// operation (graphql-transport-ws "error"), not a result.
-			transport.AddSubscriptionError(ctx, e)
-			return func(context.Context) *graphql.Response { return nil }
-		}
-		ctx = upstream.WithMemo(upstream.NewContext(ctx, c))
-		return next(WithLoaders(ctx, NewLoaders(api)))
-	}
 }

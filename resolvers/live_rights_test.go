@@ -129,7 +129,7 @@ func TestIdleWebsocketClosedWhenTokenRevoked(t *testing.T) {
 }
 
 // BenchmarkWebsocketQuery measures one small query on an open websocket,
-// which authenticates its token again before it runs (wsOperations),
+// which authenticates its token again before it runs (wsSession.Operation),
 // beside that authentication alone: the share of the per-operation check.
 func BenchmarkWebsocketQuery(b *testing.B) {
 	ctx := context.Background()

@@ -1,21 +1,19 @@
 package resolvers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	coderws "github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/okrgate/okrgate/resolvers/graphqlws"
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -29,188 +27,108 @@ func IsLive(r *http.Request) bool {
 	return r.Method == http.MethodPost && mt == "application/json" && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
-// websocketTransport is gqlgen's graphql-transport-ws (and graphql-ws)
-// transport: the connection_init payload carries the bearer token
-// ({"Authorization": "Bearer <token>"}), authenticated like HTTP, and
-// authenticated again before every operation (wsOperations) and every
-// l.Reauth while the connection lasts; the connection ends with a close
-// code and reason of ours when a subscription or a check ends it (slow
-// consumer 4008, token no longer valid 4403) and after lifetime (1001,
-// CloseLifetimeReason; 0 = DefaultMaxConnLifetime).
-func websocketTransport(l *Live, lifetime time.Duration) transport.Websocket {
+// websocketTransport serves graphql-transport-ws (and the legacy
+// graphql-ws) with graphqlws: the connection_init payload carries the
+// bearer token ({"Authorization": "Bearer <token>"}; or the upgrade
+// request's Authorization header), authenticated like HTTP, and
+// authenticated again before every operation (wsSession.Operation) and
+// every l.Reauth while the connection lasts; the connection ends with a
+// close code and reason of ours when a subscription or a check ends it
+// (slow consumer 4008, token no longer valid 4403) and after lifetime
+// (1001, CloseLifetimeReason; 0 = DefaultMaxConnLifetime). The fan-out
+// drives its subscriptions' streams (stream).
+func websocketTransport(l *Live, api upstream.API, lifetime time.Duration) graphqlws.Transport {
 	if lifetime <= 0 {
 		lifetime = DefaultMaxConnLifetime
 	}
-	return transport.Websocket{
-		Implementation:        closingImplementation{},
-		PingPongInterval:      l.PingInterval,
-		KeepAlivePingInterval: l.PingInterval, // the older graphql-ws subprotocol
-		MissingPongOk:         true,
-		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-			conn := connOf(ctx)
-			token := ""
-			if scheme, t, ok := strings.Cut(p.Authorization(), " "); ok && strings.EqualFold(scheme, "Bearer") {
-				token = strings.TrimSpace(t)
+	return graphqlws.Transport{
+		Pinger:      graphqlws.NewPinger(l.PingInterval),
+		InitTimeout: l.InitTimeout,
+		MaxQueued:   l.Buffer,
+		WriteGrace:  l.WriteGrace,
+		Init: func(ctx context.Context, r *http.Request, payload json.RawMessage, conn *graphqlws.Conn) (graphqlws.Session, error) {
+			var p map[string]any
+			_ = json.Unmarshal(payload, &p)
+			auth, _ := p["Authorization"].(string)
+			if auth == "" {
+				auth, _ = p["authorization"].(string)
 			}
-			if token == "" && conn != nil {
-				token = conn.token // an Authorization header on the upgrade request
+			token := bearer(auth)
+			if token == "" {
+				token = bearer(r.Header.Get("Authorization"))
 			}
 			if token == "" {
-				return ctx, nil, errors.New(`unauthenticated: send {"Authorization": "Bearer <token>"} in connection_init`)
+				return nil, errors.New(`unauthenticated: send {"Authorization": "Bearer <token>"} in connection_init`)
 			}
 			c, err := l.Auth.Authenticate(ctx, token)
 			if err != nil {
-				return ctx, nil, errors.New("unauthenticated: " + upstream.ErrorMessage(err))
+				return nil, errors.New("unauthenticated: " + upstream.ErrorMessage(err))
 			}
 			ctx, cancel := context.WithCancel(upstream.NewContext(ctx, c))
 			kill := func(code int, reason string) {
-				if conn != nil {
-					conn.closeWith(code, reason)
-					// A writer stuck on a peer that does not read holds the
-					// connection: after the grace its writes fail.
-					time.AfterFunc(l.WriteGrace, conn.stopWrites)
-				}
+				conn.Close(code, reason)
 				cancel()
 			}
 			rights := &wsRights{token: token, kill: kill, end: lifetimeEnd(time.Now(), lifetime)}
 			rights.watch(ctx, l.Auth, l.Reauth)
-			ctx = context.WithValue(ctx, wsRightsKey{}, rights)
-			return withLiveConn(ctx, &liveConn{token: token, kill: kill}), nil, nil
+			return &wsSession{l: l, api: api, rights: rights, conn: &liveConn{token: token, kill: kill}, cancel: cancel}, nil
 		},
 	}
 }
 
-// closingImplementation accepts websockets with coder/websocket (same
-// origin only, its default) and lets a subscription choose the close code
-// and reason of its connection.
-type closingImplementation struct{}
-
-type closingConnKey struct{}
-
-// connHolder is put in the request's context before the transport runs, so
-// InitFunc finds the connection Accept made.
-type connHolder struct {
-	mu sync.Mutex
-	c  *closingConn
-	// token of an Authorization header on the upgrade request, if any.
-	token string
+// bearer returns the token of an "Bearer <token>" authorization, or "".
+func bearer(auth string) string {
+	if scheme, t, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(t)
+	}
+	return ""
 }
 
-func connOf(ctx context.Context) *closingConn {
-	h, _ := ctx.Value(closingConnKey{}).(*connHolder)
-	if h == nil {
-		return nil
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.c != nil {
-		h.c.token = h.token
-	}
-	return h.c
+// wsSession is an authenticated websocket.
+type wsSession struct {
+	l      *Live
+	api    upstream.API
+	rights *wsRights
+	conn   *liveConn
+	cancel context.CancelFunc
 }
 
-func (closingImplementation) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	for k, vs := range o.ResponseHeader {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	ws, err := coderws.Accept(w, r, &coderws.AcceptOptions{Subprotocols: o.Subprotocols})
+// Operation authorizes an operation — query, mutation or the start of a
+// subscription — against the token's current state, before it runs: a
+// refused operation is answered with the protocol's error message (and
+// the connection closed with CloseForbidden), so a mutation sent after its
+// token was revoked changes nothing. An operation that runs acts as the
+// caller the token is now (its roles as they are now), with its own memo
+// and loaders (a subscription's items render with their group's), never
+// the connection's. A subscription's stream is bound to its operation for
+// stream to find.
+func (s *wsSession) Operation(ctx context.Context, op *graphqlws.Operation) (context.Context, func(), error) {
+	c, err := s.rights.authorize(ctx, s.l.Auth)
 	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c := &closingConn{ws: ws, writeCtx: ctx, stopWrites: cancel}
-	if h, _ := r.Context().Value(closingConnKey{}).(*connHolder); h != nil {
-		h.mu.Lock()
-		h.c = c
-		h.mu.Unlock()
-	}
-	return c, nil
-}
-
-// closingConn is a coder/websocket connection whose close code and reason
-// a subscription may set before the transport closes it. Writes stop when
-// it is killed, so a consumer that does not read cannot hold the
-// connection's writer.
-type closingConn struct {
-	ws         *coderws.Conn
-	writeCtx   context.Context
-	stopWrites context.CancelFunc
-	token      string
-
-	mu     sync.Mutex
-	code   int
-	reason string
-}
-
-// maxCloseReason is the longest close reason a close frame carries
-// (RFC 6455: 125 bytes of payload, 2 of them the code).
-const maxCloseReason = 123
-
-// closeWith records the code and reason of the coming close; a reason too
-// long for a close frame is cut at a rune boundary.
-func (c *closingConn) closeWith(code int, reason string) {
-	if len(reason) > maxCloseReason {
-		cut := maxCloseReason
-		for cut > 0 && !utf8.RuneStart(reason[cut]) {
-			cut--
+		code := GraphQLCode(upstream.ErrorCode(err))
+		msg := upstream.ErrorMessage(err)
+		if code == CodeInternal {
+			msg = "internal error"
 		}
-		reason = reason[:cut]
+		e := gqlerror.Errorf("%s", msg)
+		e.Extensions = map[string]any{"code": code}
+		return ctx, nil, e
 	}
-	c.mu.Lock()
-	if c.code == 0 {
-		c.code, c.reason = code, reason
+	ctx = upstream.WithMemo(upstream.NewContext(ctx, c))
+	if op.Stream == nil {
+		return WithLoaders(ctx, NewLoaders(s.api)), nil, nil
 	}
-	c.mu.Unlock()
-}
-
-func (c *closingConn) NextReader() (int, io.Reader, error) {
-	t, data, err := c.ws.Read(context.Background())
-	if err != nil {
-		switch coderws.CloseStatus(err) {
-		case coderws.StatusNormalClosure, coderws.StatusNoStatusRcvd:
-			return int(t), nil, transport.ErrWebsocketClosed
+	lo := &liveOp{conn: s.conn, sink: op.Stream}
+	s.l.bind(op.OC, lo)
+	return ctx, func() {
+		if lo.dq == nil { // refused before it started: operations never saw it
+			s.l.ops.CompareAndDelete(op.OC, lo)
 		}
-		return int(t), nil, err
-	}
-	return int(t), bytes.NewReader(data), nil
+	}, nil
 }
 
-// WriteJSON writes a message of the transport as one text frame; its
-// payload, encoded already, is not encoded again (envelope).
-func (c *closingConn) WriteJSON(v any) error {
-	b, ok := envelope(v)
-	if !ok {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return err
-		}
-	}
-	return c.ws.Write(c.writeCtx, coderws.MessageText, b)
-}
-
-func (c *closingConn) WriteClose(code int, reason string) error {
-	c.mu.Lock()
-	if c.code != 0 {
-		code, reason = c.code, c.reason
-	}
-	c.mu.Unlock()
-	// Close writes the close frame and waits (bounded) for the peer's.
-	go func() {
-		_ = c.ws.Close(coderws.StatusCode(code), reason)
-		c.stopWrites()
-	}()
-	return nil
-}
-
-func (c *closingConn) Close() error {
-	return nil // WriteClose's Close ends the connection
-}
-
-func (c *closingConn) Subprotocol() string { return c.ws.Subprotocol() }
-
-func (c *closingConn) SetReadLimit(n int64) { c.ws.SetReadLimit(n) }
+// Close ends the session's checks.
+func (s *wsSession) Close() { s.cancel() }
 
 // sseTransport is gqlgen's SSE transport: authenticated by the
 // Authorization header like any request.
@@ -218,25 +136,57 @@ func sseTransport(l *Live) transport.SSE {
 	return transport.SSE{KeepAlivePingInterval: l.PingInterval}
 }
 
-// liveHandler serves a subscription request: the websocket's connection
-// state, or for SSE (authenticated by authMiddleware already) its own.
+// liveHandler serves a subscription request over SSE (authenticated by
+// authMiddleware already): without the server's write timeout, which is
+// for requests, not for a stream.
 func liveHandler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		token := ""
-		if scheme, t, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
-			token = strings.TrimSpace(t)
+		if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		}
-		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-			ctx = context.WithValue(ctx, closingConnKey{}, &connHolder{token: token})
-			next.ServeHTTP(w, r.WithContext(ctx))
-			return
-		}
-		// The server's write timeout is for requests, not for a stream.
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		lc := &liveConn{token: token, kill: func(int, string) { cancel() }}
-		next.ServeHTTP(w, r.WithContext(withLiveConn(ctx, lc)))
+		next.ServeHTTP(w, r)
 	})
+}
+
+// liveOp is what a subscription's operation is served with: its
+// connection, its stream on a websocket (nil over SSE), and the queue of
+// its deliveries. Live.ops holds it by operation context while the
+// operation lasts.
+type liveOp struct {
+	conn *liveConn
+	sink *graphqlws.Stream
+	dq   *deliveries
+}
+
+func (l *Live) bind(oc *graphql.OperationContext, op *liveOp) { l.ops.Store(oc, op) }
+
+// opOf returns the subscription operation of ctx, or nil.
+func (l *Live) opOf(ctx context.Context) *liveOp {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil {
+		return nil
+	}
+	op, _ := l.ops.Load(oc)
+	o, _ := op.(*liveOp)
+	return o
+}
+
+// operations gives each subscription its deliveries queue, and one over
+// SSE its connection (its token, and ending it ends the response), kept
+// in l.ops until it ends.
+func (l *Live) operations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil || oc.Operation == nil || oc.Operation.Operation != "subscription" {
+		return next(ctx)
+	}
+	op := l.opOf(ctx)
+	if op == nil { // SSE
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		op = &liveOp{conn: &liveConn{token: bearer(oc.Headers.Get("Authorization")), kill: func(int, string) { cancel() }}}
+		l.bind(oc, op)
+	}
+	op.dq = newDeliveries()
+	context.AfterFunc(ctx, func() { l.ops.CompareAndDelete(oc, op) })
+	return next(ctx)
 }

@@ -150,11 +150,10 @@ func NewServer(cfg Config) *handler.Server {
 	if cfg.Live != nil {
 		// Before the HTTP transport, which would take an SSE request (a
 		// JSON POST) as a plain one.
-		srv.AddTransport(websocketTransport(cfg.Live, cfg.MaxConnLifetime))
+		srv.AddTransport(websocketTransport(cfg.Live, cfg.API, cfg.MaxConnLifetime))
 		srv.AddTransport(sseTransport(cfg.Live))
-		srv.AroundOperations(wsOperations(cfg.Live, cfg.API))
-		srv.AroundOperations(liveOperations)
-		srv.AroundResponses(liveResponses(cfg.API))
+		srv.AroundOperations(cfg.Live.operations)
+		srv.AroundResponses(liveResponses(cfg.Live, cfg.API))
 	}
 	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
@@ -219,7 +218,7 @@ func NewHandler(cfg Config) http.Handler {
 	var h http.Handler = srv
 	h = LoaderMiddleware(cfg.API, cfg.Metrics, h)
 	// websocket: authenticated by connection_init; each operation gets
-	// its loaders from liveResponses, not one set for the connection.
+	// its loaders from its session, not one set for the connection.
 	live := liveHandler(srv)
 	h = authMiddleware(cfg.Auth, cfg.Logger, h)
 	sse := authMiddleware(cfg.Auth, cfg.Logger, liveHandler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))

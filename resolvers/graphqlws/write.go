@@ -1,0 +1,122 @@
+package graphqlws
+
+import (
+	"encoding/binary"
+	"time"
+	"unicode/utf8"
+)
+
+// Opcodes of the frames the server writes (RFC 6455, 5.2).
+const (
+	opText  = 0x1
+	opClose = 0x8
+	opPing  = 0x9
+	opPong  = 0xA
+)
+
+// maxHeader is the longest header of an unmasked frame.
+const maxHeader = 10
+
+// maxCloseReason is the longest close reason a close frame carries
+// (RFC 6455: 125 bytes of payload, 2 of them the code).
+const maxCloseReason = 123
+
+// appendHeader appends the header of a final, unmasked frame of n bytes
+// (a server's frames are never masked).
+func appendHeader(b []byte, op byte, n int) []byte {
+	b = append(b, 0x80|op)
+	switch {
+	case n < 126:
+		return append(b, byte(n))
+	case n <= 0xFFFF:
+		return binary.BigEndian.AppendUint16(append(b, 126), uint16(n))
+	default:
+		return binary.BigEndian.AppendUint64(append(b, 127), uint64(n))
+	}
+}
+
+// appendFrame appends a frame of op carrying payload.
+func appendFrame(b []byte, op byte, payload []byte) []byte {
+	return append(appendHeader(b, op, len(payload)), payload...)
+}
+
+// closePayload is a close frame's payload: code, then reason cut at a rune
+// boundary to what the frame holds.
+func closePayload(code int, reason string) []byte {
+	if len(reason) > maxCloseReason {
+		cut := maxCloseReason
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
+	}
+	return append(binary.BigEndian.AppendUint16(nil, uint16(code)), reason...)
+}
+
+// queue appends frames (data of them counted as data frames, which
+// Transport.MaxQueued bounds) and starts writing them. Nothing is queued
+// after the close frame.
+func (c *Conn) queue(frames []byte, data int) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.out = append(c.out, frames...)
+	c.unsent += data
+	c.queued += data
+	c.mu.Unlock()
+	c.flush()
+}
+
+// flush starts a writer for what is queued unless one is running. The
+// writer is a goroutine only while there is something to write.
+func (c *Conn) flush() {
+	c.mu.Lock()
+	if c.writing || len(c.out) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true
+	c.mu.Unlock()
+	go c.write()
+}
+
+// write writes what is queued, in one write per turn, until nothing is;
+// after the close frame it lets the reader wait a moment for the client's
+// close frame, then the connection closes.
+func (c *Conn) write() {
+	for {
+		c.mu.Lock()
+		buf, n, closing := c.out, c.unsent, c.closing
+		c.out, c.unsent = nil, 0
+		if len(buf) == 0 {
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		_, err := c.nc.Write(buf)
+		c.mu.Lock()
+		c.queued -= n
+		ended := c.ended
+		if err == nil && closing {
+			c.closeSent = true
+		}
+		c.mu.Unlock()
+		if err != nil {
+			c.mu.Lock()
+			c.writing = false
+			c.mu.Unlock()
+			c.abort()
+			return
+		}
+		if closing { // the close frame was the last of buf
+			if ended {
+				c.abort()
+			} else {
+				_ = c.nc.SetReadDeadline(time.Now().Add(time.Second))
+			}
+		}
+	}
+}
