@@ -211,12 +211,11 @@ func (s *server) endpoint(e entry) http.Handler {
 			s.run(e, w, r)
 			return
 		}
-		store, ok := s.api.(upstream.Idempotency)
-		if !e.Idempotent || !ok {
+		if !e.Idempotent {
 			s.writeError(w, r, upstream.Invalid("Idempotency-Key", "this operation does not take an Idempotency-Key; it is honoured on POST operations"))
 			return
 		}
-		s.idempotent(w, r, store, key, func(w http.ResponseWriter, r *http.Request) { s.run(e, w, r) })
+		s.idempotent(w, r, s.api, key, func(w http.ResponseWriter, r *http.Request) { s.run(e, w, r) })
 	})
 }
 
@@ -225,9 +224,8 @@ func (s *server) endpoint(e entry) http.Handler {
 func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
 	var v any
 	var err error
-	_, versions := s.api.(upstream.Versions)
 	switch {
-	case r.Header.Get("If-Match") != "" && (e.Versioned == "" || e.Method == http.MethodGet || !versions):
+	case r.Header.Get("If-Match") != "" && (e.Versioned == "" || e.Method == http.MethodGet):
 		err = upstream.Invalid("If-Match", "this operation does not take If-Match; it is honoured on PATCH and DELETE of goals, key results, tasks and sessions")
 	case e.Versioned != "" && e.Method == http.MethodGet:
 		var etag string
