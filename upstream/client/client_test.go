@@ -40,6 +40,18 @@ func (f failing) GetGoal(ctx context.Context, id string) (upstream.Goal, error) 
 	return upstream.Goal{ID: id}, nil
 }
 
+// DeleteTask fails like GetGoal: with the code at the id's position.
+func (f failing) DeleteTask(ctx context.Context, id string) error {
+	_, err := f.GetGoal(ctx, id)
+	return err
+}
+
+// Version knows no versions: the facade's conditional GET then answers
+// without an ETag.
+func (f failing) Version(ctx context.Context, kind, id string) (string, error) {
+	return "", upstream.NotFound(kind, id)
+}
+
 func idOf(i int) string {
 	return strings.Repeat("0", 22) + string(rune('a'+i/16)) + string("0123456789abcdef"[i%16])
 }
