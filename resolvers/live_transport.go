@@ -219,7 +219,7 @@ func sseTransport(l *Live) transport.SSE {
 }
 
 // liveHandler serves a subscription request: the websocket's connection
-// state, or for SSE (authenticated by authMiddleware already) its own.
+// state, or for SSE (authenticated by package authn's middleware already) its own.
 func liveHandler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()

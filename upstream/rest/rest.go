@@ -24,17 +24,16 @@
 package rest
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/authn"
 	"github.com/okrgate/okrgate/upstream/observe"
 )
 
@@ -60,6 +59,9 @@ type Options struct {
 	// Events serves the event feed, GET /api/v2/events (events.go); when
 	// nil, the API does if it implements upstream.EventLog.
 	Events upstream.EventLog
+	// Authn authenticates every operation (the binary builds one for both
+	// facades); when nil, the API's own tokens do (authn.New(api, nil)).
+	Authn *authn.Authenticator
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -122,7 +124,10 @@ func New(api upstream.API, opts Options) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{api: api, log: log, hooks: opts.Webhooks, feed: opts.Events}
+	s := &server{api: api, log: log, hooks: opts.Webhooks, feed: opts.Events, authn: opts.Authn}
+	if s.authn == nil {
+		s.authn = authn.New(api, nil)
+	}
 
 	r := chi.NewRouter()
 	readTimeout := opts.ReadTimeout
@@ -171,6 +176,7 @@ type server struct {
 	log   *slog.Logger
 	hooks upstream.WebhookService // webhooks.go
 	feed  upstream.EventLog       // events.go
+	authn *authn.Authenticator
 }
 
 // handlerFunc is the shape of an operation's handler: it returns the value to
@@ -184,20 +190,19 @@ type entry struct {
 }
 
 // endpoint wraps an operation's handler with the per-route checks:
-// authentication, the account header, the allowed query parameters, the
-// Idempotency-Key of a POST (idempotent.go), and then run.
+// authentication (package authn's middleware), the account header where
+// the route requires it, the allowed query parameters, the Idempotency-Key
+// of a POST (idempotent.go), and then run.
 func (s *server) endpoint(e entry) http.Handler {
 	allowed := make(map[string]bool, len(e.Params))
 	for _, p := range e.Params {
 		allowed[p] = true
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, err := s.authenticate(r, e.Account)
-		if err != nil {
-			s.writeError(w, r, err)
+	return s.authn.Middleware(s.writeError)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e.Account && authn.Account(r) == "" {
+			s.writeError(w, r, upstream.Errorf(upstream.CodeAccountHeader, "the %s header is required for this operation", authn.AccountHeader))
 			return
 		}
-		r = r.WithContext(ctx)
 		if err := checkParams(r, allowed); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -216,7 +221,7 @@ func (s *server) endpoint(e entry) http.Handler {
 			return
 		}
 		s.idempotent(w, r, s.api, key, func(w http.ResponseWriter, r *http.Request) { s.run(e, w, r) })
-	})
+	}))
 }
 
 // run calls an operation's handler — conditionally on a versioned route
@@ -277,42 +282,6 @@ func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
 
 // notModified is a handler result meaning 304 with the given message.
 type notModified string
-
-// authenticate resolves the bearer token and checks the service-accountId
-// header; it returns the request context carrying the caller.
-func (s *server) authenticate(r *http.Request, accountRequired bool) (context.Context, error) {
-	token, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
-		return nil, upstream.Errorf(upstream.CodeUnauthenticated, "missing or malformed Authorization header; send \"Authorization: Bearer <token>\"")
-	}
-	caller, err := s.api.Authenticate(r.Context(), token)
-	if err != nil {
-		return nil, err
-	}
-	acct := r.Header.Get("service-accountId")
-	switch {
-	case acct == "" && accountRequired:
-		return nil, upstream.Errorf(upstream.CodeAccountHeader, "the service-accountId header is required for this operation")
-	case acct != "" && acct != caller.AccountID:
-		return nil, upstream.Errorf(upstream.CodeForbidden, "the service-accountId header does not name the account of the token")
-	}
-	observe.FromContext(r.Context()).SetCaller(caller.AccountID, caller.UserID)
-	return upstream.WithMemo(upstream.NewContext(r.Context(), caller)), nil
-}
-
-// bearerToken extracts the token of an "Authorization: Bearer <token>"
-// header. The scheme is case-insensitive (RFC 9110).
-func bearerToken(h string) (string, bool) {
-	const prefix = "bearer "
-	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return "", false
-	}
-	tok := strings.TrimSpace(h[len(prefix):])
-	if tok == "" {
-		return "", false
-	}
-	return tok, true
-}
 
 // recordRoute names the route pattern that served the request in its
 // observe.Record, for the access line and the metrics.
