@@ -49,15 +49,16 @@ type Options struct {
 	// (gateway.go): a facade of the documented operations only, to test a
 	// gateway's fallback against.
 	NoGatewayRoutes bool
-	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, the API
-	// does if it implements upstream.WebhookService.
+	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, those
+	// routes answer 404. Capabilities beyond upstream.API are given
+	// here, never found by type assertion on the API.
 	Webhooks upstream.WebhookService
 	// ReadTimeout is the deadline of a GET (deadline.go): past it the
 	// work is stopped and the answer is 503 timeout. Zero means
 	// DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// Events serves the event feed, GET /api/v2/events (events.go); when
-	// nil, the API does if it implements upstream.EventLog.
+	// nil, it answers 404.
 	Events upstream.EventLog
 	// Authn authenticates every operation (the binary builds one for both
 	// facades); when nil, the API's own tokens do (authn.New(api, nil)).
