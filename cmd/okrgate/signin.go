@@ -27,7 +27,7 @@ func addOIDCFlags(fs *flag.FlagSet) *oidcFlags {
 	o := &oidcFlags{}
 	fs.StringVar(&o.issuers, "oidc-issuer", "", "comma-separated issuer `URLs` whose OIDC/JWT access tokens are accepted as bearer tokens (discovered at start); none by default")
 	fs.StringVar(&o.audience, "oidc-audience", "", "the audience (aud) an identity token must be issued for; required with --oidc-issuer")
-	fs.StringVar(&o.algorithms, "oidc-algorithms", strings.Join(authn.DefaultAlgorithms, ","), "comma-separated signature `algorithms` accepted (none and HS* are never)")
+	fs.StringVar(&o.algorithms, "oidc-algorithms", strings.Join(authn.DefaultAlgorithms(), ","), "comma-separated signature `algorithms` accepted (none and HS* are never)")
 	fs.DurationVar(&o.skew, "oidc-clock-skew", authn.DefaultClockSkew, "how long after its expiry an identity token is still accepted (clocks differ)")
 	fs.StringVar(&o.userClaim, "oidc-user-claim", authn.DefaultUserClaim, "the `claim` whose value is the email (or id) of the user of the account a token acts as")
 	fs.StringVar(&o.accountClaim, "oidc-account-claim", "", "the `claim` holding the account id; without it the service-accountId header names the account")

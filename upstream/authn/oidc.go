@@ -27,11 +27,11 @@ const (
 	DefaultWriteValue  = "okrgate:write"
 )
 
-// DefaultAlgorithms are the signature algorithms accepted by default: the
-// asymmetric ones of RFC 7518. "none" and the HMAC algorithms (whose key
-// is the verifier's own secret) are never accepted.
-var DefaultAlgorithms = []string{
-	oidc.RS256, oidc.RS384, oidc.RS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.EdDSA,
+// DefaultAlgorithms returns the signature algorithms accepted by default:
+// the asymmetric ones of RFC 7518. "none" and the HMAC algorithms (whose
+// key is the verifier's own secret) are never accepted.
+func DefaultAlgorithms() []string {
+	return []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.EdDSA}
 }
 
 // Directory finds the user that a verified identity names: the user of
@@ -51,7 +51,7 @@ type OIDCConfig struct {
 	// Audience is the audience a token must be issued for (its aud claim
 	// must contain it). Required.
 	Audience string
-	// Algorithms are the accepted signature algorithms; DefaultAlgorithms.
+	// Algorithms are the accepted signature algorithms; DefaultAlgorithms().
 	Algorithms []string
 	// ClockSkew is how long after its exp claim a token is still
 	// accepted; DefaultClockSkew. Negative means none.
@@ -101,7 +101,7 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig, users Directory) (*OIDC, error
 		return nil, errors.New("authn: OIDC sign-in needs a user directory (a store)")
 	}
 	if len(cfg.Algorithms) == 0 {
-		cfg.Algorithms = DefaultAlgorithms
+		cfg.Algorithms = DefaultAlgorithms()
 	}
 	for _, alg := range cfg.Algorithms {
 		if strings.EqualFold(alg, "none") || strings.HasPrefix(strings.ToUpper(alg), "HS") {
@@ -168,6 +168,11 @@ func (o *OIDC) Authenticate(ctx context.Context, token, acct string) (upstream.C
 		if errors.As(err, &expired) {
 			return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "the token expired at %s", expired.Expiry.UTC().Format(time.RFC3339))
 		}
+		if strings.Contains(err.Error(), "fetching keys") {
+			// The provider's key set could not be fetched (a key id not
+			// cached yet): the provider failed, not the token.
+			return upstream.Caller{}, &upstream.Error{Code: upstream.CodeUnavailable, Message: "the identity provider's keys could not be fetched", Err: err}
+		}
 		return upstream.Caller{}, &upstream.Error{Code: upstream.CodeUnauthenticated, Message: "the token could not be verified: " + verifyReason(err), Err: err}
 	}
 	var claims map[string]any
@@ -191,7 +196,6 @@ func (o *OIDC) Authenticate(ctx context.Context, token, acct string) (upstream.C
 	case account != "":
 	case acct != "":
 		account = acct
-		o.accounts.Add(key, acct)
 	default:
 		if account, ok = o.accounts.Get(key); !ok {
 			return upstream.Caller{}, upstream.Errorf(upstream.CodeAccountHeader, "the token names no account: send the %s header", AccountHeader)
@@ -200,6 +204,9 @@ func (o *OIDC) Authenticate(ctx context.Context, token, acct string) (upstream.C
 	c, err := o.users.IdentifyUser(ctx, account, user)
 	if err != nil {
 		return upstream.Caller{}, err
+	}
+	if acct != "" {
+		o.accounts.Add(key, acct)
 	}
 	c.Token = token
 	c.Scopes = scopes
