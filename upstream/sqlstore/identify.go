@@ -22,7 +22,7 @@ func (s *Store) IdentifyUser(ctx context.Context, accountID, value string) (upst
 	}
 	var userID string
 	var userDoc, accountDoc []byte
-	err := s.read().QueryRowContext(ctx, `/* all accounts: identification */
+	err := s.read().QueryRowContext(ctx, `
 		SELECT u.id, u.doc, a.doc
 		FROM users u JOIN accounts a ON a.id = u.account_id
 		WHERE u.account_id = ? AND (u.email = ? OR u.id = ?)`, accountID, value, value).Scan(&userID, &userDoc, &accountDoc)
