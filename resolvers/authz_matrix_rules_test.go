@@ -11,8 +11,12 @@ import (
 
 // Outcomes of a root field for one caller.
 const (
-	azOK          = "ok"   // no error, the field's data is not null
-	azNull        = "null" // no error, the field is null: a nullable by-id read of an id the caller cannot see
+	azOK   = "ok"   // no error, the field's data is not null
+	azNull = "null" // no error, the field is null: a nullable by-id read of an id the caller cannot see
+)
+
+// Outcomes that are GraphQL codes of the error table.
+var (
 	azForbidden   = resolvers.CodeForbidden
 	azNotFound    = resolvers.CodeNotFound
 	azBadInput    = resolvers.CodeBadUserInput

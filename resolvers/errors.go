@@ -15,32 +15,41 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-// GraphQL error codes (extensions.code).
+// GraphQL error codes (extensions.code) of the error table
+// (upstream.Codes): the code of each upstream.Code, named here for the
+// handler and its tests. They are read from the table, never restated.
+var (
+	CodeUnauthenticated     = upstream.CodeUnauthenticated.GraphQL()
+	CodeForbidden           = upstream.CodeForbidden.GraphQL()
+	CodeNotFound            = upstream.CodeNotFound.GraphQL()
+	CodeBadUserInput        = upstream.CodeInvalid.GraphQL()
+	CodeConflict            = upstream.CodeConflict.GraphQL()
+	CodeNotModified         = upstream.CodeNotModified.GraphQL()
+	CodeAccountSuspended    = upstream.CodePaymentRequired.GraphQL()
+	CodeSessionLocked       = upstream.CodeSessionLocked.GraphQL()
+	CodeSessionClosed       = upstream.CodeSessionClosed.GraphQL()
+	CodeGoalAbandoned       = upstream.CodeGoalAbandoned.GraphQL()
+	CodeLimitExceeded       = upstream.CodeLimitExceeded.GraphQL()
+	CodeInsufficientScope   = upstream.CodeInsufficientScope.GraphQL() // a write with a read-only token
+	CodeTimeout             = upstream.CodeTimeout.GraphQL()
+	CodeInternal            = upstream.CodeInternal.GraphQL()
+	CodeClientClosed        = upstream.CodeClientClosed.GraphQL() // the client went away; logged with StatusClientClosed
+	CodeUnsupportedMedia    = upstream.CodeUnsupportedMediaType.GraphQL()
+	CodeRequestTooLarge     = upstream.CodeRequestTooLarge.GraphQL()
+	CodePreconditionFailed  = upstream.CodePreconditionFailed.GraphQL() // a write whose If-Match no longer matches
+	CodeUpstreamUnavailable = upstream.CodeUnavailable.GraphQL()        // gateway mode: the upstream did not answer
+)
+
+// GraphQL error codes that only the GraphQL endpoint produces: they have
+// no upstream.Code.
 const (
-	CodeUnauthenticated   = "UNAUTHENTICATED"
-	CodeForbidden         = "FORBIDDEN"
-	CodeNotFound          = "NOT_FOUND"
-	CodeBadUserInput      = "BAD_USER_INPUT"
-	CodeConflict          = "CONFLICT"
-	CodeNotModified       = "NOT_MODIFIED"
-	CodeAccountSuspended  = "ACCOUNT_SUSPENDED"
-	CodeSessionLocked     = "SESSION_LOCKED"
-	CodeSessionClosed     = "SESSION_CLOSED"
-	CodeGoalAbandoned     = "GOAL_ABANDONED"
-	CodeLimitExceeded     = "LIMIT_EXCEEDED"
-	CodeInsufficientScope = "INSUFFICIENT_SCOPE" // a write with a read-only token
 	CodeDepthLimit        = "DEPTH_LIMIT_EXCEEDED"
 	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
-	CodeTimeout           = "TIMEOUT"
-	CodeInternal          = "INTERNAL_SERVER_ERROR"
-	CodeClientClosed      = "CLIENT_CLOSED" // the client went away; logged with StatusClientClosed
 	CodeBadRequest        = "BAD_REQUEST"
 	CodeIntrospectionOff  = "INTROSPECTION_DISABLED"
-	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
 	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
 	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
 	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
-	CodeRequestTooLarge   = "REQUEST_TOO_LARGE"
 	// Document limits (DocumentLimits), checked before validation.
 	CodeFieldsLimit     = "FIELD_LIMIT_EXCEEDED"
 	CodeAliasesLimit    = "ALIAS_LIMIT_EXCEEDED"
@@ -52,49 +61,11 @@ const (
 	CodeNodeLimit        = "NODE_LIMIT_EXCEEDED"
 	CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
 	CodeServerBusy       = "SERVER_BUSY" // HTTP 503 with Retry-After
-	// CodeUpstreamUnavailable: in gateway mode, the upstream server did not
-	// answer (down, slow, 5xx, circuit open); upstream.CodeUnavailable.
-	CodeUpstreamUnavailable = "UPSTREAM_UNAVAILABLE"
 )
 
-// CodePreconditionFailed is the code of a write made under an
-// upstream.Precondition whose version no longer matches.
-const CodePreconditionFailed = "PRECONDITION_FAILED"
-
-// GraphQLCode maps an upstream error code to extensions.code.
-func GraphQLCode(c upstream.Code) string {
-	switch c {
-	case upstream.CodeInvalid, upstream.CodeInvalidFilter, upstream.CodeUnknownParam, upstream.CodeAccountHeader:
-		return CodeBadUserInput
-	case upstream.CodeUnauthenticated:
-		return CodeUnauthenticated
-	case upstream.CodePaymentRequired:
-		return CodeAccountSuspended
-	case upstream.CodeForbidden:
-		return CodeForbidden
-	case upstream.CodeNotFound:
-		return CodeNotFound
-	case upstream.CodeConflict:
-		return CodeConflict
-	case upstream.CodeNotModified:
-		return CodeNotModified
-	case upstream.CodeSessionLocked:
-		return CodeSessionLocked
-	case upstream.CodeSessionClosed:
-		return CodeSessionClosed
-	case upstream.CodeGoalAbandoned:
-		return CodeGoalAbandoned
-	case upstream.CodeLimitExceeded:
-		return CodeLimitExceeded
-	case upstream.CodeInsufficientScope:
-		return CodeInsufficientScope
-	case upstream.CodePreconditionFailed:
-		return CodePreconditionFailed
-	case upstream.CodeUnavailable:
-		return CodeUpstreamUnavailable
-	}
-	return CodeInternal
-}
+// GraphQLCode maps an upstream error code to extensions.code, by the error
+// table (upstream.Codes).
+func GraphQLCode(c upstream.Code) string { return c.GraphQL() }
 
 // StatusClientClosed is the status logged for a request whose client went
 // away before its answer (nginx's 499), instead of an internal error.

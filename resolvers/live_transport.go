@@ -15,6 +15,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers/graphqlws"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/authn"
 )
 
 // IsLive reports whether r opens a subscription: a websocket upgrade, or a
@@ -78,10 +79,8 @@ func websocketTransport(l *Live, api upstream.API, lifetime time.Duration) graph
 
 // bearer returns the token of an "Bearer <token>" authorization, or "".
 func bearer(auth string) string {
-	if scheme, t, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Bearer") {
-		return strings.TrimSpace(t)
-	}
-	return ""
+	tok, _ := authn.BearerToken(auth)
+	return tok
 }
 
 // wsSession is an authenticated websocket.
@@ -137,8 +136,8 @@ func sseTransport(l *Live) transport.SSE {
 }
 
 // liveHandler serves a subscription request over SSE (authenticated by
-// authMiddleware already): without the server's write timeout, which is
-// for requests, not for a stream.
+// package authn's middleware already): without the server's write timeout,
+// which is for requests, not for a stream.
 func liveHandler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/authn"
 	"github.com/okrgate/okrgate/upstream/observe"
 )
 
@@ -49,7 +49,11 @@ type Config struct {
 	// API serves every resolver and loader; wrap it with instrument.New to
 	// count and trace its calls.
 	API upstream.API
-	// Auth turns the bearer token into a caller (usually the same store).
+	// Authn authenticates every request (the binary builds one for both
+	// facades). When nil, Auth's tokens do (authn.New(Auth, nil)).
+	Authn *authn.Authenticator
+	// Auth turns an API token into a caller (usually the same store), when
+	// Authn is nil.
 	Auth upstream.AuthService
 	// Metrics, when not nil, records requests and latency per operation.
 	Metrics *Metrics
@@ -123,9 +127,13 @@ func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if c.Authn == nil && c.Auth != nil {
+		c.Authn = authn.New(c.Auth, nil)
+	}
 	if c.Live != nil {
-		if c.Live.Auth == nil {
-			c.Live.Auth = c.Auth
+		if c.Live.Auth == nil && c.Authn != nil {
+			// Streams re-authenticate their token as requests are.
+			c.Live.Auth = c.Authn
 		}
 		c.Live.defaults()
 	}
@@ -220,8 +228,9 @@ func NewHandler(cfg Config) http.Handler {
 	// websocket: authenticated by connection_init; each operation gets
 	// its loaders from its session, not one set for the connection.
 	live := liveHandler(srv)
-	h = authMiddleware(cfg.Auth, cfg.Logger, h)
-	sse := authMiddleware(cfg.Auth, cfg.Logger, liveHandler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))
+	authenticated := cfg.Authn.Middleware(refuse(cfg.Logger))
+	h = authenticated(h)
+	sse := authenticated(liveHandler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		observe.FromContext(ctx).SetFacade("graphql")
@@ -264,42 +273,25 @@ func NewHandler(cfg Config) http.Handler {
 	})
 }
 
-// authMiddleware authenticates "Authorization: Bearer <token>" like the REST
-// facade. A missing or unknown token is HTTP 401 with a GraphQL error body
-// whose extensions.code is UNAUTHENTICATED.
-func authMiddleware(auth upstream.AuthService, log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="okrgate"`)
-			writeError(w, http.StatusUnauthorized, CodeUnauthenticated, "missing bearer token: send Authorization: Bearer <token>")
-			return
-		}
-		c, err := auth.Authenticate(r.Context(), strings.TrimSpace(token))
-		if err != nil {
-			code := upstream.ErrorCode(err)
-			switch code {
-			case upstream.CodeUnauthenticated:
-				w.Header().Set("WWW-Authenticate", `Bearer realm="okrgate", error="invalid_token"`)
-				writeError(w, http.StatusUnauthorized, CodeUnauthenticated, upstream.ErrorMessage(err))
-			case upstream.CodePaymentRequired:
-				writeError(w, http.StatusPaymentRequired, CodeAccountSuspended, upstream.ErrorMessage(err))
-			case upstream.CodeUnavailable:
-				writeError(w, http.StatusServiceUnavailable, CodeUpstreamUnavailable, upstream.ErrorMessage(err))
-			default:
-				if errors.Is(r.Context().Err(), context.Canceled) {
-					observe.FromContext(r.Context()).SetClientClosed()
-					logError(r.Context(), log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed)
-					return
-				}
-				logError(r.Context(), log, slog.LevelError, "graphql: authenticate", err)
-				writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+// refuse renders a refusal of the authentication middleware (package
+// authn) as a GraphQL error with the status and extensions.code of its
+// code in the error table; an internal error is logged and masked, and a
+// request whose client went away is only logged.
+func refuse(log *slog.Logger) authn.Refuse {
+	return func(w http.ResponseWriter, r *http.Request, err error) {
+		code := upstream.ErrorCode(err)
+		if _, known := code.Info(); !known || code == upstream.CodeInternal {
+			if errors.Is(r.Context().Err(), context.Canceled) {
+				observe.FromContext(r.Context()).SetClientClosed()
+				logError(r.Context(), log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed)
+				return
 			}
+			logError(r.Context(), log, slog.LevelError, "graphql: authenticate", err)
+			writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 			return
 		}
-		observe.FromContext(r.Context()).SetCaller(c.AccountID, c.UserID)
-		next.ServeHTTP(w, r.WithContext(upstream.WithMemo(upstream.NewContext(r.Context(), c))))
-	})
+		writeError(w, code.Status(), code.GraphQL(), upstream.ErrorMessage(err))
+	}
 }
 
 // writeError writes a GraphQL response with one error.

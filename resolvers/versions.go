@@ -22,16 +22,11 @@ func etag(tag *string, err error) (string, error) {
 }
 
 // versionsOf fetches the entity tags of a level's objects of kind in one
-// call (upstream.Versions.VersionsOf): no tags, and no call, when the
-// upstream keeps no versions. The objects were read (and authorized)
+// call (upstream.Versions.VersionsOf). The objects were read (and authorized)
 // already; VersionsOf itself does not authorize.
 func versionsOf(api upstream.API, kind string) fetcher[string] {
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]string, error) {
-		v, ok := api.(upstream.Versions)
-		if !ok {
-			return nil, nil
-		}
-		tags, err := v.VersionsOf(ctx, kind, keys)
+		tags, err := api.VersionsOf(ctx, kind, keys)
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,13 @@ type API interface {
 	KPIService
 	ListService
 	AnnouncementService
+	// Capabilities every backend has, though some serve them trivially:
+	// entity tags of versioned resources (precondition.go) and the record
+	// of idempotent requests (idempotency.go). They are part of the
+	// interface rather than found by type assertion, so that a decorator
+	// (instrument) or a facade sees them without probing.
+	Versions
+	Idempotency
 }
 
 // AuthService turns credentials into a Caller.

@@ -47,6 +47,7 @@ finish.`)
 	gateway := addGatewayFlags(fs.FlagSet)
 	ops := addOpsFlags(fs.FlagSet)
 	webhooks := addWebhookFlags(fs.FlagSet) // webhooks.go
+	signin := addOIDCFlags(fs.FlagSet)      // signin.go
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
@@ -73,6 +74,12 @@ finish.`)
 		return err
 	}
 	api := obs.instrument(be.api)
+	// One authentication middleware for both facades (and the live
+	// streams, which re-authenticate through it).
+	auth, err := signin.authenticator(ctx, be, api)
+	if err != nil {
+		return err
+	}
 	if err := startWebhooks(ctx, webhooks, be, obs.registry, log); err != nil {
 		return err
 	}
@@ -98,8 +105,8 @@ finish.`)
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout}))
-	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
+	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout, Authn: auth}))
+	gqlConfig := resolvers.Config{API: api, Authn: auth, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
 		Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning

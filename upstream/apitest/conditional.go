@@ -12,12 +12,9 @@ import (
 // a stale entity tag fails with precondition_failed and writes nothing;
 // with the current tag it writes, records the version it left (the one
 // Version then answers) and marks the precondition done; a delete with a
-// stale tag fails the same way. Implementations without versions skip it.
+// stale tag fails the same way.
 func testConditionalWrites(t *testing.T, f *fixture) {
-	vs, ok := f.api.(upstream.Versions)
-	if !ok {
-		t.Skip("the implementation keeps no versions")
-	}
+	vs := f.api
 	s := f.session(t, "Q1")
 	g := f.goal(t, upstream.GoalInput{Name: "g", SessionID: s.ID})
 	v1, err := vs.Version(f.admin, upstream.KindGoal, g.ID)

@@ -23,7 +23,8 @@ type problem struct {
 // 429, the upstream shedding load) are upstream.CodeUnavailable: the
 // upstream failed, not the caller; their detail is not repeated. A 304
 // without a body is upstream.CodeNotModified with the X-Message header. A
-// 4xx without a problem body gets the code of its status.
+// 4xx without a problem body gets the code of its status in the error
+// table (upstream.CodeOfStatus).
 func problemError(status int, h http.Header, body []byte) error {
 	if status >= 500 || status == http.StatusTooManyRequests {
 		return &upstream.Error{Code: upstream.CodeUnavailable, Message: fmt.Sprintf("the upstream answered %d %s", status, http.StatusText(status)),
@@ -40,26 +41,7 @@ func problemError(status int, h http.Header, body []byte) error {
 	if err := json.Unmarshal(body, &p); err == nil && p.Code != "" {
 		return &upstream.Error{Code: upstream.Code(p.Code), Message: p.Detail, Fields: p.Errors}
 	}
-	return upstream.Errorf(codeOfStatus(status), "the upstream answered %d %s", status, http.StatusText(status))
-}
-
-// codeOfStatus is the upstream code of a 4xx answer without a problem body.
-func codeOfStatus(status int) upstream.Code {
-	switch status {
-	case http.StatusUnauthorized:
-		return upstream.CodeUnauthenticated
-	case http.StatusPaymentRequired:
-		return upstream.CodePaymentRequired
-	case http.StatusForbidden:
-		return upstream.CodeForbidden
-	case http.StatusNotFound:
-		return upstream.CodeNotFound
-	case http.StatusConflict:
-		return upstream.CodeConflict
-	case http.StatusPreconditionFailed:
-		return upstream.CodePreconditionFailed
-	}
-	return upstream.CodeInvalid
+	return upstream.Errorf(upstream.CodeOfStatus(status), "the upstream answered %d %s", status, http.StatusText(status))
 }
 
 // errUpstreamStatus is the cause of an unavailable error due to a 5xx or 429.

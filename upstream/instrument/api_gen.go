@@ -86,6 +86,13 @@ func (d *decorator) CloneList(ctx context.Context, id string) (upstream.List, er
 	return r0, err
 }
 
+func (d *decorator) CompleteIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey, resp upstream.IdempotentResponse) error {
+	ctx, span := d.begin(ctx, "CompleteIdempotencyKey")
+	err := d.next.CompleteIdempotencyKey(ctx, k, resp)
+	end(span, err)
+	return err
+}
+
 func (d *decorator) CreateAnnouncement(ctx context.Context, in upstream.AnnouncementInput) (upstream.Announcement, error) {
 	ctx, span := d.begin(ctx, "CreateAnnouncement")
 	r0, err := d.next.CreateAnnouncement(ctx, in)
@@ -716,6 +723,13 @@ func (d *decorator) ReactToAnnouncement(ctx context.Context, id string, reaction
 	return r0, err
 }
 
+func (d *decorator) ReleaseIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey) error {
+	ctx, span := d.begin(ctx, "ReleaseIdempotencyKey")
+	err := d.next.ReleaseIdempotencyKey(ctx, k)
+	end(span, err)
+	return err
+}
+
 func (d *decorator) RemoveTeamMember(ctx context.Context, teamID string, userID string) error {
 	ctx, span := d.begin(ctx, "RemoveTeamMember")
 	err := d.next.RemoveTeamMember(ctx, teamID, userID)
@@ -726,6 +740,13 @@ func (d *decorator) RemoveTeamMember(ctx context.Context, teamID string, userID 
 func (d *decorator) ReplaceDashboardParameter(ctx context.Context, id string, in upstream.DashboardParameterInput) (upstream.DashboardParameter, error) {
 	ctx, span := d.begin(ctx, "ReplaceDashboardParameter")
 	r0, err := d.next.ReplaceDashboardParameter(ctx, id, in)
+	end(span, err)
+	return r0, err
+}
+
+func (d *decorator) ReserveIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey) (*upstream.IdempotentResponse, error) {
+	ctx, span := d.begin(ctx, "ReserveIdempotencyKey")
+	r0, err := d.next.ReserveIdempotencyKey(ctx, k)
 	end(span, err)
 	return r0, err
 }
@@ -884,41 +905,16 @@ func (d *decorator) UpdateUser(ctx context.Context, id string, in upstream.UserP
 	return r0, err
 }
 
-// Methods of upstream.Idempotency.
-
-func (d *decorator) CompleteIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey, resp upstream.IdempotentResponse) error {
-	ctx, span := d.begin(ctx, "CompleteIdempotencyKey")
-	err := d.next.(upstream.Idempotency).CompleteIdempotencyKey(ctx, k, resp)
-	end(span, err)
-	return err
-}
-
-func (d *decorator) ReleaseIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey) error {
-	ctx, span := d.begin(ctx, "ReleaseIdempotencyKey")
-	err := d.next.(upstream.Idempotency).ReleaseIdempotencyKey(ctx, k)
-	end(span, err)
-	return err
-}
-
-func (d *decorator) ReserveIdempotencyKey(ctx context.Context, k upstream.IdempotencyKey) (*upstream.IdempotentResponse, error) {
-	ctx, span := d.begin(ctx, "ReserveIdempotencyKey")
-	r0, err := d.next.(upstream.Idempotency).ReserveIdempotencyKey(ctx, k)
-	end(span, err)
-	return r0, err
-}
-
-// Methods of upstream.Versions.
-
 func (d *decorator) Version(ctx context.Context, kind string, id string) (string, error) {
 	ctx, span := d.begin(ctx, "Version")
-	r0, err := d.next.(upstream.Versions).Version(ctx, kind, id)
+	r0, err := d.next.Version(ctx, kind, id)
 	end(span, err)
 	return r0, err
 }
 
 func (d *decorator) VersionsOf(ctx context.Context, kind string, ids []string) (map[string]string, error) {
 	ctx, span := d.begin(ctx, "VersionsOf")
-	r0, err := d.next.(upstream.Versions).VersionsOf(ctx, kind, ids)
+	r0, err := d.next.VersionsOf(ctx, kind, ids)
 	end(span, err)
 	return r0, err
 }

@@ -29,28 +29,11 @@ const TracerName = "github.com/okrgate/okrgate/upstream/instrument"
 
 // New returns next decorated: each call is counted in c (which may be nil)
 // and in the Record of the request (observe.Record.AddUpstreamCall), and,
-// when the request is traced, runs inside a span "upstream.METHOD". The
-// result implements upstream.Idempotency and upstream.Versions exactly
-// when next does, so the facades' checks for them see through it.
+// when the request is traced, runs inside a span "upstream.METHOD". Its
+// capabilities (upstream.Versions, upstream.Idempotency) are next's, as
+// methods of upstream.API like any other.
 func New(next upstream.API, c *Counter) upstream.API {
-	d := &decorator{next: next, c: c}
-	_, idem := next.(upstream.Idempotency)
-	_, vers := next.(upstream.Versions)
-	switch {
-	case idem && vers:
-		return d
-	case idem:
-		return struct {
-			upstream.API
-			upstream.Idempotency
-		}{d, d}
-	case vers:
-		return struct {
-			upstream.API
-			upstream.Versions
-		}{d, d}
-	}
-	return struct{ upstream.API }{d}
+	return &decorator{next: next, c: c}
 }
 
 // decorator holds the generated methods (api_gen.go).

@@ -50,29 +50,25 @@ func TestEveryMethodCounted(t *testing.T) {
 	}
 }
 
-// idempotentAPI is an upstream.API that also records answers for replay.
-type idempotentAPI struct {
-	upstream.API
-	upstream.Idempotency
+// versioned is an upstream.API whose only working method is Version.
+type versioned struct{ upstream.API }
+
+func (versioned) Version(_ context.Context, kind, id string) (string, error) {
+	return `"` + kind + "/" + id + `"`, nil
 }
 
-// TestOptionalInterfacesSeenThrough: the decorator implements
-// upstream.Idempotency and upstream.Versions exactly when the API it wraps
-// does, so the REST facade's checks for them are not fooled either way.
-func TestOptionalInterfacesSeenThrough(t *testing.T) {
-	plain := instrument.New(struct{ upstream.API }{}, nil)
-	if _, ok := plain.(upstream.Idempotency); ok {
-		t.Error("a plain API gained Idempotency")
+// TestCapabilitiesForwarded: the capabilities of upstream.API (here
+// Versions) reach the wrapped API through the decorator and are counted,
+// with no type assertion on either side.
+func TestCapabilitiesForwarded(t *testing.T) {
+	c := instrument.NewCounter()
+	api := instrument.New(versioned{}, c)
+	tag, err := api.Version(context.Background(), upstream.KindGoal, "g1")
+	if err != nil || tag != `"goal/g1"` {
+		t.Fatalf("Version = %q, %v; want the wrapped API's tag", tag, err)
 	}
-	if _, ok := plain.(upstream.Versions); ok {
-		t.Error("a plain API gained Versions")
-	}
-	idem := instrument.New(idempotentAPI{}, nil)
-	if _, ok := idem.(upstream.Idempotency); !ok {
-		t.Error("Idempotency lost")
-	}
-	if _, ok := idem.(upstream.Versions); ok {
-		t.Error("Versions gained")
+	if n := c.Snapshot()["Version"]; n != 1 {
+		t.Errorf("Version counted %d times, want 1", n)
 	}
 }
 

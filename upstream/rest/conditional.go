@@ -88,11 +88,7 @@ func noneMatch(r *http.Request, etag string) (bool, error) {
 // slipped in between) and the caller sees the resource itself rather than
 // an obfuscated stub. A matching If-None-Match then answers 304.
 func (s *server) conditionalGet(ctx context.Context, r *http.Request, kind, id string, h func() (any, error)) (v any, etag string, notModified bool, err error) {
-	vs, ok := s.api.(upstream.Versions)
-	if !ok {
-		v, err = h()
-		return v, "", false, err
-	}
+	vs := s.api
 	before, verr := vs.Version(ctx, kind, id)
 	if v, err = h(); err != nil {
 		return nil, "", false, err

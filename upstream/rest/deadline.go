@@ -17,7 +17,7 @@ const DefaultReadTimeout = 30 * time.Second
 // Retry-After. The store stops at the deadline (SQLite is interrupted,
 // PostgreSQL cancels the statement, in-memory filtering checks the
 // context), so the work ends with the answer.
-const codeTimeout upstream.Code = "timeout"
+const codeTimeout = upstream.CodeTimeout
 
 // retryAfterTimeout is the Retry-After of a timeout answer, in seconds.
 const retryAfterTimeout = 1

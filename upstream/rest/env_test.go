@@ -81,7 +81,7 @@ func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 		t.Fatalf("bootstrap other: %v", err)
 	}
 	logs := &syncBuffer{}
-	srv := httptest.NewServer(observed(wrap(store), logs))
+	srv := httptest.NewServer(observed(wrap(store), store, logs))
 	t.Cleanup(srv.Close)
 	e := &env{t: t, store: store, srv: srv, acct: acct, other: other, logs: logs}
 	e.conf = resttest.New(t, srv.Client().Transport)
@@ -91,10 +91,11 @@ func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 }
 
 // observed serves api through the facade behind the server's middleware
-// stack (request id, access line, recovery), logging JSON to logs.
-func observed(api upstream.API, logs io.Writer) http.Handler {
+// stack (request id, access line, recovery), logging JSON to logs; the
+// store serves the webhooks and the event feed.
+func observed(api upstream.API, store *sqlstore.Store, logs io.Writer) http.Handler {
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	return observe.Stack(observe.Config{Logger: log})(rest.New(api, rest.Options{Logger: log}))
+	return observe.Stack(observe.Config{Logger: log})(rest.New(api, rest.Options{Logger: log, Webhooks: store, Events: store}))
 }
 
 // req describes one request; the zero value is an authenticated request of

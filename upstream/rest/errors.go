@@ -16,11 +16,12 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-// Codes that only the HTTP layer produces.
+// Codes that only the HTTP layer produces; their statuses are in the
+// error table (upstream.Codes) with every other code's.
 const (
-	codeUnsupportedMediaType upstream.Code = "unsupported_media_type" // 415: a body that is not JSON
-	codeTooLarge             upstream.Code = "request_too_large"      // 413: a body over MaxBodyBytes
-	codeMethodNotAllowed     upstream.Code = "method_not_allowed"     // 405
+	codeUnsupportedMediaType = upstream.CodeUnsupportedMediaType // 415: a body that is not JSON
+	codeTooLarge             = upstream.CodeRequestTooLarge      // 413: a body over MaxBodyBytes
+	codeMethodNotAllowed     = upstream.CodeMethodNotAllowed     // 405
 )
 
 // maxDetail bounds the length of a problem's detail and field messages.
@@ -42,46 +43,9 @@ type Problem struct {
 	RequestID string                `json:"requestId,omitempty"`
 }
 
-// StatusOf returns the HTTP status of an error code. Unknown codes are 500.
-func StatusOf(c upstream.Code) int {
-	switch c {
-	case upstream.CodeInvalid, upstream.CodeInvalidFilter, upstream.CodeUnknownParam,
-		upstream.CodeLimitExceeded, upstream.CodeAccountHeader:
-		return http.StatusBadRequest
-	case upstream.CodeUnauthenticated:
-		return http.StatusUnauthorized
-	case upstream.CodePaymentRequired:
-		return http.StatusPaymentRequired
-	case upstream.CodeForbidden, upstream.CodeSessionLocked, upstream.CodeSessionClosed, upstream.CodeGoalAbandoned,
-		upstream.CodeInsufficientScope:
-		return http.StatusForbidden
-	case upstream.CodeNotFound:
-		return http.StatusNotFound
-	case upstream.CodeConflict:
-		return http.StatusConflict
-	case upstream.CodeNotModified:
-		return http.StatusNotModified
-	case codeUnsupportedMediaType:
-		return http.StatusUnsupportedMediaType
-	case codeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case codeMethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case codeURITooLong:
-		return http.StatusRequestURITooLong
-	case codeHeadersTooLarge:
-		return http.StatusRequestHeaderFieldsTooLarge
-	case upstream.CodePreconditionFailed:
-		return http.StatusPreconditionFailed
-	case upstream.CodeUnavailable, codeTimeout:
-		return http.StatusServiceUnavailable
-	case upstream.CodeIdempotencyKeyReused:
-		return http.StatusUnprocessableEntity
-	case upstream.CodeIdempotencyKeyInUse:
-		return http.StatusConflict
-	}
-	return http.StatusInternalServerError
-}
+// StatusOf returns the HTTP status of an error code, from the error table
+// (upstream.Codes). Unknown codes are 500.
+func StatusOf(c upstream.Code) int { return c.Status() }
 
 // ProblemOf returns the status, code, client-safe detail and field errors of
 // err. Anything that is neither an *upstream.Error with a known code nor a
@@ -117,7 +81,7 @@ func ProblemOf(err error) (status int, code upstream.Code, detail string, fields
 const StatusClientClosed = observe.StatusClientClosed
 
 // codeClientClosed is the code of a request whose client went away.
-const codeClientClosed upstream.Code = "client_closed"
+const codeClientClosed = upstream.CodeClientClosed
 
 // writeError renders err as a problem. The cause of an internal error goes
 // on the request's access line (observe.Record.SetError), whose request id

@@ -21,14 +21,11 @@ func eventTable() []entry {
 	}
 }
 
-// events returns the log of the feed: Options.Events, or the API itself
-// when it keeps one; a server without one answers 404.
+// events returns the log of the feed, Options.Events; a server without
+// one answers 404.
 func (s *server) events() (upstream.EventLog, error) {
 	if s.feed != nil {
 		return s.feed, nil
-	}
-	if l, ok := s.api.(upstream.EventLog); ok {
-		return l, nil
 	}
 	return nil, upstream.Errorf(upstream.CodeNotFound, "the event feed is not served here: this server has no event log")
 }

@@ -23,8 +23,8 @@ const (
 
 // Codes of the request limits.
 const (
-	codeURITooLong      upstream.Code = "uri_too_long"      // 414
-	codeHeadersTooLarge upstream.Code = "headers_too_large" // 431
+	codeURITooLong      = upstream.CodeURITooLong      // 414
+	codeHeadersTooLarge = upstream.CodeHeadersTooLarge // 431
 )
 
 // limits refuses, with a problem body and before any other work, a request

@@ -20,10 +20,10 @@ import (
 // Codes of the answers that net/http's server gives before any handler
 // runs, as Listener rewrites them.
 const (
-	codeMalformedRequest    upstream.Code = "malformed_request"             // 400: request line or header fields that do not parse
-	codeUnsupportedEncoding upstream.Code = "unsupported_transfer_encoding" // 501
-	codeUnsupportedVersion  upstream.Code = "unsupported_http_version"      // 505
-	codeExpectationFailed   upstream.Code = "expectation_failed"            // 417: an Expect other than 100-continue
+	codeMalformedRequest    = upstream.CodeMalformedRequest    // 400: request line or header fields that do not parse
+	codeUnsupportedEncoding = upstream.CodeUnsupportedEncoding // 501
+	codeUnsupportedVersion  = upstream.CodeUnsupportedVersion  // 505
+	codeExpectationFailed   = upstream.CodeExpectationFailed   // 417: an Expect other than 100-continue
 )
 
 // ListenerOptions configures Listener.

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/okrgate/okrgate/upstream/authn"
 )
 
 // openAPILicense is the document's license block. The repository carries no
@@ -228,7 +230,7 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	}
 	hdr := map[string]any{"name": "service-accountId", "in": "header", "required": e.Account, "schema": map[string]any{"type": "string"},
 		"description": "the account id; must be the token's account"}
-	alias := map[string]any{"name": AccountHeaderAlias, "in": "header", "required": false, "schema": map[string]any{"type": "string"},
+	alias := map[string]any{"name": authn.AccountHeaderAlias, "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 		"description": "the real platform's name for service-accountId, in any letter case; taken when service-accountId is not sent"}
 	params = append(params, hdr, alias)
 	for _, p := range e.Params {

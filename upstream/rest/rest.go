@@ -26,17 +26,16 @@
 package rest
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/authn"
 	"github.com/okrgate/okrgate/upstream/observe"
 )
 
@@ -52,16 +51,20 @@ type Options struct {
 	// (gateway.go): a facade of the documented operations only, to test a
 	// gateway's fallback against.
 	NoGatewayRoutes bool
-	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, the API
-	// does if it implements upstream.WebhookService.
+	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, those
+	// routes answer 404. Capabilities beyond upstream.API are given
+	// here, never found by type assertion on the API.
 	Webhooks upstream.WebhookService
 	// ReadTimeout is the deadline of a GET (deadline.go): past it the
 	// work is stopped and the answer is 503 timeout. Zero means
 	// DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// Events serves the event feed, GET /api/v2/events (events.go); when
-	// nil, the API does if it implements upstream.EventLog.
+	// nil, it answers 404.
 	Events upstream.EventLog
+	// Authn authenticates every operation (the binary builds one for both
+	// facades); when nil, the API's own tokens do (authn.New(api, nil)).
+	Authn *authn.Authenticator
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -125,7 +128,10 @@ func New(api upstream.API, opts Options) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{api: api, log: log, hooks: opts.Webhooks, feed: opts.Events}
+	s := &server{api: api, log: log, hooks: opts.Webhooks, feed: opts.Events, authn: opts.Authn}
+	if s.authn == nil {
+		s.authn = authn.New(api, nil)
+	}
 
 	r := chi.NewRouter()
 	readTimeout := opts.ReadTimeout
@@ -174,6 +180,7 @@ type server struct {
 	log   *slog.Logger
 	hooks upstream.WebhookService // webhooks.go
 	feed  upstream.EventLog       // events.go
+	authn *authn.Authenticator
 }
 
 // handlerFunc is the shape of an operation's handler: it returns the value to
@@ -187,20 +194,19 @@ type entry struct {
 }
 
 // endpoint wraps an operation's handler with the per-route checks:
-// authentication, the account header, the allowed query parameters, the
-// Idempotency-Key of a POST (idempotent.go), and then run.
+// authentication (package authn's middleware), the account header where
+// the route requires it, the allowed query parameters, the Idempotency-Key
+// of a POST (idempotent.go), and then run.
 func (s *server) endpoint(e entry) http.Handler {
 	allowed := make(map[string]bool, len(e.Params))
 	for _, p := range e.Params {
 		allowed[p] = true
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, err := s.authenticate(r, e.Account)
-		if err != nil {
-			s.writeError(w, r, err)
+	return s.authn.Middleware(s.writeError)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e.Account && authn.Account(r) == "" {
+			s.writeError(w, r, upstream.Errorf(upstream.CodeAccountHeader, "the %s header is required for this operation", authn.AccountHeader))
 			return
 		}
-		r = r.WithContext(ctx)
 		if err := checkParams(r, allowed); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -214,13 +220,12 @@ func (s *server) endpoint(e entry) http.Handler {
 			s.run(e, w, r)
 			return
 		}
-		store, ok := s.api.(upstream.Idempotency)
-		if !e.Idempotent || !ok {
+		if !e.Idempotent {
 			s.writeError(w, r, upstream.Invalid("Idempotency-Key", "this operation does not take an Idempotency-Key; it is honoured on POST operations"))
 			return
 		}
-		s.idempotent(w, r, store, key, func(w http.ResponseWriter, r *http.Request) { s.run(e, w, r) })
-	})
+		s.idempotent(w, r, s.api, key, func(w http.ResponseWriter, r *http.Request) { s.run(e, w, r) })
+	}))
 }
 
 // run calls an operation's handler — conditionally on a versioned route
@@ -228,9 +233,8 @@ func (s *server) endpoint(e entry) http.Handler {
 func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
 	var v any
 	var err error
-	_, versions := s.api.(upstream.Versions)
 	switch {
-	case r.Header.Get("If-Match") != "" && (e.Versioned == "" || e.Method == http.MethodGet || !versions):
+	case r.Header.Get("If-Match") != "" && (e.Versioned == "" || e.Method == http.MethodGet):
 		err = upstream.Invalid("If-Match", "this operation does not take If-Match; it is honoured on PATCH and DELETE of goals, key results, tasks and sessions")
 	case e.Versioned != "" && e.Method == http.MethodGet:
 		var etag string
@@ -282,57 +286,6 @@ func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
 
 // notModified is a handler result meaning 304 with the given message.
 type notModified string
-
-// authenticate resolves the bearer token and checks the account header
-// (service-accountId or gtmhub-accountId, AccountHeader); it returns the request context carrying the caller.
-func (s *server) authenticate(r *http.Request, accountRequired bool) (context.Context, error) {
-	token, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
-		return nil, upstream.Errorf(upstream.CodeUnauthenticated, "missing or malformed Authorization header; send \"Authorization: Bearer <token>\"")
-	}
-	caller, err := s.api.Authenticate(r.Context(), token)
-	if err != nil {
-		return nil, err
-	}
-	acct := AccountHeader(r.Header)
-	switch {
-	case acct == "" && accountRequired:
-		return nil, upstream.Errorf(upstream.CodeAccountHeader, "the service-accountId header (or gtmhub-accountId) is required for this operation")
-	case acct != "" && acct != caller.AccountID:
-		return nil, upstream.Errorf(upstream.CodeForbidden, "the account header does not name the account of the token")
-	}
-	observe.FromContext(r.Context()).SetCaller(caller.AccountID, caller.UserID)
-	return upstream.WithMemo(upstream.NewContext(r.Context(), caller)), nil
-}
-
-// AccountHeaderAlias is the account header's name on the real platform,
-// which its public clients (its command-line client among them) send in
-// various letter cases; it is accepted wherever service-accountId is. HTTP
-// header names are case-insensitive, so http.Header finds every spelling.
-const AccountHeaderAlias = "gtmhub-accountId"
-
-// AccountHeader returns the account a request names: its service-accountId
-// header, else its gtmhub-accountId header (AccountHeaderAlias).
-func AccountHeader(h http.Header) string {
-	if acct := h.Get("service-accountId"); acct != "" {
-		return acct
-	}
-	return h.Get(AccountHeaderAlias)
-}
-
-// bearerToken extracts the token of an "Authorization: Bearer <token>"
-// header. The scheme is case-insensitive (RFC 9110).
-func bearerToken(h string) (string, bool) {
-	const prefix = "bearer "
-	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return "", false
-	}
-	tok := strings.TrimSpace(h[len(prefix):])
-	if tok == "" {
-		return "", false
-	}
-	return tok, true
-}
 
 // recordRoute names the route pattern that served the request in its
 // observe.Record, for the access line and the metrics.

@@ -54,7 +54,7 @@ func newClockEnv(t *testing.T) (*env, *clock) {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	srv := httptest.NewServer(observed(store, logs))
+	srv := httptest.NewServer(observed(store, store, logs))
 	t.Cleanup(srv.Close)
 	e := &env{t: t, store: store, srv: srv, acct: acct, other: other, logs: logs}
 	e.conf = resttest.New(t, srv.Client().Transport)

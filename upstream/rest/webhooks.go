@@ -25,15 +25,12 @@ func webhookTable() []entry {
 	}
 }
 
-// webhooks returns the service of the webhook routes: Options.Webhooks,
-// or the API itself when it serves them; a server without one (a gateway,
-// whose upstream has no event log) answers 404.
+// webhooks returns the service of the webhook routes, Options.Webhooks; a
+// server without one (a gateway, whose upstream has no event log) answers
+// 404.
 func (s *server) webhooks() (upstream.WebhookService, error) {
 	if s.hooks != nil {
 		return s.hooks, nil
-	}
-	if h, ok := s.api.(upstream.WebhookService); ok {
-		return h, nil
 	}
 	return nil, upstream.Errorf(upstream.CodeNotFound, "webhooks are not served here: this server has no event log (gateway mode)")
 }

@@ -1,7 +1,7 @@
 // Command gen writes the instrumented decorator of upstream.API
 // (upstream/instrument/api_gen.go): one method per method of the interface
-// and of the optional interfaces the facades look for, each counting the
-// call and opening a span around it. It reads the interfaces with
+// (its embedded interfaces included), each counting the call and opening a
+// span around it. It reads the interfaces with
 // go/types, so a method added to upstream.API is instrumented by the next
 // go generate, and CI fails while the committed file is out of date.
 //
@@ -27,9 +27,10 @@ import (
 
 const upstreamPath = "github.com/okrgate/okrgate/upstream"
 
-// interfaces are decorated in this order: API first, then the optional
-// interfaces a facade asserts on the API it is given.
-var interfaces = []string{"API", "Idempotency", "Versions"}
+// interfaces are decorated in this order. upstream.API embeds every
+// capability a facade uses (Versions and Idempotency among them), so it is
+// the only one: nothing is found by type assertion.
+var interfaces = []string{"API"}
 
 func main() {
 	out := flag.String("o", "api_gen.go", "output `file`")
@@ -76,11 +77,7 @@ func generate() ([]byte, error) {
 				continue
 			}
 			seen[m.Name()] = true
-			recv := "d.next"
-			if name != "API" {
-				recv = "d.next.(upstream." + name + ")"
-			}
-			if err := method(&body, m, recv, qual); err != nil {
+			if err := method(&body, m, "d.next", qual); err != nil {
 				return nil, fmt.Errorf("upstream.%s.%s: %w", name, m.Name(), err)
 			}
 		}

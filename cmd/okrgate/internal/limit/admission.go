@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/authn"
 )
 
 // Defaults of Config: times, not counts, so that they need no tuning from 2
@@ -153,15 +155,11 @@ func (a *Admission) Handler(next http.Handler) http.Handler {
 // client can put into another account's share only requests that cost
 // nothing but their refusal, and no more than its token's rate limit.
 func restKey(r *http.Request) string {
-	acct := r.Header.Get("service-accountId")
-	if acct == "" {
-		acct = r.Header.Get("gtmhub-accountId") // the real platform's name for it (rest.AccountHeader)
-	}
-	if acct != "" {
+	if acct := authn.Account(r); acct != "" {
 		return "account " + acct
 	}
-	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
-		return "token " + strings.TrimSpace(token)
+	if token, ok := authn.BearerToken(r.Header.Get("Authorization")); ok {
+		return "token " + token
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
