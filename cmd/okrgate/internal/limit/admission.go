@@ -41,6 +41,10 @@ type Config struct {
 	Target              time.Duration // DefaultTarget
 	Burst               time.Duration // DefaultBurst
 	Interval            time.Duration // DefaultInterval
+	// Procs is how many requests the processors execute in parallel:
+	// runtime.GOMAXPROCS when 0. It sets where the adaptive limits start
+	// and turns measured execution times into service times.
+	Procs int
 }
 
 func (c *Config) defaults() {
@@ -53,6 +57,9 @@ func (c *Config) defaults() {
 	c.Burst = max(c.Burst, c.Target)
 	if c.Interval <= 0 {
 		c.Interval = DefaultInterval
+	}
+	if c.Procs <= 0 {
+		c.Procs = runtime.GOMAXPROCS(0)
 	}
 }
 
@@ -77,7 +84,7 @@ func NewAdmission(cfg Config, clock Clock, m *Metrics) *Admission {
 	if clock == nil {
 		clock = systemClock{}
 	}
-	procs := runtime.GOMAXPROCS(0)
+	procs := cfg.Procs
 	// Adaptive limits start where a CPU-bound server is busy without
 	// queueing in the scheduler, and may range from one request per core
 	// (the machine is busy with something else) to far more (requests
@@ -85,8 +92,8 @@ func NewAdmission(cfg Config, clock Clock, m *Metrics) *Admission {
 	reads := limitOf(cfg.MaxReads, 2*procs, procs, 256*procs)
 	writes := limitOf(cfg.MaxWrites, max(2, procs), 1, 64*procs)
 	return &Admission{
-		reads:  newLane("read", &cfg, clock, m, reads),
-		writes: newLane("write", &cfg, clock, m, writes),
+		reads:  newLane("read", &cfg, clock, m, reads, procs),
+		writes: newLane("write", &cfg, clock, m, writes, procs),
 	}
 }
 
