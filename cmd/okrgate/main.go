@@ -55,6 +55,7 @@ func commands() []command {
 		{"account", "account suspend|resume: stop or restore an account's access", accountCmd},
 		{"backup", "write a consistent copy of the database, also while a server runs", backupCmd},
 		{"schema", "print the GraphQL schema the server serves (SDL, with descriptions)", schemaCmd},
+		{"documents", "list and validate trusted GraphQL documents (serve --trusted-documents)", documentsCmd},
 		{"version", "print the version and the commit the binary was built from", versionCmd},
 		{"help", "print this help; help COMMAND: the flags of COMMAND", nil},
 	}

@@ -46,7 +46,8 @@ finish.`)
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
 	ops := addOpsFlags(fs.FlagSet)
-	webhooks := addWebhookFlags(fs.FlagSet) // webhooks.go
+	webhooks := addWebhookFlags(fs.FlagSet)    // webhooks.go
+	trustedDocs := addTrustedFlags(fs.FlagSet) // trusted.go
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
@@ -102,6 +103,10 @@ finish.`)
 	gqlConfig := resolvers.Config{API: api, Auth: api, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
 		Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)
+	if gqlConfig.Trusted, err = trustedDocs.extension(); err != nil {
+		ln.Close()
+		return err
+	}
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
 	if err := registerLiveMetrics(obs.registry, gqlConfig.Live); err != nil {
 		ln.Close()
