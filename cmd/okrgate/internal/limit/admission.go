@@ -43,7 +43,7 @@ type Config struct {
 	Interval            time.Duration // DefaultInterval
 	// Procs is how many requests the processors execute in parallel:
 	// runtime.GOMAXPROCS when 0. It sets where the adaptive limits start
-	// and turns measured execution times into service times.
+	// and their range.
 	Procs int
 }
 
@@ -92,8 +92,8 @@ func NewAdmission(cfg Config, clock Clock, m *Metrics) *Admission {
 	reads := limitOf(cfg.MaxReads, 2*procs, procs, 256*procs)
 	writes := limitOf(cfg.MaxWrites, max(2, procs), 1, 64*procs)
 	return &Admission{
-		reads:  newLane("read", &cfg, clock, m, reads, procs),
-		writes: newLane("write", &cfg, clock, m, writes, procs),
+		reads:  newLane("read", &cfg, clock, m, reads),
+		writes: newLane("write", &cfg, clock, m, writes),
 	}
 }
 

@@ -54,19 +54,15 @@ type lane struct {
 	cfg     *Config
 	clock   Clock
 	metrics *Metrics
-	// procs is how many requests run in parallel on the processors; it
-	// turns execution times measured at a concurrency into service times
-	// (release).
-	procs int
 
 	mu       sync.Mutex
 	lim      *gradient
 	inflight int
 	queue    fairQueue
-	flows    map[string]*flow         // the keys seen since the last reshare, or busy
-	owedSum  float64                  // Σ flow.owed over flows
-	service  map[string]time.Duration // smoothed service time per class
-	mean     time.Duration            // smoothed service time of any class
+	flows    map[string]*flow        // the keys seen since the last reshare, or busy
+	owedSum  float64                 // Σ flow.owed over flows
+	service  map[string]*serviceTime // per class
+	mean     serviceTime             // of any class
 
 	// CoDel: the smallest wait of the requests that left the queue in the
 	// current interval, and whether the last interval's was over Target.
@@ -95,9 +91,9 @@ type lane struct {
 // overloadMemory is how many intervals a standing queue is remembered.
 const overloadMemory = 10
 
-func newLane(name string, cfg *Config, clock Clock, m *Metrics, lim *gradient, procs int) *lane {
-	return &lane{name: name, cfg: cfg, clock: clock, metrics: m, lim: lim, procs: max(procs, 1),
-		flows: map[string]*flow{}, service: map[string]time.Duration{}}
+func newLane(name string, cfg *Config, clock Clock, m *Metrics, lim *gradient) *lane {
+	return &lane{name: name, cfg: cfg, clock: clock, metrics: m, lim: lim,
+		flows: map[string]*flow{}, service: map[string]*serviceTime{}}
 }
 
 // ticket is an admitted request: release it when it is done.
@@ -251,14 +247,6 @@ func (l *lane) release(t *ticket) {
 }
 
 // finish frees f's slot, learning from its execution time rtt if measured.
-//
-// The estimates keep service times, not execution times: a request that
-// took rtt while c requests executed at once on procs processors kept a
-// processor for about rtt × min(1, procs/c) (the others had their turns
-// meanwhile), and a queue of such requests drains over min(limit, procs)
-// of them at a time (fairWait). Execution times alone, divided by the
-// limit, overestimate a wait whenever the limit has just shrunk: they were
-// measured at the higher concurrency, which also stretched them.
 func (l *lane) finish(f *flow, class string, rtt time.Duration, measured bool) {
 	if l.lim == nil {
 		return
@@ -275,16 +263,45 @@ func (l *lane) finish(f *flow, class string, rtt time.Duration, measured bool) {
 	if measured {
 		l.learning = false
 		l.lim.sample(class, rtt, l.inflight)
-		s := rtt
-		if c > l.procs {
-			s = time.Duration(float64(rtt) * float64(l.procs) / float64(c))
+		st := l.service[class]
+		if st == nil && len(l.service) < maxClasses {
+			st = &serviceTime{}
+			l.service[class] = st
 		}
-		if _, ok := l.service[class]; ok || len(l.service) < maxClasses {
-			l.service[class] = smooth(l.service[class], s)
+		if st != nil {
+			st.add(rtt, c)
 		}
-		l.mean = smooth(l.mean, s)
+		l.mean.add(rtt, c)
 	}
 	l.dispatch(now)
+}
+
+// serviceTime is the smoothed execution time of a class of requests and
+// the smoothed concurrency it was measured at.
+type serviceTime struct {
+	rtt  time.Duration
+	conc float64
+}
+
+func (s *serviceTime) add(rtt time.Duration, conc int) {
+	if s.rtt == 0 {
+		s.rtt, s.conc = rtt, float64(conc)
+		return
+	}
+	s.rtt += (rtt - s.rtt) / 8
+	s.conc += (float64(conc) - s.conc) / 8
+}
+
+// at is the execution time expected at a concurrency of limit: the time
+// measured, shortened in proportion when it was measured with more
+// requests executing at once than the limit now allows (they shared the
+// processors). Execution times alone overestimate every wait right after
+// the limit shrinks: they were stretched by the higher concurrency.
+func (s *serviceTime) at(limit int) time.Duration {
+	if s.conc > float64(limit) {
+		return time.Duration(float64(s.rtt) * float64(limit) / s.conc)
+	}
+	return s.rtt
 }
 
 // smooth is an exponentially weighted moving average that starts at its
@@ -296,21 +313,22 @@ func smooth(avg, sample time.Duration) time.Duration {
 	return avg + (sample-avg)/8
 }
 
-// estimate is the expected service time of a request of class (finish):
-// the smoothed time of its class, else of the lane, else nothing (a server
-// that has served nothing yet admits a burst and learns from it).
+// estimate is the expected execution time of a request of class at the
+// current limit (serviceTime.at): its class's, else the lane's, else
+// nothing (a server that has served nothing yet admits a burst and learns
+// from it).
 func (l *lane) estimate(class string) time.Duration {
-	if d, ok := l.service[class]; ok {
-		return d
+	if st, ok := l.service[class]; ok {
+		return st.at(l.lim.Limit())
 	}
-	return l.mean
+	return l.mean.at(l.lim.Limit())
 }
 
 // fairWait estimates how long a request of flow f costing cost would wait
 // before it starts: the fair queue serves f's own backlog first, and
 // every other flow's only up to as much as f's backlog and this request
-// (their requests tagged before it); min(limit, procs) requests are served
-// in parallel. The request's own cost is not part of its wait: an
+// (their requests tagged before it); the limit's slots serve the queue in
+// parallel. The request's own cost is not part of its wait: an
 // expensive request is refused for the queue ahead of it, not for being
 // expensive.
 func (l *lane) fairWait(f *flow, cost time.Duration) time.Duration {
@@ -321,7 +339,7 @@ func (l *lane) fairWait(f *flow, cost time.Duration) time.Duration {
 			sum += min(g.work, own+cost)
 		}
 	}
-	return sum / time.Duration(min(l.lim.Limit(), l.procs))
+	return sum / time.Duration(l.lim.Limit())
 }
 
 // allowance is how long a request arriving now may wait: Target while the

@@ -116,11 +116,11 @@ func admitNow(t *testing.T, a *Admission, l *lane, key string) func() {
 	return r.release
 }
 
-// TestServiceTimeIsNormalised: a request that took 400 ms while four ran
-// at once on one processor is estimated at 100 ms of the lane's time, so
-// that a queue of them is estimated to drain as fast as it does however
-// the limit moved since.
-func TestServiceTimeIsNormalised(t *testing.T) {
+// TestEstimateFollowsTheLimit: a request that took 400 ms while four ran
+// at once is estimated at 400 ms while the limit is 4, and at 200 ms once
+// the limit is 2: with half as many at once, each runs in about half the
+// time, and a queue drains as fast as before.
+func TestEstimateFollowsTheLimit(t *testing.T) {
 	clock := newFakeClock()
 	a := NewAdmission(Config{MaxReads: 4, MaxWrites: 1, Procs: 1}, clock, nil)
 	var others []func()
@@ -133,11 +133,14 @@ func TestServiceTimeIsNormalised(t *testing.T) {
 	}
 	clock.Advance(400 * time.Millisecond)
 	tree()
-	a.reads.mu.Lock()
-	got := a.reads.estimate("tree")
-	a.reads.mu.Unlock()
-	if got != 100*time.Millisecond {
-		t.Errorf("estimate %s, want 100ms", got)
+	l := a.reads
+	l.mu.Lock()
+	at4 := l.estimate("tree")
+	l.lim = newGradient(2, 2, 2)
+	at2 := l.estimate("tree")
+	l.mu.Unlock()
+	if at4 != 400*time.Millisecond || at2 != 200*time.Millisecond {
+		t.Errorf("estimates %s at a limit of 4 and %s at 2; want 400ms and 200ms", at4, at2)
 	}
 	for _, rel := range others {
 		rel()
