@@ -175,13 +175,50 @@ func (r *Registry) add(schema *ast.Schema, source, id, body string) error {
 }
 
 // Canonical prints doc in one form, whatever its source's spacing, commas,
-// comments and descriptions: a client may send a registered document as it
-// prints it (Apollo Client and graphql-codegen print the parsed document),
-// not byte for byte as it was registered.
+// comments and descriptions, and without the __typename fields that
+// clients add on their own (Apollo Client's cache adds one to every
+// selection set): a client may send a registered document as it prints
+// it, not byte for byte as it was registered. __typename reads nothing.
 func Canonical(doc *ast.QueryDocument) string {
+	out := &ast.QueryDocument{}
+	for _, op := range doc.Operations {
+		o := *op
+		o.SelectionSet = withoutTypename(op.SelectionSet)
+		out.Operations = append(out.Operations, &o)
+	}
+	for _, f := range doc.Fragments {
+		c := *f
+		c.SelectionSet = withoutTypename(f.SelectionSet)
+		out.Fragments = append(out.Fragments, &c)
+	}
 	var buf bytes.Buffer
-	formatter.NewFormatter(&buf, formatter.WithCompacted()).FormatQueryDocument(doc)
+	formatter.NewFormatter(&buf, formatter.WithCompacted()).FormatQueryDocument(out)
 	return buf.String()
+}
+
+// withoutTypename copies set without its plain __typename fields (no
+// alias, no directives), recursively; doc's own nodes are not changed (a
+// parsed document is shared through the query cache).
+func withoutTypename(set ast.SelectionSet) ast.SelectionSet {
+	out := make(ast.SelectionSet, 0, len(set))
+	for _, s := range set {
+		switch s := s.(type) {
+		case *ast.Field:
+			if s.Name == "__typename" && (s.Alias == "" || s.Alias == s.Name) && len(s.Directives) == 0 {
+				continue
+			}
+			f := *s
+			f.SelectionSet = withoutTypename(s.SelectionSet)
+			out = append(out, &f)
+		case *ast.InlineFragment:
+			f := *s
+			f.SelectionSet = withoutTypename(s.SelectionSet)
+			out = append(out, &f)
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Lookup returns the document registered under id: a manifest's id or a

@@ -61,7 +61,9 @@ func TestLoadManifests(t *testing.T) {
 	}
 	for text, want := range map[string]bool{
 		"query B ($id: ID!) {\n  session(id: $id) {\n    id\n    title # printed by a client\n  }\n}": true,
+		"query B($id: ID!) { session(id: $id) { __typename id title } __typename }":                   true,
 		"query B($id: ID!) { session(id: $id) { title id } }":                                         false,
+		"query B($id: ID!) { session(id: $id) { id title status } }":                                  false,
 	} {
 		doc, perr := parser.ParseQuery(&ast.Source{Input: text})
 		if perr != nil {
