@@ -25,7 +25,7 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 	if err != nil || res == nil || p.fast == nil {
 		return res, err
 	}
-	s, _ := ctx.Value(spendKey{}).(*spend)
+	s := spendOf(ctx)
 	nodes, bytes := 0, 0
 	m, outcome, err := p.fast.Marshal(ctx, res, func(n, b int) error {
 		nodes += n

@@ -152,7 +152,7 @@ func (r *Registry) add(schema *ast.Schema, source, id, body string) error {
 	if perr != nil {
 		return fmt.Errorf("trusted documents: %s %s: %w", source, id, perr)
 	}
-	if errs := validator.Validate(schema, doc); len(errs) > 0 {
+	if errs := validator.ValidateWithRules(schema, doc, nil); len(errs) > 0 {
 		return fmt.Errorf("trusted documents: %s %s: not valid against the schema: %w", source, id, errs)
 	}
 	sum := sha256.Sum256([]byte(body))

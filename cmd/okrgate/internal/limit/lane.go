@@ -60,7 +60,6 @@ type lane struct {
 	inflight int
 	queue    fairQueue
 	flows    map[string]*flow        // the keys seen since the last reshare, or busy
-	owedSum  float64                 // Σ flow.owed over flows
 	service  map[string]*serviceTime // per class
 	mean     serviceTime             // of any class
 
@@ -302,15 +301,6 @@ func (s *serviceTime) at(limit int) time.Duration {
 		return time.Duration(float64(s.rtt) * float64(limit) / s.conc)
 	}
 	return s.rtt
-}
-
-// smooth is an exponentially weighted moving average that starts at its
-// first sample.
-func smooth(avg, sample time.Duration) time.Duration {
-	if avg == 0 {
-		return sample
-	}
-	return avg + (sample-avg)/8
 }
 
 // estimate is the expected execution time of a request of class at the
