@@ -82,8 +82,8 @@ func (l *lane) hold(f *flow, now time.Time, d int) {
 // eligible reports whether f may take a free slot now: one is free, and f
 // holds nothing, or less than its share, or more slots are free than the
 // other flows are owed (their shares less what they hold, for the flows
-// executing, waiting or active within reserveFor; rounded to whole
-// slots). A flow that holds nothing may always take a free slot, so that
+// without waiters that are executing or were active within reserveFor;
+// rounded to whole slots). A flow that holds nothing may always take a free slot, so that
 // a key new to the lane waits at most for one, not for the next reshare.
 func (l *lane) eligible(f *flow, now time.Time) bool {
 	free := l.lim.Limit() - l.inflight
@@ -95,10 +95,13 @@ func (l *lane) eligible(f *flow, now time.Time) bool {
 	}
 	owed := 0.0
 	for _, g := range l.flows {
-		if g == f || g.share <= float64(g.held) {
+		// A flow with waiters competes for the slot in the fair queue
+		// (dispatch offers it in tag order); a slot is kept only for a
+		// flow between requests, which cannot.
+		if g == f || g.share <= float64(g.held) || len(g.waiting) > 0 {
 			continue
 		}
-		if g.held > 0 || len(g.waiting) > 0 || now.Sub(g.last) < reserveFor {
+		if g.held > 0 || now.Sub(g.last) < reserveFor {
 			owed += g.share - float64(g.held)
 			if math.Round(owed) >= float64(free) {
 				return false
