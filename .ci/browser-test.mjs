@@ -6,6 +6,9 @@
 //  1. serve --demo on a new database: the page loads, the schema
 //     introspection carries the prefilled demo token, the docs panel lists the
 //     schema, and the example (the session tree query) runs;
+//     Then the README's anonymous tree query replaces the editor's text and
+//     runs: no stale operation name (SessionTree) is sent, the tree comes
+//     back;
 //  2. the same database without --demo, a fresh browser profile: the page
 //     explains how to authenticate; a token typed in the Headers tab is used
 //     to re-fetch the schema and to run the example; after a reload the
@@ -128,6 +131,37 @@ async function runExample(page, what) {
     sessions.reduce((n, s) => n + s.goals.length, 0) + ' root objectives');
 }
 
+// readmeTree is the README's anonymous session tree query.
+const readmeTree = '{ sessions(first: 5) { nodes { title goals(roots: true) { name attainment children { name metrics ' +
+  '{ name attainment checkins { actual } } owners { ... on User { name } ... on Team { name } } } } } } }';
+
+// runPasted replaces the editor's text with the README's anonymous tree
+// query, as a person pasting it does, runs it, and checks that the request
+// named no operation (GraphiQL remembers the example's SessionTree) and
+// that the tree came back.
+async function runPasted(page, what) {
+  await page.locator('.graphiql-query-editor .CodeMirror').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(readmeTree);
+  const responded = page.waitForResponse((r) => r.url().endsWith('/graphql') && r.request().method() === 'POST' &&
+    (r.request().postData() || '').includes('sessions(first: 5)'), { timeout });
+  await page.click('.graphiql-execute-button');
+  const resp = await responded;
+  const sent = JSON.parse(resp.request().postData());
+  if (sent.operationName) throw new Error(what + ': the pasted anonymous query was sent with operationName ' + JSON.stringify(sent.operationName));
+  const body = await resp.json();
+  const sessions = body?.data?.sessions?.nodes || [];
+  if (resp.status() !== 200 || body.errors || !sessions.some((s) => (s.goals || []).length > 0)) {
+    throw new Error(what + ': pasted query: HTTP ' + resp.status() + ' ' + JSON.stringify(body).slice(0, 500));
+  }
+  await page.waitForFunction(() => {
+    const el = document.querySelector('.graphiql-response');
+    return el && el.textContent.includes('"attainment"') && !el.textContent.includes('not found');
+  }, null, { timeout });
+  console.log(what + ': the pasted anonymous tree query ran (no operation name sent), ' + sessions.length + ' sessions');
+}
+
 const blocked = [];
 const errors = [];
 let failed = false;
@@ -148,6 +182,7 @@ try {
   if (!editor.includes('query SessionTree')) throw new Error('demo: the editor does not open on the example: ' + editor.slice(0, 200));
   await expectDocs(page, 'demo');
   await runExample(page, 'demo');
+  await runPasted(page, 'demo');
   await page.screenshot({ path: join(out, 'playground-demo.png') });
   await context.close();
   context = undefined;

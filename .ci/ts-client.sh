@@ -5,8 +5,12 @@
 # live schema and with openapi-typescript from /api/openapi.json, type-checks
 # strictly (tsc --strict; no `any` in the tree query's types), runs Apollo
 # Client's session tree query and an openapi-fetch check-in, the graphql-ws
-# client's query and subscription over a websocket (live.mjs), and lints the
-# served OpenAPI document with Redocly CLI (redocly.yaml).
+# client's query and subscription over a websocket (live.mjs), then, against a
+# second server that runs only the client's own documents
+# (--trusted-documents src/graphql --trusted-documents-only), the registered
+# document by text, APQ and id and an unregistered one (refused with
+# DOCUMENT_NOT_TRUSTED), and lints the served OpenAPI document with Redocly
+# CLI (redocly.yaml).
 #
 #   .ci/ts-client.sh
 set -euo pipefail
@@ -14,8 +18,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 work=$(mktemp -d)
 server=""
+trusted=""
 cleanup() {
-  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  for p in $server $trusted; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -63,5 +68,18 @@ echo "-- Apollo Client and openapi-fetch against the server"
 npm run --silent check
 echo "-- graphql-ws client: a query and a subscription over a websocket"
 node live.mjs
+echo "-- trusted documents: a server that runs only src/graphql/*.graphql"
+"$work/okrgate" documents --trusted-documents src/graphql
+"$work/okrgate" serve --db "$work/okr.db" --addr 127.0.0.1:0 --trusted-documents src/graphql \
+  --trusted-documents-only --trusted-documents-escape none >"$work/trusted.out" 2>"$work/trusted.err" &
+trusted=$!
+for _ in $(seq 100); do
+  grep -q 'okrgate listening on' "$work/trusted.out" 2>/dev/null && break
+  kill -0 "$trusted" 2>/dev/null || { cat "$work/trusted.out" "$work/trusted.err"; exit 1; }
+  sleep 0.1
+done
+OKRGATE_TRUSTED_URL=$(sed -n 's/^okrgate listening on \([^ ]*\).*/\1/p' "$work/trusted.out")
+export OKRGATE_TRUSTED_URL
+npm run --silent check:trusted
 echo "-- Redocly lint of the served OpenAPI document"
 npm run --silent lint:openapi

@@ -69,15 +69,33 @@ type spend struct {
 	over         atomic.Int32 // 0, or 1 for nodes, 2 for bytes, 3 for the server's budget
 }
 
-type spendKey struct{}
+// spendExtension is the name under which an operation's spend is kept in
+// its gqlgen operation context (Stats, where handler extensions keep what
+// they know of one operation).
+const spendExtension = "okrgate.budget"
 
-// aroundResponses gives each operation its own running total and, when it
-// ran out, answers with one error and no data.
+// spendOf returns the running total of the operation ctx belongs to, or
+// nil outside one.
+func spendOf(ctx context.Context) *spend {
+	if !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	s, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(spendExtension).(*spend)
+	return s
+}
+
+// aroundResponses gives each operation (each answer of a subscription) its
+// own running total and, when it ran out, answers with one error and no
+// data. The total is set before any field of the answer resolves, and read
+// by them only.
 func (b Budget) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	s := &spend{}
+	if graphql.HasOperationContext(ctx) {
+		graphql.GetOperationContext(ctx).Stats.SetExtension(spendExtension, s)
+	}
 	resp := func() *graphql.Response {
 		defer func() { b.InFlight.release(s.pooled.Load()) }()
-		return next(context.WithValue(ctx, spendKey{}, s))
+		return next(ctx)
 	}()
 	if resp == nil {
 		return nil
@@ -109,7 +127,7 @@ func budgetError(code, format string, limit int) *gqlerror.Error {
 // aroundFields charges every field to the operation's budget and refuses
 // fields once it ran out.
 func (b Budget) aroundFields(ctx context.Context, next graphql.Resolver) (any, error) {
-	s, _ := ctx.Value(spendKey{}).(*spend)
+	s := spendOf(ctx)
 	if s == nil {
 		return next(ctx)
 	}

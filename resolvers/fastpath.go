@@ -31,7 +31,7 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 	if p.fast == nil {
 		return res, nil
 	}
-	s, _ := ctx.Value(spendKey{}).(*spend)
+	s := spendOf(ctx)
 	nodes, bytes := 0, 0
 	m, outcome, err := p.fast.Marshal(ctx, res, l.fastCache(), func(n, b int) error {
 		nodes += n

@@ -128,12 +128,73 @@ var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE h
     return Object.keys(h).some(function (k) { return k.toLowerCase() === 'authorization' && String(h[k]).trim() !== ''; });
   }
 
+  // operationNames lists the operations a document defines, in order: a
+  // name, or null for an anonymous one. A small scanner, not a parser: it
+  // skips comments, strings, directives and what stands in parentheses,
+  // and reads the words before each top-level brace, where an operation
+  // (query|mutation|subscription [Name]), a fragment or the shorthand
+  // anonymous query ({ ... } alone) begins.
+  function operationNames(doc) {
+    var names = [], words = [], depth = 0, parens = 0, directive = false, i = 0, n = doc.length;
+    var word = /[_A-Za-z][_0-9A-Za-z]*/y;
+    while (i < n) {
+      var c = doc[i];
+      if (c === '#') {
+        while (i < n && doc[i] !== '\n' && doc[i] !== '\r') i++;
+      } else if (doc.startsWith('"""', i)) {
+        i += 3;
+        while (i < n && !doc.startsWith('"""', i)) i += doc.startsWith('\\"""', i) ? 4 : 1;
+        i += 3;
+      } else if (c === '"') {
+        i++;
+        while (i < n && doc[i] !== '"' && doc[i] !== '\n') i += doc[i] === '\\' ? 2 : 1;
+        i++;
+      } else if (c === '(' || c === ')') {
+        parens = Math.max(0, parens + (c === '(' ? 1 : -1));
+        i++;
+      } else if (c === '@') {
+        directive = true;
+        i++;
+      } else if (c === '{' || c === '}') {
+        if (c === '{' && depth === 0) {
+          if (words.length === 0) names.push(null);
+          else if (/^(query|mutation|subscription)$/.test(words[0])) names.push(words[1] || null);
+          words = [];
+        }
+        depth = Math.max(0, depth + (c === '{' ? 1 : -1));
+        i++;
+      } else {
+        word.lastIndex = i;
+        var m = word.exec(doc);
+        if (!m) { i++; continue; }
+        if (depth === 0 && parens === 0 && !directive) words.push(m[0]);
+        directive = false;
+        i += m[0].length;
+      }
+    }
+    return names;
+  }
+  // GraphiQL keeps the operation name it last saw; a document edited or
+  // pasted since may no longer hold it (the example's SessionTree replaced
+  // by an anonymous query). The name is sent only when the document defines
+  // it; a document of one operation is sent with that operation's name, or
+  // none.
+  function liveOperation(params) {
+    if (!params || typeof params.query !== 'string' || !params.operationName) return params;
+    var names = operationNames(params.query);
+    if (names.indexOf(params.operationName) >= 0) return params;
+    var p = Object.assign({}, params);
+    if (names.length === 1 && names[0]) p.operationName = names[0];
+    else delete p.operationName;
+    return p;
+  }
+
   var base = GraphiQL.createFetcher({ url: endpoint });
   // Every request, the schema introspection included, carries the saved
   // headers; the Headers tab's current text, when GraphiQL passes it, wins.
   function fetcher(params, opts) {
     var headers = Object.assign({}, savedHeaders(), (opts && opts.headers) || {});
-    return base(params, Object.assign({}, opts || {}, { headers: headers }));
+    return base(liveOperation(params), Object.assign({}, opts || {}, { headers: headers }));
   }
 
   var banner = document.getElementById('okrgate-auth');

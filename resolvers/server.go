@@ -19,6 +19,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/resolvers/trusted"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/authn"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -88,6 +89,10 @@ type Config struct {
 	// estimated cost for it (admission.go).
 	Admission Admitter
 	CostClass CostClass
+	// Trusted, when not nil, resolves registered documents sent by id and,
+	// in its Only mode, refuses the documents that are not registered
+	// (trusted.Extension).
+	Trusted *trusted.Extension
 	// DisableIntrospection turns introspection off (it is on by default).
 	DisableIntrospection bool
 	// NoFastPath serves every field through gqlgen's executor instead of
@@ -172,6 +177,9 @@ func NewServer(cfg Config) *handler.Server {
 	}
 	// Parameter mutators run in this order: APQ fills in the query text,
 	// then the document limits check it before the executor validates it.
+	if cfg.Trusted != nil { // before APQ: it fills in the text of a registered id
+		srv.Use(*cfg.Trusted)
+	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](DefaultAPQCacheSize)})
 	srv.Use(DocumentLimits{
 		Tokens: cfg.ParserTokenLimit, Fields: cfg.MaxFields, Aliases: cfg.MaxAliases, Directives: cfg.MaxDirectives,

@@ -65,7 +65,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		status, err = t.readPOST(w, r, params)
 	}
 	params.ReadTime.End = graphql.Now()
-	if err == nil && params.Query == "" && params.Extensions["persistedQuery"] == nil {
+	if err == nil && params.Query == "" && params.Extensions["persistedQuery"] == nil && params.Extensions["documentId"] == nil {
 		status, err = http.StatusBadRequest, requestError(CodeBadRequest, "the request has no query: send {\"query\": \"...\"}")
 	}
 	if err != nil {
@@ -148,6 +148,10 @@ func decodeParams(body []byte, p *graphql.RawParams) *gqlerror.Error {
 		OperationName *string        `json:"operationName"`
 		Variables     map[string]any `json:"variables"`
 		Extensions    map[string]any `json:"extensions"`
+		// DocumentID names a trusted document (the GraphQL over HTTP
+		// persisted documents proposal); resolvers/trusted reads it
+		// from the extensions.
+		DocumentID *string `json:"documentId"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -164,6 +168,12 @@ func decodeParams(body []byte, p *graphql.RawParams) *gqlerror.Error {
 		p.OperationName = *in.OperationName
 	}
 	p.Variables, p.Extensions = in.Variables, in.Extensions
+	if in.DocumentID != nil {
+		if p.Extensions == nil {
+			p.Extensions = map[string]any{}
+		}
+		p.Extensions["documentId"] = *in.DocumentID
+	}
 	return nil
 }
 
@@ -219,6 +229,12 @@ func readGET(r *http.Request, p *graphql.RawParams) (int, *gqlerror.Error) {
 	}
 	if err := decodeObject("extensions", q.Get("extensions"), &p.Extensions); err != nil {
 		return http.StatusBadRequest, err
+	}
+	if id := q.Get("documentId"); id != "" {
+		if p.Extensions == nil {
+			p.Extensions = map[string]any{}
+		}
+		p.Extensions["documentId"] = id
 	}
 	return 0, nil
 }

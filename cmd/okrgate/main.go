@@ -11,9 +11,10 @@
 // The other subcommands work on the database file, also while a server
 // runs on it: bootstrap (a new account and its first admin), seed
 // (synthetic data), token create (a new API token for a user, so a lost one
-// can be replaced), account suspend|resume, backup, and version. Only serve
-// and bootstrap --create make a new database; the others refuse a --db file
-// that does not exist.
+// can be replaced), account suspend|resume, backup, and version; schema and
+// documents (which lists and validates trusted documents) need no database.
+// Only serve and bootstrap --create make a new database; the others refuse a
+// --db file that does not exist.
 //
 // Every flag of every subcommand can also come from the environment
 // variable OKRGATE_ and its name upper-cased, dashes as underscores
@@ -55,6 +56,7 @@ func commands() []command {
 		{"account", "account suspend|resume: stop or restore an account's access", accountCmd},
 		{"backup", "write a consistent copy of the database, also while a server runs", backupCmd},
 		{"schema", "print the GraphQL schema the server serves (SDL, with descriptions)", schemaCmd},
+		{"documents", "list and validate trusted GraphQL documents (serve --trusted-documents)", documentsCmd},
 		{"version", "print the version and the commit the binary was built from", versionCmd},
 		{"help", "print this help; help COMMAND: the flags of COMMAND", nil},
 	}

@@ -46,8 +46,9 @@ finish.`)
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
 	ops := addOpsFlags(fs.FlagSet)
-	webhooks := addWebhookFlags(fs.FlagSet) // webhooks.go
-	signin := addOIDCFlags(fs.FlagSet)      // signin.go
+	webhooks := addWebhookFlags(fs.FlagSet)    // webhooks.go
+	signin := addOIDCFlags(fs.FlagSet)         // signin.go
+	trustedDocs := addTrustedFlags(fs.FlagSet) // trusted.go
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
@@ -109,6 +110,10 @@ finish.`)
 	gqlConfig := resolvers.Config{API: api, Authn: auth, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
 		Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)
+	if gqlConfig.Trusted, err = trustedDocs.extension(); err != nil {
+		ln.Close()
+		return err
+	}
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
 	if err := registerLiveMetrics(obs.registry, gqlConfig.Live); err != nil {
 		ln.Close()

@@ -43,6 +43,10 @@ type Config struct {
 	Target              time.Duration // DefaultTarget
 	Burst               time.Duration // DefaultBurst
 	Interval            time.Duration // DefaultInterval
+	// Procs is how many requests the processors execute in parallel:
+	// runtime.GOMAXPROCS when 0. It sets where the adaptive limits start
+	// and their range.
+	Procs int
 }
 
 func (c *Config) defaults() {
@@ -55,6 +59,9 @@ func (c *Config) defaults() {
 	c.Burst = max(c.Burst, c.Target)
 	if c.Interval <= 0 {
 		c.Interval = DefaultInterval
+	}
+	if c.Procs <= 0 {
+		c.Procs = runtime.GOMAXPROCS(0)
 	}
 }
 
@@ -79,7 +86,7 @@ func NewAdmission(cfg Config, clock Clock, m *Metrics) *Admission {
 	if clock == nil {
 		clock = systemClock{}
 	}
-	procs := runtime.GOMAXPROCS(0)
+	procs := cfg.Procs
 	// Adaptive limits start where a CPU-bound server is busy without
 	// queueing in the scheduler, and may range from one request per core
 	// (the machine is busy with something else) to far more (requests

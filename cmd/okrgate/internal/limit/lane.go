@@ -59,10 +59,9 @@ type lane struct {
 	lim      *gradient
 	inflight int
 	queue    fairQueue
-	work     map[string]time.Duration // estimated work queued, per key
-	total    time.Duration            // estimated work queued
-	service  map[string]time.Duration // smoothed execution time per class
-	mean     time.Duration            // smoothed execution time of any class
+	flows    map[string]*flow        // the keys seen since the last reshare, or busy
+	service  map[string]*serviceTime // per class
+	mean     serviceTime             // of any class
 
 	// CoDel: the smallest wait of the requests that left the queue in the
 	// current interval, and whether the last interval's was over Target.
@@ -81,6 +80,11 @@ type lane struct {
 	// Interval or more, until its first request completes: the
 	// estimates date from before and may be far off.
 	learning bool
+	// reshared is when the flows' shares were last computed.
+	reshared time.Time
+	// redispatch is set while a dispatch is scheduled for waiters kept
+	// from a slot reserved for another flow.
+	redispatch bool
 }
 
 // overloadMemory is how many intervals a standing queue is remembered.
@@ -88,12 +92,13 @@ const overloadMemory = 10
 
 func newLane(name string, cfg *Config, clock Clock, m *Metrics, lim *gradient) *lane {
 	return &lane{name: name, cfg: cfg, clock: clock, metrics: m, lim: lim,
-		work: map[string]time.Duration{}, service: map[string]time.Duration{}}
+		flows: map[string]*flow{}, service: map[string]*serviceTime{}}
 }
 
 // ticket is an admitted request: release it when it is done.
 type ticket struct {
 	l       *lane
+	flow    *flow
 	class   string
 	started time.Time
 	once    sync.Once
@@ -101,9 +106,9 @@ type ticket struct {
 
 func (t *ticket) release() { t.once.Do(func() { t.l.release(t) }) }
 
-// acquire admits a request of key and class, waiting in the queue if the
-// limit is reached; it returns a *Refusal, or ctx's error if ctx ends
-// first.
+// acquire admits a request of key and class, waiting in the queue if its
+// key may not take a slot now (lane.eligible); it returns a *Refusal, or
+// ctx's error if ctx ends first.
 func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) {
 	if l.lim == nil {
 		l.metrics.admitted(l.name, 0)
@@ -111,18 +116,23 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	}
 	l.mu.Lock()
 	now := l.clock.Now()
-	if l.queue.Len() == 0 && l.inflight < l.lim.Limit() {
+	l.tick(now) // before flowOf: a reshare forgets idle flows
+	f := l.flowOf(key, now)
+	// No waiter of another flow may take a slot now (dispatch admits
+	// them as soon as they may), so one that may goes first.
+	if len(f.waiting) == 0 && l.eligible(f, now) {
 		if l.inflight == 0 {
 			l.wake(now)
 		}
 		l.inflight++
+		l.hold(f, now, +1)
 		l.observeWait(now, 0)
 		l.mu.Unlock()
 		l.metrics.admitted(l.name, 0)
-		return &ticket{l: l, class: class, started: now}, nil
+		return &ticket{l: l, flow: f, class: class, started: now}, nil
 	}
 	cost := l.estimate(class)
-	wait := l.fairWait(key, cost)
+	wait := l.fairWait(f, cost)
 	allowed := l.allowance(now)
 	if wait > allowed && !l.learning {
 		// A request that would wait too long is told at once, unless the
@@ -133,19 +143,20 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 		l.metrics.refused(l.name, ReasonWait)
 		return nil, &Refusal{Lane: l.name, Reason: ReasonWait, Retry: wait}
 	}
-	w := &waiter{key: key, class: class, cost: cost, arrived: now, done: make(chan struct{})}
+	w := &waiter{flow: f, class: class, cost: cost, arrived: now, done: make(chan struct{})}
+	f.account(now)
 	l.queue.push(w)
-	l.work[key] += cost
-	l.total += cost
+	f.work += cost
 	w.stop = l.clock.AfterFunc(allowed, func() { l.expire(w) })
+	l.dispatch(now) // the shares may have changed (allowance ticks)
 	l.mu.Unlock()
 
 	select {
 	case <-w.done:
 	case <-ctx.Done():
 		l.mu.Lock()
-		if w.index >= 0 { // still waiting: leave the queue
-			l.dequeue(w)
+		if w.queued { // still waiting: leave the queue
+			l.dequeue(w, l.clock.Now())
 			w.stop()
 			l.mu.Unlock()
 			return nil, ctx.Err()
@@ -153,7 +164,7 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 		l.mu.Unlock()
 		<-w.done // admitted or refused meanwhile
 		if w.err == nil {
-			l.finish("", 0, false) // admitted, but nobody is left to run it
+			l.finish(f, "", 0, false) // admitted, but nobody is left to run it
 			return nil, ctx.Err()
 		}
 	}
@@ -163,107 +174,159 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	}
 	started := l.clock.Now()
 	l.metrics.admitted(l.name, started.Sub(w.arrived))
-	return &ticket{l: l, class: class, started: started}, nil
+	return &ticket{l: l, flow: f, class: class, started: started}, nil
+}
+
+// dispatch admits waiters, in the fair queue's order, while a slot is
+// free and a flow with waiters may take it.
+func (l *lane) dispatch(now time.Time) {
+	may := func(f *flow) bool {
+		if !l.eligible(f, now) {
+			return false
+		}
+		f.account(now) // its waiting count is about to change
+		return true
+	}
+	for l.queue.Len() > 0 && l.inflight < l.lim.Limit() {
+		w := l.queue.next(may)
+		if w == nil {
+			break
+		}
+		l.forgetWork(w)
+		w.stop()
+		l.inflight++
+		l.hold(w.flow, now, +1)
+		l.observeWait(now, now.Sub(w.arrived))
+		close(w.done)
+	}
+	if l.queue.Len() > 0 && l.inflight < l.lim.Limit() && !l.redispatch {
+		// A slot is kept for a flow owed it (eligible): look again once
+		// the reservation may have lapsed, should nothing else happen.
+		l.redispatch = true
+		l.clock.AfterFunc(reserveFor, func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.redispatch = false
+			l.dispatch(l.clock.Now())
+		})
+	}
 }
 
 // expire refuses w once it has waited as long as it may.
 func (l *lane) expire(w *waiter) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if w.index < 0 {
+	if !w.queued {
 		return // admitted or gone
 	}
 	now := l.clock.Now()
-	l.dequeue(w)
+	l.dequeue(w, now)
 	l.observeWait(now, now.Sub(w.arrived))
-	w.err = &Refusal{Lane: l.name, Reason: ReasonTimeout, Retry: l.fairWait(w.key, 0)}
+	w.err = &Refusal{Lane: l.name, Reason: ReasonTimeout, Retry: l.fairWait(w.flow, 0)}
 	close(w.done)
 }
 
 // dequeue takes w out of the queue and its work out of the estimates.
-func (l *lane) dequeue(w *waiter) {
+func (l *lane) dequeue(w *waiter, now time.Time) {
+	w.flow.account(now)
 	l.queue.remove(w)
 	l.forgetWork(w)
 }
 
 func (l *lane) forgetWork(w *waiter) {
-	l.total -= w.cost
-	if l.work[w.key] -= w.cost; l.work[w.key] <= 0 {
-		delete(l.work, w.key)
-	}
-	if l.queue.Len() == 0 {
-		l.total = 0
-		clear(l.work)
+	if w.flow.work -= w.cost; len(w.flow.waiting) == 0 {
+		w.flow.work = 0
 	}
 }
 
 // release ends t's execution: it feeds the execution time to the limit and
 // to the estimates, and admits waiters while there is room.
 func (l *lane) release(t *ticket) {
-	l.finish(t.class, l.clock.Now().Sub(t.started), true)
+	l.finish(t.flow, t.class, l.clock.Now().Sub(t.started), true)
 }
 
-// finish frees a slot, learning from its execution time rtt if measured.
-func (l *lane) finish(class string, rtt time.Duration, measured bool) {
+// finish frees f's slot, learning from its execution time rtt if measured.
+func (l *lane) finish(f *flow, class string, rtt time.Duration, measured bool) {
 	if l.lim == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.clock.Now()
+	c := l.inflight
 	l.inflight--
+	l.hold(f, now, -1)
 	if l.inflight == 0 && l.queue.Len() == 0 {
 		l.idleSince = now
 	}
 	if measured {
 		l.learning = false
 		l.lim.sample(class, rtt, l.inflight)
-		if _, ok := l.service[class]; ok || len(l.service) < maxClasses {
-			l.service[class] = smooth(l.service[class], rtt)
+		st := l.service[class]
+		if st == nil && len(l.service) < maxClasses {
+			st = &serviceTime{}
+			l.service[class] = st
 		}
-		l.mean = smooth(l.mean, rtt)
+		if st != nil {
+			st.add(rtt, c)
+		}
+		l.mean.add(rtt, c)
 	}
-	for l.queue.Len() > 0 && l.inflight < l.lim.Limit() {
-		w := l.queue.pop()
-		l.forgetWork(w)
-		w.stop()
-		l.inflight++
-		l.observeWait(now, now.Sub(w.arrived))
-		close(w.done)
-	}
+	l.dispatch(now)
 }
 
-// smooth is an exponentially weighted moving average that starts at its
-// first sample.
-func smooth(avg, sample time.Duration) time.Duration {
-	if avg == 0 {
-		return sample
-	}
-	return avg + (sample-avg)/8
+// serviceTime is the smoothed execution time of a class of requests and
+// the smoothed concurrency it was measured at.
+type serviceTime struct {
+	rtt  time.Duration
+	conc float64
 }
 
-// estimate is the expected execution time of a request of class: the
-// smoothed time of its class, else of the lane, else nothing (a server
-// that has served nothing yet admits a burst and learns from it).
+func (s *serviceTime) add(rtt time.Duration, conc int) {
+	if s.rtt == 0 {
+		s.rtt, s.conc = rtt, float64(conc)
+		return
+	}
+	s.rtt += (rtt - s.rtt) / 8
+	s.conc += (float64(conc) - s.conc) / 8
+}
+
+// at is the execution time expected at a concurrency of limit: the time
+// measured, shortened in proportion when it was measured with more
+// requests executing at once than the limit now allows (they shared the
+// processors). Execution times alone overestimate every wait right after
+// the limit shrinks: they were stretched by the higher concurrency.
+func (s *serviceTime) at(limit int) time.Duration {
+	if s.conc > float64(limit) {
+		return time.Duration(float64(s.rtt) * float64(limit) / s.conc)
+	}
+	return s.rtt
+}
+
+// estimate is the expected execution time of a request of class at the
+// current limit (serviceTime.at): its class's, else the lane's, else
+// nothing (a server that has served nothing yet admits a burst and learns
+// from it).
 func (l *lane) estimate(class string) time.Duration {
-	if d, ok := l.service[class]; ok {
-		return d
+	if st, ok := l.service[class]; ok {
+		return st.at(l.lim.Limit())
 	}
-	return l.mean
+	return l.mean.at(l.lim.Limit())
 }
 
-// fairWait estimates how long a request of key costing cost would wait
-// before it starts: the fair queue serves key's own backlog first, and
-// every other key's only up to as much as key's backlog and this request
+// fairWait estimates how long a request of flow f costing cost would wait
+// before it starts: the fair queue serves f's own backlog first, and
+// every other flow's only up to as much as f's backlog and this request
 // (their requests tagged before it); the limit's slots serve the queue in
-// parallel. The request's own cost is not part of its wait: an expensive
-// request is refused for the queue ahead of it, not for being expensive.
-func (l *lane) fairWait(key string, cost time.Duration) time.Duration {
-	own := l.work[key]
+// parallel. The request's own cost is not part of its wait: an
+// expensive request is refused for the queue ahead of it, not for being
+// expensive.
+func (l *lane) fairWait(f *flow, cost time.Duration) time.Duration {
+	own := f.work
 	sum := own
-	for k, w := range l.work {
-		if k != key {
-			sum += min(w, own+cost)
+	for _, g := range l.queue.flows {
+		if g != f {
+			sum += min(g.work, own+cost)
 		}
 	}
 	return sum / time.Duration(l.lim.Limit())
@@ -306,6 +369,10 @@ func (l *lane) tick(now time.Time) {
 	}
 	l.waits, l.minWait = 0, 0
 	l.intervalEnd = now.Add(l.cfg.Interval)
+	if !l.reshared.IsZero() {
+		l.reshare(now, now.Sub(l.reshared))
+	}
+	l.reshared = now
 }
 
 // wake starts a busy period. After an idle spell of an Interval or more, a

@@ -226,7 +226,8 @@ func TestOverloadIsRemembered(t *testing.T) {
 	standing(t, a, clock, hold)() // stood, then drained
 	quick := func() {
 		t.Helper()
-		rel, err := a.Admit(context.Background(), false, "k", "goal") // admitted at once
+		// admitted at once (as "slow", whose share is not held)
+		rel, err := a.Admit(context.Background(), false, "slow", "goal")
 		if err != nil {
 			t.Fatal(err)
 		}

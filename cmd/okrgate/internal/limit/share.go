@@ -1,0 +1,162 @@
+package limit
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// flow is what a lane knows of one key (an account, a token or an
+// address): the slots it holds, its queued requests, and its share of the
+// limit.
+//
+// The fair queue alone orders who goes next, but not who holds the slots:
+// a key that floods fills every slot the moment each frees, and another
+// key's request, however early in the queue, still waits for one of the
+// flood's requests to finish, and then runs beside the flood's others on
+// the same cores. So each key that was recently busy is given a share of
+// the limit, max-min fair over what the keys used (their demand): a key
+// holding less than its share may take any free slot; a key holding its
+// share or more may take only a slot that is not owed to the others (their
+// shares less what they hold). A quiet account's request then finds a slot
+// free when it arrives, and runs beside a bounded part of the flood. This
+// is Netflix concurrency-limits' partitioned limiter (a guaranteed part of
+// the limit per partition, borrowing what the others do not use), with the
+// partitions found from the traffic rather than configured, and the
+// guarantee kept within the limit rather than on top of it.
+type flow struct {
+	key     string
+	held    int           // slots it holds
+	work    time.Duration // estimated service time of its waiters
+	waiting []*waiter     // its queued requests, oldest first
+	index   int           // in fairQueue.flows; -1 when nothing waits
+	seq     uint64        // when it joined fairQueue.flows
+
+	// area is the integral of held+len(waiting) over time since the last
+	// reshare, in request-seconds, brought up to date at since; demand is
+	// its time average, smoothed over intervals; share is the part of the
+	// limit the flow is owed (lane.reshare).
+	area   float64
+	since  time.Time
+	demand float64
+	share  float64
+	// last is when the flow last sent a request or had one finish.
+	last time.Time
+}
+
+// reserveFor is how long after its last request arrived or finished a flow
+// holding less than its share still has the rest reserved: a closed-loop
+// client, or a page's next request, comes back within it; a slot stays
+// idle at most that long for a key that has left.
+const reserveFor = 100 * time.Millisecond
+
+// flowOf returns key's flow, creating it.
+func (l *lane) flowOf(key string, now time.Time) *flow {
+	f := l.flows[key]
+	if f == nil {
+		f = &flow{key: key, index: -1, since: now}
+		l.flows[key] = f
+	}
+	f.last = now
+	return f
+}
+
+// account brings f's demand integral up to now; call it before f's held
+// or waiting count changes.
+func (f *flow) account(now time.Time) {
+	if d := now.Sub(f.since); d > 0 {
+		f.area += float64(f.held+len(f.waiting)) * d.Seconds()
+	}
+	f.since = now
+}
+
+// hold changes the slots f holds by d (+1 or -1).
+func (l *lane) hold(f *flow, now time.Time, d int) {
+	f.account(now)
+	f.held += d
+	if d < 0 {
+		f.last = now
+	}
+}
+
+// eligible reports whether f may take a free slot now: one is free, and f
+// holds nothing, or less than its share, or more slots are free than the
+// other flows are owed (their shares less what they hold, for the flows
+// without waiters that are executing or were active within reserveFor;
+// rounded to whole slots). A flow that holds nothing may always take a free slot, so that
+// a key new to the lane waits at most for one, not for the next reshare.
+func (l *lane) eligible(f *flow, now time.Time) bool {
+	free := l.lim.Limit() - l.inflight
+	switch {
+	case free <= 0:
+		return false
+	case f.held == 0 || float64(f.held) < f.share:
+		return true
+	}
+	owed := 0.0
+	for _, g := range l.flows {
+		// A flow with waiters competes for the slot in the fair queue
+		// (dispatch offers it in tag order); a slot is kept only for a
+		// flow between requests, which cannot.
+		if g == f || g.share <= float64(g.held) || len(g.waiting) > 0 {
+			continue
+		}
+		if g.held > 0 || now.Sub(g.last) < reserveFor {
+			owed += g.share - float64(g.held)
+			if math.Round(owed) >= float64(free) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// reshare recomputes the flows' demands over the interval that ends now and
+// their shares of the limit, and forgets the flows that are idle.
+//
+// A flow's demand is how many requests it had executing or waiting on
+// average (smoothed over intervals, so that a closed-loop client's short
+// gaps between requests do not count as leaving); the shares are the
+// max-min fair allocation of the limit over the demands (water-filling): a
+// flow that demands less than an equal part is owed what it demands, and
+// what it leaves is shared equally among the others. Costs O(n log n) for
+// the n flows seen since the last reshare, once per interval.
+func (l *lane) reshare(now time.Time, elapsed time.Duration) {
+	if l.lim == nil {
+		return
+	}
+	active := make([]*flow, 0, len(l.flows))
+	for key, f := range l.flows {
+		f.account(now)
+		sample := 0.0
+		if elapsed > 0 {
+			sample = f.area / elapsed.Seconds()
+		}
+		f.area = 0
+		if f.demand == 0 {
+			f.demand = sample // a new flow: its first interval
+		} else {
+			f.demand += (sample - f.demand) / 2
+		}
+		if f.held == 0 && len(f.waiting) == 0 && f.demand < 0.01 {
+			delete(l.flows, key)
+			continue
+		}
+		active = append(active, f)
+	}
+	slices.SortFunc(active, func(a, b *flow) int {
+		switch {
+		case a.demand < b.demand:
+			return -1
+		case a.demand > b.demand:
+			return 1
+		}
+		return 0
+	})
+	left, n := float64(l.lim.Limit()), len(active)
+	for _, f := range active {
+		f.share = min(f.demand, left/float64(n))
+		left -= f.share
+		n--
+	}
+}

@@ -1,0 +1,148 @@
+package limit
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestSharesAreMaxMinFair: the limit is divided max-min fairly over the
+// flows' demands: a flow that demands less than an equal part is owed what
+// it demands, the rest is shared equally; a flow idle long enough is
+// forgotten.
+func TestSharesAreMaxMinFair(t *testing.T) {
+	clock := newFakeClock()
+	a := NewAdmission(Config{MaxReads: 10, MaxWrites: 1, Procs: 2}, clock, nil)
+	l := a.reads
+	now := clock.Now()
+	for key, busy := range map[string]float64{"light": 1, "heavy": 50, "mid": 5, "gone": 0.001} {
+		f := l.flowOf(key, now)
+		f.area = busy // request-seconds over the one-second interval
+	}
+	l.mu.Lock()
+	l.reshare(now.Add(time.Second), time.Second)
+	l.mu.Unlock()
+	want := map[string]float64{"light": 1, "mid": 4.5, "heavy": 4.5}
+	for key, share := range want {
+		if f := l.flows[key]; f == nil || f.share != share {
+			t.Errorf("%s: %+v, want share %v", key, f, share)
+		}
+	}
+	if _, ok := l.flows["gone"]; ok || len(l.flows) != 3 {
+		t.Errorf("flows %v; want the idle one forgotten", l.flows)
+	}
+}
+
+// TestFloodLeavesQuietKeyItsShare: one key floods (its requests fill the
+// slots and queue), another keeps two requests running. Once the shares are
+// known, a slot the quiet key frees is kept for it rather than given to the
+// flood's waiters, and its next request is admitted at once; a slot the
+// flood frees goes to the flood's waiters; and once the quiet key has been
+// gone for reserveFor, the slot kept for it goes to the flood too.
+func TestFloodLeavesQuietKeyItsShare(t *testing.T) {
+	clock := newFakeClock()
+	a := NewAdmission(Config{MaxReads: 4, MaxWrites: 1, Procs: 2}, clock, nil)
+	l := a.reads
+	admit := func(key string) func() {
+		t.Helper()
+		rel, err := a.Admit(context.Background(), false, key, "goal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel
+	}
+	quiet := []func(){admit("quiet"), admit("quiet")}
+	flood := []func(){admit("flood"), admit("flood")}
+	out := make(chan result, 10)
+	for range 6 {
+		admitAsync(t, a, l, "flood", "goal", out)
+	}
+	clock.Advance(DefaultInterval)
+	allowed(a, clock) // the interval ends: demands 2 and 8, shares 2 and 2
+	if q, f := l.flows["quiet"], l.flows["flood"]; q.share != 2 || f.share != 2 {
+		t.Fatalf("shares %v and %v, want 2 and 2", q.share, f.share)
+	}
+
+	quiet[0]() // frees a slot owed to quiet
+	if _, inflight, q := l.state(); inflight != 3 || q != 6 || len(out) != 0 {
+		t.Fatalf("inflight %d, queued %d, admitted %d; want the slot kept for quiet", inflight, q, len(out))
+	}
+	quiet[0] = admitNow(t, a, l, "quiet")
+
+	flood[0]() // frees a slot owed to the flood
+	r := <-out
+	if r.err != nil || r.key != "flood" {
+		t.Fatalf("got %+v; want a flood waiter admitted", r)
+	}
+	flood[0] = r.release
+
+	for _, rel := range quiet { // quiet leaves
+		rel()
+	}
+	if _, inflight, q := l.state(); inflight != 2 || q != 5 {
+		t.Fatalf("inflight %d, queued %d; want quiet's slots kept for reserveFor", inflight, q)
+	}
+	clock.Advance(reserveFor)
+	for range 2 {
+		r := <-out
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		flood = append(flood, r.release)
+	}
+	if _, inflight, q := l.state(); inflight != 4 || q != 3 {
+		t.Fatalf("inflight %d, queued %d; want the flood in every slot", inflight, q)
+	}
+	for _, rel := range flood {
+		rel()
+	}
+	for range 3 {
+		(<-out).release()
+	}
+}
+
+// admitNow admits a request of key that must not wait.
+func admitNow(t *testing.T, a *Admission, l *lane, key string) func() {
+	t.Helper()
+	out := make(chan result, 1)
+	admitAsync(t, a, l, key, "goal", out)
+	if len(out) == 0 {
+		t.Fatalf("%s's request was queued; want it admitted at once", key)
+	}
+	r := <-out
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.release
+}
+
+// TestEstimateFollowsTheLimit: a request that took 400 ms while four ran
+// at once is estimated at 400 ms while the limit is 4, and at 200 ms once
+// the limit is 2: with half as many at once, each runs in about half the
+// time, and a queue drains as fast as before.
+func TestEstimateFollowsTheLimit(t *testing.T) {
+	clock := newFakeClock()
+	a := NewAdmission(Config{MaxReads: 4, MaxWrites: 1, Procs: 1}, clock, nil)
+	var others []func()
+	for range 3 {
+		others = append(others, admitNow(t, a, a.reads, "k"))
+	}
+	tree, err := a.Admit(context.Background(), false, "k", "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(400 * time.Millisecond)
+	tree()
+	l := a.reads
+	l.mu.Lock()
+	at4 := l.estimate("tree")
+	l.lim = newGradient(2, 2, 2)
+	at2 := l.estimate("tree")
+	l.mu.Unlock()
+	if at4 != 400*time.Millisecond || at2 != 200*time.Millisecond {
+		t.Errorf("estimates %s at a limit of 4 and %s at 2; want 400ms and 200ms", at4, at2)
+	}
+	for _, rel := range others {
+		rel()
+	}
+}

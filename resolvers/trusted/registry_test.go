@@ -1,0 +1,102 @@
+package trusted_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+
+	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/trusted"
+)
+
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// TestLoadManifests: graphql-codegen's persisted-documents.json (id →
+// text) and an Apollo persisted query manifest load; each document is
+// found by its id, by the SHA-256 of its text (with or without the
+// "sha256:" prefix), and by its canonical form.
+func TestLoadManifests(t *testing.T) {
+	schema, err := resolvers.ServedSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a := "query A { sessions(first: 1) { totalCount } }"
+	b := "query B($id: ID!) { session(id: $id) { id title } }"
+	codegen := write(t, dir, "persisted-documents.json", `{"`+hash(a)+`": "`+a+`"}`)
+	apollo := write(t, dir, "apollo.json", `{"format": "apollo-persisted-query-manifest", "version": 1,
+		"operations": [{"id": "op-b", "name": "B", "type": "query", "body": "`+strings.ReplaceAll(b, `"`, `\"`)+`"}]}`)
+	reg, err := trusted.Load(schema, codegen, apollo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.Documents()) != 2 {
+		t.Fatalf("%d documents, want 2", len(reg.Documents()))
+	}
+	for _, c := range []struct{ id, body string }{{hash(a), a}, {"sha256:" + hash(a), a}, {"op-b", b}, {hash(b), b}} {
+		if d, ok := reg.Lookup(c.id); !ok || d.Body != c.body {
+			t.Errorf("Lookup(%s) = %+v, %v", c.id, d, ok)
+		}
+	}
+	if _, ok := reg.Lookup(hash("query C { __typename }")); ok {
+		t.Error("an unregistered hash was found")
+	}
+	for text, want := range map[string]bool{
+		"query B ($id: ID!) {\n  session(id: $id) {\n    id\n    title # printed by a client\n  }\n}": true,
+		"query B($id: ID!) { session(id: $id) { __typename id title } __typename }":                   true,
+		"query B($id: ID!) { session(id: $id) { title id } }":                                         false,
+		"query B($id: ID!) { session(id: $id) { id title status } }":                                  false,
+	} {
+		doc, perr := parser.ParseQuery(&ast.Source{Input: text})
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if _, ok := reg.Match(doc); ok != want {
+			t.Errorf("Match(%q) = %v, want %v", text, ok, want)
+		}
+	}
+}
+
+// TestLoadRefuses: an id naming two different documents, a document not
+// valid against the schema, and an empty registry are errors.
+func TestLoadRefuses(t *testing.T) {
+	schema, err := resolvers.ServedSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ files [][2]string }{
+		"two documents, one id": {[][2]string{{"a.json", `{"x": "query A { sessions { totalCount } }"}`}, {"b.json", `{"x": "query B { sessions { totalCount } }"}`}}},
+		"not valid":             {[][2]string{{"c.graphql", "query C { nope }"}}},
+		"empty":                 {[][2]string{{"d.json", `{}`}}},
+	} {
+		sub := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range c.files {
+			write(t, sub, f[0], f[1])
+		}
+		if _, err := trusted.Load(schema, sub); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+}
