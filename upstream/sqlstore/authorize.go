@@ -51,63 +51,14 @@ func subjectKeyOf(c upstream.Caller) subjectKey {
 }
 
 // deriveSubject reads the caller's roles, teams and grants, the facts of
-// its upstream.Subject. The subject is not changed afterwards, so a memo
-// may share it between goroutines.
+// its upstream.Subject, in one statement (subjectSQL). The subject is not
+// changed afterwards, so a memo may share it between goroutines.
 func (s *Store) deriveSubject(ctx context.Context, q querier, c upstream.Caller) (*upstream.Subject, error) {
-	f := upstream.SubjectFacts{UserID: c.UserID}
-	var roleRefs []upstream.UserRole
-	u, err := users.get(ctx, q, c.AccountID, c.UserID)
-	switch {
-	case err == nil:
-		roleRefs = u.Roles
-		f.TeamIDs = u.TeamIDs
-	case upstream.ErrorCode(err) == upstream.CodeNotFound:
-		// A caller without a user document (in-process tools): its role names.
-		for _, n := range c.Roles {
-			roleRefs = append(roleRefs, upstream.UserRole{Name: n})
-		}
-	default:
-		return nil, err
+	var f subjectFacts
+	if err := s.run(ctx, q, subjectStmt(dialectOf(q), c, &f)); err != nil {
+		return nil, fmt.Errorf("sqlstore: load subject: %w", err)
 	}
-	var teamRoleIDs []string
-	if len(f.TeamIDs) > 0 {
-		rows, err := q.QueryContext(ctx, "SELECT role_id FROM role_mappings WHERE account_id = ? AND team_id IN (SELECT value FROM json_each(?))",
-			c.AccountID, idsParam(f.TeamIDs))
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
-			}
-			teamRoleIDs = append(teamRoleIDs, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
-		}
-	}
-	f.RoleIDs = upstream.ResolveRoleIDs(roleRefs, teamRoleIDs)
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT action FROM permissions WHERE account_id = ? AND EXISTS (
-		SELECT 1 FROM `+dialectOf(q).each("permissions.doc", "p", "principals")+` WHERE p.value IN `+idList+`)`,
-		c.AccountID, idsParam(f.Principals()))
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: load grants: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, fmt.Errorf("sqlstore: load grants: %w", err)
-		}
-		f.Grants = append(f.Grants, upstream.Action(a))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: load grants: %w", err)
-	}
-	return upstream.NewSubject(f), nil
+	return f.subject(c)
 }
 
 // authorize is the one place where the store decides whether the caller may

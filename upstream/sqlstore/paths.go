@@ -18,12 +18,21 @@ import (
 // pathFactsSQL loads, for the goals of a JSON array of ids (parameters:
 // account, ids, account, account, account, account), the goals on their
 // paths to the root ('path' rows: a goalRow and the stored Subtree), the
-// direct children of those goals ('child' rows: id, parent id, session id,
-// the stored Subtree) and the key results of those goals ('metric' rows:
-// id, goal id, attainment). The walk up stops at a goal seen before, so a
-// corrupt cycle ends it.
-const pathFactsSQL = `WITH RECURSIVE up(id, parent_id) AS (
-		SELECT g.id, g.parent_id FROM goals g WHERE g.account_id = ? AND g.id IN (SELECT value FROM json_each(?))
+// direct children of those goals ('child' rows: the same), and the key
+// results of those goals ('metric' rows: id, goal id, attainment). The
+// walk up stops at a goal seen before, so a corrupt cycle ends it.
+var pathFactsSQL = pathFactsFrom(`g.id IN (SELECT value FROM json_each(?))`)
+
+// metricPathFactsSQL is pathFactsSQL for the goal of a key result
+// (parameters: account, key result, account, account, account, account,
+// account).
+var metricPathFactsSQL = pathFactsFrom(`g.id IN (SELECT goal_id FROM metrics WHERE id = ? AND account_id = ?)`)
+
+// pathFactsFrom returns the path-facts statement whose walk starts at the
+// goals g of the account that start selects.
+func pathFactsFrom(start string) string {
+	return `WITH RECURSIVE up(id, parent_id) AS (
+		SELECT g.id, g.parent_id FROM goals g WHERE g.account_id = ? AND ` + start + `
 		UNION
 		SELECT g.id, g.parent_id FROM up CROSS JOIN goals g ON g.id = up.parent_id WHERE g.account_id = ?)
 	SELECT 'path', ` + goalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
@@ -36,6 +45,7 @@ const pathFactsSQL = `WITH RECURSIVE up(id, parent_id) AS (
 	UNION ALL
 	SELECT 'metric', m.id, m.goal_id, '', '', coalesce(json_extract(m.doc, '$.attainment'), 0), 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
 		FROM metrics m WHERE m.account_id = ? AND m.goal_id IN (SELECT id FROM up)`
+}
 
 // pathFacts are what recomputing the paths of some goals reads.
 type pathFacts struct {
@@ -44,9 +54,37 @@ type pathFacts struct {
 	// complete is false when a child that is not on the paths has no
 	// stored Subtree.
 	complete bool
-	att      map[string][]float64 // key-result attainments per goal, in key-result id order
+	metrics  []metricAttainment
 	// finish completes the facts once the rows are read.
 	finish func() error
+}
+
+// metricAttainment is a key result's attainment.
+type metricAttainment struct {
+	id, goal string
+	att      float64
+}
+
+// setAttainment makes f hold att as the attainment of key result id, as a
+// write about to store it leaves it.
+func (f *pathFacts) setAttainment(id string, att float64) {
+	for i := range f.metrics {
+		if f.metrics[i].id == id {
+			f.metrics[i].att = att
+		}
+	}
+}
+
+// attainments returns the key-result attainments per goal, in key-result
+// id order.
+func (f *pathFacts) attainments() map[string][]float64 {
+	ms := slices.Clone(f.metrics)
+	slices.SortFunc(ms, func(a, b metricAttainment) int { return cmp.Compare(a.id, b.id) })
+	out := map[string][]float64{}
+	for _, m := range ms {
+		out[m.goal] = append(out[m.goal], m.att)
+	}
+	return out
 }
 
 // loadPathFacts reads the path facts of the goals ids.
@@ -61,17 +99,23 @@ func (s *Store) loadPathFacts(ctx context.Context, q querier, account string, id
 // pathFactsStmt returns the statement that loads the path facts of ids
 // into f; f.finish completes f once its rows are read.
 func pathFactsStmt(account string, ids []string, f *pathFacts) stmt {
-	f.path, f.kids, f.complete, f.att = map[string]*pathNode{}, map[string][]upstream.Child{}, true, map[string][]float64{}
+	return f.stmt(pathFactsSQL, []any{account, idsParam(nonEmpty(ids)), account, account, account, account})
+}
+
+// metricPathFactsStmt returns the statement that loads the path facts of
+// the goal of key result id into f.
+func metricPathFactsStmt(account, id string, f *pathFacts) stmt {
+	return f.stmt(metricPathFactsSQL, []any{account, id, account, account, account, account, account})
+}
+
+// stmt returns the path-facts statement sql with args, reading into f.
+func (f *pathFacts) stmt(sql string, args []any) stmt {
+	f.path, f.kids, f.complete, f.metrics = map[string]*pathNode{}, map[string][]upstream.Child{}, true, nil
 	var children []struct {
 		parent string
 		c      upstream.Child
 		st     storedSubtree
 	}
-	type metricRow struct {
-		id, goal string
-		att      float64
-	}
-	var ms []metricRow
 	f.finish = func() error {
 		for _, ch := range children {
 			c := ch.c
@@ -90,10 +134,6 @@ func pathFactsStmt(account string, ids []string, f *pathFacts) stmt {
 			}
 			f.kids[ch.parent] = append(f.kids[ch.parent], c)
 		}
-		slices.SortFunc(ms, func(a, b metricRow) int { return cmp.Compare(a.id, b.id) })
-		for _, m := range ms {
-			f.att[m.goal] = append(f.att[m.goal], m.att)
-		}
 		for id, n := range f.path {
 			n.depth = len(ancestorsIn(id, func(id string) string {
 				if p := f.path[id]; p != nil {
@@ -104,7 +144,7 @@ func pathFactsStmt(account string, ids []string, f *pathFacts) stmt {
 		}
 		return nil
 	}
-	return stmt{sql: pathFactsSQL, args: []any{account, idsParam(nonEmpty(ids)), account, account, account, account},
+	return stmt{sql: sql, args: args,
 		rows: func(scan func(...any) error) error {
 			var kind string
 			var g goalRow
@@ -126,7 +166,7 @@ func pathFactsStmt(account string, ids []string, f *pathFacts) stmt {
 					st     storedSubtree
 				}{g.ParentID, upstream.Child{ID: g.ID, SessionID: g.SessionID}, st})
 			case "metric":
-				ms = append(ms, metricRow{id: g.ID, goal: g.ParentID, att: g.figures.Attainment})
+				f.metrics = append(f.metrics, metricAttainment{id: g.ID, goal: g.ParentID, att: g.figures.Attainment})
 			}
 			return nil
 		}}

@@ -1,5 +1,7 @@
 package sqlstore
 
+import "strconv"
+
 // pgStatements are the statements of the write path that PostgreSQL spells
 // differently, written out whole and keyed by their SQLite text: the
 // dialect's rebind uses them in place of the SQLite statement. They take the
@@ -15,20 +17,8 @@ var pgStatements = map[string]string{
 		SELECT g.id FROM down JOIN goals g ON g.account_id = $2 AND g.parent_id = down.id)
 	SELECT count(*) FROM down WHERE id = $3`,
 
-	pathFactsSQL: `WITH RECURSIVE up(id, parent_id) AS (
-			SELECT g.id, g.parent_id FROM goals g WHERE g.account_id = $1 AND g.id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb)))
-			UNION
-			SELECT g.id, g.parent_id FROM up JOIN goals g ON g.id = up.parent_id WHERE g.account_id = $3)
-		SELECT 'path', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
-			FROM up JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
-			WHERE g.account_id = $4
-		UNION ALL
-		SELECT 'child', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
-			FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
-			WHERE g.account_id = $5 AND g.parent_id IN (SELECT id FROM up)
-		UNION ALL
-		SELECT 'metric', m.id, m.goal_id, '', '', coalesce((m.doc ->> 'attainment')::double precision, 0), 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
-			FROM metrics m WHERE m.account_id = $6 AND m.goal_id IN (SELECT id FROM up)`,
+	pathFactsSQL:       pgPathFactsFrom(`g.id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb)))`, 3),
+	metricPathFactsSQL: pgPathFactsFrom(`g.id IN (SELECT goal_id FROM metrics WHERE id = $2 AND account_id = $3)`, 4),
 
 	putFiguresSQL: `UPDATE goals g SET doc = g.doc || (v.value -> 1)
 		FROM jsonb_array_elements(CAST($1 AS jsonb)) v WHERE g.id = v.value ->> 0 AND g.account_id = $2`,
@@ -70,3 +60,23 @@ const pgGoalRowColumns = `g.id, g.parent_id, g.session_id, coalesce(g.doc ->> 'a
 	coalesce((g.doc ->> 'childrenCount')::bigint, 0), coalesce((g.doc ->> 'subTreeCount')::bigint, 0),
 	coalesce((g.doc ->> 'fullSubTreeCount')::bigint, 0), coalesce((g.doc ->> 'metricsCount')::bigint, 0),
 	coalesce((g.doc ->> 'tasksCount')::bigint, 0), coalesce((g.doc ->> 'nonArchivedTasksCount')::bigint, 0)`
+
+// pgPathFactsFrom is pathFactsFrom on PostgreSQL: start uses the parameters
+// $2 up to $n-1 (after the account, $1); the rest follow from $n.
+func pgPathFactsFrom(start string, n int) string {
+	p := func(i int) string { return "$" + strconv.Itoa(n+i) }
+	return `WITH RECURSIVE up(id, parent_id) AS (
+			SELECT g.id, g.parent_id FROM goals g WHERE g.account_id = $1 AND ` + start + `
+			UNION
+			SELECT g.id, g.parent_id FROM up JOIN goals g ON g.id = up.parent_id WHERE g.account_id = ` + p(0) + `)
+		SELECT 'path', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+			FROM up JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
+			WHERE g.account_id = ` + p(1) + `
+		UNION ALL
+		SELECT 'child', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+			FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
+			WHERE g.account_id = ` + p(2) + ` AND g.parent_id IN (SELECT id FROM up)
+		UNION ALL
+		SELECT 'metric', m.id, m.goal_id, '', '', coalesce((m.doc ->> 'attainment')::double precision, 0), 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
+			FROM metrics m WHERE m.account_id = ` + p(3) + ` AND m.goal_id IN (SELECT id FROM up)`
+}

@@ -52,6 +52,12 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 	if err != nil {
 		return err
 	}
+	return s.recomputePaths(ctx, q, account, f)
+}
+
+// recomputePaths is recompute on the facts f of the paths, as the write
+// leaves them.
+func (s *Store) recomputePaths(ctx context.Context, q querier, account string, f *pathFacts) error {
 	path, kids := f.path, f.kids
 	if len(path) == 0 {
 		return nil
@@ -77,7 +83,7 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 		}
 		return nil
 	}
-	att := f.att
+	att := f.attainments()
 	order := slices.Clone(pathIDs)
 	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(path[b].depth, path[a].depth) })
 	fresh := make(map[string]upstream.Subtree, len(order))
