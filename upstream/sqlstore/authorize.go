@@ -20,6 +20,11 @@ func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (
 	if b := s.bulkOf(ctx); b != nil {
 		return b.subject(ctx, q, c)
 	}
+	if tf := txFactsOf(q); tf != nil {
+		// A write derives the caller's subject once, from what its
+		// transaction sees, for all its decisions and its answer's view.
+		return tf.subject(c, func() (*upstream.Subject, error) { return s.deriveSubject(ctx, q, c) })
+	}
 	m := readMemo(ctx, q)
 	if m == nil {
 		return s.deriveSubject(ctx, q, c)
@@ -41,6 +46,41 @@ func readMemo(ctx context.Context, q querier) *upstream.Memo {
 		return nil
 	}
 	return upstream.MemoFrom(ctx)
+}
+
+// txFacts are what one write transaction derives once: the subjects of
+// its callers.
+type txFacts struct {
+	subjects map[subjectKey]*upstream.Subject
+}
+
+// txFactsOf returns the facts of q's write transaction, or nil.
+func txFactsOf(q querier) *txFacts {
+	switch c := q.(type) {
+	case counted:
+		return c.facts
+	case preparedTx:
+		return c.count.facts
+	}
+	return nil
+}
+
+// subject returns the subject of c derived by derive, once per
+// transaction.
+func (tf *txFacts) subject(c upstream.Caller, derive func() (*upstream.Subject, error)) (*upstream.Subject, error) {
+	key := subjectKeyOf(c)
+	if sub, ok := tf.subjects[key]; ok {
+		return sub, nil
+	}
+	sub, err := derive()
+	if err != nil {
+		return nil, err
+	}
+	if tf.subjects == nil {
+		tf.subjects = map[subjectKey]*upstream.Subject{}
+	}
+	tf.subjects[key] = sub
+	return sub, nil
 }
 
 // subjectKey names a caller's subject in a request's memo.

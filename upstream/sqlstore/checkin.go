@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -134,6 +135,9 @@ func (s *Store) decide(ctx context.Context, q querier, c upstream.Caller, f *met
 	var err error
 	if f.withSubject {
 		sub, err = f.subject.subject(c)
+		if tf := txFactsOf(q); tf != nil && err == nil {
+			sub, err = tf.subject(c, func() (*upstream.Subject, error) { return sub, nil })
+		}
 	} else {
 		sub, err = s.loadSubject(ctx, q, c)
 	}
@@ -174,4 +178,24 @@ func updateStmt[T any](t table[T], account string, v *T) (stmt, []byte, error) {
 	}
 	args := append(t.keys(v), string(doc), t.id(v), account)
 	return stmt{sql: "UPDATE " + t.name + " SET " + set + "doc = ? WHERE id = ? AND account_id = ?", args: args}, doc, nil
+}
+
+// queueInsert stores a new document v of t with the write's next round
+// trip (Store.queue), as table.insert does at once: for the tables whose
+// only unique key is a new id, so that an error (a failing database) is
+// the write's whatever statement reports it.
+func queueInsert[T any](ctx context.Context, s *Store, q querier, t table[T], account string, v *T) error {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("sqlstore: encode %s: %w", t.kind, err)
+	}
+	cols := "id, account_id, " + strings.Join(t.cols, ", ") + ", doc"
+	ph := strings.TrimSuffix(strings.Repeat("?, ", len(t.cols)+3), ", ")
+	args := append(append([]any{t.id(v), account}, t.keys(v)...), string(doc))
+	if err := s.queue(ctx, q, stmt{sql: "INSERT INTO " + t.name + " (" + cols + ") VALUES (" + ph + ")", args: args}); err != nil {
+		return fmt.Errorf("sqlstore: insert %s: %w", t.kind, err)
+	}
+	keepDoc(q, t.name, t.id(v), doc)
+	t.emitFor(q, account, v, created)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -17,6 +18,16 @@ import (
 func (s *Store) assignees(ctx context.Context, q querier, account string, ids []string) (map[string]upstream.Assignee, error) {
 	out := make(map[string]upstream.Assignee, len(ids))
 	ids = dedupe(ids)
+	known := batchDocsOf(q) // a Bulk batch's (bulk.go)
+	if known != nil {
+		ids = slices.DeleteFunc(ids, func(id string) bool {
+			a, ok := known.assignees[id]
+			if ok {
+				out[id] = a
+			}
+			return ok
+		})
+	}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -38,6 +49,9 @@ func (s *Store) assignees(ctx context.Context, q querier, account string, ids []
 			return nil, err
 		}
 		out[a.ID] = a
+		if known != nil {
+			known.assignees[a.ID] = a
+		}
 	}
 	return out, rows.Err()
 }

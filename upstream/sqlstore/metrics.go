@@ -162,7 +162,7 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
 			return err
 		}
-		if err := metrics.insert(ctx, q, c.AccountID, &m); err != nil {
+		if err := queueInsert(ctx, s, q, metrics, c.AccountID, &m); err != nil {
 			return err
 		}
 		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {

@@ -58,6 +58,8 @@ type preparedTx struct {
 	// for a Bulk batch: every text, up to maxBatchStmts, is prepared on
 	// first use and reused until the batch ends.
 	batch map[string]*sql.Stmt
+	// docs, in a Bulk batch, are the documents it read or wrote (bulk.go).
+	docs *batchDocs
 }
 
 // maxBatchStmts bounds the statements a batch keeps prepared, so SQL built

@@ -221,6 +221,7 @@ type counted struct {
 	ev    *eventBuf                     // the events of the write transaction
 	trace func(stmt string, args []any) // Store.trace
 	pipe  *pipeline                     // the write transaction on PostgreSQL (pipeline.go)
+	facts *txFacts                      // what the write transaction derived once
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -316,7 +317,7 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 // trip, and COMMIT goes with its last (pipeline.go).
 func (s *Store) begin(ctx context.Context) (counted, func(error) error, error) {
 	rec := observe.FromContext(ctx)
-	q := counted{d: s.d, n: &s.queries, rt: &s.roundTrips, tx: true, ev: &eventBuf{}, trace: s.trace}
+	q := counted{d: s.d, n: &s.queries, rt: &s.roundTrips, tx: true, ev: &eventBuf{}, trace: s.trace, facts: &txFacts{}}
 	if s.pg == nil {
 		t, err := s.w.BeginTx(ctx, nil)
 		if err != nil {
