@@ -16,6 +16,7 @@ type Record struct {
 
 	upstreamCalls atomic.Int64
 	sqlStatements atomic.Int64
+	sqlRoundTrips atomic.Int64
 
 	mu        sync.Mutex
 	facade    string // "rest", "graphql", or "" for the server's own pages
@@ -145,6 +146,14 @@ func (r *Record) AddSQLStatement() {
 	}
 }
 
+// AddSQLRoundTrip counts one round trip of the store to its database: a
+// statement, a batch of statements sent together (PostgreSQL), or a commit.
+func (r *Record) AddSQLRoundTrip() {
+	if r != nil {
+		r.sqlRoundTrips.Add(1)
+	}
+}
+
 // Facade returns "rest", "graphql" or "" (the server's own pages).
 func (r *Record) Facade() string {
 	if r == nil {
@@ -169,6 +178,14 @@ func (r *Record) SQLStatements() int64 {
 		return 0
 	}
 	return r.sqlStatements.Load()
+}
+
+// SQLRoundTrips returns the round trips to the database counted so far.
+func (r *Record) SQLRoundTrips() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.sqlRoundTrips.Load()
 }
 
 // snapshot is the Record's fields under its lock.

@@ -143,6 +143,7 @@ func access(cfg Config, next http.Handler) http.Handler {
 				slog.String("user", s.user),
 				slog.Int64("upstream_calls", rec.UpstreamCalls()),
 				slog.Int64("sql_statements", rec.SQLStatements()),
+				slog.Int64("sql_round_trips", rec.SQLRoundTrips()),
 			)
 			if s.err != nil {
 				attrs = append(attrs, slog.String("error", s.err.Error()))

@@ -20,6 +20,11 @@ func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (
 	if b := s.bulkOf(ctx); b != nil {
 		return b.subject(ctx, q, c)
 	}
+	if tf := txFactsOf(q); tf != nil {
+		// A write derives the caller's subject once, from what its
+		// transaction sees, for all its decisions and its answer's view.
+		return tf.subject(c, func() (*upstream.Subject, error) { return s.deriveSubject(ctx, q, c) })
+	}
 	m := readMemo(ctx, q)
 	if m == nil {
 		return s.deriveSubject(ctx, q, c)
@@ -43,6 +48,41 @@ func readMemo(ctx context.Context, q querier) *upstream.Memo {
 	return upstream.MemoFrom(ctx)
 }
 
+// txFacts are what one write transaction derives once: the subjects of
+// its callers.
+type txFacts struct {
+	subjects map[subjectKey]*upstream.Subject
+}
+
+// txFactsOf returns the facts of q's write transaction, or nil.
+func txFactsOf(q querier) *txFacts {
+	switch c := q.(type) {
+	case counted:
+		return c.facts
+	case preparedTx:
+		return c.count.facts
+	}
+	return nil
+}
+
+// subject returns the subject of c derived by derive, once per
+// transaction.
+func (tf *txFacts) subject(c upstream.Caller, derive func() (*upstream.Subject, error)) (*upstream.Subject, error) {
+	key := subjectKeyOf(c)
+	if sub, ok := tf.subjects[key]; ok {
+		return sub, nil
+	}
+	sub, err := derive()
+	if err != nil {
+		return nil, err
+	}
+	if tf.subjects == nil {
+		tf.subjects = map[subjectKey]*upstream.Subject{}
+	}
+	tf.subjects[key] = sub
+	return sub, nil
+}
+
 // subjectKey names a caller's subject in a request's memo.
 type subjectKey struct{ account, user, roles string }
 
@@ -51,63 +91,14 @@ func subjectKeyOf(c upstream.Caller) subjectKey {
 }
 
 // deriveSubject reads the caller's roles, teams and grants, the facts of
-// its upstream.Subject. The subject is not changed afterwards, so a memo
-// may share it between goroutines.
+// its upstream.Subject, in one statement (subjectSQL). The subject is not
+// changed afterwards, so a memo may share it between goroutines.
 func (s *Store) deriveSubject(ctx context.Context, q querier, c upstream.Caller) (*upstream.Subject, error) {
-	f := upstream.SubjectFacts{UserID: c.UserID}
-	var roleRefs []upstream.UserRole
-	u, err := users.get(ctx, q, c.AccountID, c.UserID)
-	switch {
-	case err == nil:
-		roleRefs = u.Roles
-		f.TeamIDs = u.TeamIDs
-	case upstream.ErrorCode(err) == upstream.CodeNotFound:
-		// A caller without a user document (in-process tools): its role names.
-		for _, n := range c.Roles {
-			roleRefs = append(roleRefs, upstream.UserRole{Name: n})
-		}
-	default:
-		return nil, err
+	var f subjectFacts
+	if err := s.run(ctx, q, subjectStmt(dialectOf(q), c, &f)); err != nil {
+		return nil, fmt.Errorf("sqlstore: load subject: %w", err)
 	}
-	var teamRoleIDs []string
-	if len(f.TeamIDs) > 0 {
-		rows, err := q.QueryContext(ctx, "SELECT role_id FROM role_mappings WHERE account_id = ? AND team_id IN (SELECT value FROM json_each(?))",
-			c.AccountID, idsParam(f.TeamIDs))
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
-			}
-			teamRoleIDs = append(teamRoleIDs, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sqlstore: load team roles: %w", err)
-		}
-	}
-	f.RoleIDs = upstream.ResolveRoleIDs(roleRefs, teamRoleIDs)
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT action FROM permissions WHERE account_id = ? AND EXISTS (
-		SELECT 1 FROM `+dialectOf(q).each("permissions.doc", "p", "principals")+` WHERE p.value IN `+idList+`)`,
-		c.AccountID, idsParam(f.Principals()))
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: load grants: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, fmt.Errorf("sqlstore: load grants: %w", err)
-		}
-		f.Grants = append(f.Grants, upstream.Action(a))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: load grants: %w", err)
-	}
-	return upstream.NewSubject(f), nil
+	return f.subject(c)
 }
 
 // authorize is the one place where the store decides whether the caller may

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -107,6 +108,7 @@ func (s *Store) Bulk(ctx context.Context, fn func(ctx context.Context) error) er
 			return fmt.Errorf("sqlstore: bulk: not a write transaction")
 		}
 		pq.batch = map[string]*sql.Stmt{}
+		pq.docs = &batchDocs{docs: map[string]map[string][]byte{}, assignees: map[string]upstream.Assignee{}}
 		defer pq.closeBatch()
 		b.pq = pq
 		if err := fn(context.WithValue(ctx, bulkKey{}, b)); err != nil {
@@ -124,21 +126,92 @@ func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, err
 		return false, nil
 	}
 	// One name for every savepoint: writes do not nest, and constant
-	// texts stay prepared for the whole batch.
-	if _, err := b.pq.ExecContext(ctx, "SAVEPOINT bulk_write"); err != nil {
+	// texts stay prepared for the whole batch. On PostgreSQL the SAVEPOINT
+	// goes with the write's first round trip and the RELEASE with its
+	// last, so that the write's own statements are all it waits for.
+	if err := s.queue(ctx, b.pq, stmt{sql: "SAVEPOINT bulk_write"}); err != nil {
 		return true, fmt.Errorf("sqlstore: savepoint: %w", err)
 	}
 	mark := b.pq.count.ev.mark()
 	if err := fn(b.pq); err != nil {
 		b.pq.count.ev.rollback(mark) // the savepoint's events go with it
-		if _, rerr := b.pq.ExecContext(ctx, "ROLLBACK TO bulk_write"); rerr != nil {
+		if p := b.pq.count.pipe; p != nil {
+			p.err = nil // the savepoint ends the failed statement's transaction state
+		}
+		if rerr := s.run(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
 			return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
 		}
-		_, _ = b.pq.ExecContext(ctx, "RELEASE bulk_write")
 		return true, err
 	}
-	if _, err := b.pq.ExecContext(ctx, "RELEASE bulk_write"); err != nil {
+	if err := s.run(ctx, b.pq, stmt{sql: "RELEASE bulk_write"}); err != nil {
 		return true, fmt.Errorf("sqlstore: release savepoint: %w", err)
 	}
 	return true, nil
+}
+
+// batchDocs are documents a Bulk batch has read or written, so that its
+// writes do not read them again: goals and sessions by id (as documents,
+// decoded afresh for every use), and the users and teams that exist as
+// owners. The batch holds the writer (SQLite) or its account's lock
+// (PostgreSQL), so only its own writes change them, and every write of a
+// cached table through the table's methods updates or drops the cache. A
+// goal's derived figures are brought up to date when the batch ends
+// (Bulk), so within it they are as stale as a read would find them.
+type batchDocs struct {
+	docs      map[string]map[string][]byte // table → id → document
+	assignees map[string]upstream.Assignee
+}
+
+// cachedTables are the tables whose documents a batch keeps.
+var cachedTables = map[string]bool{"goals": true, "sessions": true}
+
+// batchDocsOf returns the documents of q's Bulk batch, or nil.
+func batchDocsOf(q querier) *batchDocs {
+	if p, ok := q.(preparedTx); ok {
+		return p.docs
+	}
+	return nil
+}
+
+// cachedDoc decodes the document id of table that q's batch holds.
+func cachedDoc[T any](q querier, table, id string) (T, bool) {
+	var v T
+	b := batchDocsOf(q)
+	if b == nil {
+		return v, false
+	}
+	raw, ok := b.docs[table][id]
+	if !ok || json.Unmarshal(raw, &v) != nil {
+		return v, false
+	}
+	return v, true
+}
+
+// keepDoc records the document id of table, as read or written, in q's
+// batch.
+func keepDoc(q querier, table, id string, doc []byte) {
+	b := batchDocsOf(q)
+	if b == nil {
+		return
+	}
+	switch {
+	case cachedTables[table]:
+		if b.docs[table] == nil {
+			b.docs[table] = map[string][]byte{}
+		}
+		b.docs[table][id] = doc
+	case table == "users" || table == "teams":
+		clear(b.assignees)
+	}
+}
+
+// forgetDocs drops what q's batch holds of table, after a write that
+// changed rows of it by condition.
+func forgetDocs(q querier, table string) {
+	if b := batchDocsOf(q); b != nil {
+		delete(b.docs, table)
+		if table == "users" || table == "teams" {
+			clear(b.assignees)
+		}
+	}
 }

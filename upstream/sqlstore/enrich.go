@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -17,6 +18,16 @@ import (
 func (s *Store) assignees(ctx context.Context, q querier, account string, ids []string) (map[string]upstream.Assignee, error) {
 	out := make(map[string]upstream.Assignee, len(ids))
 	ids = dedupe(ids)
+	known := batchDocsOf(q) // a Bulk batch's (bulk.go)
+	if known != nil {
+		ids = slices.DeleteFunc(ids, func(id string) bool {
+			a, ok := known.assignees[id]
+			if ok {
+				out[id] = a
+			}
+			return ok
+		})
+	}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -33,20 +44,13 @@ func (s *Store) assignees(ctx context.Context, q querier, account string, ids []
 		if err := rows.Scan(&kind, &raw); err != nil {
 			return nil, fmt.Errorf("sqlstore: load owners: %w", err)
 		}
-		if kind == "user" {
-			var u upstream.User
-			if err := json.Unmarshal(raw, &u); err != nil {
-				return nil, fmt.Errorf("sqlstore: decode user: %w", err)
-			}
-			out[u.ID] = upstream.Assignee{AccountID: u.AccountID, ID: u.ID, Name: u.Name, Email: u.Email,
-				Picture: u.Picture, IsActive: u.IsActive, Type: "user", Tags: []upstream.Tag{}}
-		} else {
-			var t upstream.Team
-			if err := json.Unmarshal(raw, &t); err != nil {
-				return nil, fmt.Errorf("sqlstore: decode team: %w", err)
-			}
-			out[t.ID] = upstream.Assignee{AccountID: t.AccountID, ID: t.ID, Name: t.Name, Avatar: t.Avatar,
-				Color: t.Color, Picture: t.Picture, IsActive: true, Type: "team", Tags: []upstream.Tag{}}
+		a, err := decodeAssignee(kind, raw)
+		if err != nil {
+			return nil, err
+		}
+		out[a.ID] = a
+		if known != nil {
+			known.assignees[a.ID] = a
 		}
 	}
 	return out, rows.Err()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -54,54 +53,54 @@ func emit(q querier, e upstream.Event) {
 }
 
 // appendEvents writes buf's events (coalesced) to the events table, each
-// account's at the positions after its last one. The writer is one
-// connection in IMMEDIATE transactions on SQLite, and holds the account's
-// row lock on PostgreSQL (or conflicts and is retried under serializable
-// isolation), so no other write reads the same last position before this
-// one commits.
+// account's at the positions after its last one, in one statement per
+// account that reads the last position and inserts after it (on
+// PostgreSQL it also wakes the other replicas' readers at commit:
+// listen_postgres.go). The statement waits for the write's last round trip
+// (Store.queue). The writer is one connection in IMMEDIATE transactions on
+// SQLite, and holds the account's row lock on PostgreSQL (or conflicts and
+// is retried under serializable isolation), so no other write reads the
+// same last position before this one commits.
 func (s *Store) appendEvents(ctx context.Context, q querier, buf *eventBuf) error {
 	if buf == nil || len(buf.events) == 0 {
 		return nil
 	}
 	buf.events = upstream.CoalesceEvents(buf.events)
 	at := s.timestamp()
-	next := map[string]int64{}
-	var sb strings.Builder
-	args := make([]any, 0, 6*len(buf.events))
-	sb.WriteString("INSERT INTO events (account_id, position, type, item_id, at, doc) VALUES ")
+	var accounts []string
+	docs := map[string][]json.RawMessage{}
 	for i := range buf.events {
 		e := &buf.events[i]
-		pos, ok := next[e.AccountID]
-		if !ok {
-			if err := q.QueryRowContext(ctx, "SELECT coalesce(max(position), 0) FROM events WHERE account_id = ?", e.AccountID).Scan(&pos); err != nil {
-				return fmt.Errorf("sqlstore: last event position: %w", err)
-			}
-		}
-		pos++
-		next[e.AccountID] = pos
-		e.Position, e.At = pos, at
+		e.Position, e.At = 0, at // the statement sets the position
 		doc, err := json.Marshal(e)
 		if err != nil {
 			return fmt.Errorf("sqlstore: encode event: %w", err)
 		}
-		if i > 0 {
-			sb.WriteString(", ")
+		if _, ok := docs[e.AccountID]; !ok {
+			accounts = append(accounts, e.AccountID)
 		}
-		sb.WriteString("(?, ?, ?, ?, ?, ?)")
-		args = append(args, e.AccountID, pos, string(e.Type), e.ItemID, at, string(doc))
+		docs[e.AccountID] = append(docs[e.AccountID], doc)
 	}
-	if _, err := q.ExecContext(ctx, sb.String(), args...); err != nil {
-		return fmt.Errorf("sqlstore: append events: %w", err)
-	}
-	if s.pg != nil { // wake the other replicas' readers at commit (listen_postgres.go)
-		for account := range next {
-			if _, err := q.ExecContext(ctx, notifySQL, account); err != nil {
-				return fmt.Errorf("sqlstore: notify events: %w", err)
-			}
+	for _, account := range accounts {
+		b, err := json.Marshal(docs[account])
+		if err != nil {
+			return fmt.Errorf("sqlstore: encode events: %w", err)
+		}
+		if err := s.queue(ctx, q, stmt{sql: appendEventsSQL, args: []any{account, account, at, string(b)}}); err != nil {
+			return fmt.Errorf("sqlstore: append events: %w", err)
 		}
 	}
 	return nil
 }
+
+// appendEventsSQL appends events to an account's log after its last
+// position (parameters: the account twice, the time, a JSON array of the
+// events, whose position it sets).
+const appendEventsSQL = `WITH base(p) AS (SELECT coalesce(max(position), 0) FROM events WHERE account_id = ?)
+	INSERT INTO events (account_id, position, type, item_id, at, doc)
+	SELECT ?, base.p + e.key + 1, json_extract(e.value, '$.type'), json_extract(e.value, '$.itemId'), ?,
+		json_set(e.value, '$.position', base.p + e.key + 1)
+	FROM base, json_each(?) e`
 
 // Events returns up to limit events of the caller's account after position
 // after, in position order. limit is at most upstream.MaxEventsPerRead.
@@ -166,7 +165,7 @@ func (s *Store) EventsChanged() <-chan struct{} {
 // so positions keep increasing. serve runs it hourly.
 func (s *Store) PruneEvents(ctx context.Context, retention time.Duration) (int64, error) {
 	cutoff := upstream.FormatTime(s.now().Add(-retention))
-	w := counted{q: s.w, d: s.d, n: &s.queries, trace: s.trace}
+	w := counted{q: s.w, d: s.d, n: &s.queries, rt: &s.roundTrips, trace: s.trace}
 	res, err := w.ExecContext(ctx, `/* all accounts: retention */ DELETE FROM events WHERE at < ?
 		AND position < (SELECT max(e.position) FROM events e WHERE e.account_id = events.account_id)`, cutoff)
 	if err != nil {

@@ -143,13 +143,13 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if g.DateTo == "" {
 			g.DateTo = ss.End
 		}
-		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss); err != nil {
+		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss, false); err != nil {
 			return err
 		}
 		if err := s.checkGoalLimit(ctx, q, c.AccountID, ss, g.OwnerID, ""); err != nil {
 			return err
 		}
-		if err := goals.insert(ctx, q, c.AccountID, &g); err != nil {
+		if err := queueInsert(ctx, s, q, goals, c.AccountID, &g); err != nil {
 			return err
 		}
 		for _, t := range in.Tags {
@@ -210,8 +210,9 @@ func (s *Store) sessionFor(ctx context.Context, q querier, account, id string) (
 }
 
 // checkGoal validates a goal about to be written and fills what derives
-// from its fields.
-func (s *Store) checkGoal(ctx context.Context, q querier, account string, g *upstream.Goal, ss upstream.Session) error {
+// from its fields. Only an existing goal can have goals below it that a
+// new parent would make a cycle with.
+func (s *Store) checkGoal(ctx context.Context, q querier, account string, g *upstream.Goal, ss upstream.Session, existing bool) error {
 	if g.Name == "" {
 		return upstream.Invalid("name", "must not be empty")
 	}
@@ -242,9 +243,11 @@ func (s *Store) checkGoal(ctx context.Context, q querier, account string, g *ups
 		if err != nil {
 			return upstream.Invalid("parentId", "no goal %q", g.ParentID)
 		}
-		below, err := isDescendant(ctx, q, account, g.ID, p.ID)
-		if err != nil {
-			return err
+		below := false
+		if existing {
+			if below, err = isDescendant(ctx, q, account, g.ID, p.ID); err != nil {
+				return err
+			}
 		}
 		if below {
 			return upstream.Invalid("parentId", "goal %q is below this goal: that would make a cycle", p.ID)
@@ -360,7 +363,7 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 				return err
 			}
 		}
-		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss); err != nil {
+		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss, true); err != nil {
 			return err
 		}
 		if g.OwnerID != old.OwnerID || g.SessionID != old.SessionID {

@@ -116,7 +116,7 @@ func (s *Store) keyTxOnce(ctx context.Context, fn func(querier) error) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	q := counted{q: tx, d: s.d, n: &s.queries, tx: true, trace: s.trace}
+	q := counted{q: tx, d: s.d, n: &s.queries, rt: &s.roundTrips, tx: true, trace: s.trace}
 	if s.pg != nil {
 		err = s.pg.lock(ctx, q) // two reservations of one key wait for each other
 	}

@@ -25,9 +25,9 @@ import (
 // are identifiers (at most 63 bytes), hence the digest.
 const eventsChannelSQL = "'okrgate_events_' || left(md5(current_schema()), 16)"
 
-// notifySQL sends the notification of a write; its payload, the account,
-// is informative only.
-const notifySQL = "SELECT pg_notify(" + eventsChannelSQL + ", ?)"
+// A write's notification is sent by the statement that appends its events
+// (appendEventsSQL on PostgreSQL); its payload, the account, is
+// informative only.
 
 // listenRetry bounds the wait before reconnecting a lost listener.
 const listenRetry = 5 * time.Second

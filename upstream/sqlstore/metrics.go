@@ -162,7 +162,7 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
 			return err
 		}
-		if err := metrics.insert(ctx, q, c.AccountID, &m); err != nil {
+		if err := queueInsert(ctx, s, q, metrics, c.AccountID, &m); err != nil {
 			return err
 		}
 		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
@@ -207,10 +207,7 @@ func (s *Store) checkMetric(ctx context.Context, q querier, account string, m *u
 	if err := s.checkOwners(ctx, q, account, "ownerIds", m.OwnerIDs); err != nil {
 		return err
 	}
-	m.NumberOfOwners = len(m.OwnerIDs)
-	m.Attainment = round(upstream.MetricAttainment(m.ManualType, m.TargetOperator, m.InitialValue, m.Target, m.Actual))
-	m.URL = "/results/metrics/" + m.ID
-	m.Assignee, m.Assignees = nil, nil
+	settle(m)
 	return nil
 }
 
@@ -379,83 +376,6 @@ func (s *Store) DeleteMetric(ctx context.Context, id string) error {
 		}
 		return s.recompute(ctx, q, c.AccountID, m.GoalID)
 	})
-}
-
-// CheckIn records a new actual value of a key result: the history gets a
-// snapshot, and the key result, its goal and every ancestor goal get their
-// attainment recomputed, all in one transaction.
-func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.CheckIn{}, err
-	}
-	if err := upstream.CheckCheckInInput(in); err != nil {
-		return upstream.CheckIn{}, err
-	}
-	now := s.timestamp()
-	ci := upstream.CheckIn{ID: s.ids.New(), AccountID: c.AccountID, MetricID: metricID, Actual: *in.Actual,
-		Comment: in.Comment, Confidence: in.Confidence, CreatedByID: c.UserID, DateCreated: now, CheckInDate: now}
-	if in.CheckInDate != "" {
-		if ci.CheckInDate, err = upstream.ParseTime("checkInDate", in.CheckInDate); err != nil {
-			return upstream.CheckIn{}, err
-		}
-	}
-	err = s.tx(ctx, func(q querier) error {
-		q = s.prepared(q) // the statements of a check-in are the same every time
-		m, err := metrics.get(ctx, q, c.AccountID, metricID)
-		if err != nil {
-			return err
-		}
-		g, ss, err := s.goalFor(ctx, q, c.AccountID, m.GoalID)
-		if err != nil {
-			return err
-		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsCheckIn, upstream.MetricItem(m, g)); err != nil {
-			return err
-		}
-		if err := upstream.SessionGate(ss, upstream.Progress); err != nil {
-			return err
-		}
-		if err := upstream.CheckCheckIn(g, m, ci.Actual); err != nil {
-			return err
-		}
-		ci.GoalID, ci.PreviousActual = g.ID, m.Actual
-		m.Actual = ci.Actual
-		if in.Confidence != nil {
-			m.Confidence = in.Confidence
-		}
-		if ci.CheckInDate >= m.LastCheckInDate {
-			m.LastCheckInDate = ci.CheckInDate
-		}
-		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
-			return err
-		}
-		ci.Attainment = m.Attainment
-		if err := metrics.update(ctx, q, c.AccountID, &m); err != nil {
-			return err
-		}
-		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
-			return err
-		}
-		snap, err := s.getMetric(ctx, q, c.AccountID, m.ID)
-		if err != nil {
-			return err
-		}
-		doc, _ := json.Marshal(ci)
-		sdoc, _ := json.Marshal(snap)
-		if _, err := q.ExecContext(ctx, "INSERT INTO checkins (id, account_id, metric_id, goal_id, doc, snapshot) VALUES (?, ?, ?, ?, ?, ?)",
-			ci.ID, c.AccountID, ci.MetricID, ci.GoalID, string(doc), string(sdoc)); err != nil {
-			return fmt.Errorf("sqlstore: insert check-in: %w", err)
-		}
-		att := ci.Attainment
-		emit(q, upstream.Event{AccountID: c.AccountID, Type: upstream.EventCheckInCreated, ItemID: ci.ID,
-			GoalID: g.ID, SessionID: ss.ID, Attainment: &att})
-		return nil
-	})
-	if err != nil {
-		return upstream.CheckIn{}, err
-	}
-	return ci, nil
 }
 
 // ListCheckIns lists check-ins.

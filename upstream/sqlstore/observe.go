@@ -23,7 +23,9 @@ const maxStatementText = 2048
 // arguments. For a query it covers running the statement, not reading
 // the rows after.
 func statement(ctx context.Context, query string) (context.Context, trace.Span) {
-	observe.FromContext(ctx).AddSQLStatement()
+	rec := observe.FromContext(ctx)
+	rec.AddSQLStatement()
+	rec.AddSQLRoundTrip()
 	if !trace.SpanFromContext(ctx).IsRecording() {
 		return ctx, nil
 	}

@@ -251,7 +251,7 @@ func (f *planFixture) shapes() []listShape {
 // lie above a visible one, and the teams a page of employees manages (an
 // account has few teams).
 var accountWide = []string{
-	"SELECT DISTINCT action FROM permissions WHERE account_id = ?",
+	"WITH u(doc) AS (SELECT doc FROM users WHERE id = ? AND account_id = ?)", // the subject: grants
 	"SELECT doc FROM sessions WHERE account_id = ? AND (TRUE)",
 	"WITH RECURSIVE inv(id) AS",
 	"SELECT doc FROM teams WHERE account_id = ? AND (json_extract(doc, '$.manager') IN",

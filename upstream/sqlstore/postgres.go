@@ -68,8 +68,9 @@ type pgStore struct {
 // maxAttempts bounds the attempts of a serializable write.
 const maxAttempts = 100
 
-// txOptions are the options of a write transaction: nil (READ COMMITTED,
-// made safe by lock) unless serializable. A nil p is SQLite.
+// txOptions are the options of a transaction of its own (idempotency
+// keys): nil (READ COMMITTED, made safe by lock) unless serializable. A nil
+// p is SQLite.
 func (p *pgStore) txOptions() *sql.TxOptions {
 	if p == nil || !p.serializable {
 		return nil
@@ -84,6 +85,20 @@ func (p *pgStore) lock(ctx context.Context, q querier) error {
 		return nil
 	}
 	return lockAccount(ctx, q)
+}
+
+// prologue returns the first statements of a write transaction, sent with
+// its first round trip: BEGIN and, unless serializable, the lock of the
+// caller's account (lockAccount).
+func (p *pgStore) prologue(ctx context.Context) []stmt {
+	if p.serializable {
+		return []stmt{{sql: "BEGIN ISOLATION LEVEL SERIALIZABLE"}}
+	}
+	out := []stmt{{sql: "BEGIN"}}
+	if c, ok := upstream.CallerFrom(ctx); ok && c.AccountID != "" {
+		out = append(out, stmt{sql: lockAccountSQL, args: []any{c.AccountID}})
+	}
+	return out
 }
 
 // retry runs attempt, once under lockAccount; with serializable again
@@ -217,9 +232,12 @@ func lockAccount(ctx context.Context, q querier) error {
 		return nil // bootstrap: a new account, nobody else writes it yet
 	}
 	var id string
-	err := q.QueryRowContext(ctx, "SELECT id FROM accounts WHERE id = ? FOR UPDATE", c.AccountID).Scan(&id)
+	err := q.QueryRowContext(ctx, lockAccountSQL, c.AccountID).Scan(&id)
 	if err != nil && !isNoRows(err) {
 		return fmt.Errorf("sqlstore: lock account: %w", err)
 	}
 	return nil
 }
+
+// lockAccountSQL locks an account's row (parameter: the account).
+const lockAccountSQL = "SELECT id FROM accounts WHERE id = ? FOR UPDATE"

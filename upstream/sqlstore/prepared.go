@@ -19,7 +19,7 @@ type stmtCache struct {
 }
 
 // writePathSQL are the statements prepared when the store opens.
-var writePathSQL = []string{pathSQL, childrenSQL, attainmentsSQL, taskCountsSQL, subtreesSQL, putSubtreeSQL, updateFiguresSQL, treeSQL, goalRowsSQL}
+var writePathSQL = []string{pathFactsSQL, attainmentsSQL, taskCountsSQL, subtreesSQL, putFiguresSQL, putSubtreesSQL, treeSQL, goalRowsSQL}
 
 // prepareWritePath prepares writePathSQL on the writer connection.
 func (s *Store) prepareWritePath(ctx context.Context) error {
@@ -42,11 +42,11 @@ func (s *Store) prepared(q querier) querier {
 	if !ok || !c.tx {
 		return q
 	}
-	tx, ok := c.q.(*sql.Tx)
-	if !ok {
+	tx, _ := c.q.(*sql.Tx)
+	if tx == nil && s.pg == nil {
 		return q
 	}
-	return preparedTx{s: s, tx: tx, count: c}
+	return preparedTx{s: s, tx: tx, count: c} // on PostgreSQL, tx is nil: pgx prepares
 }
 
 // preparedTx is a write transaction that runs the statements it has prepared.
@@ -58,6 +58,8 @@ type preparedTx struct {
 	// for a Bulk batch: every text, up to maxBatchStmts, is prepared on
 	// first use and reused until the batch ends.
 	batch map[string]*sql.Stmt
+	// docs, in a Bulk batch, are the documents it read or wrote (bulk.go).
+	docs *batchDocs
 }
 
 // maxBatchStmts bounds the statements a batch keeps prepared, so SQL built

@@ -1,5 +1,7 @@
 package sqlstore
 
+import "strconv"
+
 // pgStatements are the statements of the write path that PostgreSQL spells
 // differently, written out whole and keyed by their SQLite text: the
 // dialect's rebind uses them in place of the SQLite statement. They take the
@@ -15,28 +17,31 @@ var pgStatements = map[string]string{
 		SELECT g.id FROM down JOIN goals g ON g.account_id = $2 AND g.parent_id = down.id)
 	SELECT count(*) FROM down WHERE id = $3`,
 
-	pathSQL: `WITH RECURSIVE up(id, parent_id, depth) AS (
-				SELECT id, parent_id, 0 FROM goals WHERE id = $1 AND account_id = $2
-				UNION ALL
-				SELECT g.id, g.parent_id, up.depth + 1 FROM up JOIN goals g ON g.id = up.parent_id
-				WHERE g.account_id = $3 AND up.depth < 10000)
-			SELECT up.depth, ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
-			FROM up JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id AND t.account_id = g.account_id
-			WHERE g.account_id = $4
-			ORDER BY up.depth`,
+	pathFactsSQL:       pgPathFactsFrom(`g.id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb)))`, 3),
+	metricPathFactsSQL: pgPathFactsFrom(`g.id IN (SELECT goal_id FROM metrics WHERE id = $2 AND account_id = $3)`, 4),
+
+	putFiguresSQL: `UPDATE goals g SET doc = g.doc || (v.value -> 1)
+		FROM jsonb_array_elements(CAST($1 AS jsonb)) v WHERE g.id = v.value ->> 0 AND g.account_id = $2`,
+
+	putSubtreesSQL: `INSERT INTO goal_subtrees (goal_id, account_id, attainment, descendants, sum, sessions)
+		SELECT v.value ->> 0, $1, (v.value ->> 1)::double precision, (v.value ->> 2)::bigint,
+			(v.value ->> 3)::double precision, v.value ->> 4
+		FROM jsonb_array_elements(CAST($2 AS jsonb)) v
+		ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
+			sum = excluded.sum, sessions = excluded.sessions`,
+
+	appendEventsSQL: `WITH base AS (SELECT coalesce(max(position), 0) AS p FROM events WHERE account_id = $1),
+		ins AS (INSERT INTO events (account_id, position, type, item_id, at, doc)
+			SELECT $2, base.p + e.o, e.v ->> 'type', e.v ->> 'itemId', $3, jsonb_set(e.v, '{position}', to_jsonb(base.p + e.o))::text
+			FROM base, jsonb_array_elements(CAST($4 AS jsonb)) WITH ORDINALITY AS e(v, o)
+			RETURNING 1)
+		SELECT pg_notify(` + eventsChannelSQL + `, $2) WHERE EXISTS (SELECT 1 FROM ins)`,
 
 	attainmentsSQL: `SELECT id, goal_id, (doc #>> '{attainment}')::double precision FROM metrics
 		WHERE account_id = $1 AND goal_id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb)))`,
 
 	taskCountsSQL: `SELECT parent_id, count(*), count(*) FILTER (WHERE doc -> 'archived' IN ('false'::jsonb, '0'::jsonb)) FROM tasks
 		WHERE account_id = $1 AND parent_id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb))) GROUP BY parent_id`,
-
-	updateFiguresSQL: `UPDATE goals SET doc = doc || jsonb_build_object(
-		'attainment', CAST($1 AS jsonb), 'aggregatedAttainment', CAST($2 AS jsonb),
-		'childrenAggregatedAttainment', CAST($3 AS jsonb), 'fullAggregatedAttainment', CAST($4 AS jsonb),
-		'childrenCount', CAST($5 AS bigint), 'subTreeCount', CAST($6 AS bigint), 'fullSubTreeCount', CAST($7 AS bigint),
-		'metricsCount', CAST($8 AS bigint), 'tasksCount', CAST($9 AS bigint), 'nonArchivedTasksCount', CAST($10 AS bigint))
-	WHERE id = $11 AND account_id = $12`,
 
 	goalRowsSQL: `SELECT ` + pgGoalRowColumns + ` FROM goals g
 	WHERE g.account_id = $1 AND g.id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb)))`,
@@ -55,3 +60,23 @@ const pgGoalRowColumns = `g.id, g.parent_id, g.session_id, coalesce(g.doc ->> 'a
 	coalesce((g.doc ->> 'childrenCount')::bigint, 0), coalesce((g.doc ->> 'subTreeCount')::bigint, 0),
 	coalesce((g.doc ->> 'fullSubTreeCount')::bigint, 0), coalesce((g.doc ->> 'metricsCount')::bigint, 0),
 	coalesce((g.doc ->> 'tasksCount')::bigint, 0), coalesce((g.doc ->> 'nonArchivedTasksCount')::bigint, 0)`
+
+// pgPathFactsFrom is pathFactsFrom on PostgreSQL: start uses the parameters
+// $2 up to $n-1 (after the account, $1); the rest follow from $n.
+func pgPathFactsFrom(start string, n int) string {
+	p := func(i int) string { return "$" + strconv.Itoa(n+i) }
+	return `WITH RECURSIVE up(id, parent_id) AS (
+			SELECT g.id, g.parent_id FROM goals g WHERE g.account_id = $1 AND ` + start + `
+			UNION
+			SELECT g.id, g.parent_id FROM up JOIN goals g ON g.id = up.parent_id WHERE g.account_id = ` + p(0) + `)
+		SELECT 'path', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+			FROM up JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
+			WHERE g.account_id = ` + p(1) + `
+		UNION ALL
+		SELECT 'child', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+			FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
+			WHERE g.account_id = ` + p(2) + ` AND g.parent_id IN (SELECT id FROM up)
+		UNION ALL
+		SELECT 'metric', m.id, m.goal_id, '', '', coalesce((m.doc ->> 'attainment')::double precision, 0), 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
+			FROM metrics m WHERE m.account_id = ` + p(3) + ` AND m.goal_id IN (SELECT id FROM up)`
+}

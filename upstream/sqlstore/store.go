@@ -43,6 +43,9 @@ type Store struct {
 	ids     *upstream.IDSource
 	now     func() time.Time
 	queries atomic.Int64
+	// roundTrips counts the waits for the database: each statement run
+	// alone, each batch (pipeline.go), each commit.
+	roundTrips atomic.Int64
 	// trace, when set (by the package's own tests, before any use), sees
 	// every statement the store runs through its queriers, reads and
 	// writes, with its arguments.
@@ -196,6 +199,11 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 // batching can be checked from outside (tests, /metrics).
 func (s *Store) QueryCount() int64 { return s.queries.Load() }
 
+// RoundTripCount returns the number of round trips the store has made to
+// its database: every statement run on its own, every batch of statements
+// sent together (PostgreSQL's write path, pipeline.go) and every commit.
+func (s *Store) RoundTripCount() int64 { return s.roundTrips.Load() }
+
 // querier is what both *sql.DB and *sql.Tx offer.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -208,12 +216,16 @@ type counted struct {
 	q     querier
 	d     dialect // rewrites each statement for the database
 	n     *atomic.Int64
+	rt    *atomic.Int64                 // Store.roundTrips
 	tx    bool                          // q is a write transaction
 	ev    *eventBuf                     // the events of the write transaction
 	trace func(stmt string, args []any) // Store.trace
+	pipe  *pipeline                     // the write transaction on PostgreSQL (pipeline.go)
+	facts *txFacts                      // what the write transaction derived once
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	c.flush(ctx)
 	c.count(q, args)
 	ctx, span := statement(ctx, q)
 	res, err := c.q.ExecContext(ctx, c.d.rebind(q), args...)
@@ -222,6 +234,7 @@ func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Re
 }
 
 func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	c.flush(ctx)
 	c.count(q, args)
 	ctx, span := statement(ctx, q)
 	rows, err := c.q.QueryContext(ctx, c.d.rebind(q), args...)
@@ -230,6 +243,7 @@ func (c counted) QueryContext(ctx context.Context, q string, args ...any) (*sql.
 }
 
 func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	c.flush(ctx)
 	c.count(q, args)
 	ctx, span := statement(ctx, q)
 	row := c.q.QueryRowContext(ctx, c.d.rebind(q), args...)
@@ -239,13 +253,18 @@ func (c counted) QueryRowContext(ctx context.Context, q string, args ...any) *sq
 
 func (c counted) count(q string, args []any) {
 	c.n.Add(1)
+	if c.rt != nil {
+		c.rt.Add(1)
+	}
 	if c.trace != nil {
 		c.trace(c.d.rebind(q), args) // the text the database runs
 	}
 }
 
 // read returns the querier for reads.
-func (s *Store) read() querier { return counted{q: s.r, d: s.d, n: &s.queries, trace: s.trace} }
+func (s *Store) read() querier {
+	return counted{q: s.r, d: s.d, n: &s.queries, rt: &s.roundTrips, trace: s.trace}
+}
 
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
@@ -264,20 +283,12 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 
 // txOnce is one attempt at tx.
 func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
-	t, err := s.w.BeginTx(ctx, s.pg.txOptions())
+	q, end, err := s.begin(ctx)
 	if err != nil {
-		return fmt.Errorf("sqlstore: begin: %w", err)
+		return err
 	}
-	s.queries.Add(1)
-	observe.FromContext(ctx).AddSQLStatement() // BEGIN
-	q := counted{q: t, d: s.d, n: &s.queries, tx: true, ev: &eventBuf{}, trace: s.trace}
 	var before string
-	if s.pg != nil {
-		err = s.pg.lock(ctx, q) // concurrent writers: postgres.go
-	}
-	if err == nil {
-		before, err = beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
-	}
+	before, err = beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
 	if err == nil {
 		err = fn(q)
 	}
@@ -287,12 +298,8 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	if err == nil {
 		err = afterWrite(ctx, q, before)
 	}
-	if err != nil {
-		_ = t.Rollback()
+	if err = end(err); err != nil {
 		return err
-	}
-	if err := t.Commit(); err != nil {
-		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
 	committed(ctx)
 	if len(q.ev.events) > 0 {
@@ -302,6 +309,56 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 		m.Clear() // the write may have changed what the memo holds
 	}
 	return nil
+}
+
+// begin opens a write transaction. end commits it when given nil and rolls
+// it back otherwise, returning the error that ended it. On PostgreSQL BEGIN
+// and the account's lock (lockAccount) wait for the write's first round
+// trip, and COMMIT goes with its last (pipeline.go).
+func (s *Store) begin(ctx context.Context) (counted, func(error) error, error) {
+	rec := observe.FromContext(ctx)
+	q := counted{d: s.d, n: &s.queries, rt: &s.roundTrips, tx: true, ev: &eventBuf{}, trace: s.trace, facts: &txFacts{}}
+	if s.pg == nil {
+		t, err := s.w.BeginTx(ctx, nil)
+		if err != nil {
+			return q, nil, fmt.Errorf("sqlstore: begin: %w", err)
+		}
+		s.queries.Add(1) // BEGIN
+		s.roundTrips.Add(1)
+		rec.AddSQLStatement()
+		rec.AddSQLRoundTrip()
+		q.q = t
+		return q, func(err error) error {
+			if err != nil {
+				_ = t.Rollback()
+				return err
+			}
+			s.roundTrips.Add(1)
+			rec.AddSQLRoundTrip()
+			if err := t.Commit(); err != nil {
+				return fmt.Errorf("sqlstore: commit: %w", err)
+			}
+			return nil
+		}, nil
+	}
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return q, nil, fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	p := &pipeline{s: s, conn: conn, pending: s.pg.prologue(ctx)}
+	q.q, q.pipe = conn, p
+	return q, func(err error) error {
+		defer conn.Close()
+		if err == nil {
+			if err = p.send(ctx, []stmt{{sql: "COMMIT", commit: true}}); err != nil {
+				err = fmt.Errorf("sqlstore: commit: %w", err)
+			}
+		}
+		if err != nil {
+			p.rollback()
+		}
+		return err
+	}, nil
 }
 
 func (s *Store) timestamp() string { return upstream.FormatTime(s.now()) }

@@ -274,6 +274,9 @@ func (t table[T]) get(ctx context.Context, q querier, account, id string) (T, er
 	if !upstream.ValidID(id) {
 		return zero, upstream.NotFound(t.kind, id)
 	}
+	if v, ok := cachedDoc[T](q, t.name, id); ok {
+		return v, nil // a Bulk batch's (bulk.go)
+	}
 	var raw []byte
 	err := q.QueryRowContext(ctx, "SELECT doc FROM "+t.name+" WHERE id = ? AND account_id = ?", id, account).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -286,6 +289,7 @@ func (t table[T]) get(ctx context.Context, q querier, account, id string) (T, er
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return zero, fmt.Errorf("sqlstore: decode %s %s: %w", t.kind, id, err)
 	}
+	keepDoc(q, t.name, id, raw)
 	return v, nil
 }
 
@@ -303,6 +307,7 @@ func (t table[T]) insert(ctx context.Context, q querier, account string, v *T) e
 	if _, err := q.ExecContext(ctx, "INSERT INTO "+t.name+" ("+strings.Join(cols, ",")+") VALUES ("+ph+")", args...); err != nil {
 		return fmt.Errorf("sqlstore: insert %s: %w", t.kind, err)
 	}
+	keepDoc(q, t.name, t.id(v), doc)
 	t.emitFor(q, account, v, created)
 	return nil
 }
@@ -326,12 +331,14 @@ func (t table[T]) update(ctx context.Context, q querier, account string, v *T) e
 	if n, _ := res.RowsAffected(); n == 0 {
 		return upstream.NotFound(t.kind, t.id(v))
 	}
+	keepDoc(q, t.name, t.id(v), doc)
 	t.emitFor(q, account, v, updated)
 	return nil
 }
 
 // deleteWhere deletes the documents of account matching a condition.
 func (t table[T]) deleteWhere(ctx context.Context, q querier, account, cond string, args ...any) error {
+	forgetDocs(q, t.name)
 	if t.event != nil && bufOf(q) != nil {
 		// RETURNING names what was deleted, for its events.
 		rows, err := q.QueryContext(ctx, "DELETE FROM "+t.name+" WHERE account_id = ? AND ("+cond+") RETURNING doc", append([]any{account}, args...)...)

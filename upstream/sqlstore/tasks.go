@@ -168,7 +168,7 @@ func (s *Store) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream
 		if err := s.checkOwners(ctx, q, c.AccountID, "ownerId", []string{t.OwnerID}); err != nil {
 			return err
 		}
-		if err := tasks.insert(ctx, q, c.AccountID, &t); err != nil {
+		if err := queueInsert(ctx, s, q, tasks, c.AccountID, &t); err != nil {
 			return err
 		}
 		if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {

@@ -81,7 +81,7 @@ func (s *Store) touchToken(ctx context.Context, account, hash string, now time.T
 	tctx, cancel := context.WithTimeout(ctx, touchTimeout)
 	defer cancel()
 	stale := upstream.FormatTime(now.Add(-upstream.LastUsedGranularity))
-	w := counted{q: s.w, d: s.d, n: &s.queries, trace: s.trace}
+	w := counted{q: s.w, d: s.d, n: &s.queries, rt: &s.roundTrips, trace: s.trace}
 	_, err := w.ExecContext(tctx, "UPDATE tokens SET last_used = ? WHERE hash = ? AND account_id = ? AND last_used <= ?",
 		upstream.FormatTime(now), hash, account, stale)
 	if err != nil && tctx.Err() == nil {

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -49,10 +48,17 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 		return nil
 	}
 	q = s.prepared(q)
-	path, err := loadPaths(ctx, q, account, ids)
+	f, err := s.loadPathFacts(ctx, q, account, ids)
 	if err != nil {
 		return err
 	}
+	return s.recomputePaths(ctx, q, account, f)
+}
+
+// recomputePaths is recompute on the facts f of the paths, as the write
+// leaves them.
+func (s *Store) recomputePaths(ctx context.Context, q querier, account string, f *pathFacts) error {
+	path, kids := f.path, f.kids
 	if len(path) == 0 {
 		return nil
 	}
@@ -61,11 +67,7 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 		pathIDs = append(pathIDs, id)
 	}
 	slices.Sort(pathIDs)
-	kids, complete, err := loadChildren(ctx, q, account, pathIDs, path)
-	if err != nil {
-		return err
-	}
-	if !complete {
+	if !f.complete {
 		// Some goal has no stored Subtree yet (data from before migration
 		// 00008): recompute the trees in full once, which stores them all.
 		roots := map[string]bool{}
@@ -81,13 +83,11 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 		}
 		return nil
 	}
-	att, err := metricAttainments(ctx, q, account, pathIDs)
-	if err != nil {
-		return err
-	}
+	att := f.attainments()
 	order := slices.Clone(pathIDs)
 	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(path[b].depth, path[a].depth) })
 	fresh := make(map[string]upstream.Subtree, len(order))
+	w := &figureWrites{account: account}
 	for _, id := range order {
 		n := path[id]
 		cs := kids[id]
@@ -100,21 +100,19 @@ func (s *Store) recompute(ctx context.Context, q querier, account string, ids ..
 		fresh[id] = sub
 		next := figuresOf(figs, len(att[id]))
 		next.Tasks, next.NonArchivedTasks = n.goal.figures.Tasks, n.goal.figures.NonArchivedTasks
-		if err := writeFigures(ctx, q, account, n.goal, next, ancestorsIn(id, func(id string) string {
+		w.goal(q, n.goal, next, ancestorsIn(id, func(id string) string {
 			if p := path[id]; p != nil {
 				return p.goal.ParentID
 			}
 			return ""
-		})); err != nil {
-			return err
-		}
+		}))
 		if n.stored == nil || !n.stored.Equal(sub) {
-			if err := putSubtree(ctx, q, account, id, sub); err != nil {
+			if err := w.subtree(id, sub); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	return w.queue(ctx, s, q)
 }
 
 // pathNode is a goal on a path being recomputed.
@@ -150,86 +148,6 @@ func (r *goalRow) dests() []any {
 	f := &r.figures
 	return []any{&r.ID, &r.ParentID, &r.SessionID, &r.Mode, &f.Attainment, &f.Aggregated, &f.ChildrenAggregated, &f.FullAggregated,
 		&f.Children, &f.SubTree, &f.FullSubTree, &f.Metrics, &f.Tasks, &f.NonArchivedTasks}
-}
-
-// loadPaths loads the goals ids and all their ancestors, with their depths
-// and stored Subtrees.
-func loadPaths(ctx context.Context, q querier, account string, ids []string) (map[string]*pathNode, error) {
-	out := map[string]*pathNode{}
-	for _, id := range ids {
-		if id == "" || out[id] != nil {
-			continue
-		}
-		rows, err := q.QueryContext(ctx, pathSQL, id, account, account, account)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
-		}
-		var chain []*pathNode
-		for rows.Next() {
-			var depth int
-			var st storedSubtree
-			n := &pathNode{}
-			if err := rows.Scan(append(append([]any{&depth}, n.goal.dests()...), &st.att, &st.count, &st.sum, &st.sessions)...); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
-			}
-			if n.stored, err = st.decode(); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlstore: subtree of %s: %w", n.goal.ID, err)
-			}
-			chain = append(chain, n)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sqlstore: load path of %s: %w", id, err)
-		}
-		for i, n := range chain {
-			n.depth = len(chain) - 1 - i
-			if out[n.goal.ID] == nil {
-				out[n.goal.ID] = n
-			}
-		}
-	}
-	return out, nil
-}
-
-// loadChildren returns the direct children of the goals parents, each with
-// its stored Subtree. complete is false when a child that is not on the
-// path has no stored Subtree.
-func loadChildren(ctx context.Context, q querier, account string, parents []string, path map[string]*pathNode) (map[string][]upstream.Child, bool, error) {
-	rows, err := q.QueryContext(ctx, childrenSQL, account, idsParam(parents))
-	if err != nil {
-		return nil, false, fmt.Errorf("sqlstore: load children: %w", err)
-	}
-	defer rows.Close()
-	out := map[string][]upstream.Child{}
-	complete := true
-	for rows.Next() {
-		var c upstream.Child
-		var parent string
-		var st storedSubtree
-		if err := rows.Scan(&c.ID, &parent, &c.SessionID, &st.att, &st.count, &st.sum, &st.sessions); err != nil {
-			return nil, false, fmt.Errorf("sqlstore: load children: %w", err)
-		}
-		if n := path[c.ID]; n != nil {
-			c.SessionID = n.goal.SessionID // folded afresh
-		} else {
-			sub, err := st.decode()
-			if err != nil {
-				return nil, false, fmt.Errorf("sqlstore: subtree of %s: %w", c.ID, err)
-			}
-			if sub == nil {
-				complete = false
-			} else {
-				c.Subtree = *sub
-			}
-		}
-		out[parent] = append(out[parent], c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("sqlstore: load children: %w", err)
-	}
-	return out, complete, nil
 }
 
 // metricAttainments returns the attainments of the key results of goals,
@@ -319,14 +237,13 @@ func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account string
 	if err != nil {
 		return err
 	}
+	w := &figureWrites{account: account}
 	for _, g := range gs {
 		next := g.figures
 		next.Tasks, next.NonArchivedTasks = int64(tc[g.ID].all), int64(tc[g.ID].live)
-		if err := writeFigures(ctx, q, account, g, next, nil); err != nil {
-			return err
-		}
+		w.goal(q, g, next, nil)
 	}
-	return nil
+	return w.queue(ctx, s, q)
 }
 
 // recomputeTree recomputes the figures, task counts and Subtrees of every
@@ -381,20 +298,19 @@ func (s *Store) recomputeGoals(ctx context.Context, q querier, account string, g
 		parents[g.ID] = g.ParentID
 	}
 	parent := func(id string) string { return parents[id] }
+	w := &figureWrites{account: account}
 	for _, g := range gs {
 		f := folded[g.ID]
 		next := figuresOf(f.Figures, len(att[g.ID]))
 		next.Tasks, next.NonArchivedTasks = int64(tc[g.ID].all), int64(tc[g.ID].live)
-		if err := writeFigures(ctx, q, account, g, next, ancestorsIn(g.ID, parent)); err != nil {
-			return err
-		}
+		w.goal(q, g, next, ancestorsIn(g.ID, parent))
 		if old, ok := stored[g.ID]; !ok || !old.Equal(f.Subtree) {
-			if err := putSubtree(ctx, q, account, g.ID, f.Subtree); err != nil {
+			if err := w.subtree(g.ID, f.Subtree); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	return w.queue(ctx, s, q)
 }
 
 func treeGoal(g goalRow, metrics []float64) upstream.TreeGoal {
@@ -410,29 +326,6 @@ func figuresOf(figs upstream.GoalFigures, metrics int) storedFigures {
 		Children: int64(figs.ChildrenCount), SubTree: int64(figs.SubTreeCount), FullSubTree: int64(figs.FullSubTreeCount),
 		Metrics: int64(metrics),
 	}
-}
-
-// writeFigures sets the derived fields of g's document to next when they
-// differ from what is stored, patching the document in SQL (json_set)
-// rather than decoding and encoding it. Attainments go in as JSON number
-// text formatted by Go, so they read back as the same float64. A change
-// appends a goal.recomputed event naming the goal's ancestors (nearest
-// first; nil when the caller does not know them).
-func writeFigures(ctx context.Context, q querier, account string, g goalRow, next storedFigures, ancestors []string) error {
-	if g.figures == next {
-		return nil
-	}
-	att := next.Attainment
-	emit(q, upstream.Event{AccountID: account, Type: upstream.EventGoalRecomputed, ItemID: g.ID, GoalID: g.ID,
-		SessionID: g.SessionID, Attainment: &att, Ancestors: ancestors})
-	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	if _, err := q.ExecContext(ctx, updateFiguresSQL,
-		num(next.Attainment), num(next.Aggregated), num(next.ChildrenAggregated), num(next.FullAggregated),
-		next.Children, next.SubTree, next.FullSubTree, next.Metrics, next.Tasks, next.NonArchivedTasks,
-		g.ID, account); err != nil {
-		return fmt.Errorf("sqlstore: update figures of goal %s: %w", g.ID, err)
-	}
-	return nil
 }
 
 // storedSubtree is a goal_subtrees row as scanned; all fields are NULL when
@@ -484,41 +377,6 @@ func storedSubtrees(ctx context.Context, q querier, account string, goalIDs []st
 	return out, nil
 }
 
-// putSubtree stores the Subtree of a goal.
-func putSubtree(ctx context.Context, q querier, account, id string, sub upstream.Subtree) error {
-	sessions := "{}"
-	if len(sub.Sessions) > 0 {
-		b, err := json.Marshal(sub.Sessions)
-		if err != nil {
-			return fmt.Errorf("sqlstore: encode subtree of %s: %w", id, err)
-		}
-		sessions = string(b)
-	}
-	if _, err := q.ExecContext(ctx, putSubtreeSQL,
-		id, account, sub.Attainment, sub.Count, sub.Sum, sessions); err != nil {
-		return fmt.Errorf("sqlstore: store subtree of %s: %w", id, err)
-	}
-	return nil
-}
-
-// pathSQL loads a goal (parameters: id, account, account) and its ancestors,
-// each with its depth below the goal and its stored Subtree.
-const pathSQL = `WITH RECURSIVE up(id, parent_id, depth) AS (
-				SELECT id, parent_id, 0 FROM goals WHERE id = ? AND account_id = ?
-				UNION ALL
-				SELECT g.id, g.parent_id, up.depth + 1 FROM up CROSS JOIN goals g ON g.id = up.parent_id
-				WHERE g.account_id = ? AND up.depth < 10000)
-			SELECT up.depth, ` + goalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
-			FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = up.id AND t.account_id = g.account_id
-			WHERE g.account_id = ?
-			ORDER BY up.depth`
-
-// childrenSQL loads the direct children of goals (parameters: account, a
-// JSON array of parent ids) with their stored Subtrees.
-const childrenSQL = `SELECT g.id, g.parent_id, g.session_id, t.attainment, t.descendants, t.sum, t.sessions
-		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
-		WHERE g.account_id = ? AND g.parent_id IN (SELECT value FROM json_each(?))`
-
 // attainmentsSQL loads the key-result attainments of goals (parameters:
 // account, a JSON array of goal ids).
 const attainmentsSQL = `SELECT id, goal_id, json_extract(doc, '$.attainment') FROM metrics
@@ -533,22 +391,6 @@ const taskCountsSQL = `SELECT parent_id, count(*), sum(json_extract(doc, '$.arch
 // of goal ids, account).
 const subtreesSQL = `SELECT goal_id, attainment, descendants, sum, sessions FROM goal_subtrees
 		WHERE goal_id IN (SELECT value FROM json_each(?)) AND account_id = ?`
-
-// putSubtreeSQL stores a goal's Subtree (parameters: goal, account,
-// attainment, descendants, sum, sessions).
-const putSubtreeSQL = `INSERT INTO goal_subtrees (goal_id, account_id, attainment, descendants, sum, sessions)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
-			sum = excluded.sum, sessions = excluded.sessions`
-
-// updateFiguresSQL sets the derived fields of a goal document (parameters:
-// four attainments as JSON number text, six counts, id, account).
-const updateFiguresSQL = `UPDATE goals SET doc = json_set(doc,
-		'$.attainment', json(?), '$.aggregatedAttainment', json(?),
-		'$.childrenAggregatedAttainment', json(?), '$.fullAggregatedAttainment', json(?),
-		'$.childrenCount', ?, '$.subTreeCount', ?, '$.fullSubTreeCount', ?,
-		'$.metricsCount', ?, '$.tasksCount', ?, '$.nonArchivedTasksCount', ?)
-	WHERE id = ? AND account_id = ?`
 
 // goalRowsSQL loads goals as goalRows (parameters: account, a JSON array
 // of ids).

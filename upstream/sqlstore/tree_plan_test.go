@@ -27,8 +27,8 @@ func TestWritePathPlans(t *testing.T) {
 		args       []any
 		want       []string
 	}{
-		{"path", pathSQL, []any{"g", "a", "a", "a"}, []string{"sqlite_autoindex_goals_1", "sqlite_autoindex_goal_subtrees_1"}},
-		{"children", childrenSQL, []any{"a", `["g"]`}, []string{"goals_account_parent", "sqlite_autoindex_goal_subtrees_1"}},
+		{"path facts", pathFactsSQL, []any{"a", `["g"]`, "a", "a", "a", "a"},
+			[]string{"goals_account_id", "sqlite_autoindex_goal_subtrees_1", "goals_account_parent", "metrics_account_goal"}},
 		{"attainments", attainmentsSQL, []any{"a", `["g"]`}, []string{"metrics_account_goal"}},
 		{"task counts", taskCountsSQL, []any{"a", `["g"]`}, []string{"tasks_account_parent"}},
 	} {

@@ -305,7 +305,7 @@ func (s *Store) ReleaseWebhookLeases(ctx context.Context) error {
 // log's pruning.
 func (s *Store) PruneWebhookDeliveries(ctx context.Context, retention time.Duration) (int64, error) {
 	cutoff := upstream.FormatTime(s.now().Add(-retention))
-	w := counted{q: s.w, d: s.d, n: &s.queries, trace: s.trace}
+	w := counted{q: s.w, d: s.d, n: &s.queries, rt: &s.roundTrips, trace: s.trace}
 	res, err := w.ExecContext(ctx, "/* all accounts: retention */ DELETE FROM webhook_deliveries WHERE status <> ? AND completed_at < ?", upstream.DeliveryPending, cutoff)
 	if err != nil {
 		return 0, fmt.Errorf("sqlstore: prune deliveries: %w", err)
