@@ -19,12 +19,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -33,9 +31,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
+	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
 )
 
 type bins []string
@@ -94,11 +91,15 @@ type result struct {
 // measure runs one binary on a fresh database named name.
 func measure(pgURL, bin, name string, writers, depth int, d time.Duration) (result, error) {
 	ctx := context.Background()
-	db, drop, err := freshDatabase(ctx, pgURL, name)
+	db, drop, err := pgtemp.Create(ctx, pgURL, name)
 	if err != nil {
 		return result{}, err
 	}
-	defer drop()
+	defer func() {
+		if err := drop(); err != nil {
+			fmt.Fprintln(os.Stderr, "checkinbench:", err)
+		}
+	}()
 	out, err := exec.Command(bin, "bootstrap", "--create", "--db", db, "--account", "Bench", "--email", "bench@bench.test", "--json").Output()
 	if err != nil {
 		return result{}, fmt.Errorf("bootstrap: %w", err)
@@ -222,34 +223,4 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// freshDatabase creates the database name beside the one of pgURL and
-// returns its URL and a function that drops it.
-func freshDatabase(ctx context.Context, pgURL, name string) (string, func(), error) {
-	admin, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		return "", nil, err
-	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		admin.Close(ctx)
-		return "", nil, err
-	}
-	u, err := url.Parse(pgURL)
-	if err != nil {
-		admin.Close(ctx)
-		return "", nil, errors.Join(err, drop(ctx, admin, name))
-	}
-	u.Path = "/" + name
-	return u.String(), func() {
-		if err := drop(ctx, admin, name); err != nil {
-			fmt.Fprintln(os.Stderr, "checkinbench: drop database:", err)
-		}
-		admin.Close(ctx)
-	}, nil
-}
-
-func drop(ctx context.Context, admin *pgx.Conn, name string) error {
-	_, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	return err
 }

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
+	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
 )
 
 func main() {
@@ -83,11 +84,15 @@ func run() error {
 
 	db := ""
 	if c.postgres != "" {
-		url, drop, err := freshDatabase(ctx, c.postgres)
+		url, drop, err := pgtemp.Create(ctx, c.postgres, fmt.Sprintf("liveload_%d", time.Now().UnixNano()))
 		if err != nil {
 			return err
 		}
-		defer drop()
+		defer func() {
+			if err := drop(); err != nil {
+				fmt.Fprintln(os.Stderr, "liveload:", err)
+			}
+		}()
 		db = url
 	} else {
 		dir, err := os.MkdirTemp("", "liveload-")

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	_ "modernc.org/sqlite" // CopyToPostgres reads the seeded SQLite file
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
+	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
@@ -191,11 +191,15 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 	if err != nil {
 		return nil, err
 	}
-	dsn, drop, err := freshDatabase(ctx, pgURL, fmt.Sprintf("treebench_%d_%d", n, os.Getpid()))
+	dsn, drop, err := pgtemp.Create(ctx, pgURL, fmt.Sprintf("treebench_%d_%d", n, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
-	defer drop()
+	defer func() {
+		if err := drop(); err != nil {
+			fmt.Fprintln(os.Stderr, "treebench:", err)
+		}
+	}()
 	st, err := sqlstore.Open(ctx, dsn) // migrates
 	if err != nil {
 		return nil, err
@@ -318,31 +322,6 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 		return nil, err
 	}
 	return append(sides, ls), nil
-}
-
-// freshDatabase creates the database name beside the one of pgURL and
-// returns its URL and a function that drops it.
-func freshDatabase(ctx context.Context, pgURL, name string) (string, func(), error) {
-	admin, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		return "", nil, err
-	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		admin.Close(ctx)
-		return "", nil, err
-	}
-	u, err := url.Parse(pgURL)
-	if err != nil {
-		admin.Close(ctx)
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	return u.String(), func() {
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			fmt.Fprintln(os.Stderr, "treebench: drop database:", err)
-		}
-		admin.Close(ctx)
-	}, nil
 }
 
 // postgraphile is a running PostGraphile server.
