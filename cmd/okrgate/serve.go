@@ -15,6 +15,7 @@ import (
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/playground"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/rest"
@@ -38,7 +39,7 @@ finish.`)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing) or postgres:// URL")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
-	playgroundAssets := fs.String("playground-assets", resolvers.PlaygroundEmbedded, "the GraphiQL playground's assets: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
+	playgroundAssets := fs.String("playground-assets", playground.Embedded, "the GraphiQL playground's assets: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
 	restReadTimeout := fs.Duration("rest-read-timeout", rest.DefaultReadTimeout, "REST: deadline of a read (GET); past it the work stops and the answer is 503 timeout")
@@ -120,13 +121,13 @@ finish.`)
 		return err
 	}
 	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
-	playgroundHandler, err := resolvers.Playground(resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
+	playgroundHandler, err := playground.Handler(playground.Options{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("GET /{$}", playgroundHandler)
-	mux.Handle("GET "+resolvers.PlaygroundAssetsPath, playgroundHandler)
+	mux.Handle("GET "+playground.AssetsPath, playgroundHandler)
 	srv := &http.Server{
 		Handler:           obs.stack(withCORS(*corsOrigins, guard.guarded(be.ready, obs.mainMetrics(ops.metricsToken), adm, observe.Patterns(mux)))),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,4 +1,4 @@
-package resolvers
+package playground
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"html/template"
 )
 
-// PlaygroundExampleQuery is the query the playground's editor opens on: the
+// ExampleQuery is the query the playground's editor opens on: the
 // session tree a frontend loads in one request (sessions → root objectives
 // → owners, key results → check-ins, child objectives → key results).
-const PlaygroundExampleQuery = `query SessionTree {
+const ExampleQuery = `query SessionTree {
   sessions(first: 3) {
     totalCount
     nodes {
@@ -232,13 +232,13 @@ type assetRef struct {
 }
 
 // renderPlaygroundPage renders the page once, at start-up.
-func renderPlaygroundPage(o PlaygroundOptions, assets map[string]*playgroundAsset, versions map[string]string) ([]byte, error) {
+func renderPlaygroundPage(o Options, assets map[string]*playgroundAsset, versions map[string]string) ([]byte, error) {
 	ref := func(name string) assetRef {
 		a := assets[name]
-		if o.Assets == PlaygroundCDN {
+		if o.Assets == CDN {
 			return assetRef{URL: template.URL(a.cdn), SRI: a.sri}
 		}
-		return assetRef{URL: template.URL(PlaygroundAssetsPath + name), SRI: a.sri}
+		return assetRef{URL: template.URL(AssetsPath + name), SRI: a.sri}
 	}
 	demoHeaders := ""
 	if o.DemoToken != "" {
@@ -256,7 +256,7 @@ func renderPlaygroundPage(o PlaygroundOptions, assets map[string]*playgroundAsse
 	err := playgroundPage.Execute(&buf, map[string]any{
 		"Endpoint":        endpoint,
 		"DemoHeaders":     demoHeaders,
-		"DefaultQuery":    playgroundIntro + PlaygroundExampleQuery,
+		"DefaultQuery":    playgroundIntro + ExampleQuery,
 		"GraphiQLVersion": versions["graphiql"],
 		"JS":              ref("graphiql.min.js"),
 		"CSS":             ref("graphiql.min.css"),

@@ -1,4 +1,8 @@
-package resolvers
+// Package playground serves the GraphiQL page of okrgate at "/" and its
+// pinned assets (GraphiQL and React, compiled in, gzipped; or from jsDelivr
+// or a directory): a token-aware page that opens on the session tree query
+// and works offline.
+package playground
 
 import (
 	"bufio"
@@ -15,35 +19,35 @@ import (
 	"strings"
 )
 
-// PlaygroundAssetsPath is where the playground's assets are served.
-const PlaygroundAssetsPath = "/playground/assets/"
+// AssetsPath is where the playground's assets are served.
+const AssetsPath = "/playground/assets/"
 
-// Where the playground's assets come from (PlaygroundOptions.Assets).
+// Where the playground's assets come from (Options.Assets).
 const (
-	// PlaygroundEmbedded serves the copy compiled into the binary: the
+	// Embedded serves the copy compiled into the binary: the
 	// playground works without internet access. The default.
-	PlaygroundEmbedded = "embedded"
-	// PlaygroundCDN loads the same files, same versions, from jsDelivr,
+	Embedded = "embedded"
+	// CDN loads the same files, same versions, from jsDelivr,
 	// checked with subresource integrity.
-	PlaygroundCDN = "cdn"
+	CDN = "cdn"
 )
 
 // playgroundFS holds the pinned GraphiQL and React builds, gzipped, and the
 // VERSIONS file naming them (refreshed by .ci/playground-assets.sh).
 //
-//go:embed playground/VERSIONS playground/*.gz
+//go:embed VERSIONS *.gz
 var playgroundFS embed.FS
 
-// PlaygroundFiles are the files of the playground: the ones a directory
-// given as PlaygroundOptions.Assets must hold.
-var PlaygroundFiles = []string{"graphiql.min.js", "graphiql.min.css", "react.production.min.js", "react-dom.production.min.js"}
+// Files are the files of the playground: the ones a directory
+// given as Options.Assets must hold.
+var Files = []string{"graphiql.min.js", "graphiql.min.css", "react.production.min.js", "react-dom.production.min.js"}
 
-// PlaygroundOptions configure the GraphiQL page.
-type PlaygroundOptions struct {
+// Options configure the GraphiQL page.
+type Options struct {
 	// Endpoint is the GraphQL endpoint's path, e.g. "/graphql".
 	Endpoint string
-	// Assets is PlaygroundEmbedded (or ""), PlaygroundCDN, or a directory
-	// holding PlaygroundFiles (.ci/playground-assets.sh DIR fills one).
+	// Assets is Embedded (or ""), CDN, or a directory
+	// holding Files (.ci/playground-assets.sh DIR fills one).
 	Assets string
 	// DemoToken, when set (serve --demo on a fresh database), is prefilled
 	// as the Authorization header of a browser that has none saved.
@@ -59,14 +63,14 @@ type playgroundAsset struct {
 }
 
 // Playground returns the GraphiQL page and its assets. Mount the handler
-// at "/" and at PlaygroundAssetsPath.
+// at "/" and at AssetsPath.
 //
 // The page is token-aware: headers typed in the Headers tab are kept in the
 // browser (shouldPersistHeaders) and the page's fetcher sends the saved ones
 // with every request, the schema introspection included, also right after a
 // reload. A browser with no token saved sees how to get one; the editor
 // opens on the session tree query.
-func Playground(o PlaygroundOptions) (http.Handler, error) {
+func Handler(o Options) (http.Handler, error) {
 	assets, versions, err := loadPlaygroundAssets(o.Assets)
 	if err != nil {
 		return nil, err
@@ -82,9 +86,9 @@ func Playground(o PlaygroundOptions) (http.Handler, error) {
 			_, _ = w.Write(page)
 			return
 		}
-		name, ok := strings.CutPrefix(r.URL.Path, PlaygroundAssetsPath)
+		name, ok := strings.CutPrefix(r.URL.Path, AssetsPath)
 		a := assets[name]
-		if !ok || a == nil || o.Assets == PlaygroundCDN {
+		if !ok || a == nil || o.Assets == CDN {
 			http.NotFound(w, r)
 			return
 		}
@@ -143,12 +147,12 @@ func loadPlaygroundAssets(source string) (map[string]*playgroundAsset, map[strin
 		return nil, nil, err
 	}
 	assets := map[string]*playgroundAsset{}
-	for _, f := range PlaygroundFiles {
+	for _, f := range Files {
 		a := &playgroundAsset{cdn: cdn[f]}
 		var plain []byte
 		switch source {
-		case "", PlaygroundEmbedded, PlaygroundCDN:
-			if a.gz, err = playgroundFS.ReadFile("playground/" + f + ".gz"); err != nil {
+		case "", Embedded, CDN:
+			if a.gz, err = playgroundFS.ReadFile(f + ".gz"); err != nil {
 				return nil, nil, fmt.Errorf("playground: embedded %s: %w", f, err)
 			}
 			zr, err := gzip.NewReader(bytes.NewReader(a.gz))
@@ -174,7 +178,7 @@ func loadPlaygroundAssets(source string) (map[string]*playgroundAsset, map[strin
 // playgroundVersions parses playground/VERSIONS: the package versions
 // ("graphiql" → "4.1.2") and each file's jsDelivr URL.
 func playgroundVersions() (versions, cdn map[string]string, err error) {
-	b, err := playgroundFS.ReadFile("playground/VERSIONS")
+	b, err := playgroundFS.ReadFile("VERSIONS")
 	if err != nil {
 		return nil, nil, fmt.Errorf("playground: %w", err)
 	}
@@ -194,7 +198,7 @@ func playgroundVersions() (versions, cdn map[string]string, err error) {
 			cdn[filepath.Base(f)] = "https://cdn.jsdelivr.net/npm/" + pkg + "@" + version + "/" + f
 		}
 	}
-	for _, f := range PlaygroundFiles {
+	for _, f := range Files {
 		if cdn[f] == "" {
 			return nil, nil, fmt.Errorf("playground: VERSIONS names no package for %s", f)
 		}

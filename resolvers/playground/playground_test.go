@@ -1,4 +1,4 @@
-package resolvers_test
+package playground_test
 
 import (
 	"bytes"
@@ -19,12 +19,12 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/okrgate/okrgate/graph"
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/playground"
 )
 
-func playgroundServer(t *testing.T, o resolvers.PlaygroundOptions) *httptest.Server {
+func playgroundServer(t *testing.T, o playground.Options) *httptest.Server {
 	t.Helper()
-	h, err := resolvers.Playground(o)
+	h, err := playground.Handler(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,18 +62,18 @@ var scriptRE = regexp.MustCompile(`(?:src|href)="([^"]+)" integrity="([^"]+)"`)
 // /playground/assets/ URLs, each answered (gzipped or plain) with content
 // whose SHA-256 is the page's integrity attribute.
 func TestPlaygroundEmbedded(t *testing.T) {
-	srv := playgroundServer(t, resolvers.PlaygroundOptions{Endpoint: "/graphql"})
+	srv := playgroundServer(t, playground.Options{Endpoint: "/graphql"})
 	resp, page := get(t, srv.URL+"/", nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	refs := scriptRE.FindAllStringSubmatch(string(page), -1)
-	if len(refs) != len(resolvers.PlaygroundFiles) {
-		t.Fatalf("page references %d assets, want %d: %v", len(refs), len(resolvers.PlaygroundFiles), refs)
+	if len(refs) != len(playground.Files) {
+		t.Fatalf("page references %d assets, want %d: %v", len(refs), len(playground.Files), refs)
 	}
 	for _, ref := range refs {
 		url, sri := ref[1], html.UnescapeString(ref[2])
-		if !strings.HasPrefix(url, resolvers.PlaygroundAssetsPath) {
+		if !strings.HasPrefix(url, playground.AssetsPath) {
 			t.Errorf("asset %s is not served locally", url)
 			continue
 		}
@@ -105,7 +105,7 @@ func TestPlaygroundEmbedded(t *testing.T) {
 			t.Errorf("%s with its ETag: %d, want 304", url, resp.StatusCode)
 		}
 	}
-	if resp, _ := get(t, srv.URL+resolvers.PlaygroundAssetsPath+"VERSIONS", nil); resp.StatusCode != 404 {
+	if resp, _ := get(t, srv.URL+playground.AssetsPath+"VERSIONS", nil); resp.StatusCode != 404 {
 		t.Errorf("GET VERSIONS: %d, want 404", resp.StatusCode)
 	}
 	for _, want := range []string{"query SessionTree", "shouldPersistHeaders", "okrgate token create", "Authorization"} {
@@ -121,10 +121,10 @@ func TestPlaygroundEmbedded(t *testing.T) {
 // TestPlaygroundCDN: the cdn option loads the same pinned files from
 // jsDelivr with the embedded copy's integrity, and serves no assets itself.
 func TestPlaygroundCDN(t *testing.T) {
-	srv := playgroundServer(t, resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: resolvers.PlaygroundCDN})
+	srv := playgroundServer(t, playground.Options{Endpoint: "/graphql", Assets: playground.CDN})
 	_, page := get(t, srv.URL+"/", nil)
 	refs := scriptRE.FindAllStringSubmatch(string(page), -1)
-	if len(refs) != len(resolvers.PlaygroundFiles) {
+	if len(refs) != len(playground.Files) {
 		t.Fatalf("page references %d assets: %v", len(refs), refs)
 	}
 	for _, ref := range refs {
@@ -132,7 +132,7 @@ func TestPlaygroundCDN(t *testing.T) {
 			t.Errorf("asset %s: not a pinned jsDelivr URL", ref[1])
 		}
 	}
-	if resp, _ := get(t, srv.URL+resolvers.PlaygroundAssetsPath+"graphiql.min.js", nil); resp.StatusCode != 404 {
+	if resp, _ := get(t, srv.URL+playground.AssetsPath+"graphiql.min.js", nil); resp.StatusCode != 404 {
 		t.Errorf("cdn mode serves assets itself: %d", resp.StatusCode)
 	}
 }
@@ -141,20 +141,20 @@ func TestPlaygroundCDN(t *testing.T) {
 // to start when a file is missing.
 func TestPlaygroundDirectory(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range resolvers.PlaygroundFiles {
+	for _, f := range playground.Files {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("/* "+f+" */"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	srv := playgroundServer(t, resolvers.PlaygroundOptions{Endpoint: "/graphql", Assets: dir})
-	resp, body := get(t, srv.URL+resolvers.PlaygroundAssetsPath+"graphiql.min.css", http.Header{"Accept-Encoding": {"gzip"}})
+	srv := playgroundServer(t, playground.Options{Endpoint: "/graphql", Assets: dir})
+	resp, body := get(t, srv.URL+playground.AssetsPath+"graphiql.min.css", http.Header{"Accept-Encoding": {"gzip"}})
 	if resp.StatusCode != 200 || string(body) != "/* graphiql.min.css */" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/css") {
 		t.Errorf("GET graphiql.min.css: %d %q %s", resp.StatusCode, body, resp.Header.Get("Content-Type"))
 	}
 	if err := os.Remove(filepath.Join(dir, "react.production.min.js")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resolvers.Playground(resolvers.PlaygroundOptions{Assets: dir}); err == nil || !strings.Contains(err.Error(), "react.production.min.js") {
+	if _, err := playground.Handler(playground.Options{Assets: dir}); err == nil || !strings.Contains(err.Error(), "react.production.min.js") {
 		t.Errorf("missing file: err = %v", err)
 	}
 }
@@ -162,7 +162,7 @@ func TestPlaygroundDirectory(t *testing.T) {
 // TestPlaygroundDemoToken: serve --demo prefills the demo token as the
 // default headers.
 func TestPlaygroundDemoToken(t *testing.T) {
-	srv := playgroundServer(t, resolvers.PlaygroundOptions{Endpoint: "/graphql", DemoToken: "okr_demo123"})
+	srv := playgroundServer(t, playground.Options{Endpoint: "/graphql", DemoToken: "okr_demo123"})
 	_, page := get(t, srv.URL+"/", nil)
 	if !strings.Contains(string(page), `Bearer okr_demo123`) {
 		t.Errorf("page lacks the demo token: %.300s", page)
@@ -172,7 +172,7 @@ func TestPlaygroundDemoToken(t *testing.T) {
 // TestPlaygroundExampleValid validates the example against the schema.
 func TestPlaygroundExampleValid(t *testing.T) {
 	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
-	doc, errs := gqlparser.LoadQueryWithRules(schema, resolvers.PlaygroundExampleQuery, nil)
+	doc, errs := gqlparser.LoadQueryWithRules(schema, playground.ExampleQuery, nil)
 	if len(errs) > 0 {
 		t.Fatalf("example query: %v", errs)
 	}
@@ -180,11 +180,11 @@ func TestPlaygroundExampleValid(t *testing.T) {
 		t.Fatalf("example: %d operations", len(doc.Operations))
 	}
 	// The TypeScript client check (.ci/ts-client.sh) runs the same query.
-	ts, err := os.ReadFile("../.ci/clients/ts/src/graphql/sessionTree.graphql")
+	ts, err := os.ReadFile("../../.ci/clients/ts/src/graphql/sessionTree.graphql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(string(ts), "\n"+resolvers.PlaygroundExampleQuery) {
-		t.Error(".ci/clients/ts/src/graphql/sessionTree.graphql differs from resolvers.PlaygroundExampleQuery")
+	if !strings.HasSuffix(string(ts), "\n"+playground.ExampleQuery) {
+		t.Error(".ci/clients/ts/src/graphql/sessionTree.graphql differs from playground.ExampleQuery")
 	}
 }
