@@ -29,25 +29,27 @@ var namedTables = []struct{ table, column string }{
 // documents name: the user id is part of a class only when some document
 // names it (an owner, an access entry, a favourite...), since only then can
 // a decision depend on it. It costs a read of the account's documents and
-// three small queries per caller.
+// three queries for all the callers (deriveSubjects), however many.
 func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller) ([]string, error) {
 	if len(callers) == 0 {
 		return nil, nil
+	}
+	for _, c := range callers {
+		if c.AccountID != callers[0].AccountID {
+			return nil, fmt.Errorf("sqlstore: visibility classes of several accounts")
+		}
 	}
 	q := s.read()
 	named, err := s.namedIDs(ctx, q, callers[0].AccountID)
 	if err != nil {
 		return nil, err
 	}
+	subs, err := s.deriveSubjects(ctx, q, callers)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]string, len(callers))
-	for i, c := range callers {
-		if c.AccountID != callers[0].AccountID {
-			return nil, fmt.Errorf("sqlstore: visibility classes of several accounts")
-		}
-		sub, err := s.deriveSubject(ctx, q, c)
-		if err != nil {
-			return nil, err
-		}
+	for i, sub := range subs {
 		out[i] = upstream.VisibilityClassOf(sub, named[sub.UserID])
 	}
 	return out, nil
