@@ -28,7 +28,7 @@ var namedTables = []struct{ table, column string }{
 // callers' current roles, teams and grants, and from what the account's
 // documents name: the user id is part of a class only when some document
 // names it (an owner, an access entry, a favourite...), since only then can
-// a decision depend on it. It costs a read of the account's documents and
+// a decision depend on it. It costs one read of the account's documents and
 // three queries for all the callers (deriveSubjects), however many.
 func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller) ([]string, error) {
 	if len(callers) == 0 {
@@ -57,27 +57,29 @@ func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller
 
 // namedIDs returns every string the account's documents in namedTables
 // hold (a superset of the principal ids they name), and the users of its
-// KPI favourites.
+// KPI favourites: one statement over all the tables.
 func (s *Store) namedIDs(ctx context.Context, q querier, account string) (map[string]bool, error) {
+	parts := make([]string, len(namedTables))
+	args := make([]any, len(namedTables))
+	for i, t := range namedTables {
+		parts[i] = "SELECT " + t.column + " FROM " + t.table + " WHERE account_id = ?"
+		args[i] = account
+	}
+	rows, err := q.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
+	}
+	defer rows.Close()
 	named := map[string]bool{}
-	for _, t := range namedTables {
-		table := t.table
-		rows, err := q.QueryContext(ctx, "SELECT "+t.column+" FROM "+table+" WHERE account_id = ?", account)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: read %s for visibility classes: %w", table, err)
+	for rows.Next() {
+		var doc string
+		if err := rows.Scan(&doc); err != nil {
+			return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 		}
-		for rows.Next() {
-			var doc string
-			if err := rows.Scan(&doc); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlstore: read %s for visibility classes: %w", table, err)
-			}
-			jsonStrings(doc, named)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sqlstore: read %s for visibility classes: %w", table, err)
-		}
+		jsonStrings(doc, named)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 	}
 	return named, nil
 }
