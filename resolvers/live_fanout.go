@@ -157,6 +157,10 @@ func (f *fanout) oldest() *subscriber {
 func (f *fanout) run(ctx context.Context, first context.Context) {
 	l := f.l
 	lastAuth := time.Now()
+	// Idle, the subscribers' tokens are checked again at the first poll
+	// after idleCheck: before their connections' own idle checks are due
+	// (Reauth after this one, wsRights.watch), so that those need not run.
+	idleCheck := l.Reauth - max(l.Reauth/4, l.Poll)
 	poll := time.NewTicker(l.Poll)
 	defer poll.Stop()
 	for {
@@ -172,10 +176,7 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 			first = o.ctx
 		}
 		evs, err := l.Log.Events(valuesOnly{first, ctx}, pos, upstream.MaxEventsPerRead)
-		// Idle, the subscribers' tokens are checked again a quarter of
-		// Reauth before their connections' own idle checks would be due
-		// (wsRights.watch), so that those need not run.
-		if err == nil && (len(evs) > 0 || time.Since(lastAuth) >= l.Reauth-l.Reauth/4) {
+		if err == nil && (len(evs) > 0 || time.Since(lastAuth) >= idleCheck) {
 			// The batch goes to the subscribers of this moment; one that
 			// joins later finds the fanout past the batch and reads it
 			// alone (join).
@@ -188,8 +189,8 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 				f.pos = evs[len(evs)-1].Position
 			}
 			f.mu.Unlock()
+			lastAuth = time.Now() // deliver checks the rights first
 			l.deliver(ctx, evs, subs)
-			lastAuth = time.Now()
 		}
 		if err == nil && len(evs) == upstream.MaxEventsPerRead {
 			continue
