@@ -106,6 +106,10 @@ type liveConn struct {
 	// kill ends the connection with a close code and reason (websocket) or
 	// ends the response (SSE).
 	kill func(code int, reason string)
+	// checked, when set, is told that the token authenticated now (the
+	// fan-out's check of a batch), so the connection's own idle check
+	// waits (wsRights.markChecked).
+	checked func()
 }
 
 // deliveries carries, in order, what goes with each item a subscription

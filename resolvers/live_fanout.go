@@ -157,6 +157,10 @@ func (f *fanout) oldest() *subscriber {
 func (f *fanout) run(ctx context.Context, first context.Context) {
 	l := f.l
 	lastAuth := time.Now()
+	// Idle, the subscribers' tokens are checked again at the first poll
+	// after idleCheck: before their connections' own idle checks are due
+	// (Reauth after this one, wsRights.watch), so that those need not run.
+	idleCheck := l.Reauth - max(l.Reauth/4, l.Poll)
 	poll := time.NewTicker(l.Poll)
 	defer poll.Stop()
 	for {
@@ -172,7 +176,7 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 			first = o.ctx
 		}
 		evs, err := l.Log.Events(valuesOnly{first, ctx}, pos, upstream.MaxEventsPerRead)
-		if err == nil && (len(evs) > 0 || time.Since(lastAuth) >= l.Reauth) {
+		if err == nil && (len(evs) > 0 || time.Since(lastAuth) >= idleCheck) {
 			// The batch goes to the subscribers of this moment; one that
 			// joins later finds the fanout past the batch and reads it
 			// alone (join).
@@ -185,8 +189,8 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 				f.pos = evs[len(evs)-1].Position
 			}
 			f.mu.Unlock()
+			lastAuth = time.Now() // deliver checks the rights first
 			l.deliver(ctx, evs, subs)
-			lastAuth = time.Now()
 		}
 		if err == nil && len(evs) == upstream.MaxEventsPerRead {
 			continue
@@ -339,58 +343,56 @@ func (s *subscriber) render(item any, d delivery) []byte {
 	return b
 }
 
-// authenticate authenticates each distinct token of subs once and returns
-// each subscriber's caller; a subscriber whose token no longer
-// authenticates has its connection ended with 4403 and no caller (its
-// AccountID empty). Without an AuthService (or a token), a subscriber keeps
-// the caller it subscribed with.
+// authenticate authenticates the distinct tokens of subs again, in one
+// call for the batch (upstream.AuthService.AuthenticateMany), and returns
+// each subscriber's caller. A subscriber whose token no longer
+// authenticates (revoked, expired, user deactivated, account suspended)
+// has its connection ended with 4403 and no caller (its AccountID empty);
+// when the rights could not be checked (the store or the upstream
+// failing) its connection ends with 4500 and no caller either: nothing is
+// delivered on rights not checked. Without an AuthService (or a token), a
+// subscriber keeps the caller it subscribed with.
 func (l *Live) authenticate(ctx context.Context, subs []*subscriber) []upstream.Caller {
-	type result struct {
-		s  *subscriber // the first subscriber with the token: its context's values are used
-		c  upstream.Caller
-		ok bool
-	}
-	byToken := map[string]*result{}
-	var distinct []*result
-	for _, s := range subs {
-		if l.Auth != nil && s.conn.token != "" && byToken[s.conn.token] == nil {
-			r := &result{s: s}
-			byToken[s.conn.token] = r
-			distinct = append(distinct, r)
-		}
-	}
-	// The lookups are independent reads: a few at a time, so that a
-	// batch's thousand tokens do not wait on one another's round trips.
-	work := make(chan *result)
-	var wg sync.WaitGroup
-	for range min(len(distinct), 2*runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range work {
-				c, err := l.Auth.Authenticate(valuesOnly{r.s.ctx, ctx}, r.s.conn.token)
-				r.c, r.ok = c, err == nil
-			}
-		}()
-	}
-	for _, r := range distinct {
-		work <- r
-	}
-	close(work)
-	wg.Wait()
 	out := make([]upstream.Caller, len(subs))
+	at := map[string]int{} // a token: its index in tokens
+	var tokens []string
+	var first *subscriber // the first with a token: its context's values are used
 	for i, s := range subs {
-		r := byToken[s.conn.token]
-		if l.Auth == nil || s.conn.token == "" || r == nil {
-			c, _ := upstream.CallerFrom(s.ctx)
-			out[i] = c
+		if l.Auth == nil || s.conn.token == "" {
+			out[i], _ = upstream.CallerFrom(s.ctx)
 			continue
 		}
-		if !r.ok {
-			s.conn.kill(4403, "the token no longer authenticates")
+		if _, ok := at[s.conn.token]; !ok {
+			at[s.conn.token] = len(tokens)
+			tokens = append(tokens, s.conn.token)
+		}
+		if first == nil {
+			first = s
+		}
+	}
+	if len(tokens) == 0 {
+		return out
+	}
+	res, err := l.Auth.AuthenticateMany(valuesOnly{first.ctx, ctx}, tokens)
+	for i, s := range subs {
+		if l.Auth == nil || s.conn.token == "" {
 			continue
 		}
-		out[i] = r.c
+		a := upstream.Authentication{Err: err}
+		if err == nil {
+			a = res[at[s.conn.token]]
+		}
+		switch {
+		case a.Err == nil:
+			out[i] = a.Caller
+			if s.conn.checked != nil {
+				s.conn.checked()
+			}
+		case refused(a.Err):
+			s.conn.kill(CloseForbidden, "the token no longer authenticates: "+upstream.ErrorMessage(a.Err))
+		default:
+			s.conn.kill(4500, "the token could not be checked")
+		}
 	}
 	return out
 }

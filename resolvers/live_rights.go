@@ -83,8 +83,7 @@ func (r *wsRights) watch(ctx context.Context, auth upstream.AuthService, reauth 
 		r.mu.Unlock()
 		if due {
 			if _, err := r.authorize(ctx, auth); err != nil {
-				switch upstream.ErrorCode(err) {
-				case upstream.CodeUnauthenticated, upstream.CodePaymentRequired:
+				if refused(err) {
 					return // authorize closed the connection
 				}
 				if ctx.Err() != nil {
@@ -121,9 +120,29 @@ func (r *wsRights) authorize(ctx context.Context, auth upstream.AuthService) (up
 		r.mu.Unlock()
 		return c, nil
 	}
-	switch upstream.ErrorCode(err) {
-	case upstream.CodeUnauthenticated, upstream.CodePaymentRequired:
+	if refused(err) {
 		r.kill(CloseForbidden, "the token no longer authenticates: "+upstream.ErrorMessage(err))
 	}
 	return upstream.Caller{}, err
+}
+
+// markChecked records that the token authenticated now, checked by the
+// fan-out with its subscription's batch: the idle check is then not due
+// for another reauth, so a connection with subscriptions costs no check
+// of its own while its fan-out checks it.
+func (r *wsRights) markChecked() {
+	r.mu.Lock()
+	r.checked = time.Now()
+	r.mu.Unlock()
+}
+
+// refused reports whether err is a token's refusal — revoked, expired,
+// unknown, its user deactivated (CodeUnauthenticated) or its account
+// suspended (CodePaymentRequired) — rather than a failure to check it.
+func refused(err error) bool {
+	switch upstream.ErrorCode(err) {
+	case upstream.CodeUnauthenticated, upstream.CodePaymentRequired:
+		return true
+	}
+	return false
 }

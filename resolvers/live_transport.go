@@ -72,7 +72,7 @@ func websocketTransport(l *Live, api upstream.API, lifetime time.Duration) graph
 			}
 			rights := &wsRights{token: token, kill: kill, end: lifetimeEnd(time.Now(), lifetime)}
 			rights.watch(ctx, l.Auth, l.Reauth)
-			return &wsSession{l: l, api: api, rights: rights, conn: &liveConn{token: token, kill: kill}, cancel: cancel}, nil
+			return &wsSession{l: l, api: api, rights: rights, conn: &liveConn{token: token, kill: kill, checked: rights.markChecked}, cancel: cancel}, nil
 		},
 	}
 }

@@ -41,6 +41,22 @@ type AuthService interface {
 	// for an unknown token or a deactivated user, and CodePaymentRequired for
 	// an inactive account.
 	Authenticate(ctx context.Context, token string) (Caller, error)
+	// AuthenticateMany authenticates tokens at once, each exactly as
+	// Authenticate would (the same refusals, the same bookkeeping of its
+	// use), at the cost of a few calls for the whole batch rather than
+	// one per token: the live fan-out checks every subscriber's token
+	// again before each batch of events. The result has one
+	// Authentication per token, in order; a token repeated is checked
+	// once. The error is for a failure of the whole batch (the store or
+	// the upstream unavailable), when no token could be checked.
+	AuthenticateMany(ctx context.Context, tokens []string) ([]Authentication, error)
+}
+
+// Authentication is the outcome for one token of AuthenticateMany: its
+// caller, or the error Authenticate would have returned.
+type Authentication struct {
+	Caller Caller
+	Err    error
 }
 
 // GoalService serves objectives.

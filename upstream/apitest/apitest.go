@@ -59,6 +59,7 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 		{"TaggingsOfManyTags", testTaggingsOfManyTags},
 		{"ProjectionKeepsStoredFields", testProjectionKeepsStoredFields},
 		{"ConditionalWrites", testConditionalWrites},
+		{"AuthenticateMany", testAuthenticateMany},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -70,6 +71,7 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 // fixture is an Env with its tokens authenticated: a context per caller.
 type fixture struct {
 	api upstream.API
+	env Env // the tokens
 	// admin, member, viewer act in the first account; other acts as the
 	// admin of the second.
 	admin, member, viewer, other context.Context
@@ -82,7 +84,7 @@ func newFixture(t *testing.T, env Env) *fixture {
 	if env.API == nil {
 		t.Fatal("apitest: Env.API is nil")
 	}
-	f := &fixture{api: env.API}
+	f := &fixture{api: env.API, env: env}
 	var admin, member, viewer, other upstream.Caller
 	f.admin, admin = f.as(t, "admin", env.Admin)
 	f.member, member = f.as(t, "member", env.Member)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
@@ -63,4 +64,45 @@ func (c *Client) Authenticate(ctx context.Context, token string) (upstream.Calle
 	}
 	c.auth.add(token, caller)
 	return caller, nil
+}
+
+// authenticateManyAtOnce bounds how many of AuthenticateMany's tokens are
+// resolved with the upstream at the same time.
+const authenticateManyAtOnce = 4
+
+// AuthenticateMany authenticates each distinct token as Authenticate does
+// (from the cache, else with the upstream): the REST API has no call for
+// many tokens, so a batch costs one upstream call per distinct token not
+// cached, a few at a time. A token that fails carries its error; the
+// batch fails as a whole only when ctx ends.
+func (c *Client) AuthenticateMany(ctx context.Context, tokens []string) ([]upstream.Authentication, error) {
+	out := make([]upstream.Authentication, len(tokens))
+	first := map[string]int{} // a token: its first position
+	var distinct []int
+	for i, t := range tokens {
+		if _, ok := first[t]; !ok {
+			first[t] = i
+			distinct = append(distinct, i)
+		}
+	}
+	sem := make(chan struct{}, authenticateManyAtOnce)
+	var wg sync.WaitGroup
+	for _, i := range distinct {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			caller, err := c.Authenticate(ctx, tokens[i])
+			out[i] = upstream.Authentication{Caller: caller, Err: err}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, t := range tokens {
+		out[i] = out[first[t]]
+	}
+	return out, nil
 }

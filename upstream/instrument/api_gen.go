@@ -58,6 +58,13 @@ func (d *decorator) Authenticate(ctx context.Context, token string) (upstream.Ca
 	return r0, err
 }
 
+func (d *decorator) AuthenticateMany(ctx context.Context, tokens []string) ([]upstream.Authentication, error) {
+	ctx, span := d.begin(ctx, "AuthenticateMany")
+	r0, err := d.next.AuthenticateMany(ctx, tokens)
+	end(span, err)
+	return r0, err
+}
+
 func (d *decorator) BadgeAssignees(ctx context.Context, badgeID string) (upstream.BadgeAssignees, error) {
 	ctx, span := d.begin(ctx, "BadgeAssignees")
 	r0, err := d.next.BadgeAssignees(ctx, badgeID)

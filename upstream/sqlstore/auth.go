@@ -53,34 +53,22 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 		return upstream.Caller{}, fmt.Errorf("sqlstore: authenticate: %w", err)
 	}
 	now := s.now()
-	if err := upstream.TokenUsable(now, expires); err != nil {
+	c, touch, err := decideToken(now, token, accountID, userID, tokenID, scopes, expires, lastUsed,
+		func() (*upstream.User, error) {
+			return decodeOnce(map[string]*upstream.User{}, userID, userDoc, "user")
+		},
+		func() (*upstream.Account, error) {
+			return decodeOnce(map[string]*upstream.Account{}, accountID, accountDoc, "account")
+		})
+	if err != nil {
 		return upstream.Caller{}, err
 	}
-	var u upstream.User
-	var a upstream.Account
-	if err := json.Unmarshal(userDoc, &u); err != nil {
-		return upstream.Caller{}, fmt.Errorf("sqlstore: decode user %s: %w", userID, err)
-	}
-	if err := json.Unmarshal(accountDoc, &a); err != nil {
-		return upstream.Caller{}, fmt.Errorf("sqlstore: decode account %s: %w", accountID, err)
-	}
-	if !u.IsActive {
-		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "user is deactivated")
-	}
-	if !a.IsActive {
-		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
-	}
-	if upstream.LastUsedStale(now, lastUsed) {
+	if touch {
 		if err := s.touchToken(ctx, accountID, hash, now); err != nil {
 			return upstream.Caller{}, err
 		}
 	}
-	roles := make([]string, 0, len(u.Roles))
-	for _, r := range u.Roles {
-		roles = append(roles, r.Name)
-	}
-	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles, Token: token,
-		TokenID: tokenID, Scopes: parseScopes(scopes)}, nil
+	return c, nil
 }
 
 // BootstrapInput names a new account and its first (admin) user.

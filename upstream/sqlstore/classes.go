@@ -28,26 +28,28 @@ var namedTables = []struct{ table, column string }{
 // callers' current roles, teams and grants, and from what the account's
 // documents name: the user id is part of a class only when some document
 // names it (an owner, an access entry, a favourite...), since only then can
-// a decision depend on it. It costs a read of the account's documents and
-// three small queries per caller.
+// a decision depend on it. It costs one read of the account's documents and
+// three queries for all the callers (deriveSubjects), however many.
 func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller) ([]string, error) {
 	if len(callers) == 0 {
 		return nil, nil
+	}
+	for _, c := range callers {
+		if c.AccountID != callers[0].AccountID {
+			return nil, fmt.Errorf("sqlstore: visibility classes of several accounts")
+		}
 	}
 	q := s.read()
 	named, err := s.namedIDs(ctx, q, callers[0].AccountID)
 	if err != nil {
 		return nil, err
 	}
+	subs, err := s.deriveSubjects(ctx, q, callers)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]string, len(callers))
-	for i, c := range callers {
-		if c.AccountID != callers[0].AccountID {
-			return nil, fmt.Errorf("sqlstore: visibility classes of several accounts")
-		}
-		sub, err := s.deriveSubject(ctx, q, c)
-		if err != nil {
-			return nil, err
-		}
+	for i, sub := range subs {
 		out[i] = upstream.VisibilityClassOf(sub, named[sub.UserID])
 	}
 	return out, nil
@@ -55,27 +57,29 @@ func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller
 
 // namedIDs returns every string the account's documents in namedTables
 // hold (a superset of the principal ids they name), and the users of its
-// KPI favourites.
+// KPI favourites: one statement over all the tables.
 func (s *Store) namedIDs(ctx context.Context, q querier, account string) (map[string]bool, error) {
+	parts := make([]string, len(namedTables))
+	args := make([]any, len(namedTables))
+	for i, t := range namedTables {
+		parts[i] = "SELECT " + t.column + " FROM " + t.table + " WHERE account_id = ?"
+		args[i] = account
+	}
+	rows, err := q.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
+	}
+	defer rows.Close()
 	named := map[string]bool{}
-	for _, t := range namedTables {
-		table := t.table
-		rows, err := q.QueryContext(ctx, "SELECT "+t.column+" FROM "+table+" WHERE account_id = ?", account)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: read %s for visibility classes: %w", table, err)
+	for rows.Next() {
+		var doc string
+		if err := rows.Scan(&doc); err != nil {
+			return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 		}
-		for rows.Next() {
-			var doc string
-			if err := rows.Scan(&doc); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlstore: read %s for visibility classes: %w", table, err)
-			}
-			jsonStrings(doc, named)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sqlstore: read %s for visibility classes: %w", table, err)
-		}
+		jsonStrings(doc, named)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 	}
 	return named, nil
 }
