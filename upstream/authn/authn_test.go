@@ -100,3 +100,37 @@ func TestMiddlewareAPITokens(t *testing.T) {
 		t.Errorf("GraphQL without the account header: %d", resp.StatusCode)
 	}
 }
+
+// TestAuthenticateManyInOrder: the batch form answers each token in the
+// order given, as Authenticate answers it alone, an unknown token failing
+// without failing the batch.
+func TestAuthenticateManyInOrder(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	boot, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "admin@acme.test", FirstName: "Ada", LastName: "Admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := authn.New(st, nil)
+	tokens := []string{"unknown", boot.Token, "also-unknown", boot.Token}
+	got, err := a.AuthenticateMany(ctx, tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(tokens) {
+		t.Fatalf("%d outcomes for %d tokens", len(got), len(tokens))
+	}
+	for i, tok := range tokens {
+		c, err := a.Authenticate(ctx, tok)
+		if (err == nil) != (got[i].Err == nil) || c.UserID != got[i].Caller.UserID || c.AccountID != got[i].Caller.AccountID {
+			t.Errorf("token %d: batch gave %+v, %v; alone %+v, %v", i, got[i].Caller, got[i].Err, c, err)
+		}
+	}
+	if got[1].Caller.AccountID != boot.AccountID {
+		t.Errorf("the bootstrap token's account is %q, want %q", got[1].Caller.AccountID, boot.AccountID)
+	}
+}

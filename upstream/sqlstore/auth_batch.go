@@ -103,18 +103,31 @@ func decideToken(now time.Time, token, accountID, userID, tokenID, scopes, expir
 	if err != nil {
 		return upstream.Caller{}, false, err
 	}
+	c, err = callerOf(accountID, userID, u, a)
+	if err != nil {
+		return upstream.Caller{}, false, err
+	}
+	c.Token, c.TokenID, c.Scopes = token, tokenID, parseScopes(scopes)
+	return c, upstream.LastUsedStale(now, lastUsed), nil
+}
+
+// callerOf decides whether user u of account a may act at all, as every
+// way of signing in decides it (an API token, an identity token): a
+// deactivated user is unauthenticated, a suspended account is
+// account_suspended. The caller it returns has the user's roles and no
+// token.
+func callerOf(accountID, userID string, u *upstream.User, a *upstream.Account) (upstream.Caller, error) {
 	if !u.IsActive {
-		return upstream.Caller{}, false, upstream.Errorf(upstream.CodeUnauthenticated, "user is deactivated")
+		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "user is deactivated")
 	}
 	if !a.IsActive {
-		return upstream.Caller{}, false, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
+		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
 	}
 	roles := make([]string, 0, len(u.Roles))
 	for _, r := range u.Roles {
 		roles = append(roles, r.Name)
 	}
-	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles, Token: token,
-		TokenID: tokenID, Scopes: parseScopes(scopes)}, upstream.LastUsedStale(now, lastUsed), nil
+	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles}, nil
 }
 
 // decodeOnce decodes doc into a T kept in seen under key, or returns the

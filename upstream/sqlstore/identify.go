@@ -40,15 +40,5 @@ func (s *Store) IdentifyUser(ctx context.Context, accountID, value string) (upst
 	if err := json.Unmarshal(accountDoc, &a); err != nil {
 		return upstream.Caller{}, fmt.Errorf("sqlstore: decode account %s: %w", accountID, err)
 	}
-	if !u.IsActive {
-		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "user is deactivated")
-	}
-	if !a.IsActive {
-		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
-	}
-	roles := make([]string, 0, len(u.Roles))
-	for _, r := range u.Roles {
-		roles = append(roles, r.Name)
-	}
-	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles}, nil
+	return callerOf(accountID, userID, &u, &a)
 }
