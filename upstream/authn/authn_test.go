@@ -33,16 +33,7 @@ func TestBearerToken(t *testing.T) {
 // invalid_token), an account header naming another account (403); REST
 // also requires the header where the contract lists it (400).
 func TestMiddlewareAPITokens(t *testing.T) {
-	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	boot, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "admin@acme.test", FirstName: "Ada", LastName: "Admin"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, boot := bootstrapped(t)
 	a := authn.New(st, nil)
 	s := &signedIn{account: boot.AccountID, apiToken: boot.Token,
 		rest:    httptest.NewServer(rest.New(st, rest.Options{Authn: a})),
@@ -106,15 +97,7 @@ func TestMiddlewareAPITokens(t *testing.T) {
 // without failing the batch.
 func TestAuthenticateManyInOrder(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	boot, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "admin@acme.test", FirstName: "Ada", LastName: "Admin"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, boot := bootstrapped(t)
 	a := authn.New(st, nil)
 	tokens := []string{"unknown", boot.Token, "also-unknown", boot.Token}
 	got, err := a.AuthenticateMany(ctx, tokens)
@@ -133,4 +116,21 @@ func TestAuthenticateManyInOrder(t *testing.T) {
 	if got[1].Caller.AccountID != boot.AccountID {
 		t.Errorf("the bootstrap token's account is %q, want %q", got[1].Caller.AccountID, boot.AccountID)
 	}
+}
+
+// bootstrapped opens a store on a new SQLite file, closed when the test
+// ends, with one bootstrapped account and its admin's API token.
+func bootstrapped(t *testing.T) (*sqlstore.Store, sqlstore.BootstrapResult) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	boot, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "admin@acme.test", FirstName: "Ada", LastName: "Admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, boot
 }
