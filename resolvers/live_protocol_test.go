@@ -153,7 +153,15 @@ func TestWebsocketPingPongComplete(t *testing.T) {
 	c.subscribe("a", goalChangedQuery, vars)
 	c.subscribe("b", goalChangedQuery, vars)
 	c.send(map[string]any{"id": "a", "type": "complete"})
-	// Complete is read before the check-in's events: a position fence.
+	// A query answered after the complete fences it: the server has read
+	// the complete before the check-in's events exist.
+	c.send(map[string]any{"id": "f", "type": "subscribe", "payload": map[string]any{"query": "{ __typename }"}})
+	for {
+		m := c.read()
+		if m.ID == "f" && m.Type == "complete" {
+			break
+		}
+	}
 	e.checkIn(e.adminCtx, tr.kr.ID, 5)
 	seen := map[string]int{}
 	for seen["b"] < 3 { // the check-in moves leaf, mid and root

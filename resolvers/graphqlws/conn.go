@@ -209,7 +209,9 @@ func (c *Conn) handle(data []byte) {
 		o := c.ops[*m.ID]
 		c.mu.Unlock()
 		if o != nil {
-			o.cancel()
+			// Forgotten now, not when its goroutine notices: nothing
+			// is sent for it once its complete has been read.
+			c.finish(*m.ID, o)
 		}
 	case "connection_terminate":
 		c.Close(CloseNormal, "")
