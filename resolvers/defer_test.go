@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -301,5 +304,132 @@ func mustDecodeData(tb testing.TB, raw []byte, v any) {
 	}
 	if err := json.Unmarshal(r.Data, v); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// partsErrors returns the error codes and paths of every part of a
+// multipart answer, sorted.
+func partsErrors(parts []map[string]any) []string {
+	var out []string
+	add := func(errs any) {
+		list, _ := errs.([]any)
+		for _, e := range list {
+			e := e.(map[string]any)
+			code := ""
+			if ext, ok := e["extensions"].(map[string]any); ok {
+				code, _ = ext["code"].(string)
+			}
+			p, _ := json.Marshal(e["path"])
+			out = append(out, code+" "+string(p))
+		}
+	}
+	for _, p := range parts {
+		add(p["errors"])
+		inc, _ := p["incremental"].([]any)
+		for _, x := range inc {
+			add(x.(map[string]any)["errors"])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestDeferGivesBackToGqlgen: a deferred fragment whose field fails is
+// given back to gqlgen's executor, which reports the error at its path and
+// nulls the payload, as for its own deferred fragments: the fast path's
+// payloads carry the same errors as gqlgen's.
+func TestDeferGivesBackToGqlgen(t *testing.T) {
+	f := seeded(t, 60, 2)
+	slow := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+		API: f.store, Auth: f.store, Metrics: newMetrics(t, prometheus.NewRegistry()), NoFastPath: true,
+	})))
+	defer slow.Close()
+	q := `query($s: ID!) { session(id: $s) { id goals(roots: true) { id name
+		... @defer(label: "bad") { children(first: -1) { id } }
+		... @defer(label: "good") { metrics { id } }
+	} } }`
+	vars := map[string]any{"s": f.sessions[0]}
+	fast := postMultipart(t, f.srv.URL, f.token, q, vars)
+	gq := postMultipart(t, slow.URL, f.token, q, vars)
+	fe, ge := partsErrors(fast), partsErrors(gq)
+	if len(fe) == 0 || !reflect.DeepEqual(fe, ge) {
+		t.Fatalf("errors differ\nfast path: %v\ngqlgen:    %v", fe, ge)
+	}
+	if !strings.Contains(fe[0], `"children"`) {
+		t.Errorf("the error is not at the deferred field: %v", fe)
+	}
+	// The payloads of the good fragment arrive on both, with the same data.
+	good := func(parts []map[string]any) map[string]string {
+		out := map[string]string{}
+		for _, p := range parts[1:] {
+			inc, _ := p["incremental"].([]any)
+			for _, x := range inc {
+				x := x.(map[string]any)
+				path, _ := json.Marshal(x["path"])
+				data, _ := json.Marshal(x["data"])
+				out[fmt.Sprint(x["label"])+string(path)] = string(data)
+			}
+		}
+		return out
+	}
+	g, w := good(fast), good(gq)
+	if len(g) != len(w) || len(g) == 0 {
+		t.Fatalf("payloads differ\nfast path: %v\ngqlgen:    %v", g, w)
+	}
+	for k, data := range g {
+		switch {
+		case strings.HasPrefix(k, "bad"):
+			if data != "null" || w[k] != "null" {
+				t.Errorf("%s: fast path %s, gqlgen %s; want null on both", k, data, w[k])
+			}
+		case data == "null":
+			t.Errorf("%s: the good fragment is null on the fast path", k)
+		case w[k] != data && w[k] != "null":
+			// gqlgen v0.17.95 nulls every fragment of an object once one
+			// of them fails (one FieldSet for all its labels); the fast
+			// path nulls only the failed one (docs/graphql.md).
+			t.Errorf("%s: fast path %s, gqlgen %s", k, data, w[k])
+		}
+	}
+}
+
+// TestDeferCountsTheSame: a deferred fragment counts against the node
+// limit as it does without @defer. For a range of limits, the query
+// without @defer is refused (NODE_LIMIT) exactly when its deferred version
+// reports NODE_LIMIT in one of its parts, on the fast path and gqlgen's.
+func TestDeferCountsTheSame(t *testing.T) {
+	f := seeded(t, 60, 2)
+	q := `query($s: ID!) { session(id: $s) { id goals(roots: true) { id name
+		... @defer { metrics { id name checkins { id } } children { id name } } } } }`
+	vars := map[string]any{"s": f.sessions[0]}
+	refusedLater := false
+	outcomes := map[bool]int{}
+	for _, limit := range []int{20, 60, 120, 250, 500, 1000, 4000} {
+		for _, noFast := range []bool{false, true} {
+			srv := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+				API: f.store, Auth: f.store, Metrics: newMetrics(t, prometheus.NewRegistry()), NoFastPath: noFast, MaxNodes: limit,
+			})))
+			var plain gqlResponse
+			if err := json.Unmarshal(postRaw(t, srv.URL, f.token, withoutDefer(q), vars), &plain); err != nil {
+				t.Fatal(err)
+			}
+			parts := postMultipart(t, srv.URL, f.token, q, vars)
+			srv.Close()
+			deferred := slices.ContainsFunc(partsErrors(parts), func(e string) bool { return strings.HasPrefix(e, resolvers.CodeNodeLimit+" ") })
+			refused := plain.code() == resolvers.CodeNodeLimit
+			if refused != deferred {
+				t.Errorf("limit %d, NoFastPath %v: without @defer refused %v, deferred refused %v (%v)", limit, noFast, refused, deferred, partsErrors(parts))
+			}
+			outcomes[refused]++
+			if deferred && parts[0]["errors"] == nil {
+				refusedLater = true // the roots went out, a deferred payload ran over
+			}
+		}
+	}
+	if outcomes[true] == 0 || outcomes[false] == 0 {
+		t.Errorf("the limits should refuse some answers and allow others: %v", outcomes)
+	}
+	if !refusedLater {
+		t.Error("no limit let the roots out and refused a deferred payload")
 	}
 }
