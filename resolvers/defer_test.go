@@ -433,3 +433,35 @@ func TestDeferCountsTheSame(t *testing.T) {
 		t.Error("no limit let the roots out and refused a deferred payload")
 	}
 }
+
+// TestDeferCostsTheSame: the cost limit estimates a deferred fragment as if
+// it were not deferred: for a range of limits, the query is refused
+// (COMPLEXITY_LIMIT_EXCEEDED, before execution) with and without @defer
+// alike.
+func TestDeferCostsTheSame(t *testing.T) {
+	f := seeded(t, 10, 1)
+	q := `query($s: ID!) { session(id: $s) { id goals(roots: true) { id
+		... @defer { metrics { id checkins { id } } children { id children { id } } } } } }`
+	vars := map[string]any{"s": f.sessions[0]}
+	outcomes := map[bool]int{}
+	for _, limit := range []int{10, 100, 1000, 10000, 100000, 1000000} {
+		srv := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+			API: f.store, Auth: f.store, Metrics: newMetrics(t, prometheus.NewRegistry()), MaxComplexity: limit,
+		})))
+		var plain gqlResponse
+		if err := json.Unmarshal(postRaw(t, srv.URL, f.token, withoutDefer(q), vars), &plain); err != nil {
+			t.Fatal(err)
+		}
+		parts := postMultipart(t, srv.URL, f.token, q, vars)
+		srv.Close()
+		refused := plain.code() == resolvers.CodeComplexityLimit
+		deferred := slices.ContainsFunc(partsErrors(parts), func(e string) bool { return strings.HasPrefix(e, resolvers.CodeComplexityLimit+" ") })
+		if refused != deferred || deferred && len(parts) != 1 {
+			t.Errorf("limit %d: without @defer refused %v, deferred refused %v in %d parts", limit, refused, deferred, len(parts))
+		}
+		outcomes[refused]++
+	}
+	if outcomes[true] == 0 || outcomes[false] == 0 {
+		t.Errorf("the limits should refuse some queries and allow others: %v", outcomes)
+	}
+}
