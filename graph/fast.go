@@ -30,9 +30,11 @@ import (
 // writes them).
 //
 // Fast serves only what it serves exactly. A selection with a field it has
-// no table entry for (a map-bound field, a field with directives, a
-// @defer inside a deferred fragment) is left to gqlgen. So is any answer that is not a plain success: the
-// first error, null in a non-null place or panic makes it give up, and
+// no table entry for (a map-bound field, a field with directives, a @defer
+// inside a deferred fragment) is left to gqlgen; deferred fragments are
+// delivered later (fast_defer.go). So is any answer that is not a plain
+// success: the first error, null in a non-null place or panic makes it
+// give up, and
 // gqlgen's executor resolves the field again (the loaders answer from what
 // they already loaded) and reports the error with its path and null
 // propagation, as it always did.
@@ -243,7 +245,7 @@ func (x *Fast) supported(oc *graphql.OperationContext, sel ast.SelectionSet, def
 			}
 			kind := fastKindOf(t.Name, f.Name)
 			fieldDeferred := f.IsDeferred() && fastDefers(kind)
-			if fieldDeferred && inDefer || len(f.Deferrables) > 0 && inDefer {
+			if inDefer && len(f.Deferrables) > 0 {
 				return false, false
 			}
 			deferred = deferred || fieldDeferred
