@@ -31,13 +31,12 @@ import (
 //
 // Fast serves only what it serves exactly. A selection with a field it has
 // no table entry for (a map-bound field, a field with directives, a @defer
-// inside a deferred fragment) is left to gqlgen; deferred fragments are
-// delivered later (fast_defer.go). So is any answer that is not a plain
-// success: the first error, null in a non-null place or panic makes it
-// give up, and
-// gqlgen's executor resolves the field again (the loaders answer from what
-// they already loaded) and reports the error with its path and null
-// propagation, as it always did.
+// inside a deferred fragment) is left to gqlgen. So is any answer that is
+// not a plain success: the first error, null in a non-null place or panic
+// makes it give up, and gqlgen's executor resolves the field again (the
+// loaders answer from what they already loaded) and reports the error with
+// its path and null propagation, as it always did. Deferred fragments are
+// delivered in later payloads (fast_defer.go).
 type Fast struct {
 	es *executableSchema
 }
