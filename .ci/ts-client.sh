@@ -5,7 +5,9 @@
 # live schema and with openapi-typescript from /api/openapi.json, type-checks
 # strictly (tsc --strict; no `any` in the tree query's types), runs Apollo
 # Client's session tree query and an openapi-fetch check-in, the graphql-ws
-# client's query and subscription over a websocket (live.mjs), then, against a
+# client's query and subscription over a websocket (live.mjs), Apollo Client
+# consuming a session tree whose subtrees are deferred (@defer over
+# multipart/mixed: the roots first, then the complete tree; defer.mjs), then, against a
 # second server that runs only the client's own documents
 # (--trusted-documents src/graphql --trusted-documents-only), the registered
 # document by text, APQ and id and an unregistered one (refused with
@@ -68,6 +70,8 @@ echo "-- Apollo Client and openapi-fetch against the server"
 npm run --silent check
 echo "-- graphql-ws client: a query and a subscription over a websocket"
 node live.mjs
+echo "-- Apollo Client: a deferred session tree over multipart/mixed"
+node defer.mjs
 echo "-- trusted documents: a server that runs only src/graphql/*.graphql"
 "$work/okrgate" documents --trusted-documents src/graphql
 "$work/okrgate" serve --db "$work/okr.db" --addr 127.0.0.1:0 --trusted-documents src/graphql \

@@ -30,12 +30,13 @@ import (
 // writes them).
 //
 // Fast serves only what it serves exactly. A selection with a field it has
-// no table entry for (@defer, a map-bound field, a field with directives)
-// is left to gqlgen. So is any answer that is not a plain success: the
-// first error, null in a non-null place or panic makes it give up, and
-// gqlgen's executor resolves the field again (the loaders answer from what
-// they already loaded) and reports the error with its path and null
-// propagation, as it always did.
+// no table entry for (a map-bound field, a field with directives, a @defer
+// inside a deferred fragment) is left to gqlgen. So is any answer that is
+// not a plain success: the first error, null in a non-null place or panic
+// makes it give up, and gqlgen's executor resolves the field again (the
+// loaders answer from what they already loaded) and reports the error with
+// its path and null propagation, as it always did. Deferred fragments are
+// delivered in later payloads (fast_defer.go).
 type Fast struct {
 	es *executableSchema
 }
@@ -78,13 +79,22 @@ const fastBytesStep = 64 << 10
 // with its other per-request state and passes it to Marshal.
 type FastCache struct {
 	mu sync.Mutex
-	ok map[*ast.Field]bool
+	ok map[*ast.Field]fastSupport
 }
 
 // NewFastCache returns an empty FastCache.
 func NewFastCache() *FastCache {
-	return &FastCache{ok: map[*ast.Field]bool{}}
+	return &FastCache{ok: map[*ast.Field]fastSupport{}}
 }
+
+// fastSupport is whether the fast path serves a selection.
+type fastSupport uint8
+
+const (
+	fastNo       fastSupport = iota
+	fastYes                  // and nothing in it is deferred
+	fastDeferred             // with deferred fragments (FastDeferrals)
+)
 
 // FastOutcome is what Marshal did with a field.
 type FastOutcome uint8
@@ -124,7 +134,12 @@ var errGiveUp = errors.New("fast path: left to gqlgen")
 // for the request which selections the fast path serves. charge is called
 // with the nodes (fields and list elements below the field) and bytes of
 // the answer as they grow; an error from it stops the run and is returned.
-func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
+//
+// A selection with deferred fragments (@defer) is served when defers is
+// not nil: the answer leaves the deferred fields out, and defers receives
+// what resolves them later, for the operation's later payloads. With a nil
+// defers such a selection is left to gqlgen.
+func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, defers *FastDeferrals, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
 	if x == nil || !graphql.HasOperationContext(ctx) {
 		return nil, FastSkipped, nil
 	}
@@ -134,11 +149,16 @@ func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, charge func
 		oc.Operation.Operation == ast.Subscription || len(fc.Field.Selections) == 0 {
 		return nil, FastSkipped, nil
 	}
-	if !x.serves(cache, oc, fc.Field) {
+	sup := x.serves(cache, oc, fc.Field)
+	if sup == fastNo || sup == fastDeferred && defers == nil {
 		return nil, FastUnsupported, nil
 	}
 	ec := newExecutionContext(oc, x.es, nil)
 	r := &fastRun{ec: ec, oc: oc, charge: charge}
+	if sup == fastDeferred {
+		r.deferring = true
+		r.base, r.fieldCtx = fc.Path(), ctx
+	}
 	// Errors of the run go to a list of its own: any error means gqlgen
 	// redoes the field and reports it.
 	rctx := graphql.WithResponseContext(ctx, graphql.DefaultErrorPresenter, oc.RecoverFunc)
@@ -166,33 +186,44 @@ func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, charge func
 	if err := r.chargeBytes(true); err != nil {
 		return nil, FastGaveUp, err
 	}
+	if r.deferring {
+		defers.add(r)
+	}
 	return fastJSON(r.buf.Bytes()), FastServed, nil
 }
 
 // serves reports whether the fast path serves the selection of f,
 // remembering the answer in c.
-func (x *Fast) serves(c *FastCache, oc *graphql.OperationContext, f graphql.CollectedField) bool {
+func (x *Fast) serves(c *FastCache, oc *graphql.OperationContext, f graphql.CollectedField) fastSupport {
 	if c != nil {
 		c.mu.Lock()
-		ok, seen := c.ok[f.Field]
+		sup, seen := c.ok[f.Field]
 		c.mu.Unlock()
 		if seen {
-			return ok
+			return sup
 		}
 	}
-	def := x.es.Schema().Types[f.Definition.Type.Name()]
-	ok := def != nil && x.supported(oc, f.Selections, def)
+	sup := fastNo
+	if def := x.es.Schema().Types[f.Definition.Type.Name()]; def != nil {
+		if ok, deferred := x.supported(oc, f.Selections, def, false); ok && deferred {
+			sup = fastDeferred
+		} else if ok {
+			sup = fastYes
+		}
+	}
 	if c != nil {
 		c.mu.Lock()
-		c.ok[f.Field] = ok
+		c.ok[f.Field] = sup
 		c.mu.Unlock()
 	}
-	return ok
+	return sup
 }
 
 // supported reports whether every field selected by sel on def (any of its
-// possible types), and below, has a table entry.
-func (x *Fast) supported(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) bool {
+// possible types), and below, has a table entry, and whether any of them
+// is deferred. A deferred fragment inside a deferred fragment (inDefer) is
+// left to gqlgen.
+func (x *Fast) supported(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, inDefer bool) (ok, deferred bool) {
 	var possible []*ast.Definition
 	switch def.Kind {
 	case ast.Object:
@@ -200,29 +231,47 @@ func (x *Fast) supported(oc *graphql.OperationContext, sel ast.SelectionSet, def
 	case ast.Interface, ast.Union:
 		possible = x.es.Schema().GetPossibleTypes(def)
 	default:
-		return false
+		return false, false
 	}
 	for _, t := range possible {
 		impl := fastImplementors(t.Name)
 		if impl == nil {
-			return false
+			return false, false
 		}
 		for _, f := range graphql.CollectFields(oc, sel, impl) {
-			if f.Deferrables != nil || f.Definition == nil {
-				return false
+			if f.Definition == nil {
+				return false, false
 			}
-			switch fastKindOf(t.Name, f.Name) {
+			kind := fastKindOf(t.Name, f.Name)
+			fieldDeferred := f.IsDeferred() && fastDefers(kind)
+			if inDefer && len(f.Deferrables) > 0 {
+				return false, false
+			}
+			deferred = deferred || fieldDeferred
+			switch kind {
 			case fastUnsupported:
-				return false
+				return false, false
 			case fastObjectField:
 				child := x.es.Schema().Types[f.Definition.Type.Name()]
-				if child == nil || !x.supported(oc, f.Selections, child) {
-					return false
+				if child == nil {
+					return false, false
 				}
+				ok, d := x.supported(oc, f.Selections, child, inDefer || fieldDeferred)
+				if !ok {
+					return false, false
+				}
+				deferred = deferred || d
 			}
 		}
 	}
-	return true
+	return true, deferred
+}
+
+// fastDefers reports whether a field of kind is delivered later when a
+// deferred fragment selects it: fields that resolve. A plain value is
+// written at once, as gqlgen's executor does.
+func fastDefers(kind fastKind) bool {
+	return kind == fastLeaf || kind == fastObjectField
 }
 
 // fastRun is one field's answer being built.
@@ -232,6 +281,14 @@ type fastRun struct {
 	charge  func(nodes, bytes int) error
 	buf     bytes.Buffer
 	charged int // bytes of buf charged so far
+
+	// With deferred fragments: the path of the value being written, and
+	// the deferred fields of the levels, resolved later (fast_defer.go).
+	deferring bool
+	base      ast.Path        // the path of the field
+	fieldCtx  context.Context // the field's, for gqlgen's executor
+	path      ast.Path        // below base
+	groups    []*fastDeferGroup
 }
 
 // A fastLevel is the objects at one field path, from every parent.
@@ -252,10 +309,12 @@ func (lv *fastLevel) of(typ string) *fastFields {
 
 // fastFields is what a level selects on one of its concrete types.
 type fastFields struct {
-	typ    string
-	fields []graphql.CollectedField
-	kinds  []fastKind
-	out    []*fastOut // per field: the resolved values (nil for plain fields)
+	typ      string
+	fields   []graphql.CollectedField
+	kinds    []fastKind
+	out      []*fastOut      // per field: the resolved values (nil for plain fields)
+	deferred []bool          // per field: resolved later (nil: none is)
+	group    *fastDeferGroup // the deferred fields' later payloads
 }
 
 // fastOut is what a resolved field returned for the objects of its level.
@@ -282,13 +341,20 @@ func (r *fastRun) fields(lv *fastLevel, sel ast.SelectionSet, typ string) *fastF
 	t.out = make([]*fastOut, len(t.fields))
 	for i, f := range t.fields {
 		t.kinds[i] = fastKindOf(typ, f.Name)
+		if r.deferring && f.IsDeferred() && fastDefers(t.kinds[i]) {
+			if t.deferred == nil {
+				t.deferred = make([]bool, len(t.fields))
+			}
+			t.deferred[i] = true
+		}
 	}
 	lv.types = append(lv.types, t)
 	return t
 }
 
-// resolve resolves every field of lv that is not plain, one field at a
-// time for all the objects of the level, then the levels below. Sibling
+// resolve resolves every field of lv that is not plain and not deferred,
+// one field at a time for all the objects of the level, then the levels
+// below; the deferred fields of a type wait in a group of the run. Sibling
 // fields (a goal's owners, tasks and key results) resolve one after the
 // other: resolving them at once held more memory for no faster answer, even
 // in gateway mode (docs/decisions.md).
@@ -303,7 +369,14 @@ func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionS
 		return err
 	}
 	for _, t := range lv.types {
+		if t.deferred != nil && t.group == nil {
+			t.group = &fastDeferGroup{ctx: ctx, lv: lv, t: t}
+			r.groups = append(r.groups, t.group)
+		}
 		for j, f := range t.fields {
+			if t.deferred != nil && t.deferred[j] {
+				continue
+			}
 			if kind := t.kinds[j]; kind == fastLeaf || kind == fastObjectField {
 				if err := r.resolveField(ctx, lv, t, j, f); err != nil {
 					return err
@@ -394,7 +467,14 @@ func (r *fastRun) writeValue(ctx context.Context, typ *ast.Type, lv *fastLevel, 
 			w.WriteString("null")
 			continue
 		}
-		if !r.writeObject(ctx, lv, int(k)) {
+		if r.deferring {
+			r.path = append(r.path, ast.PathIndex(k-sp.start))
+		}
+		ok := r.writeObject(ctx, lv, int(k))
+		if r.deferring {
+			r.path = r.path[:len(r.path)-1]
+		}
+		if !ok {
 			return false
 		}
 	}
@@ -403,19 +483,36 @@ func (r *fastRun) writeValue(ctx context.Context, typ *ast.Type, lv *fastLevel, 
 }
 
 // writeObject writes object i of lv with its selected fields, in
-// selection order, as gqlgen's FieldSet does.
+// selection order, as gqlgen's FieldSet does, leaving out the deferred
+// ones, which wait in the group of its type with its path.
 func (r *fastRun) writeObject(ctx context.Context, lv *fastLevel, i int) bool {
 	o := lv.objs[i]
 	t := lv.of(o.typ)
 	if t == nil {
 		return false
 	}
+	if t.group != nil {
+		t.group.add(i, r.path)
+	}
+	return r.writeFields(ctx, lv, i, t, "", false)
+}
+
+// writeFields writes object i of lv (of type t): the fields not deferred,
+// or when deferred is true the deferred fields of the fragments labelled
+// label.
+func (r *fastRun) writeFields(ctx context.Context, lv *fastLevel, i int, t *fastFields, label string, deferred bool) bool {
+	o := lv.objs[i]
 	w := &r.buf
 	w.WriteByte('{')
+	first := true
 	for j, f := range t.fields {
-		if j > 0 {
+		if deferred != (t.deferred != nil && t.deferred[j]) || deferred && !fastHasLabel(f, label) {
+			continue
+		}
+		if !first {
 			w.WriteByte(',')
 		}
+		first = false
 		w.WriteByte('"')
 		w.WriteString(f.Alias)
 		w.WriteString(`":`)
@@ -438,7 +535,14 @@ func (r *fastRun) writeObject(ctx context.Context, lv *fastLevel, i int) bool {
 			r.ec.fastWriteLeaf(ctx, w, o.typ, f, v)
 		case fastObjectField:
 			out := t.out[j]
-			if !r.writeValue(ctx, f.Definition.Type, out.child, out.spans[i]) {
+			if r.deferring {
+				r.path = append(r.path, ast.PathName(f.Alias))
+			}
+			ok := r.writeValue(ctx, f.Definition.Type, out.child, out.spans[i])
+			if r.deferring {
+				r.path = r.path[:len(r.path)-1]
+			}
+			if !ok {
 				return false
 			}
 		default:

@@ -10,6 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // fastKindOf says how the fast path serves field of the object type typ
@@ -6763,4 +6764,252 @@ func fastConcrete(v any) (fastObject, bool) {
 		return fastObject{typ: "WorkflowReview", ptr: &v}, true
 	}
 	return fastObject{}, false
+}
+
+// fastGqlgen marshals obj, an object of type typ (a pointer, as
+// fastConcrete returns it), with gqlgen's generated executor: the fast
+// path gives a deferred fragment it could not serve back to gqlgen this
+// way.
+func (ec *executionContext) fastGqlgen(ctx context.Context, typ string, sel ast.SelectionSet, obj any) graphql.Marshaler {
+	switch typ {
+	case "Access":
+		return ec._Access(ctx, sel, obj.(*upstream.Access))
+	case "Account":
+		return ec._Account(ctx, sel, obj.(*upstream.Account))
+	case "AccountSubscription":
+		return ec._AccountSubscription(ctx, sel, obj.(*upstream.Subscription))
+	case "ActionDescriptor":
+		return ec._ActionDescriptor(ctx, sel, obj.(*upstream.ActionDescriptor))
+	case "Announcement":
+		return ec._Announcement(ctx, sel, obj.(*upstream.Announcement))
+	case "AnnouncementConnection":
+		return ec._AnnouncementConnection(ctx, sel, obj.(*model.AnnouncementConnection))
+	case "AnnouncementEdge":
+		return ec._AnnouncementEdge(ctx, sel, obj.(*model.AnnouncementEdge))
+	case "ApiToken":
+		return ec._ApiToken(ctx, sel, obj.(*upstream.Token))
+	case "ApprovalSettings":
+		return ec._ApprovalSettings(ctx, sel, obj.(*upstream.ApprovalSettings))
+	case "AssignedBadge":
+		return ec._AssignedBadge(ctx, sel, obj.(*upstream.AssignedBadge))
+	case "AssignedBadgeConnection":
+		return ec._AssignedBadgeConnection(ctx, sel, obj.(*model.AssignedBadgeConnection))
+	case "AssignedBadgeEdge":
+		return ec._AssignedBadgeEdge(ctx, sel, obj.(*model.AssignedBadgeEdge))
+	case "Assignee":
+		return ec._Assignee(ctx, sel, obj.(*upstream.Assignee))
+	case "Badge":
+		return ec._Badge(ctx, sel, obj.(*upstream.Badge))
+	case "BadgeConnection":
+		return ec._BadgeConnection(ctx, sel, obj.(*model.BadgeConnection))
+	case "BadgeEdge":
+		return ec._BadgeEdge(ctx, sel, obj.(*model.BadgeEdge))
+	case "BadgeHolders":
+		return ec._BadgeHolders(ctx, sel, obj.(*model.BadgeHolders))
+	case "Cadence":
+		return ec._Cadence(ctx, sel, obj.(*upstream.Cadence))
+	case "CadenceRange":
+		return ec._CadenceRange(ctx, sel, obj.(*upstream.CadenceRange))
+	case "CadenceStart":
+		return ec._CadenceStart(ctx, sel, obj.(*upstream.CadenceStart))
+	case "CheckIn":
+		return ec._CheckIn(ctx, sel, obj.(*upstream.CheckIn))
+	case "CheckInConnection":
+		return ec._CheckInConnection(ctx, sel, obj.(*model.CheckInConnection))
+	case "CheckInEdge":
+		return ec._CheckInEdge(ctx, sel, obj.(*model.CheckInEdge))
+	case "CheckInPayload":
+		return ec._CheckInPayload(ctx, sel, obj.(*model.CheckInPayload))
+	case "ClosedStatus":
+		return ec._ClosedStatus(ctx, sel, obj.(*upstream.ClosedStatus))
+	case "ConfidenceMapping":
+		return ec._ConfidenceMapping(ctx, sel, obj.(*upstream.ConfidenceMapping))
+	case "ConfidenceRange":
+		return ec._ConfidenceRange(ctx, sel, obj.(*upstream.ConfidenceRange))
+	case "ConfidenceSettings":
+		return ec._ConfidenceSettings(ctx, sel, obj.(*upstream.ConfidenceSettings))
+	case "CreatedToken":
+		return ec._CreatedToken(ctx, sel, obj.(*model.CreatedToken))
+	case "Dashboard":
+		return ec._Dashboard(ctx, sel, obj.(*upstream.Dashboard))
+	case "DashboardConnection":
+		return ec._DashboardConnection(ctx, sel, obj.(*model.DashboardConnection))
+	case "DashboardEdge":
+		return ec._DashboardEdge(ctx, sel, obj.(*model.DashboardEdge))
+	case "DashboardParameter":
+		return ec._DashboardParameter(ctx, sel, obj.(*upstream.DashboardParameter))
+	case "DashboardParameterConnection":
+		return ec._DashboardParameterConnection(ctx, sel, obj.(*model.DashboardParameterConnection))
+	case "DashboardParameterEdge":
+		return ec._DashboardParameterEdge(ctx, sel, obj.(*model.DashboardParameterEdge))
+	case "DashboardSource":
+		return ec._DashboardSource(ctx, sel, obj.(*upstream.DashboardSource))
+	case "DashboardTagUsage":
+		return ec._DashboardTagUsage(ctx, sel, obj.(*upstream.DashboardTagUsage))
+	case "Deadline":
+		return ec._Deadline(ctx, sel, obj.(*upstream.Deadline))
+	case "DesignPolicy":
+		return ec._DesignPolicy(ctx, sel, obj.(*upstream.DesignPolicy))
+	case "DesignScore":
+		return ec._DesignScore(ctx, sel, obj.(*upstream.DesignScore))
+	case "DomainAvailability":
+		return ec._DomainAvailability(ctx, sel, obj.(*upstream.DomainAvailability))
+	case "DynamicValue":
+		return ec._DynamicValue(ctx, sel, obj.(*upstream.DynamicValue))
+	case "Edition":
+		return ec._Edition(ctx, sel, obj.(*upstream.Edition))
+	case "EffectivePermissions":
+		return ec._EffectivePermissions(ctx, sel, obj.(*upstream.EffectivePermissions))
+	case "Employee":
+		return ec._Employee(ctx, sel, obj.(*upstream.Employee))
+	case "EmployeeConnection":
+		return ec._EmployeeConnection(ctx, sel, obj.(*model.EmployeeConnection))
+	case "EmployeeEdge":
+		return ec._EmployeeEdge(ctx, sel, obj.(*model.EmployeeEdge))
+	case "FieldProperty":
+		return ec._FieldProperty(ctx, sel, obj.(*upstream.FieldProperty))
+	case "Goal":
+		return ec._Goal(ctx, sel, obj.(*upstream.Goal))
+	case "GoalConnection":
+		return ec._GoalConnection(ctx, sel, obj.(*model.GoalConnection))
+	case "GoalEdge":
+		return ec._GoalEdge(ctx, sel, obj.(*model.GoalEdge))
+	case "GoalSummary":
+		return ec._GoalSummary(ctx, sel, obj.(*upstream.GoalSummary))
+	case "GoalWorkflow":
+		return ec._GoalWorkflow(ctx, sel, obj.(*upstream.GoalWorkflow))
+	case "InsightItem":
+		return ec._InsightItem(ctx, sel, obj.(*upstream.InsightItem))
+	case "Kpi":
+		return ec._Kpi(ctx, sel, obj.(*upstream.KPI))
+	case "KpiConnection":
+		return ec._KpiConnection(ctx, sel, obj.(*model.KpiConnection))
+	case "KpiEdge":
+		return ec._KpiEdge(ctx, sel, obj.(*model.KpiEdge))
+	case "KpiGroup":
+		return ec._KpiGroup(ctx, sel, obj.(*upstream.KPIGroup))
+	case "KpiGroupConnection":
+		return ec._KpiGroupConnection(ctx, sel, obj.(*model.KpiGroupConnection))
+	case "KpiGroupEdge":
+		return ec._KpiGroupEdge(ctx, sel, obj.(*model.KpiGroupEdge))
+	case "Links":
+		return ec._Links(ctx, sel, obj.(*upstream.Links))
+	case "LinksExpanded":
+		return ec._LinksExpanded(ctx, sel, obj.(*upstream.LinksExpanded))
+	case "List":
+		return ec._List(ctx, sel, obj.(*upstream.List))
+	case "ListColumn":
+		return ec._ListColumn(ctx, sel, obj.(*upstream.ListColumn))
+	case "ListConnection":
+		return ec._ListConnection(ctx, sel, obj.(*model.ListConnection))
+	case "ListData":
+		return ec._ListData(ctx, sel, obj.(*upstream.ListData))
+	case "ListEdge":
+		return ec._ListEdge(ctx, sel, obj.(*model.ListEdge))
+	case "ListSchema":
+		return ec._ListSchema(ctx, sel, obj.(*upstream.ListSchema))
+	case "Metric":
+		return ec._Metric(ctx, sel, obj.(*upstream.Metric))
+	case "MetricConnection":
+		return ec._MetricConnection(ctx, sel, obj.(*model.MetricConnection))
+	case "MetricEdge":
+		return ec._MetricEdge(ctx, sel, obj.(*model.MetricEdge))
+	case "MetricFormat":
+		return ec._MetricFormat(ctx, sel, obj.(*upstream.MetricFormat))
+	case "MetricSummary":
+		return ec._MetricSummary(ctx, sel, obj.(*upstream.MetricSummary))
+	case "MultipleOwners":
+		return ec._MultipleOwners(ctx, sel, obj.(*upstream.MultipleOwners))
+	case "NotificationSettings":
+		return ec._NotificationSettings(ctx, sel, obj.(*upstream.NotificationSettings))
+	case "OwnerPermissions":
+		return ec._OwnerPermissions(ctx, sel, obj.(*upstream.OwnerPermissions))
+	case "PageInfo":
+		return ec._PageInfo(ctx, sel, obj.(*model.PageInfo))
+	case "Permission":
+		return ec._Permission(ctx, sel, obj.(*upstream.Permission))
+	case "PermissionEntry":
+		return ec._PermissionEntry(ctx, sel, obj.(*upstream.PermissionEntry))
+	case "PrincipalPermissions":
+		return ec._PrincipalPermissions(ctx, sel, obj.(*upstream.PrincipalPermissions))
+	case "Reaction":
+		return ec._Reaction(ctx, sel, obj.(*upstream.Reaction))
+	case "RemindAt":
+		return ec._RemindAt(ctx, sel, obj.(*upstream.RemindAt))
+	case "ReportChannels":
+		return ec._ReportChannels(ctx, sel, obj.(*upstream.ReportChannels))
+	case "ReportOptions":
+		return ec._ReportOptions(ctx, sel, obj.(*upstream.ReportOptions))
+	case "ReportSummary":
+		return ec._ReportSummary(ctx, sel, obj.(*upstream.ReportSummary))
+	case "Role":
+		return ec._Role(ctx, sel, obj.(*upstream.Role))
+	case "RoleConnection":
+		return ec._RoleConnection(ctx, sel, obj.(*model.RoleConnection))
+	case "RoleEdge":
+		return ec._RoleEdge(ctx, sel, obj.(*model.RoleEdge))
+	case "RoleMapping":
+		return ec._RoleMapping(ctx, sel, obj.(*model.RoleMapping))
+	case "Session":
+		return ec._Session(ctx, sel, obj.(*upstream.Session))
+	case "SessionConnection":
+		return ec._SessionConnection(ctx, sel, obj.(*model.SessionConnection))
+	case "SessionEdge":
+		return ec._SessionEdge(ctx, sel, obj.(*model.SessionEdge))
+	case "SessionSettings":
+		return ec._SessionSettings(ctx, sel, obj.(*upstream.SessionSettings))
+	case "SessionSummary":
+		return ec._SessionSummary(ctx, sel, obj.(*upstream.SessionSummary))
+	case "SessionWorkflow":
+		return ec._SessionWorkflow(ctx, sel, obj.(*upstream.SessionWorkflow))
+	case "Setting":
+		return ec._Setting(ctx, sel, obj.(*upstream.Setting))
+	case "Tag":
+		return ec._Tag(ctx, sel, obj.(*upstream.Tag))
+	case "TagDashboardPayload":
+		return ec._TagDashboardPayload(ctx, sel, obj.(*model.TagDashboardPayload))
+	case "TagDetail":
+		return ec._TagDetail(ctx, sel, obj.(*upstream.TagDetail))
+	case "TagDetailConnection":
+		return ec._TagDetailConnection(ctx, sel, obj.(*model.TagDetailConnection))
+	case "TagDetailEdge":
+		return ec._TagDetailEdge(ctx, sel, obj.(*model.TagDetailEdge))
+	case "TagGoalPayload":
+		return ec._TagGoalPayload(ctx, sel, obj.(*model.TagGoalPayload))
+	case "TagPayload":
+		return ec._TagPayload(ctx, sel, obj.(*model.TagPayload))
+	case "Task":
+		return ec._Task(ctx, sel, obj.(*upstream.Task))
+	case "TaskComment":
+		return ec._TaskComment(ctx, sel, obj.(*upstream.TaskComment))
+	case "TaskConnection":
+		return ec._TaskConnection(ctx, sel, obj.(*model.TaskConnection))
+	case "TaskEdge":
+		return ec._TaskEdge(ctx, sel, obj.(*model.TaskEdge))
+	case "TaskSnapshot":
+		return ec._TaskSnapshot(ctx, sel, obj.(*upstream.TaskSnapshot))
+	case "Team":
+		return ec._Team(ctx, sel, obj.(*upstream.Team))
+	case "TeamConnection":
+		return ec._TeamConnection(ctx, sel, obj.(*model.TeamConnection))
+	case "TeamEdge":
+		return ec._TeamEdge(ctx, sel, obj.(*model.TeamEdge))
+	case "TrackingProperties":
+		return ec._TrackingProperties(ctx, sel, obj.(*upstream.TrackingProperties))
+	case "User":
+		return ec._User(ctx, sel, obj.(*upstream.User))
+	case "UserConnection":
+		return ec._UserConnection(ctx, sel, obj.(*model.UserConnection))
+	case "UserEdge":
+		return ec._UserEdge(ctx, sel, obj.(*model.UserEdge))
+	case "UserPage":
+		return ec._UserPage(ctx, sel, obj.(*model.UserPage))
+	case "UserRole":
+		return ec._UserRole(ctx, sel, obj.(*upstream.UserRole))
+	case "UserToken":
+		return ec._UserToken(ctx, sel, obj.(*upstream.UserToken))
+	case "WorkflowReview":
+		return ec._WorkflowReview(ctx, sel, obj.(*upstream.WorkflowReview))
+	}
+	return graphql.Null
 }

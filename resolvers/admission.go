@@ -73,14 +73,21 @@ func (a admission) aroundOperations(ctx context.Context, next graphql.OperationH
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	var once sync.Once
 	done := func() { once.Do(func() { release(); cancel() }) }
-	// The executor calls the handler once for a query or mutation; the
-	// timeout frees the slot should a transport never call it.
+	// The executor calls the handler once for a query or mutation, and
+	// again for each deferred payload until one says hasNext false: the
+	// slot and the timeout cover the whole answer. The timeout frees the
+	// slot should a transport stop calling it.
 	stop := context.AfterFunc(ctx, done)
 	h := next(ctx)
 	first := true
-	return func(ctx context.Context) *graphql.Response {
-		defer func() { stop(); done() }()
-		resp := h(ctx)
+	return func(ctx context.Context) (resp *graphql.Response) {
+		defer func() {
+			if resp == nil || resp.HasNext == nil || !*resp.HasNext {
+				stop()
+				done()
+			}
+		}()
+		resp = h(ctx)
 		if resp == nil && first && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The executor ends a stream whose context is done without an
 			// answer: say why instead.

@@ -89,12 +89,19 @@ func spendOf(ctx context.Context) *spend {
 // data. The total is set before any field of the answer resolves, and read
 // by them only.
 func (b Budget) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	s := &spend{}
-	if graphql.HasOperationContext(ctx) {
-		graphql.GetOperationContext(ctx).Stats.SetExtension(spendExtension, s)
+	// One spend for the operation: the deferred payloads of an incremental
+	// answer (later calls) count against the same limits as its first part.
+	s := spendOf(ctx)
+	if s == nil {
+		s = &spend{}
+		if graphql.HasOperationContext(ctx) {
+			graphql.GetOperationContext(ctx).Stats.SetExtension(spendExtension, s)
+		}
 	}
 	resp := func() *graphql.Response {
-		defer func() { b.InFlight.release(s.pooled.Load()) }()
+		// The nodes of a payload leave the server's budget once it is
+		// answered.
+		defer func() { b.InFlight.release(s.pooled.Swap(0)) }()
 		return next(ctx)
 	}()
 	if resp == nil {

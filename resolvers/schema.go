@@ -15,19 +15,17 @@ import (
 )
 
 // The schema the server serves (introspection, validation) is the schema of
-// graph/schema/*.graphqls with two changes made when the server is built:
+// graph/schema/*.graphqls with descriptions filled in when the server is
+// built: a field of a resource type that its schema file leaves undescribed
+// takes the description of the registry field of the same name
+// (upstream/fields_docs.go, the text the filter inputs and sort enums are
+// generated from too), and the recurring shapes (connections, edges,
+// arguments) take their generic text below, so every type, field, argument
+// and enum value has one.
 //
-//   - descriptions: a field of a resource type that its schema file leaves
-//     undescribed takes the description of the registry field of the same
-//     name (upstream/fields_docs.go, the text the filter inputs and sort
-//     enums are generated from too), and the recurring shapes (connections,
-//     edges, arguments) take their generic text below, so every type,
-//     field, argument and enum value has one;
-//   - no @defer: gqlparser declares it in every schema, but this server
-//     answers one plain JSON response (no multipart/mixed transport: level
-//     batching resolves a whole level at once, so deferring part of it
-//     would only delay the response), so it is not advertised and a query
-//     using it is a validation error.
+// @defer, which gqlparser declares in every schema, is served: a query
+// asking for multipart/mixed gets its deferred fragments in later parts
+// (incremental.go).
 
 // registries maps resource types of the schema to their field registry.
 var registries = map[string]*query.Registry{
@@ -103,13 +101,12 @@ var fieldDocs = map[string]string{
 }
 
 // ServedSchema returns the schema the server serves: the schema files with
-// descriptions filled in and without @defer (see above).
+// descriptions filled in (see above).
 func ServedSchema() (*ast.Schema, error) {
 	s, err := gqlparser.LoadSchema(graph.Sources()...)
 	if err != nil {
 		return nil, fmt.Errorf("load schema: %w", err)
 	}
-	delete(s.Directives, "defer")
 	for _, def := range s.Types {
 		if !def.BuiltIn && def.Kind != ast.InputObject {
 			describeType(s, def)

@@ -192,11 +192,8 @@ func NewServer(cfg Config) *handler.Server {
 	if !cfg.NoFastPath {
 		fast.fast = graph.NewFast(es)
 	}
-	srv.AroundFields(textLimits) // textlimits.go
-	srv.AroundFields(fast.aroundFields)
-	srv.AroundResponses(budget.aroundResponses)
-	srv.SetErrorPresenter(errorPresenter(cfg.Logger))
-	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+	fast.present = errorPresenter(cfg.Logger)
+	fast.recover = func(ctx context.Context, p any) error {
 		err := observe.Panic(p, debug.Stack())
 		if rec := observe.FromContext(ctx); rec != nil {
 			rec.SetError(err) // on the access line, with its stack
@@ -204,9 +201,16 @@ func NewServer(cfg Config) *handler.Server {
 			cfg.Logger.ErrorContext(ctx, "graphql: panic", "request_id", RequestID(ctx), "panic", p, "stack", string(debug.Stack()))
 		}
 		return fmt.Errorf("panic: %v", p) // masked by the error presenter
-	})
+	}
+	srv.AroundFields(textLimits) // textlimits.go
+	srv.AroundFields(fast.aroundFields)
+	srv.AroundResponses(budget.aroundResponses)
+	srv.AroundResponses(fast.aroundResponses) // inside the budget: deferred payloads are charged to it
+	srv.SetErrorPresenter(fast.present)
+	srv.SetRecoverFunc(fast.recover)
 	srv.AroundOperations(admission{admit: cfg.Admission, class: cfg.CostClass, timeout: cfg.Timeout}.aroundOperations)
 	srv.AroundOperations(traceOperation)
+	srv.AroundOperations(deferOnlyIncremental) // incremental.go
 	if m := cfg.Metrics; m != nil {
 		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 			start := time.Now()

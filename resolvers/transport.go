@@ -95,6 +95,13 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
+	if resp != nil && resp.HasNext != nil && *resp.HasNext {
+		// Deferred fragments, and the client reads parts (see
+		// deferOnlyIncremental): the first part now, the rest as they
+		// resolve.
+		writeIncremental(ctx, w, resp, responses)
+		return
+	}
 	b, merr := json.Marshal(resp)
 	if merr != nil {
 		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(CodeInternal, "internal error")})
