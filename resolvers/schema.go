@@ -16,7 +16,7 @@ import (
 )
 
 // The schema the server serves (introspection, validation) is the schema of
-// graph/schema/*.graphqls with two changes made when the server is built:
+// graph/schema/*.graphqls with three changes made when the server is built:
 //
 //   - descriptions: a field of a resource type that its schema file leaves
 //     undescribed takes the description of the registry field of the same
@@ -29,6 +29,9 @@ import (
 //     batching resolves a whole level at once, so deferring part of it
 //     would only delay the response), so it is not advertised and a query
 //     using it is a validation error.
+//   - Apollo Federation's fields, types and directives, which gqlgen's
+//     federation plugin generates the executor with, only under
+//     Config.Federation (withoutFederation below).
 
 // registries maps resource types of the schema to their field registry.
 var registries = map[string]*query.Registry{
