@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -797,6 +798,11 @@ func fastKindOf(typ, field string) fastKind {
 		case "id", "review":
 			return fastPlain
 		}
+	case "_Service":
+		switch field {
+		case "sdl":
+			return fastPlain
+		}
 	}
 	return fastUnsupported
 }
@@ -1043,6 +1049,8 @@ func fastImplementors(typ string) []string {
 		return userTokenImplementors
 	case "WorkflowReview":
 		return workflowReviewImplementors
+	case "_Service":
+		return _ServiceImplementors
 	}
 	return nil
 }
@@ -2531,6 +2539,12 @@ func (ec *executionContext) fastWritePlain(ctx context.Context, w io.Writer, typ
 			ec.marshalNString2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "review":
 			ec.marshalNString2string(ctx, f.Selections, obj.Review).MarshalGQL(w)
+		}
+	case "_Service":
+		obj := obj.(*fedruntime.Service)
+		switch f.Name {
+		case "sdl":
+			ec.marshalOString2string(ctx, f.Selections, obj.SDL).MarshalGQL(w)
 		}
 	}
 }
@@ -5889,6 +5903,20 @@ func fastFlatten(v any, dst []fastObject) (objs []fastObject, isNil, ok bool) {
 			dst = append(dst, fastObject{typ: "WorkflowReview", ptr: v[i]})
 		}
 		return dst, v == nil, true
+	case []fedruntime.Service:
+		for i := range v {
+			dst = append(dst, fastObject{typ: "_Service", ptr: &v[i]})
+		}
+		return dst, v == nil, true
+	case []*fedruntime.Service:
+		for i := range v {
+			if v[i] == nil {
+				dst = append(dst, fastObject{})
+				continue
+			}
+			dst = append(dst, fastObject{typ: "_Service", ptr: v[i]})
+		}
+		return dst, v == nil, true
 	case []model.Node:
 		for _, e := range v {
 			o, ok := fastConcrete(e)
@@ -5908,6 +5936,15 @@ func fastFlatten(v any, dst []fastObject) (objs []fastObject, isNil, ok bool) {
 		}
 		return dst, v == nil, true
 	case []model.TaskParent:
+		for _, e := range v {
+			o, ok := fastConcrete(e)
+			if !ok {
+				return dst, false, false
+			}
+			dst = append(dst, o)
+		}
+		return dst, v == nil, true
+	case []fedruntime.Entity:
 		for _, e := range v {
 			o, ok := fastConcrete(e)
 			if !ok {
@@ -6524,6 +6561,11 @@ func fastConcrete(v any) (fastObject, bool) {
 			return fastObject{}, true
 		}
 		return fastObject{typ: "WorkflowReview", ptr: v}, true
+	case *fedruntime.Service:
+		if v == nil {
+			return fastObject{}, true
+		}
+		return fastObject{typ: "_Service", ptr: v}, true
 	case upstream.Access:
 		return fastObject{typ: "Access", ptr: &v}, true
 	case upstream.Account:
@@ -6762,6 +6804,8 @@ func fastConcrete(v any) (fastObject, bool) {
 		return fastObject{typ: "UserToken", ptr: &v}, true
 	case upstream.WorkflowReview:
 		return fastObject{typ: "WorkflowReview", ptr: &v}, true
+	case fedruntime.Service:
+		return fastObject{typ: "_Service", ptr: &v}, true
 	}
 	return fastObject{}, false
 }
@@ -7010,6 +7054,8 @@ func (ec *executionContext) fastGqlgen(ctx context.Context, typ string, sel ast.
 		return ec._UserToken(ctx, sel, obj.(*upstream.UserToken))
 	case "WorkflowReview":
 		return ec._WorkflowReview(ctx, sel, obj.(*upstream.WorkflowReview))
+	case "_Service":
+		return ec.__Service(ctx, sel, obj.(*fedruntime.Service))
 	}
 	return graphql.Null
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -39,6 +40,7 @@ type ResolverRoot interface {
 	Dashboard() DashboardResolver
 	DashboardTagUsage() DashboardTagUsageResolver
 	Employee() EmployeeResolver
+	Entity() EntityResolver
 	Goal() GoalResolver
 	InsightItem() InsightItemResolver
 	Kpi() KpiResolver
@@ -449,6 +451,33 @@ type ComplexityRoot struct {
 	EmployeeEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Entity struct {
+		FindManyAPITokenByIDs           func(childComplexity int, reps []*model.APITokenByIDsInput) int
+		FindManyAccountByIDs            func(childComplexity int, reps []*model.AccountByIDsInput) int
+		FindManyAnnouncementByIDs       func(childComplexity int, reps []*model.AnnouncementByIDsInput) int
+		FindManyAssignedBadgeByIDs      func(childComplexity int, reps []*model.AssignedBadgeByIDsInput) int
+		FindManyBadgeByIDs              func(childComplexity int, reps []*model.BadgeByIDsInput) int
+		FindManyCheckInByIDs            func(childComplexity int, reps []*model.CheckInByIDsInput) int
+		FindManyDashboardByIDs          func(childComplexity int, reps []*model.DashboardByIDsInput) int
+		FindManyDashboardParameterByIDs func(childComplexity int, reps []*model.DashboardParameterByIDsInput) int
+		FindManyEmployeeByIDs           func(childComplexity int, reps []*model.EmployeeByIDsInput) int
+		FindManyGoalByIDs               func(childComplexity int, reps []*model.GoalByIDsInput) int
+		FindManyKpiByIDs                func(childComplexity int, reps []*model.KpiByIDsInput) int
+		FindManyKpiGroupByIDs           func(childComplexity int, reps []*model.KpiGroupByIDsInput) int
+		FindManyListByIDs               func(childComplexity int, reps []*model.ListByIDsInput) int
+		FindManyMetricByIDs             func(childComplexity int, reps []*model.MetricByIDsInput) int
+		FindManyPermissionByIDs         func(childComplexity int, reps []*model.PermissionByIDsInput) int
+		FindManyRoleByIDs               func(childComplexity int, reps []*model.RoleByIDsInput) int
+		FindManyRoleMappingByIDs        func(childComplexity int, reps []*model.RoleMappingByIDsInput) int
+		FindManySessionByIDs            func(childComplexity int, reps []*model.SessionByIDsInput) int
+		FindManyTagByIDs                func(childComplexity int, reps []*model.TagByIDsInput) int
+		FindManyTagDetailByIDs          func(childComplexity int, reps []*model.TagDetailByIDsInput) int
+		FindManyTaskByIDs               func(childComplexity int, reps []*model.TaskByIDsInput) int
+		FindManyTeamByIDs               func(childComplexity int, reps []*model.TeamByIDsInput) int
+		FindManyUserByIDs               func(childComplexity int, reps []*model.UserByIDsInput) int
+		FindManyUserRoleByIDs           func(childComplexity int, reps []*model.UserRoleByIDsInput) int
 	}
 
 	FieldProperty struct {
@@ -946,6 +975,8 @@ type ComplexityRoot struct {
 		User                 func(childComplexity int, id string) int
 		Users                func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Viewer               func(childComplexity int) int
+		__resolve__service   func(childComplexity int) int
+		__resolve_entities   func(childComplexity int, representations []map[string]any) int
 	}
 
 	Reaction struct {
@@ -1306,6 +1337,10 @@ type ComplexityRoot struct {
 		ID     func(childComplexity int) int
 		Review func(childComplexity int) int
 	}
+
+	_Service struct {
+		SDL func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -1351,6 +1386,32 @@ type EmployeeResolver interface {
 	Teams(ctx context.Context, obj *upstream.Employee) ([]upstream.Team, error)
 	ManagedTeams(ctx context.Context, obj *upstream.Employee) ([]upstream.Team, error)
 	Badges(ctx context.Context, obj *upstream.Employee) ([]upstream.AssignedBadge, error)
+}
+type EntityResolver interface {
+	FindManyAccountByIDs(ctx context.Context, reps []*model.AccountByIDsInput) ([]*upstream.Account, error)
+	FindManyAnnouncementByIDs(ctx context.Context, reps []*model.AnnouncementByIDsInput) ([]*upstream.Announcement, error)
+	FindManyAPITokenByIDs(ctx context.Context, reps []*model.APITokenByIDsInput) ([]*upstream.Token, error)
+	FindManyAssignedBadgeByIDs(ctx context.Context, reps []*model.AssignedBadgeByIDsInput) ([]*upstream.AssignedBadge, error)
+	FindManyBadgeByIDs(ctx context.Context, reps []*model.BadgeByIDsInput) ([]*upstream.Badge, error)
+	FindManyCheckInByIDs(ctx context.Context, reps []*model.CheckInByIDsInput) ([]*upstream.CheckIn, error)
+	FindManyDashboardByIDs(ctx context.Context, reps []*model.DashboardByIDsInput) ([]*upstream.Dashboard, error)
+	FindManyDashboardParameterByIDs(ctx context.Context, reps []*model.DashboardParameterByIDsInput) ([]*upstream.DashboardParameter, error)
+	FindManyEmployeeByIDs(ctx context.Context, reps []*model.EmployeeByIDsInput) ([]*upstream.Employee, error)
+	FindManyGoalByIDs(ctx context.Context, reps []*model.GoalByIDsInput) ([]*upstream.Goal, error)
+	FindManyKpiByIDs(ctx context.Context, reps []*model.KpiByIDsInput) ([]*upstream.KPI, error)
+	FindManyKpiGroupByIDs(ctx context.Context, reps []*model.KpiGroupByIDsInput) ([]*upstream.KPIGroup, error)
+	FindManyListByIDs(ctx context.Context, reps []*model.ListByIDsInput) ([]*upstream.List, error)
+	FindManyMetricByIDs(ctx context.Context, reps []*model.MetricByIDsInput) ([]*upstream.Metric, error)
+	FindManyPermissionByIDs(ctx context.Context, reps []*model.PermissionByIDsInput) ([]*upstream.Permission, error)
+	FindManyRoleByIDs(ctx context.Context, reps []*model.RoleByIDsInput) ([]*upstream.Role, error)
+	FindManyRoleMappingByIDs(ctx context.Context, reps []*model.RoleMappingByIDsInput) ([]*model.RoleMapping, error)
+	FindManySessionByIDs(ctx context.Context, reps []*model.SessionByIDsInput) ([]*upstream.Session, error)
+	FindManyTagByIDs(ctx context.Context, reps []*model.TagByIDsInput) ([]*upstream.Tag, error)
+	FindManyTagDetailByIDs(ctx context.Context, reps []*model.TagDetailByIDsInput) ([]*upstream.TagDetail, error)
+	FindManyTaskByIDs(ctx context.Context, reps []*model.TaskByIDsInput) ([]*upstream.Task, error)
+	FindManyTeamByIDs(ctx context.Context, reps []*model.TeamByIDsInput) ([]*upstream.Team, error)
+	FindManyUserByIDs(ctx context.Context, reps []*model.UserByIDsInput) ([]*upstream.User, error)
+	FindManyUserRoleByIDs(ctx context.Context, reps []*model.UserRoleByIDsInput) ([]*upstream.UserRole, error)
 }
 type GoalResolver interface {
 	Etag(ctx context.Context, obj *upstream.Goal) (string, error)
@@ -3127,6 +3188,271 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EmployeeEdge.Node(childComplexity), true
+
+	case "Entity.findManyApiTokenByIDs":
+		if e.ComplexityRoot.Entity.FindManyAPITokenByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyApiTokenByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyAPITokenByIDs(childComplexity, args["reps"].([]*model.APITokenByIDsInput)), true
+	case "Entity.findManyAccountByIDs":
+		if e.ComplexityRoot.Entity.FindManyAccountByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyAccountByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyAccountByIDs(childComplexity, args["reps"].([]*model.AccountByIDsInput)), true
+	case "Entity.findManyAnnouncementByIDs":
+		if e.ComplexityRoot.Entity.FindManyAnnouncementByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyAnnouncementByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyAnnouncementByIDs(childComplexity, args["reps"].([]*model.AnnouncementByIDsInput)), true
+	case "Entity.findManyAssignedBadgeByIDs":
+		if e.ComplexityRoot.Entity.FindManyAssignedBadgeByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyAssignedBadgeByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyAssignedBadgeByIDs(childComplexity, args["reps"].([]*model.AssignedBadgeByIDsInput)), true
+	case "Entity.findManyBadgeByIDs":
+		if e.ComplexityRoot.Entity.FindManyBadgeByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyBadgeByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyBadgeByIDs(childComplexity, args["reps"].([]*model.BadgeByIDsInput)), true
+	case "Entity.findManyCheckInByIDs":
+		if e.ComplexityRoot.Entity.FindManyCheckInByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyCheckInByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyCheckInByIDs(childComplexity, args["reps"].([]*model.CheckInByIDsInput)), true
+	case "Entity.findManyDashboardByIDs":
+		if e.ComplexityRoot.Entity.FindManyDashboardByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyDashboardByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyDashboardByIDs(childComplexity, args["reps"].([]*model.DashboardByIDsInput)), true
+	case "Entity.findManyDashboardParameterByIDs":
+		if e.ComplexityRoot.Entity.FindManyDashboardParameterByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyDashboardParameterByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyDashboardParameterByIDs(childComplexity, args["reps"].([]*model.DashboardParameterByIDsInput)), true
+	case "Entity.findManyEmployeeByIDs":
+		if e.ComplexityRoot.Entity.FindManyEmployeeByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyEmployeeByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyEmployeeByIDs(childComplexity, args["reps"].([]*model.EmployeeByIDsInput)), true
+	case "Entity.findManyGoalByIDs":
+		if e.ComplexityRoot.Entity.FindManyGoalByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyGoalByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyGoalByIDs(childComplexity, args["reps"].([]*model.GoalByIDsInput)), true
+	case "Entity.findManyKpiByIDs":
+		if e.ComplexityRoot.Entity.FindManyKpiByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyKpiByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyKpiByIDs(childComplexity, args["reps"].([]*model.KpiByIDsInput)), true
+	case "Entity.findManyKpiGroupByIDs":
+		if e.ComplexityRoot.Entity.FindManyKpiGroupByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyKpiGroupByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyKpiGroupByIDs(childComplexity, args["reps"].([]*model.KpiGroupByIDsInput)), true
+	case "Entity.findManyListByIDs":
+		if e.ComplexityRoot.Entity.FindManyListByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyListByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyListByIDs(childComplexity, args["reps"].([]*model.ListByIDsInput)), true
+	case "Entity.findManyMetricByIDs":
+		if e.ComplexityRoot.Entity.FindManyMetricByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyMetricByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyMetricByIDs(childComplexity, args["reps"].([]*model.MetricByIDsInput)), true
+	case "Entity.findManyPermissionByIDs":
+		if e.ComplexityRoot.Entity.FindManyPermissionByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyPermissionByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyPermissionByIDs(childComplexity, args["reps"].([]*model.PermissionByIDsInput)), true
+	case "Entity.findManyRoleByIDs":
+		if e.ComplexityRoot.Entity.FindManyRoleByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyRoleByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyRoleByIDs(childComplexity, args["reps"].([]*model.RoleByIDsInput)), true
+	case "Entity.findManyRoleMappingByIDs":
+		if e.ComplexityRoot.Entity.FindManyRoleMappingByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyRoleMappingByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyRoleMappingByIDs(childComplexity, args["reps"].([]*model.RoleMappingByIDsInput)), true
+	case "Entity.findManySessionByIDs":
+		if e.ComplexityRoot.Entity.FindManySessionByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManySessionByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManySessionByIDs(childComplexity, args["reps"].([]*model.SessionByIDsInput)), true
+	case "Entity.findManyTagByIDs":
+		if e.ComplexityRoot.Entity.FindManyTagByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyTagByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyTagByIDs(childComplexity, args["reps"].([]*model.TagByIDsInput)), true
+	case "Entity.findManyTagDetailByIDs":
+		if e.ComplexityRoot.Entity.FindManyTagDetailByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyTagDetailByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyTagDetailByIDs(childComplexity, args["reps"].([]*model.TagDetailByIDsInput)), true
+	case "Entity.findManyTaskByIDs":
+		if e.ComplexityRoot.Entity.FindManyTaskByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyTaskByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyTaskByIDs(childComplexity, args["reps"].([]*model.TaskByIDsInput)), true
+	case "Entity.findManyTeamByIDs":
+		if e.ComplexityRoot.Entity.FindManyTeamByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyTeamByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyTeamByIDs(childComplexity, args["reps"].([]*model.TeamByIDsInput)), true
+	case "Entity.findManyUserByIDs":
+		if e.ComplexityRoot.Entity.FindManyUserByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyUserByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyUserByIDs(childComplexity, args["reps"].([]*model.UserByIDsInput)), true
+	case "Entity.findManyUserRoleByIDs":
+		if e.ComplexityRoot.Entity.FindManyUserRoleByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyUserRoleByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyUserRoleByIDs(childComplexity, args["reps"].([]*model.UserRoleByIDsInput)), true
 
 	case "FieldProperty.dataType":
 		if e.ComplexityRoot.FieldProperty.DataType == nil {
@@ -6125,6 +6451,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+	case "Query._service":
+		if e.ComplexityRoot.Query.__resolve__service == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.__resolve__service(childComplexity), true
+	case "Query._entities":
+		if e.ComplexityRoot.Query.__resolve_entities == nil {
+			break
+		}
+
+		args, err := ec.field_Query__entities_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.__resolve_entities(childComplexity, args["representations"].([]map[string]any)), true
 
 	case "Reaction.reactionId":
 		if e.ComplexityRoot.Reaction.ReactionID == nil {
@@ -7640,6 +7983,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WorkflowReview.Review(childComplexity), true
 
+	case "_Service.sdl":
+		if e.ComplexityRoot._Service.SDL == nil {
+			break
+		}
+
+		return e.ComplexityRoot._Service.SDL(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -7649,14 +7999,20 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAccessInput,
+		ec.unmarshalInputAccountByIDsInput,
+		ec.unmarshalInputAnnouncementByIDsInput,
 		ec.unmarshalInputAnnouncementFilter,
 		ec.unmarshalInputAnnouncementOrder,
+		ec.unmarshalInputApiTokenByIDsInput,
 		ec.unmarshalInputAssignBadgeInput,
+		ec.unmarshalInputAssignedBadgeByIDsInput,
 		ec.unmarshalInputAssignedBadgeFilter,
 		ec.unmarshalInputAssignedBadgeOrder,
+		ec.unmarshalInputBadgeByIDsInput,
 		ec.unmarshalInputBadgeFilter,
 		ec.unmarshalInputBadgeOrder,
 		ec.unmarshalInputBooleanFilter,
+		ec.unmarshalInputCheckInByIDsInput,
 		ec.unmarshalInputCheckInFilter,
 		ec.unmarshalInputCheckInInput,
 		ec.unmarshalInputCheckInOrder,
@@ -7677,8 +8033,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateTeamInput,
 		ec.unmarshalInputCreateTokenInput,
 		ec.unmarshalInputCreateUserInput,
+		ec.unmarshalInputDashboardByIDsInput,
 		ec.unmarshalInputDashboardFilter,
 		ec.unmarshalInputDashboardOrder,
+		ec.unmarshalInputDashboardParameterByIDsInput,
 		ec.unmarshalInputDashboardParameterFilter,
 		ec.unmarshalInputDashboardParameterInput,
 		ec.unmarshalInputDashboardParameterOrder,
@@ -7686,43 +8044,57 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDateFilter,
 		ec.unmarshalInputDateTimeFilter,
 		ec.unmarshalInputDeadlineInput,
+		ec.unmarshalInputEmployeeByIDsInput,
 		ec.unmarshalInputEmployeeFilter,
 		ec.unmarshalInputEmployeeOrder,
 		ec.unmarshalInputFloatFilter,
+		ec.unmarshalInputGoalByIDsInput,
 		ec.unmarshalInputGoalFilter,
 		ec.unmarshalInputGoalOrder,
 		ec.unmarshalInputIDFilter,
 		ec.unmarshalInputIntFilter,
+		ec.unmarshalInputKpiByIDsInput,
 		ec.unmarshalInputKpiFilter,
+		ec.unmarshalInputKpiGroupByIDsInput,
 		ec.unmarshalInputKpiGroupFilter,
 		ec.unmarshalInputKpiGroupOrder,
 		ec.unmarshalInputKpiOrder,
+		ec.unmarshalInputListByIDsInput,
 		ec.unmarshalInputListColumnInput,
 		ec.unmarshalInputListFilter,
 		ec.unmarshalInputListLoadInput,
 		ec.unmarshalInputListOrder,
+		ec.unmarshalInputMetricByIDsInput,
 		ec.unmarshalInputMetricFilter,
 		ec.unmarshalInputMetricFormatInput,
 		ec.unmarshalInputMetricOrder,
 		ec.unmarshalInputMultipleOwnersInput,
 		ec.unmarshalInputNotificationSettingsInput,
 		ec.unmarshalInputOwnerPermissionsInput,
+		ec.unmarshalInputPermissionByIDsInput,
 		ec.unmarshalInputPermissionEntryInput,
 		ec.unmarshalInputRemindAtInput,
 		ec.unmarshalInputReportChannelsInput,
 		ec.unmarshalInputReportOptionsInput,
+		ec.unmarshalInputRoleByIDsInput,
 		ec.unmarshalInputRoleFilter,
+		ec.unmarshalInputRoleMappingByIDsInput,
 		ec.unmarshalInputRoleOrder,
+		ec.unmarshalInputSessionByIDsInput,
 		ec.unmarshalInputSessionFilter,
 		ec.unmarshalInputSessionOrder,
 		ec.unmarshalInputSessionSettingsInput,
 		ec.unmarshalInputStringFilter,
 		ec.unmarshalInputStringListFilter,
+		ec.unmarshalInputTagByIDsInput,
+		ec.unmarshalInputTagDetailByIDsInput,
 		ec.unmarshalInputTagFilter,
 		ec.unmarshalInputTagInput,
 		ec.unmarshalInputTagOrder,
+		ec.unmarshalInputTaskByIDsInput,
 		ec.unmarshalInputTaskFilter,
 		ec.unmarshalInputTaskOrder,
+		ec.unmarshalInputTeamByIDsInput,
 		ec.unmarshalInputTeamFilter,
 		ec.unmarshalInputTeamOrder,
 		ec.unmarshalInputUpdateAccountInput,
@@ -7737,8 +8109,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateTaskInput,
 		ec.unmarshalInputUpdateTeamInput,
 		ec.unmarshalInputUpdateUserInput,
+		ec.unmarshalInputUserByIDsInput,
 		ec.unmarshalInputUserFilter,
 		ec.unmarshalInputUserOrder,
+		ec.unmarshalInputUserRoleByIDsInput,
 	)
 	first := true
 
@@ -7830,7 +8204,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/badges.graphqls" "schema/blobs.graphqls" "schema/content.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/subscription.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
+//go:embed "schema/badges.graphqls" "schema/blobs.graphqls" "schema/content.graphqls" "schema/federation.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/subscription.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7845,6 +8219,7 @@ var sources = []*ast.Source{
 	{Name: "schema/badges.graphqls", Input: sourceData("schema/badges.graphqls"), BuiltIn: false},
 	{Name: "schema/blobs.graphqls", Input: sourceData("schema/blobs.graphqls"), BuiltIn: false},
 	{Name: "schema/content.graphqls", Input: sourceData("schema/content.graphqls"), BuiltIn: false},
+	{Name: "schema/federation.graphqls", Input: sourceData("schema/federation.graphqls"), BuiltIn: false},
 	{Name: "schema/mutation.graphqls", Input: sourceData("schema/mutation.graphqls"), BuiltIn: false},
 	{Name: "schema/org.graphqls", Input: sourceData("schema/org.graphqls"), BuiltIn: false},
 	{Name: "schema/query.graphqls", Input: sourceData("schema/query.graphqls"), BuiltIn: false},
@@ -7853,6 +8228,195 @@ var sources = []*ast.Source{
 	{Name: "schema/tokens.graphqls", Input: sourceData("schema/tokens.graphqls"), BuiltIn: false},
 	{Name: "schema/types.graphqls", Input: sourceData("schema/types.graphqls"), BuiltIn: false},
 	{Name: "schema/zz_filters.graphqls", Input: sourceData("schema/zz_filters.graphqls"), BuiltIn: false},
+	{Name: "../federation/directives.graphql", Input: `
+	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
+	directive @composeDirective(name: String!) repeatable on SCHEMA
+	directive @extends on OBJECT | INTERFACE
+	directive @external on OBJECT | FIELD_DEFINITION
+	directive @key(fields: FieldSet!, resolvable: Boolean = true) repeatable on OBJECT | INTERFACE
+	directive @inaccessible on
+	  | ARGUMENT_DEFINITION
+	  | ENUM
+	  | ENUM_VALUE
+	  | FIELD_DEFINITION
+	  | INPUT_FIELD_DEFINITION
+	  | INPUT_OBJECT
+	  | INTERFACE
+	  | OBJECT
+	  | SCALAR
+	  | UNION
+	directive @interfaceObject on OBJECT
+	directive @link(import: [String!], url: String!) repeatable on SCHEMA
+	directive @override(from: String!, label: String) on FIELD_DEFINITION
+	directive @policy(policies: [[federation__Policy!]!]!) on
+	  | FIELD_DEFINITION
+	  | OBJECT
+	  | INTERFACE
+	  | SCALAR
+	  | ENUM
+	directive @provides(fields: FieldSet!) on FIELD_DEFINITION
+	directive @requires(fields: FieldSet!) on FIELD_DEFINITION
+	directive @requiresScopes(scopes: [[federation__Scope!]!]!) on
+	  | FIELD_DEFINITION
+	  | OBJECT
+	  | INTERFACE
+	  | SCALAR
+	  | ENUM
+	directive @shareable repeatable on FIELD_DEFINITION | OBJECT
+	directive @computedRequires on FIELD_DEFINITION
+	directive @tag(name: String!) repeatable on
+	  | ARGUMENT_DEFINITION
+	  | ENUM
+	  | ENUM_VALUE
+	  | FIELD_DEFINITION
+	  | INPUT_FIELD_DEFINITION
+	  | INPUT_OBJECT
+	  | INTERFACE
+	  | OBJECT
+	  | SCALAR
+	  | UNION
+	scalar _Any
+	scalar FieldSet
+	scalar federation__Policy
+	scalar federation__Scope
+`, BuiltIn: true},
+	{Name: "../federation/entity.graphql", Input: `
+# a union of all types that use the @key directive
+union _Entity = Account | Announcement | ApiToken | AssignedBadge | Badge | CheckIn | Dashboard | DashboardParameter | Employee | Goal | Kpi | KpiGroup | List | Metric | Permission | Role | RoleMapping | Session | Tag | TagDetail | Task | Team | User | UserRole
+
+input AccountByIDsInput {
+	ID: ID!
+}
+
+input AnnouncementByIDsInput {
+	ID: ID!
+}
+
+input ApiTokenByIDsInput {
+	ID: ID!
+}
+
+input AssignedBadgeByIDsInput {
+	ID: ID!
+}
+
+input BadgeByIDsInput {
+	ID: ID!
+}
+
+input CheckInByIDsInput {
+	ID: ID!
+}
+
+input DashboardByIDsInput {
+	ID: ID!
+}
+
+input DashboardParameterByIDsInput {
+	ID: ID!
+}
+
+input EmployeeByIDsInput {
+	ID: ID!
+}
+
+input GoalByIDsInput {
+	ID: ID!
+}
+
+input KpiByIDsInput {
+	ID: ID!
+}
+
+input KpiGroupByIDsInput {
+	ID: ID!
+}
+
+input ListByIDsInput {
+	ID: ID!
+}
+
+input MetricByIDsInput {
+	ID: ID!
+}
+
+input PermissionByIDsInput {
+	ID: ID!
+}
+
+input RoleByIDsInput {
+	ID: ID!
+}
+
+input RoleMappingByIDsInput {
+	ID: ID!
+}
+
+input SessionByIDsInput {
+	ID: ID!
+}
+
+input TagByIDsInput {
+	ID: ID!
+}
+
+input TagDetailByIDsInput {
+	ID: ID!
+}
+
+input TaskByIDsInput {
+	ID: ID!
+}
+
+input TeamByIDsInput {
+	ID: ID!
+}
+
+input UserByIDsInput {
+	ID: ID!
+}
+
+input UserRoleByIDsInput {
+	ID: ID!
+}
+
+# fake type to build resolver interfaces for users to implement
+type Entity {
+	findManyAccountByIDs(reps: [AccountByIDsInput]!): [Account]
+	findManyAnnouncementByIDs(reps: [AnnouncementByIDsInput]!): [Announcement]
+	findManyApiTokenByIDs(reps: [ApiTokenByIDsInput]!): [ApiToken]
+	findManyAssignedBadgeByIDs(reps: [AssignedBadgeByIDsInput]!): [AssignedBadge]
+	findManyBadgeByIDs(reps: [BadgeByIDsInput]!): [Badge]
+	findManyCheckInByIDs(reps: [CheckInByIDsInput]!): [CheckIn]
+	findManyDashboardByIDs(reps: [DashboardByIDsInput]!): [Dashboard]
+	findManyDashboardParameterByIDs(reps: [DashboardParameterByIDsInput]!): [DashboardParameter]
+	findManyEmployeeByIDs(reps: [EmployeeByIDsInput]!): [Employee]
+	findManyGoalByIDs(reps: [GoalByIDsInput]!): [Goal]
+	findManyKpiByIDs(reps: [KpiByIDsInput]!): [Kpi]
+	findManyKpiGroupByIDs(reps: [KpiGroupByIDsInput]!): [KpiGroup]
+	findManyListByIDs(reps: [ListByIDsInput]!): [List]
+	findManyMetricByIDs(reps: [MetricByIDsInput]!): [Metric]
+	findManyPermissionByIDs(reps: [PermissionByIDsInput]!): [Permission]
+	findManyRoleByIDs(reps: [RoleByIDsInput]!): [Role]
+	findManyRoleMappingByIDs(reps: [RoleMappingByIDsInput]!): [RoleMapping]
+	findManySessionByIDs(reps: [SessionByIDsInput]!): [Session]
+	findManyTagByIDs(reps: [TagByIDsInput]!): [Tag]
+	findManyTagDetailByIDs(reps: [TagDetailByIDsInput]!): [TagDetail]
+	findManyTaskByIDs(reps: [TaskByIDsInput]!): [Task]
+	findManyTeamByIDs(reps: [TeamByIDsInput]!): [Team]
+	findManyUserByIDs(reps: [UserByIDsInput]!): [User]
+	findManyUserRoleByIDs(reps: [UserRoleByIDsInput]!): [UserRole]
+}
+
+type _Service {
+  sdl: String
+}
+
+extend type Query {
+  _entities(representations: [_Any!]!): [_Entity]!
+  _service: _Service!
+}
+`, BuiltIn: true},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -10068,6 +10632,14 @@ func (ec *executionContext) childFields_WorkflowReview(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowReview", field.Name)
 }
 
+func (ec *executionContext) childFields__Service(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sdl":
+		return ec.fieldContext__Service_sdl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type _Service", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -10183,6 +10755,342 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Entity_findManyAccountByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.AccountByIDsInput, error) {
+			return ec.unmarshalNAccountByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAccountByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyAnnouncementByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.AnnouncementByIDsInput, error) {
+			return ec.unmarshalNAnnouncementByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAnnouncementByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyApiTokenByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.APITokenByIDsInput, error) {
+			return ec.unmarshalNApiTokenByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAPITokenByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyAssignedBadgeByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.AssignedBadgeByIDsInput, error) {
+			return ec.unmarshalNAssignedBadgeByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAssignedBadgeByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyBadgeByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.BadgeByIDsInput, error) {
+			return ec.unmarshalNBadgeByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyCheckInByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.CheckInByIDsInput, error) {
+			return ec.unmarshalNCheckInByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyDashboardByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.DashboardByIDsInput, error) {
+			return ec.unmarshalNDashboardByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyDashboardParameterByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.DashboardParameterByIDsInput, error) {
+			return ec.unmarshalNDashboardParameterByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardParameterByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyEmployeeByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.EmployeeByIDsInput, error) {
+			return ec.unmarshalNEmployeeByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐEmployeeByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyGoalByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.GoalByIDsInput, error) {
+			return ec.unmarshalNGoalByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyKpiByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.KpiByIDsInput, error) {
+			return ec.unmarshalNKpiByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyKpiGroupByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.KpiGroupByIDsInput, error) {
+			return ec.unmarshalNKpiGroupByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiGroupByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyListByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.ListByIDsInput, error) {
+			return ec.unmarshalNListByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐListByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyMetricByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.MetricByIDsInput, error) {
+			return ec.unmarshalNMetricByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyPermissionByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.PermissionByIDsInput, error) {
+			return ec.unmarshalNPermissionByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐPermissionByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyRoleByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.RoleByIDsInput, error) {
+			return ec.unmarshalNRoleByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyRoleMappingByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.RoleMappingByIDsInput, error) {
+			return ec.unmarshalNRoleMappingByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMappingByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManySessionByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.SessionByIDsInput, error) {
+			return ec.unmarshalNSessionByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐSessionByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyTagByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.TagByIDsInput, error) {
+			return ec.unmarshalNTagByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyTagDetailByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.TagDetailByIDsInput, error) {
+			return ec.unmarshalNTagDetailByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDetailByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyTaskByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.TaskByIDsInput, error) {
+			return ec.unmarshalNTaskByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyTeamByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.TeamByIDsInput, error) {
+			return ec.unmarshalNTeamByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTeamByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyUserByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.UserByIDsInput, error) {
+			return ec.unmarshalNUserByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Entity_findManyUserRoleByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.UserRoleByIDsInput, error) {
+			return ec.unmarshalNUserRoleByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserRoleByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Goal_childrenConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -11761,6 +12669,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query__entities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "representations",
+		func(ctx context.Context, v any) ([]map[string]any, error) {
+			return ec.unmarshalN_Any2ᚕmapᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["representations"] = arg0
 	return args, nil
 }
 
@@ -19307,6 +20229,1062 @@ func (ec *executionContext) fieldContext_EmployeeEdge_node(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Employee(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyAccountByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyAccountByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyAccountByIDs(ctx, fc.Args["reps"].([]*model.AccountByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Account) graphql.Marshaler {
+			return ec.marshalOAccount2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyAccountByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Account(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyAccountByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyAnnouncementByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyAnnouncementByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyAnnouncementByIDs(ctx, fc.Args["reps"].([]*model.AnnouncementByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Announcement) graphql.Marshaler {
+			return ec.marshalOAnnouncement2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAnnouncement(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyAnnouncementByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Announcement(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyAnnouncementByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyApiTokenByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyApiTokenByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyAPITokenByIDs(ctx, fc.Args["reps"].([]*model.APITokenByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Token) graphql.Marshaler {
+			return ec.marshalOApiToken2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyApiTokenByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyApiTokenByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyAssignedBadgeByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyAssignedBadgeByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyAssignedBadgeByIDs(ctx, fc.Args["reps"].([]*model.AssignedBadgeByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.AssignedBadge) graphql.Marshaler {
+			return ec.marshalOAssignedBadge2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignedBadge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyAssignedBadgeByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AssignedBadge(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyAssignedBadgeByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyBadgeByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyBadgeByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyBadgeByIDs(ctx, fc.Args["reps"].([]*model.BadgeByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Badge) graphql.Marshaler {
+			return ec.marshalOBadge2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyBadgeByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Badge(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyBadgeByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyCheckInByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyCheckInByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyCheckInByIDs(ctx, fc.Args["reps"].([]*model.CheckInByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.CheckIn) graphql.Marshaler {
+			return ec.marshalOCheckIn2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckIn(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyCheckInByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckIn(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyCheckInByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyDashboardByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyDashboardByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyDashboardByIDs(ctx, fc.Args["reps"].([]*model.DashboardByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Dashboard) graphql.Marshaler {
+			return ec.marshalODashboard2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboard(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyDashboardByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dashboard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyDashboardByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyDashboardParameterByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyDashboardParameterByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyDashboardParameterByIDs(ctx, fc.Args["reps"].([]*model.DashboardParameterByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.DashboardParameter) graphql.Marshaler {
+			return ec.marshalODashboardParameter2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameter(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyDashboardParameterByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardParameter(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyDashboardParameterByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyEmployeeByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyEmployeeByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyEmployeeByIDs(ctx, fc.Args["reps"].([]*model.EmployeeByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Employee) graphql.Marshaler {
+			return ec.marshalOEmployee2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEmployee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyEmployeeByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Employee(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyEmployeeByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyGoalByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyGoalByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyGoalByIDs(ctx, fc.Args["reps"].([]*model.GoalByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Goal) graphql.Marshaler {
+			return ec.marshalOGoal2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyGoalByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Goal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyGoalByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyKpiByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyKpiByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyKpiByIDs(ctx, fc.Args["reps"].([]*model.KpiByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.KPI) graphql.Marshaler {
+			return ec.marshalOKpi2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPI(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyKpiByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Kpi(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyKpiByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyKpiGroupByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyKpiGroupByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyKpiGroupByIDs(ctx, fc.Args["reps"].([]*model.KpiGroupByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.KPIGroup) graphql.Marshaler {
+			return ec.marshalOKpiGroup2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyKpiGroupByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KpiGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyKpiGroupByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyListByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyListByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyListByIDs(ctx, fc.Args["reps"].([]*model.ListByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.List) graphql.Marshaler {
+			return ec.marshalOList2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyListByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_List(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyListByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyMetricByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyMetricByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyMetricByIDs(ctx, fc.Args["reps"].([]*model.MetricByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Metric) graphql.Marshaler {
+			return ec.marshalOMetric2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetric(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyMetricByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Metric(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyMetricByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyPermissionByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyPermissionByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyPermissionByIDs(ctx, fc.Args["reps"].([]*model.PermissionByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Permission) graphql.Marshaler {
+			return ec.marshalOPermission2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermission(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyPermissionByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Permission(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyPermissionByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyRoleByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyRoleByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyRoleByIDs(ctx, fc.Args["reps"].([]*model.RoleByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Role) graphql.Marshaler {
+			return ec.marshalORole2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyRoleByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Role(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyRoleByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyRoleMappingByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyRoleMappingByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyRoleMappingByIDs(ctx, fc.Args["reps"].([]*model.RoleMappingByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RoleMapping) graphql.Marshaler {
+			return ec.marshalORoleMapping2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyRoleMappingByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoleMapping(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyRoleMappingByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManySessionByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManySessionByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManySessionByIDs(ctx, fc.Args["reps"].([]*model.SessionByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManySessionByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManySessionByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyTagByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyTagByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyTagByIDs(ctx, fc.Args["reps"].([]*model.TagByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Tag) graphql.Marshaler {
+			return ec.marshalOTag2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTag(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyTagByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Tag(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyTagByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyTagDetailByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyTagDetailByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyTagDetailByIDs(ctx, fc.Args["reps"].([]*model.TagDetailByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.TagDetail) graphql.Marshaler {
+			return ec.marshalOTagDetail2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagDetail(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyTagDetailByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TagDetail(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyTagDetailByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyTaskByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyTaskByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyTaskByIDs(ctx, fc.Args["reps"].([]*model.TaskByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Task) graphql.Marshaler {
+			return ec.marshalOTask2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTask(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyTaskByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyTaskByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyTeamByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyTeamByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyTeamByIDs(ctx, fc.Args["reps"].([]*model.TeamByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyTeamByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyTeamByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyUserByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyUserByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyUserByIDs(ctx, fc.Args["reps"].([]*model.UserByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyUserByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyUserByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyUserRoleByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyUserRoleByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyUserRoleByIDs(ctx, fc.Args["reps"].([]*model.UserRoleByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.UserRole) graphql.Marshaler {
+			return ec.marshalOUserRole2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserRole(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyUserRoleByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserRole(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyUserRoleByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -31510,6 +33488,82 @@ func (ec *executionContext) fieldContext_Query_myTokens(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query__entities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.__resolve_entities(ctx, fc.Args["representations"].([]map[string]any)), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []fedruntime.Entity) graphql.Marshaler {
+			return ec.marshalN_Entity2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query__entities(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type _Entity does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query__entities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query__service(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query__service(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.__resolve__service(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v fedruntime.Service) graphql.Marshaler {
+			return ec.marshalN_Service2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐService(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query__service(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields__Service(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -37827,6 +39881,29 @@ func (ec *executionContext) fieldContext_WorkflowReview_review(_ context.Context
 	return graphql.NewScalarFieldContext("WorkflowReview", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) __Service_sdl(ctx context.Context, field graphql.CollectedField, obj *fedruntime.Service) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext__Service_sdl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SDL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext__Service_sdl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("_Service", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -38930,6 +41007,66 @@ func (ec *executionContext) unmarshalInputAccessInput(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAccountByIDsInput(ctx context.Context, obj any) (model.AccountByIDsInput, error) {
+	var it model.AccountByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAnnouncementByIDsInput(ctx context.Context, obj any) (model.AnnouncementByIDsInput, error) {
+	var it model.AnnouncementByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAnnouncementFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -39072,6 +41209,36 @@ func (ec *executionContext) unmarshalInputAnnouncementOrder(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputApiTokenByIDsInput(ctx context.Context, obj any) (model.APITokenByIDsInput, error) {
+	var it model.APITokenByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAssignBadgeInput(ctx context.Context, obj any) (upstream.AssignBadgeInput, error) {
 	var it upstream.AssignBadgeInput
 	if obj == nil {
@@ -39132,6 +41299,36 @@ func (ec *executionContext) unmarshalInputAssignBadgeInput(ctx context.Context, 
 				return it, err
 			}
 			it.Notify = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAssignedBadgeByIDsInput(ctx context.Context, obj any) (model.AssignedBadgeByIDsInput, error) {
+	var it model.AssignedBadgeByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -39295,6 +41492,36 @@ func (ec *executionContext) unmarshalInputAssignedBadgeOrder(ctx context.Context
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBadgeByIDsInput(ctx context.Context, obj any) (model.BadgeByIDsInput, error) {
+	var it model.BadgeByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -39468,6 +41695,36 @@ func (ec *executionContext) unmarshalInputBooleanFilter(ctx context.Context, obj
 				return it, err
 			}
 			it["exists"] = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCheckInByIDsInput(ctx context.Context, obj any) (model.CheckInByIDsInput, error) {
+	var it model.CheckInByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -40879,6 +43136,36 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDashboardByIDsInput(ctx context.Context, obj any) (model.DashboardByIDsInput, error) {
+	var it model.DashboardByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDashboardFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -41065,6 +43352,36 @@ func (ec *executionContext) unmarshalInputDashboardOrder(ctx context.Context, ob
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDashboardParameterByIDsInput(ctx context.Context, obj any) (model.DashboardParameterByIDsInput, error) {
+	var it model.DashboardParameterByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -41567,6 +43884,36 @@ func (ec *executionContext) unmarshalInputDeadlineInput(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputEmployeeByIDsInput(ctx context.Context, obj any) (model.EmployeeByIDsInput, error) {
+	var it model.EmployeeByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputEmployeeFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -41784,6 +44131,36 @@ func (ec *executionContext) unmarshalInputFloatFilter(ctx context.Context, obj a
 				return it, err
 			}
 			it["exists"] = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGoalByIDsInput(ctx context.Context, obj any) (model.GoalByIDsInput, error) {
+	var it model.GoalByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -42301,6 +44678,36 @@ func (ec *executionContext) unmarshalInputIntFilter(ctx context.Context, obj any
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputKpiByIDsInput(ctx context.Context, obj any) (model.KpiByIDsInput, error) {
+	var it model.KpiByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputKpiFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -42397,6 +44804,36 @@ func (ec *executionContext) unmarshalInputKpiFilter(ctx context.Context, obj any
 				return it, err
 			}
 			it["dateUpdated"] = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputKpiGroupByIDsInput(ctx context.Context, obj any) (model.KpiGroupByIDsInput, error) {
+	var it model.KpiGroupByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -42566,6 +45003,36 @@ func (ec *executionContext) unmarshalInputKpiOrder(ctx context.Context, obj any)
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputListByIDsInput(ctx context.Context, obj any) (model.ListByIDsInput, error) {
+	var it model.ListByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -42812,6 +45279,36 @@ func (ec *executionContext) unmarshalInputListOrder(ctx context.Context, obj any
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMetricByIDsInput(ctx context.Context, obj any) (model.MetricByIDsInput, error) {
+	var it model.MetricByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -43352,6 +45849,36 @@ func (ec *executionContext) unmarshalInputOwnerPermissionsInput(ctx context.Cont
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputPermissionByIDsInput(ctx context.Context, obj any) (model.PermissionByIDsInput, error) {
+	var it model.PermissionByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPermissionEntryInput(ctx context.Context, obj any) (model.PermissionEntryInput, error) {
 	var it model.PermissionEntryInput
 	if obj == nil {
@@ -43549,6 +46076,36 @@ func (ec *executionContext) unmarshalInputReportOptionsInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRoleByIDsInput(ctx context.Context, obj any) (model.RoleByIDsInput, error) {
+	var it model.RoleByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputRoleFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -43629,6 +46186,36 @@ func (ec *executionContext) unmarshalInputRoleFilter(ctx context.Context, obj an
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRoleMappingByIDsInput(ctx context.Context, obj any) (model.RoleMappingByIDsInput, error) {
+	var it model.RoleMappingByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputRoleOrder(ctx context.Context, obj any) (model.Order, error) {
 	var it model.Order
 	if obj == nil {
@@ -43665,6 +46252,36 @@ func (ec *executionContext) unmarshalInputRoleOrder(ctx context.Context, obj any
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSessionByIDsInput(ctx context.Context, obj any) (model.SessionByIDsInput, error) {
+	var it model.SessionByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -44065,6 +46682,66 @@ func (ec *executionContext) unmarshalInputStringListFilter(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputTagByIDsInput(ctx context.Context, obj any) (model.TagByIDsInput, error) {
+	var it model.TagByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTagDetailByIDsInput(ctx context.Context, obj any) (model.TagDetailByIDsInput, error) {
+	var it model.TagDetailByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTagFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -44232,6 +46909,36 @@ func (ec *executionContext) unmarshalInputTagOrder(ctx context.Context, obj any)
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTaskByIDsInput(ctx context.Context, obj any) (model.TaskByIDsInput, error) {
+	var it model.TaskByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -44458,6 +47165,36 @@ func (ec *executionContext) unmarshalInputTaskOrder(ctx context.Context, obj any
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTeamByIDsInput(ctx context.Context, obj any) (model.TeamByIDsInput, error) {
+	var it model.TeamByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -45612,6 +48349,36 @@ func (ec *executionContext) unmarshalInputUpdateUserInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUserByIDsInput(ctx context.Context, obj any) (model.UserByIDsInput, error) {
+	var it model.UserByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUserFilter(ctx context.Context, obj any) (map[string]any, error) {
 	var it map[string]any
 	if obj == nil {
@@ -45847,6 +48614,36 @@ func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any
 				return it, err
 			}
 			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUserRoleByIDsInput(ctx context.Context, obj any) (model.UserRoleByIDsInput, error) {
+	var it model.UserRoleByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		}
 	}
 	return it, nil
@@ -46091,6 +48888,187 @@ func (ec *executionContext) _TaskParent(ctx context.Context, sel ast.SelectionSe
 	}
 }
 
+func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, obj fedruntime.Entity) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case upstream.User:
+		return ec._User(ctx, sel, &obj)
+	case *upstream.User:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._User(ctx, sel, obj)
+	case upstream.Team:
+		return ec._Team(ctx, sel, &obj)
+	case *upstream.Team:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Team(ctx, sel, obj)
+	case upstream.UserRole:
+		return ec._UserRole(ctx, sel, &obj)
+	case *upstream.UserRole:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._UserRole(ctx, sel, obj)
+	case upstream.Task:
+		return ec._Task(ctx, sel, &obj)
+	case *upstream.Task:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Task(ctx, sel, obj)
+	case upstream.TagDetail:
+		return ec._TagDetail(ctx, sel, &obj)
+	case *upstream.TagDetail:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TagDetail(ctx, sel, obj)
+	case upstream.Tag:
+		return ec._Tag(ctx, sel, &obj)
+	case *upstream.Tag:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Tag(ctx, sel, obj)
+	case upstream.Session:
+		return ec._Session(ctx, sel, &obj)
+	case *upstream.Session:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Session(ctx, sel, obj)
+	case model.RoleMapping:
+		return ec._RoleMapping(ctx, sel, &obj)
+	case *model.RoleMapping:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RoleMapping(ctx, sel, obj)
+	case upstream.Role:
+		return ec._Role(ctx, sel, &obj)
+	case *upstream.Role:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Role(ctx, sel, obj)
+	case upstream.Permission:
+		return ec._Permission(ctx, sel, &obj)
+	case *upstream.Permission:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Permission(ctx, sel, obj)
+	case upstream.Metric:
+		return ec._Metric(ctx, sel, &obj)
+	case *upstream.Metric:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Metric(ctx, sel, obj)
+	case upstream.List:
+		return ec._List(ctx, sel, &obj)
+	case *upstream.List:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._List(ctx, sel, obj)
+	case upstream.KPIGroup:
+		return ec._KpiGroup(ctx, sel, &obj)
+	case *upstream.KPIGroup:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._KpiGroup(ctx, sel, obj)
+	case upstream.KPI:
+		return ec._Kpi(ctx, sel, &obj)
+	case *upstream.KPI:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Kpi(ctx, sel, obj)
+	case upstream.Goal:
+		return ec._Goal(ctx, sel, &obj)
+	case *upstream.Goal:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Goal(ctx, sel, obj)
+	case upstream.Employee:
+		return ec._Employee(ctx, sel, &obj)
+	case *upstream.Employee:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Employee(ctx, sel, obj)
+	case upstream.DashboardParameter:
+		return ec._DashboardParameter(ctx, sel, &obj)
+	case *upstream.DashboardParameter:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DashboardParameter(ctx, sel, obj)
+	case upstream.Dashboard:
+		return ec._Dashboard(ctx, sel, &obj)
+	case *upstream.Dashboard:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Dashboard(ctx, sel, obj)
+	case upstream.CheckIn:
+		return ec._CheckIn(ctx, sel, &obj)
+	case *upstream.CheckIn:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CheckIn(ctx, sel, obj)
+	case upstream.Badge:
+		return ec._Badge(ctx, sel, &obj)
+	case *upstream.Badge:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Badge(ctx, sel, obj)
+	case upstream.AssignedBadge:
+		return ec._AssignedBadge(ctx, sel, &obj)
+	case *upstream.AssignedBadge:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AssignedBadge(ctx, sel, obj)
+	case upstream.Token:
+		return ec._ApiToken(ctx, sel, &obj)
+	case *upstream.Token:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ApiToken(ctx, sel, obj)
+	case upstream.Announcement:
+		return ec._Announcement(ctx, sel, &obj)
+	case *upstream.Announcement:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Announcement(ctx, sel, obj)
+	case upstream.Account:
+		return ec._Account(ctx, sel, &obj)
+	case *upstream.Account:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Account(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of _Entity must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
@@ -46143,7 +49121,7 @@ func (ec *executionContext) _Access(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
-var accountImplementors = []string{"Account", "Node"}
+var accountImplementors = []string{"Account", "Node", "_Entity"}
 
 func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *upstream.Account) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
@@ -46420,7 +49398,7 @@ func (ec *executionContext) _ActionDescriptor(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var announcementImplementors = []string{"Announcement", "Node"}
+var announcementImplementors = []string{"Announcement", "Node", "_Entity"}
 
 func (ec *executionContext) _Announcement(ctx context.Context, sel ast.SelectionSet, obj *upstream.Announcement) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, announcementImplementors)
@@ -46637,7 +49615,7 @@ func (ec *executionContext) _AnnouncementEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var apiTokenImplementors = []string{"ApiToken", "Node"}
+var apiTokenImplementors = []string{"ApiToken", "Node", "_Entity"}
 
 func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet, obj *upstream.Token) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
@@ -46786,7 +49764,7 @@ func (ec *executionContext) _ApprovalSettings(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var assignedBadgeImplementors = []string{"AssignedBadge", "Node"}
+var assignedBadgeImplementors = []string{"AssignedBadge", "Node", "_Entity"}
 
 func (ec *executionContext) _AssignedBadge(ctx context.Context, sel ast.SelectionSet, obj *upstream.AssignedBadge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, assignedBadgeImplementors)
@@ -47172,7 +50150,7 @@ func (ec *executionContext) _Assignee(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var badgeImplementors = []string{"Badge", "Node"}
+var badgeImplementors = []string{"Badge", "Node", "_Entity"}
 
 func (ec *executionContext) _Badge(ctx context.Context, sel ast.SelectionSet, obj *upstream.Badge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, badgeImplementors)
@@ -47622,7 +50600,7 @@ func (ec *executionContext) _CadenceStart(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var checkInImplementors = []string{"CheckIn", "Node"}
+var checkInImplementors = []string{"CheckIn", "Node", "_Entity"}
 
 func (ec *executionContext) _CheckIn(ctx context.Context, sel ast.SelectionSet, obj *upstream.CheckIn) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, checkInImplementors)
@@ -48079,7 +51057,7 @@ func (ec *executionContext) _CreatedToken(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var dashboardImplementors = []string{"Dashboard", "Node"}
+var dashboardImplementors = []string{"Dashboard", "Node", "_Entity"}
 
 func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet, obj *upstream.Dashboard) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardImplementors)
@@ -48407,7 +51385,7 @@ func (ec *executionContext) _DashboardEdge(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var dashboardParameterImplementors = []string{"DashboardParameter", "Node"}
+var dashboardParameterImplementors = []string{"DashboardParameter", "Node", "_Entity"}
 
 func (ec *executionContext) _DashboardParameter(ctx context.Context, sel ast.SelectionSet, obj *upstream.DashboardParameter) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardParameterImplementors)
@@ -49066,7 +52044,7 @@ func (ec *executionContext) _EffectivePermissions(ctx context.Context, sel ast.S
 	return out
 }
 
-var employeeImplementors = []string{"Employee", "Node"}
+var employeeImplementors = []string{"Employee", "Node", "_Entity"}
 
 func (ec *executionContext) _Employee(ctx context.Context, sel ast.SelectionSet, obj *upstream.Employee) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, employeeImplementors)
@@ -49473,6 +52451,575 @@ func (ec *executionContext) _EmployeeEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var entityImplementors = []string{"Entity"}
+
+func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entityImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Entity",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Entity")
+		case "findManyAccountByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyAccountByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyAnnouncementByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyAnnouncementByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyApiTokenByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyApiTokenByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyAssignedBadgeByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyAssignedBadgeByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyBadgeByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyBadgeByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyCheckInByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyCheckInByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyDashboardByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyDashboardByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyDashboardParameterByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyDashboardParameterByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyEmployeeByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyEmployeeByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyGoalByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyGoalByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyKpiByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyKpiByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyKpiGroupByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyKpiGroupByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyListByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyListByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyMetricByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyMetricByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyPermissionByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyPermissionByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyRoleByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyRoleByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyRoleMappingByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyRoleMappingByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManySessionByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManySessionByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyTagByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyTagByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyTagDetailByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyTagDetailByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyTaskByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyTaskByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyTeamByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyTeamByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyUserByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyUserByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyUserRoleByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyUserRoleByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var fieldPropertyImplementors = []string{"FieldProperty"}
 
 func (ec *executionContext) _FieldProperty(ctx context.Context, sel ast.SelectionSet, obj *upstream.FieldProperty) graphql.Marshaler {
@@ -49561,7 +53108,7 @@ func (ec *executionContext) _FieldProperty(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var goalImplementors = []string{"Goal", "TaskParent", "Node"}
+var goalImplementors = []string{"Goal", "TaskParent", "Node", "_Entity"}
 
 func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj *upstream.Goal) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, goalImplementors)
@@ -50807,7 +54354,7 @@ func (ec *executionContext) _InsightItem(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var kpiImplementors = []string{"Kpi", "Node"}
+var kpiImplementors = []string{"Kpi", "Node", "_Entity"}
 
 func (ec *executionContext) _Kpi(ctx context.Context, sel ast.SelectionSet, obj *upstream.KPI) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, kpiImplementors)
@@ -51057,7 +54604,7 @@ func (ec *executionContext) _KpiEdge(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
-var kpiGroupImplementors = []string{"KpiGroup", "Node"}
+var kpiGroupImplementors = []string{"KpiGroup", "Node", "_Entity"}
 
 func (ec *executionContext) _KpiGroup(ctx context.Context, sel ast.SelectionSet, obj *upstream.KPIGroup) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, kpiGroupImplementors)
@@ -51388,7 +54935,7 @@ func (ec *executionContext) _LinksExpanded(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var listImplementors = []string{"List", "Node"}
+var listImplementors = []string{"List", "Node", "_Entity"}
 
 func (ec *executionContext) _List(ctx context.Context, sel ast.SelectionSet, obj *upstream.List) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, listImplementors)
@@ -51863,7 +55410,7 @@ func (ec *executionContext) _ListSchema(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var metricImplementors = []string{"Metric", "TaskParent", "Node"}
+var metricImplementors = []string{"Metric", "TaskParent", "Node", "_Entity"}
 
 func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, obj *upstream.Metric) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, metricImplementors)
@@ -53395,7 +56942,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var permissionImplementors = []string{"Permission", "Node"}
+var permissionImplementors = []string{"Permission", "Node", "_Entity"}
 
 func (ec *executionContext) _Permission(ctx context.Context, sel ast.SelectionSet, obj *upstream.Permission) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, permissionImplementors)
@@ -54823,6 +58370,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "_entities":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query__entities(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "_service":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query__service(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -55098,7 +58689,7 @@ func (ec *executionContext) _ReportSummary(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var roleImplementors = []string{"Role", "Node"}
+var roleImplementors = []string{"Role", "Node", "_Entity"}
 
 func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj *upstream.Role) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, roleImplementors)
@@ -55257,7 +58848,7 @@ func (ec *executionContext) _RoleEdge(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var roleMappingImplementors = []string{"RoleMapping", "Node"}
+var roleMappingImplementors = []string{"RoleMapping", "Node", "_Entity"}
 
 func (ec *executionContext) _RoleMapping(ctx context.Context, sel ast.SelectionSet, obj *model.RoleMapping) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, roleMappingImplementors)
@@ -55457,7 +59048,7 @@ func (ec *executionContext) _RoleMapping(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var sessionImplementors = []string{"Session", "Node"}
+var sessionImplementors = []string{"Session", "Node", "_Entity"}
 
 func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, obj *upstream.Session) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, sessionImplementors)
@@ -56195,7 +59786,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 }
 
-var tagImplementors = []string{"Tag", "Node"}
+var tagImplementors = []string{"Tag", "Node", "_Entity"}
 
 func (ec *executionContext) _Tag(ctx context.Context, sel ast.SelectionSet, obj *upstream.Tag) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tagImplementors)
@@ -56382,7 +59973,7 @@ func (ec *executionContext) _TagDashboardPayload(ctx context.Context, sel ast.Se
 	return out
 }
 
-var tagDetailImplementors = []string{"TagDetail", "Node"}
+var tagDetailImplementors = []string{"TagDetail", "Node", "_Entity"}
 
 func (ec *executionContext) _TagDetail(ctx context.Context, sel ast.SelectionSet, obj *upstream.TagDetail) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tagDetailImplementors)
@@ -56794,7 +60385,7 @@ func (ec *executionContext) _TagPayload(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var taskImplementors = []string{"Task", "Node"}
+var taskImplementors = []string{"Task", "Node", "_Entity"}
 
 func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *upstream.Task) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, taskImplementors)
@@ -57268,7 +60859,7 @@ func (ec *executionContext) _TaskSnapshot(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var teamImplementors = []string{"Team", "Node", "Owner"}
+var teamImplementors = []string{"Team", "Node", "Owner", "_Entity"}
 
 func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj *upstream.Team) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, teamImplementors)
@@ -57852,7 +61443,7 @@ func (ec *executionContext) _TrackingProperties(ctx context.Context, sel ast.Sel
 	return out
 }
 
-var userImplementors = []string{"User", "Node", "Owner"}
+var userImplementors = []string{"User", "Node", "Owner", "_Entity"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *upstream.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
@@ -58294,7 +61885,7 @@ func (ec *executionContext) _UserPage(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var userRoleImplementors = []string{"UserRole", "Node"}
+var userRoleImplementors = []string{"UserRole", "Node", "_Entity"}
 
 func (ec *executionContext) _UserRole(ctx context.Context, sel ast.SelectionSet, obj *upstream.UserRole) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userRoleImplementors)
@@ -58481,6 +62072,44 @@ func (ec *executionContext) _WorkflowReview(ctx context.Context, sel ast.Selecti
 		case "review":
 			out.Values[i] = ec._WorkflowReview_review(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var _ServiceImplementors = []string{"_Service"}
+
+func (ec *executionContext) __Service(ctx context.Context, sel ast.SelectionSet, obj *fedruntime.Service) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, _ServiceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("_Service")
+		case "sdl":
+			out.Values[i] = ec.__Service_sdl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -58921,6 +62550,20 @@ func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋokrgateᚋokrgate�
 	return ec._Account(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNAccountByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAccountByIDsInput(ctx context.Context, v any) ([]*model.AccountByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AccountByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOAccountByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAccountByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNAccountSubscription2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSubscription(ctx context.Context, sel ast.SelectionSet, v upstream.Subscription) graphql.Marshaler {
 	return ec._AccountSubscription(ctx, sel, &v)
 }
@@ -58989,6 +62632,20 @@ func (ec *executionContext) marshalNAnnouncement2ᚖgithubᚗcomᚋokrgateᚋokr
 		return graphql.Null
 	}
 	return ec._Announcement(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnnouncementByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAnnouncementByIDsInput(ctx context.Context, v any) ([]*model.AnnouncementByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AnnouncementByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOAnnouncementByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAnnouncementByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNAnnouncementConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAnnouncementConnection(ctx context.Context, sel ast.SelectionSet, v *model.AnnouncementConnection) graphql.Marshaler {
@@ -59077,6 +62734,20 @@ func (ec *executionContext) marshalNApiToken2ᚖgithubᚗcomᚋokrgateᚋokrgate
 	return ec._ApiToken(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNApiTokenByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAPITokenByIDsInput(ctx context.Context, v any) ([]*model.APITokenByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.APITokenByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOApiTokenByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAPITokenByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNApprovalSettings2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐApprovalSettings(ctx context.Context, sel ast.SelectionSet, v upstream.ApprovalSettings) graphql.Marshaler {
 	return ec._ApprovalSettings(ctx, sel, &v)
 }
@@ -59114,6 +62785,20 @@ func (ec *executionContext) marshalNAssignedBadge2ᚖgithubᚗcomᚋokrgateᚋok
 		return graphql.Null
 	}
 	return ec._AssignedBadge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAssignedBadgeByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAssignedBadgeByIDsInput(ctx context.Context, v any) ([]*model.AssignedBadgeByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AssignedBadgeByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOAssignedBadgeByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAssignedBadgeByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNAssignedBadgeConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAssignedBadgeConnection(ctx context.Context, sel ast.SelectionSet, v *model.AssignedBadgeConnection) graphql.Marshaler {
@@ -59220,6 +62905,20 @@ func (ec *executionContext) marshalNBadge2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋ
 		return graphql.Null
 	}
 	return ec._Badge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBadgeByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeByIDsInput(ctx context.Context, v any) ([]*model.BadgeByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.BadgeByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOBadgeByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNBadgeConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeConnection(ctx context.Context, sel ast.SelectionSet, v *model.BadgeConnection) graphql.Marshaler {
@@ -59352,6 +63051,20 @@ func (ec *executionContext) marshalNCheckIn2ᚖgithubᚗcomᚋokrgateᚋokrgate�
 		return graphql.Null
 	}
 	return ec._CheckIn(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCheckInByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInByIDsInput(ctx context.Context, v any) ([]*model.CheckInByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CheckInByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOCheckInByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNCheckInConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInConnection(ctx context.Context, sel ast.SelectionSet, v *model.CheckInConnection) graphql.Marshaler {
@@ -59586,6 +63299,20 @@ func (ec *executionContext) marshalNDashboard2ᚖgithubᚗcomᚋokrgateᚋokrgat
 	return ec._Dashboard(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDashboardByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardByIDsInput(ctx context.Context, v any) ([]*model.DashboardByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.DashboardByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalODashboardByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNDashboardConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardConnection(ctx context.Context, sel ast.SelectionSet, v *model.DashboardConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -59654,6 +63381,20 @@ func (ec *executionContext) marshalNDashboardParameter2ᚖgithubᚗcomᚋokrgate
 		return graphql.Null
 	}
 	return ec._DashboardParameter(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDashboardParameterByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardParameterByIDsInput(ctx context.Context, v any) ([]*model.DashboardParameterByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.DashboardParameterByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalODashboardParameterByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardParameterByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNDashboardParameterConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardParameterConnection(ctx context.Context, sel ast.SelectionSet, v *model.DashboardParameterConnection) graphql.Marshaler {
@@ -59887,6 +63628,20 @@ func (ec *executionContext) marshalNEmployee2ᚖgithubᚗcomᚋokrgateᚋokrgate
 	return ec._Employee(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNEmployeeByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐEmployeeByIDsInput(ctx context.Context, v any) ([]*model.EmployeeByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.EmployeeByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOEmployeeByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐEmployeeByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNEmployeeConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐEmployeeConnection(ctx context.Context, sel ast.SelectionSet, v *model.EmployeeConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -59963,6 +63718,22 @@ func (ec *executionContext) marshalNFieldProperty2ᚕgithubᚗcomᚋokrgateᚋok
 	return ret
 }
 
+func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFieldSet2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
 	res, err := model.UnmarshalFloat(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -60029,6 +63800,20 @@ func (ec *executionContext) marshalNGoal2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋu
 		return graphql.Null
 	}
 	return ec._Goal(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGoalByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalByIDsInput(ctx context.Context, v any) ([]*model.GoalByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.GoalByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOGoalByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNGoalConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalConnection(ctx context.Context, sel ast.SelectionSet, v *model.GoalConnection) graphql.Marshaler {
@@ -60269,6 +64054,20 @@ func (ec *executionContext) marshalNKpi2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋup
 	return ec._Kpi(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNKpiByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiByIDsInput(ctx context.Context, v any) ([]*model.KpiByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.KpiByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOKpiByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNKpiConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiConnection(ctx context.Context, sel ast.SelectionSet, v *model.KpiConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -60332,6 +64131,20 @@ func (ec *executionContext) marshalNKpiGroup2ᚖgithubᚗcomᚋokrgateᚋokrgate
 		return graphql.Null
 	}
 	return ec._KpiGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNKpiGroupByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiGroupByIDsInput(ctx context.Context, v any) ([]*model.KpiGroupByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.KpiGroupByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOKpiGroupByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiGroupByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNKpiGroupConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiGroupConnection(ctx context.Context, sel ast.SelectionSet, v *model.KpiGroupConnection) graphql.Marshaler {
@@ -60443,6 +64256,20 @@ func (ec *executionContext) marshalNList2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋu
 		return graphql.Null
 	}
 	return ec._List(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNListByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐListByIDsInput(ctx context.Context, v any) ([]*model.ListByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ListByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOListByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐListByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNListColumn2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListColumn(ctx context.Context, sel ast.SelectionSet, v upstream.ListColumn) graphql.Marshaler {
@@ -60564,6 +64391,20 @@ func (ec *executionContext) marshalNMetric2ᚖgithubᚗcomᚋokrgateᚋokrgate�
 		return graphql.Null
 	}
 	return ec._Metric(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMetricByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricByIDsInput(ctx context.Context, v any) ([]*model.MetricByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.MetricByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOMetricByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNMetricConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricConnection(ctx context.Context, sel ast.SelectionSet, v *model.MetricConnection) graphql.Marshaler {
@@ -60721,6 +64562,20 @@ func (ec *executionContext) marshalNPermission2ᚖgithubᚗcomᚋokrgateᚋokrga
 	return ec._Permission(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNPermissionByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐPermissionByIDsInput(ctx context.Context, v any) ([]*model.PermissionByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.PermissionByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOPermissionByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐPermissionByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNPermissionEntry2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermissionEntry(ctx context.Context, sel ast.SelectionSet, v upstream.PermissionEntry) graphql.Marshaler {
 	return ec._PermissionEntry(ctx, sel, &v)
 }
@@ -60838,6 +64693,20 @@ func (ec *executionContext) marshalNRole2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋu
 	return ec._Role(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRoleByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleByIDsInput(ctx context.Context, v any) ([]*model.RoleByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.RoleByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalORoleByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNRoleConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleConnection(ctx context.Context, sel ast.SelectionSet, v *model.RoleConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -60903,6 +64772,20 @@ func (ec *executionContext) marshalNRoleMapping2ᚖgithubᚗcomᚋokrgateᚋokrg
 	return ec._RoleMapping(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRoleMappingByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMappingByIDsInput(ctx context.Context, v any) ([]*model.RoleMappingByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.RoleMappingByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalORoleMappingByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMappingByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalNRoleOrder2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrder(ctx context.Context, v any) (model.Order, error) {
 	res, err := ec.unmarshalInputRoleOrder(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -60952,6 +64835,20 @@ func (ec *executionContext) marshalNSession2ᚖgithubᚗcomᚋokrgateᚋokrgate�
 		return graphql.Null
 	}
 	return ec._Session(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSessionByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐSessionByIDsInput(ctx context.Context, v any) ([]*model.SessionByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.SessionByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOSessionByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐSessionByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNSessionConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐSessionConnection(ctx context.Context, sel ast.SelectionSet, v *model.SessionConnection) graphql.Marshaler {
@@ -61129,6 +65026,20 @@ func (ec *executionContext) marshalNTag2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋup
 	return ec._Tag(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNTagByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagByIDsInput(ctx context.Context, v any) ([]*model.TagByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TagByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOTagByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNTagDashboardPayload2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDashboardPayload(ctx context.Context, sel ast.SelectionSet, v *model.TagDashboardPayload) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -61167,6 +65078,20 @@ func (ec *executionContext) marshalNTagDetail2ᚖgithubᚗcomᚋokrgateᚋokrgat
 		return graphql.Null
 	}
 	return ec._TagDetail(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTagDetailByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDetailByIDsInput(ctx context.Context, v any) ([]*model.TagDetailByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TagDetailByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOTagDetailByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDetailByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNTagDetailConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDetailConnection(ctx context.Context, sel ast.SelectionSet, v *model.TagDetailConnection) graphql.Marshaler {
@@ -61280,6 +65205,20 @@ func (ec *executionContext) marshalNTask2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋu
 	return ec._Task(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNTaskByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskByIDsInput(ctx context.Context, v any) ([]*model.TaskByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TaskByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOTaskByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNTaskConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskConnection(ctx context.Context, sel ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -61384,6 +65323,20 @@ func (ec *executionContext) marshalNTeam2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋu
 		return graphql.Null
 	}
 	return ec._Team(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTeamByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTeamByIDsInput(ctx context.Context, v any) ([]*model.TeamByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TeamByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOTeamByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTeamByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalNTeamConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTeamConnection(ctx context.Context, sel ast.SelectionSet, v *model.TeamConnection) graphql.Marshaler {
@@ -61576,6 +65529,20 @@ func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋu
 	return ec._User(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNUserByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserByIDsInput(ctx context.Context, v any) ([]*model.UserByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.UserByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOUserByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNUserConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserConnection(ctx context.Context, sel ast.SelectionSet, v *model.UserConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -61646,6 +65613,20 @@ func (ec *executionContext) marshalNUserRole2ᚕgithubᚗcomᚋokrgateᚋokrgate
 	return ret
 }
 
+func (ec *executionContext) unmarshalNUserRoleByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserRoleByIDsInput(ctx context.Context, v any) ([]*model.UserRoleByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.UserRoleByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOUserRoleByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserRoleByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalNUserSortField2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -61690,6 +65671,71 @@ func (ec *executionContext) marshalNWorkflowReview2ᚕgithubᚗcomᚋokrgateᚋo
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalN_Any2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := graphql.UnmarshalMap(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalN_Any2map(ctx context.Context, sel ast.SelectionSet, v map[string]any) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalMap(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalN_Any2ᚕmapᚄ(ctx context.Context, v any) ([]map[string]any, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]map[string]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalN_Any2map(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalN_Any2ᚕmapᚄ(ctx context.Context, sel ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalN_Any2map(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalN_Entity2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v []fedruntime.Entity) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalN_Service2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐService(ctx context.Context, sel ast.SelectionSet, v fedruntime.Service) graphql.Marshaler {
+	return ec.__Service(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -61832,6 +65878,154 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalNfederation__Policy2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNfederation__Policy2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNfederation__Policy2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Policy2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Policy2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Policy2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Policy2ᚕᚕstringᚄ(ctx context.Context, v any) ([][]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Policy2ᚕstringᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Policy2ᚕᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v [][]string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Policy2ᚕstringᚄ(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNfederation__Scope2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Scope2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Scope2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Scope2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNfederation__Scope2ᚕᚕstringᚄ(ctx context.Context, v any) ([][]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNfederation__Scope2ᚕstringᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNfederation__Scope2ᚕᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v [][]string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNfederation__Scope2ᚕstringᚄ(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOAccess2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccess(ctx context.Context, sel ast.SelectionSet, v *upstream.Access) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -61839,11 +66033,60 @@ func (ec *executionContext) marshalOAccess2ᚖgithubᚗcomᚋokrgateᚋokrgate�
 	return ec._Access(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOAccount2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccount(ctx context.Context, sel ast.SelectionSet, v []*upstream.Account) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAccount2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccount(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAccount2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAccount(ctx context.Context, sel ast.SelectionSet, v *upstream.Account) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Account(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAccountByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAccountByIDsInput(ctx context.Context, v any) (*model.AccountByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAccountByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAnnouncement2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAnnouncement(ctx context.Context, sel ast.SelectionSet, v []*upstream.Announcement) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAnnouncement2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAnnouncement(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOAnnouncement2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAnnouncement(ctx context.Context, sel ast.SelectionSet, v *upstream.Announcement) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Announcement(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAnnouncementByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAnnouncementByIDsInput(ctx context.Context, v any) (*model.AnnouncementByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAnnouncementByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOAnnouncementFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -61886,6 +66129,62 @@ func (ec *executionContext) unmarshalOAnnouncementOrder2ᚕgithubᚗcomᚋokrgat
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOApiToken2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx context.Context, sel ast.SelectionSet, v []*upstream.Token) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOApiToken2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOApiToken2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐToken(ctx context.Context, sel ast.SelectionSet, v *upstream.Token) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ApiToken(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOApiTokenByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAPITokenByIDsInput(ctx context.Context, v any) (*model.APITokenByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputApiTokenByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAssignedBadge2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignedBadge(ctx context.Context, sel ast.SelectionSet, v []*upstream.AssignedBadge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAssignedBadge2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignedBadge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAssignedBadge2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignedBadge(ctx context.Context, sel ast.SelectionSet, v *upstream.AssignedBadge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AssignedBadge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAssignedBadgeByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐAssignedBadgeByIDsInput(ctx context.Context, v any) (*model.AssignedBadgeByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAssignedBadgeByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOAssignedBadgeFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -61937,11 +66236,32 @@ func (ec *executionContext) marshalOAssignee2ᚖgithubᚗcomᚋokrgateᚋokrgate
 	return ec._Assignee(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOBadge2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadge(ctx context.Context, sel ast.SelectionSet, v []*upstream.Badge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOBadge2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOBadge2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadge(ctx context.Context, sel ast.SelectionSet, v *upstream.Badge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Badge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBadgeByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeByIDsInput(ctx context.Context, v any) (*model.BadgeByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBadgeByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOBadgeFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -62045,6 +66365,34 @@ func (ec *executionContext) marshalOCadenceStart2ᚖgithubᚗcomᚋokrgateᚋokr
 	return ec._CadenceStart(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOCheckIn2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckIn(ctx context.Context, sel ast.SelectionSet, v []*upstream.CheckIn) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOCheckIn2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckIn(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOCheckIn2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckIn(ctx context.Context, sel ast.SelectionSet, v *upstream.CheckIn) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CheckIn(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCheckInByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInByIDsInput(ctx context.Context, v any) (*model.CheckInByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCheckInByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOCheckInFilter2map(ctx context.Context, v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
@@ -62103,11 +66451,32 @@ func (ec *executionContext) unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋokrgate
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalODashboard2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboard(ctx context.Context, sel ast.SelectionSet, v []*upstream.Dashboard) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODashboard2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboard(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalODashboard2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboard(ctx context.Context, sel ast.SelectionSet, v *upstream.Dashboard) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Dashboard(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODashboardByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardByIDsInput(ctx context.Context, v any) (*model.DashboardByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDashboardByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalODashboardFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -62150,6 +66519,34 @@ func (ec *executionContext) unmarshalODashboardOrder2ᚕgithubᚗcomᚋokrgate�
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalODashboardParameter2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameter(ctx context.Context, sel ast.SelectionSet, v []*upstream.DashboardParameter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalODashboardParameter2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameter(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalODashboardParameter2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameter(ctx context.Context, sel ast.SelectionSet, v *upstream.DashboardParameter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DashboardParameter(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODashboardParameterByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐDashboardParameterByIDsInput(ctx context.Context, v any) (*model.DashboardParameterByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDashboardParameterByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalODashboardParameterFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -62360,11 +66757,32 @@ func (ec *executionContext) marshalODesignScore2ᚖgithubᚗcomᚋokrgateᚋokrg
 	return ec._DesignScore(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOEmployee2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEmployee(ctx context.Context, sel ast.SelectionSet, v []*upstream.Employee) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOEmployee2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEmployee(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOEmployee2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐEmployee(ctx context.Context, sel ast.SelectionSet, v *upstream.Employee) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Employee(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOEmployeeByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐEmployeeByIDsInput(ctx context.Context, v any) (*model.EmployeeByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEmployeeByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOEmployeeFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -62482,11 +66900,32 @@ func (ec *executionContext) unmarshalOFloatFilter2map(ctx context.Context, v any
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOGoal2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx context.Context, sel ast.SelectionSet, v []*upstream.Goal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOGoal2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOGoal2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx context.Context, sel ast.SelectionSet, v *upstream.Goal) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Goal(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOGoalByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐGoalByIDsInput(ctx context.Context, v any) (*model.GoalByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputGoalByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOGoalFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -62717,11 +67156,32 @@ func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.
 	return res
 }
 
+func (ec *executionContext) marshalOKpi2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPI(ctx context.Context, sel ast.SelectionSet, v []*upstream.KPI) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOKpi2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPI(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOKpi2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPI(ctx context.Context, sel ast.SelectionSet, v *upstream.KPI) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Kpi(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOKpiByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiByIDsInput(ctx context.Context, v any) (*model.KpiByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputKpiByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOKpiFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -62749,11 +67209,32 @@ func (ec *executionContext) unmarshalOKpiFilter2ᚕmapᚄ(ctx context.Context, v
 	return res, nil
 }
 
+func (ec *executionContext) marshalOKpiGroup2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroup(ctx context.Context, sel ast.SelectionSet, v []*upstream.KPIGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOKpiGroup2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroup(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOKpiGroup2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroup(ctx context.Context, sel ast.SelectionSet, v *upstream.KPIGroup) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._KpiGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOKpiGroupByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐKpiGroupByIDsInput(ctx context.Context, v any) (*model.KpiGroupByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputKpiGroupByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOKpiGroupFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -62822,11 +67303,32 @@ func (ec *executionContext) marshalOLinks2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋ
 	return ec._Links(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOList2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx context.Context, sel ast.SelectionSet, v []*upstream.List) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOList2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOList2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐList(ctx context.Context, sel ast.SelectionSet, v *upstream.List) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._List(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOListByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐListByIDsInput(ctx context.Context, v any) (*model.ListByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputListByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOListColumnInput2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListColumnᚄ(ctx context.Context, v any) ([]upstream.ListColumn, error) {
@@ -62911,11 +67413,32 @@ func (ec *executionContext) unmarshalOListOrder2ᚕgithubᚗcomᚋokrgateᚋokrg
 	return res, nil
 }
 
+func (ec *executionContext) marshalOMetric2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetric(ctx context.Context, sel ast.SelectionSet, v []*upstream.Metric) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOMetric2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetric(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOMetric2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetric(ctx context.Context, sel ast.SelectionSet, v *upstream.Metric) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Metric(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMetricByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐMetricByIDsInput(ctx context.Context, v any) (*model.MetricByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMetricByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOMetricFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -63009,11 +67532,32 @@ func (ec *executionContext) unmarshalOOwnerPermissionsInput2ᚖgithubᚗcomᚋok
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOPermission2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermission(ctx context.Context, sel ast.SelectionSet, v []*upstream.Permission) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOPermission2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermission(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOPermission2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐPermission(ctx context.Context, sel ast.SelectionSet, v *upstream.Permission) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Permission(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPermissionByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐPermissionByIDsInput(ctx context.Context, v any) (*model.PermissionByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPermissionByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOPermissionEntryInput2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐPermissionEntryInputᚄ(ctx context.Context, v any) ([]model.PermissionEntryInput, error) {
@@ -63048,11 +67592,32 @@ func (ec *executionContext) unmarshalOReportOptionsInput2githubᚗcomᚋokrgate�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalORole2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx context.Context, sel ast.SelectionSet, v []*upstream.Role) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalORole2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalORole2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐRole(ctx context.Context, sel ast.SelectionSet, v *upstream.Role) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Role(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORoleByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleByIDsInput(ctx context.Context, v any) (*model.RoleByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRoleByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalORoleFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -63080,6 +67645,34 @@ func (ec *executionContext) unmarshalORoleFilter2ᚕmapᚄ(ctx context.Context, 
 	return res, nil
 }
 
+func (ec *executionContext) marshalORoleMapping2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx context.Context, sel ast.SelectionSet, v []*model.RoleMapping) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalORoleMapping2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalORoleMapping2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMapping(ctx context.Context, sel ast.SelectionSet, v *model.RoleMapping) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RoleMapping(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORoleMappingByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐRoleMappingByIDsInput(ctx context.Context, v any) (*model.RoleMappingByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRoleMappingByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalORoleOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx context.Context, v any) ([]model.Order, error) {
 	if v == nil {
 		return nil, nil
@@ -63097,11 +67690,32 @@ func (ec *executionContext) unmarshalORoleOrder2ᚕgithubᚗcomᚋokrgateᚋokrg
 	return res, nil
 }
 
+func (ec *executionContext) marshalOSession2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSession(ctx context.Context, sel ast.SelectionSet, v []*upstream.Session) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOSession2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSession(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOSession2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSession(ctx context.Context, sel ast.SelectionSet, v *upstream.Session) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Session(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSessionByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐSessionByIDsInput(ctx context.Context, v any) (*model.SessionByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSessionByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOSessionFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -63269,6 +67883,62 @@ func (ec *executionContext) unmarshalOStringListFilter2map(ctx context.Context, 
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOTag2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTag(ctx context.Context, sel ast.SelectionSet, v []*upstream.Tag) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOTag2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTag(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOTag2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTag(ctx context.Context, sel ast.SelectionSet, v *upstream.Tag) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Tag(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTagByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagByIDsInput(ctx context.Context, v any) (*model.TagByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTagByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTagDetail2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagDetail(ctx context.Context, sel ast.SelectionSet, v []*upstream.TagDetail) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOTagDetail2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagDetail(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOTagDetail2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagDetail(ctx context.Context, sel ast.SelectionSet, v *upstream.TagDetail) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TagDetail(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTagDetailByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTagDetailByIDsInput(ctx context.Context, v any) (*model.TagDetailByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTagDetailByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOTagFilter2map(ctx context.Context, v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
@@ -63328,11 +67998,32 @@ func (ec *executionContext) unmarshalOTagOrder2ᚕgithubᚗcomᚋokrgateᚋokrga
 	return res, nil
 }
 
+func (ec *executionContext) marshalOTask2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTask(ctx context.Context, sel ast.SelectionSet, v []*upstream.Task) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOTask2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTask(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOTask2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTask(ctx context.Context, sel ast.SelectionSet, v *upstream.Task) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Task(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTaskByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskByIDsInput(ctx context.Context, v any) (*model.TaskByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTaskByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOTaskComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskComment(ctx context.Context, sel ast.SelectionSet, v *upstream.TaskComment) graphql.Marshaler {
@@ -63391,11 +68082,32 @@ func (ec *executionContext) marshalOTaskParent2githubᚗcomᚋokrgateᚋokrgate�
 	return ec._TaskParent(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOTeam2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTeam(ctx context.Context, sel ast.SelectionSet, v []*upstream.Team) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOTeam2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTeam(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOTeam2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTeam(ctx context.Context, sel ast.SelectionSet, v *upstream.Team) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Team(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTeamByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTeamByIDsInput(ctx context.Context, v any) (*model.TeamByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTeamByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTeamFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -63476,11 +68188,32 @@ func (ec *executionContext) marshalOTokenScope2ᚕgithubᚗcomᚋokrgateᚋokrga
 	return ret
 }
 
+func (ec *executionContext) marshalOUser2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx context.Context, sel ast.SelectionSet, v []*upstream.User) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx context.Context, sel ast.SelectionSet, v *upstream.User) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOUserByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserByIDsInput(ctx context.Context, v any) (*model.UserByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputUserByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOUserFilter2map(ctx context.Context, v any) (map[string]any, error) {
@@ -63523,6 +68256,41 @@ func (ec *executionContext) unmarshalOUserOrder2ᚕgithubᚗcomᚋokrgateᚋokrg
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOUserRole2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserRole(ctx context.Context, sel ast.SelectionSet, v []*upstream.UserRole) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOUserRole2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserRole(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOUserRole2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUserRole(ctx context.Context, sel ast.SelectionSet, v *upstream.UserRole) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UserRole(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOUserRoleByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐUserRoleByIDsInput(ctx context.Context, v any) (*model.UserRoleByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputUserRoleByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalO_Entity2githubᚗcomᚋ99designsᚋgqlgenᚋpluginᚋfederationᚋfedruntimeᚐEntity(ctx context.Context, sel ast.SelectionSet, v fedruntime.Entity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec.__Entity(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

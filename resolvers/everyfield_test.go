@@ -7,7 +7,6 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/seed"
@@ -73,7 +72,10 @@ func everyKindFixture(t *testing.T, name string) *orgFixture {
 // arguments, two object levels deep (so every edge of those types runs).
 func everyFieldQueries(t *testing.T) []string {
 	t.Helper()
-	schema := graph.NewExecutableSchema(graph.Config{Resolvers: &resolvers.Resolver{}}).Schema()
+	schema, err := resolvers.ServedSchema() // without the federation's fields, which serve needs --federation for
+	if err != nil {
+		t.Fatal(err)
+	}
 	var roots []*ast.FieldDefinition
 	for _, f := range schema.Query.Fields {
 		if !strings.HasPrefix(f.Name, "__") && noRequiredArgs(f) {

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/vektah/gqlparser/v2"
@@ -15,13 +16,17 @@ import (
 )
 
 // The schema the server serves (introspection, validation) is the schema of
-// graph/schema/*.graphqls with descriptions filled in when the server is
-// built: a field of a resource type that its schema file leaves undescribed
-// takes the description of the registry field of the same name
-// (upstream/fields_docs.go, the text the filter inputs and sort enums are
-// generated from too), and the recurring shapes (connections, edges,
-// arguments) take their generic text below, so every type, field, argument
-// and enum value has one.
+// graph/schema/*.graphqls with two changes made when the server is built:
+//
+//   - descriptions: a field of a resource type that its schema file leaves
+//     undescribed takes the description of the registry field of the same
+//     name (upstream/fields_docs.go, the text the filter inputs and sort
+//     enums are generated from too), and the recurring shapes (connections,
+//     edges, arguments) take their generic text below, so every type,
+//     field, argument and enum value has one;
+//   - Apollo Federation's fields, types and directives, which gqlgen's
+//     federation plugin generates the executor with, only under
+//     Config.Federation (withoutFederation below).
 //
 // @defer, which gqlparser declares in every schema, is served: a query
 // asking for multipart/mixed gets its deferred fragments in later parts
@@ -101,12 +106,25 @@ var fieldDocs = map[string]string{
 }
 
 // ServedSchema returns the schema the server serves: the schema files with
-// descriptions filled in (see above).
+// descriptions filled in (see above), and without Apollo Federation's
+// fields, types and directives (FederatedSchema has them).
 func ServedSchema() (*ast.Schema, error) {
+	return servedSchema(false)
+}
+
+// FederatedSchema returns the schema served under Config.Federation:
+// ServedSchema with Apollo Federation's _service and _entities fields, the
+// types they take and answer and the @key of the entity types.
+func FederatedSchema() (*ast.Schema, error) {
+	return servedSchema(true)
+}
+
+func servedSchema(federated bool) (*ast.Schema, error) {
 	s, err := gqlparser.LoadSchema(graph.Sources()...)
 	if err != nil {
 		return nil, fmt.Errorf("load schema: %w", err)
 	}
+	withoutFederation(s, federated)
 	for _, def := range s.Types {
 		if !def.BuiltIn && def.Kind != ast.InputObject {
 			describeType(s, def)
@@ -233,4 +251,49 @@ func rootDoc(root string, f *ast.FieldDefinition) string {
 		}
 	}
 	return ""
+}
+
+// withoutFederation takes out of s what gqlgen's federation plugin adds to
+// the schema it generates from (graph/schema/federation.graphqls and the
+// plugin's own built-in sources): everything when federated is false, so
+// that a server without --federation serves the schema it served before
+// and refuses _entities and _service as unknown fields; only the plugin's
+// code-generation scaffolding (the Entity type of its resolver methods and
+// their *ByIDsInput inputs, which no field takes) when it is true.
+func withoutFederation(s *ast.Schema, federated bool) {
+	for name, def := range s.Types {
+		switch {
+		case !fromFederation(def.Position):
+		case name == "Entity" || strings.HasSuffix(name, "ByIDsInput") || !federated:
+			delete(s.Types, name)
+			delete(s.PossibleTypes, name)
+		}
+	}
+	if federated {
+		return
+	}
+	for name, d := range s.Directives {
+		if fromFederation(d.Position) {
+			delete(s.Directives, name)
+		}
+	}
+	q := s.Query
+	q.Fields = slices.DeleteFunc(q.Fields, func(f *ast.FieldDefinition) bool { return fromFederation(f.Position) })
+	for _, def := range s.Types {
+		def.Directives = slices.DeleteFunc(def.Directives, func(d *ast.Directive) bool { return s.Directives[d.Name] == nil })
+	}
+	s.SchemaDirectives = slices.DeleteFunc(s.SchemaDirectives, func(d *ast.Directive) bool { return s.Directives[d.Name] == nil })
+	for name, impls := range s.Implements {
+		s.Implements[name] = slices.DeleteFunc(impls, func(d *ast.Definition) bool { return s.Types[d.Name] == nil })
+	}
+}
+
+// fromFederation reports whether pos is in a source of the federation:
+// the plugin's built-in sources (built in, but not gqlparser's prelude) or
+// graph/schema/federation.graphqls.
+func fromFederation(pos *ast.Position) bool {
+	if pos == nil || pos.Src == nil {
+		return false
+	}
+	return pos.Src.BuiltIn && pos.Src.Name != "prelude.graphql" || pos.Src.Name == "schema/federation.graphqls"
 }

@@ -93,8 +93,13 @@ type Config struct {
 	// in its Only mode, refuses the documents that are not registered
 	// (trusted.Extension).
 	Trusted *trusted.Extension
-	// DisableIntrospection turns introspection off (it is on by default).
+	// DisableIntrospection turns introspection off (it is on by default),
+	// and with it Federation's _service.
 	DisableIntrospection bool
+	// Federation serves the schema as an Apollo Federation v2 subgraph
+	// (FederatedSchema): _service and _entities. Off, they are unknown
+	// fields. docs/graphql.md ("Federation").
+	Federation bool
 	// NoFastPath serves every field through gqlgen's executor instead of
 	// the breadth-first fast path (graph.Fast), which answers the same
 	// bytes: for comparisons in tests and benchmarks.
@@ -152,7 +157,11 @@ func (c *Config) defaults() {
 // around it.
 func NewServer(cfg Config) *handler.Server {
 	cfg.defaults()
-	schema, err := ServedSchema()
+	serve := ServedSchema
+	if cfg.Federation {
+		serve = FederatedSchema
+	}
+	schema, err := serve()
 	if err != nil { // the schema files are embedded and parsed at init: unreachable
 		panic(err)
 	}

@@ -41,6 +41,7 @@ finish.`)
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
 	playgroundAssets := fs.String("playground-assets", playground.Embedded, "the GraphiQL playground's assets: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
+	federation := fs.Bool("federation", false, "serve GraphQL as an Apollo Federation v2 subgraph: _service and _entities (docs/graphql.md)")
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
 	restReadTimeout := fs.Duration("rest-read-timeout", rest.DefaultReadTimeout, "REST: deadline of a read (GET); past it the work stops and the answer is 503 timeout")
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
@@ -109,7 +110,7 @@ finish.`)
 	mux := http.NewServeMux()
 	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout, Authn: auth}))
 	gqlConfig := resolvers.Config{API: api, Authn: auth, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
-		Admission: adm, CostClass: limit.CostClass}
+		Federation: *federation, Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)
 	if gqlConfig.Trusted, err = trustedDocs.extension(); err != nil {
 		ln.Close()

@@ -112,7 +112,7 @@ func build(data *codegen.Data) *fastData {
 	d := &fastData{}
 	byGo := map[string][]string{}
 	for _, o := range data.Objects {
-		if o.Root || o.Stream || strings.HasPrefix(o.Name, "__") || len(o.Directives) > 0 {
+		if o.Root || o.Stream || strings.HasPrefix(o.Name, "__") || runsDirective(o.Directives) {
 			continue
 		}
 		ob := &object{Object: o}
@@ -167,6 +167,17 @@ func build(data *codegen.Data) *fastData {
 		d.IfaceSlices = append(d.IfaceSlices, types.NewSlice(i.Type))
 	}
 	return d
+}
+
+// runsDirective reports whether a directive of dirs runs as the object
+// resolves; declarative ones, such as the federation's @key, do not.
+func runsDirective(dirs []*codegen.Directive) bool {
+	for _, d := range dirs {
+		if !d.SkipRuntime {
+			return true
+		}
+	}
+	return false
 }
 
 func fieldKind(f *codegen.Field) string {

@@ -19,6 +19,14 @@ type AccessInput struct {
 	Permissions []PermissionEntryInput `json:"permissions,omitempty"`
 }
 
+type AccountByIDsInput struct {
+	ID string `json:"ID"`
+}
+
+type AnnouncementByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type AnnouncementConnection struct {
 	TotalCount int                     `json:"totalCount"`
 	PageInfo   *PageInfo               `json:"pageInfo"`
@@ -29,6 +37,14 @@ type AnnouncementConnection struct {
 type AnnouncementEdge struct {
 	Cursor string                 `json:"cursor"`
 	Node   *upstream.Announcement `json:"node"`
+}
+
+type APITokenByIDsInput struct {
+	ID string `json:"ID"`
+}
+
+type AssignedBadgeByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type AssignedBadgeConnection struct {
@@ -43,6 +59,10 @@ type AssignedBadgeEdge struct {
 	Node   *upstream.AssignedBadge `json:"node"`
 }
 
+type BadgeByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type BadgeConnection struct {
 	TotalCount int              `json:"totalCount"`
 	PageInfo   *PageInfo        `json:"pageInfo"`
@@ -53,6 +73,10 @@ type BadgeConnection struct {
 type BadgeEdge struct {
 	Cursor string          `json:"cursor"`
 	Node   *upstream.Badge `json:"node"`
+}
+
+type CheckInByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type CheckInConnection struct {
@@ -98,6 +122,10 @@ type CreatedToken struct {
 	APIToken *upstream.Token `json:"apiToken"`
 }
 
+type DashboardByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type DashboardConnection struct {
 	TotalCount int                  `json:"totalCount"`
 	PageInfo   *PageInfo            `json:"pageInfo"`
@@ -108,6 +136,10 @@ type DashboardConnection struct {
 type DashboardEdge struct {
 	Cursor string              `json:"cursor"`
 	Node   *upstream.Dashboard `json:"node"`
+}
+
+type DashboardParameterByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type DashboardParameterConnection struct {
@@ -122,6 +154,10 @@ type DashboardParameterEdge struct {
 	Node   *upstream.DashboardParameter `json:"node"`
 }
 
+type EmployeeByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type EmployeeConnection struct {
 	TotalCount int                 `json:"totalCount"`
 	PageInfo   *PageInfo           `json:"pageInfo"`
@@ -132,6 +168,10 @@ type EmployeeConnection struct {
 type EmployeeEdge struct {
 	Cursor string             `json:"cursor"`
 	Node   *upstream.Employee `json:"node"`
+}
+
+type GoalByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type GoalConnection struct {
@@ -146,6 +186,10 @@ type GoalEdge struct {
 	Node   *upstream.Goal `json:"node"`
 }
 
+type KpiByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type KpiConnection struct {
 	TotalCount int            `json:"totalCount"`
 	PageInfo   *PageInfo      `json:"pageInfo"`
@@ -156,6 +200,10 @@ type KpiConnection struct {
 type KpiEdge struct {
 	Cursor string        `json:"cursor"`
 	Node   *upstream.KPI `json:"node"`
+}
+
+type KpiGroupByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type KpiGroupConnection struct {
@@ -170,6 +218,10 @@ type KpiGroupEdge struct {
 	Node   *upstream.KPIGroup `json:"node"`
 }
 
+type ListByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type ListConnection struct {
 	TotalCount int             `json:"totalCount"`
 	PageInfo   *PageInfo       `json:"pageInfo"`
@@ -180,6 +232,10 @@ type ListConnection struct {
 type ListEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *upstream.List `json:"node"`
+}
+
+type MetricByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type MetricConnection struct {
@@ -214,6 +270,10 @@ type PageInfo struct {
 	EndCursor       *string `json:"endCursor,omitempty"`
 }
 
+type PermissionByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type PermissionEntryInput struct {
 	PrincipalID string `json:"principalId"`
 	// What the principal is: user, role or team.
@@ -228,6 +288,10 @@ type PermissionEntryInput struct {
 type Query struct {
 }
 
+type RoleByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type RoleConnection struct {
 	TotalCount int             `json:"totalCount"`
 	PageInfo   *PageInfo       `json:"pageInfo"`
@@ -238,6 +302,14 @@ type RoleConnection struct {
 type RoleEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *upstream.Role `json:"node"`
+}
+
+type RoleMappingByIDsInput struct {
+	ID string `json:"ID"`
+}
+
+type SessionByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type SessionConnection struct {
@@ -263,6 +335,10 @@ type SessionEdge struct {
 type Subscription struct {
 }
 
+type TagByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type TagDashboardPayload struct {
 	// The tag.
 	Tag *upstream.Tag `json:"tag"`
@@ -270,6 +346,10 @@ type TagDashboardPayload struct {
 	Added bool `json:"added"`
 	// The dashboard, read after the write.
 	Dashboard *upstream.Dashboard `json:"dashboard,omitempty"`
+}
+
+type TagDetailByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type TagDetailConnection struct {
@@ -300,6 +380,10 @@ type TagPayload struct {
 	Added bool `json:"added"`
 }
 
+type TaskByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type TaskConnection struct {
 	TotalCount int             `json:"totalCount"`
 	PageInfo   *PageInfo       `json:"pageInfo"`
@@ -312,6 +396,10 @@ type TaskEdge struct {
 	Node   *upstream.Task `json:"node"`
 }
 
+type TeamByIDsInput struct {
+	ID string `json:"ID"`
+}
+
 type TeamConnection struct {
 	TotalCount int             `json:"totalCount"`
 	PageInfo   *PageInfo       `json:"pageInfo"`
@@ -322,6 +410,10 @@ type TeamConnection struct {
 type TeamEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *upstream.Team `json:"node"`
+}
+
+type UserByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 type UserConnection struct {
@@ -342,6 +434,10 @@ type UserPage struct {
 	Items []upstream.User `json:"items"`
 	// How many users match, over all pages.
 	TotalCount int `json:"totalCount"`
+}
+
+type UserRoleByIDsInput struct {
+	ID string `json:"ID"`
 }
 
 // What a token may do: READ only reads; WRITE also writes (and implies READ).

@@ -15,3 +15,7 @@ func RoleMappings(rs []upstream.Role) []RoleMapping {
 	}
 	return out
 }
+
+// IsEntity marks RoleMapping as an entity of the GraphQL federation
+// (upstream.Goal.IsEntity says why).
+func (RoleMapping) IsEntity() {}
