@@ -89,7 +89,7 @@ func newAdmissionEnv(t *testing.T, adm resolvers.Admitter, timeout time.Duration
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st},
+	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st},
 		Admission: adm, CostClass: func(cost int) string { return "cost " + strconv.Itoa(cost) }, Timeout: timeout}))
 	t.Cleanup(srv.Close)
 	return &admissionEnv{t: t, store: st, boot: boot, ctx: cctx, session: ss.ID, base: srv.URL}

@@ -43,7 +43,12 @@ const (
 // are at that moment (live_fanout.go). Nothing is held per event beyond a
 // subscription's buffer: the log is the queue.
 type Live struct {
-	Log          upstream.EventLog
+	Log upstream.EventLog
+	// Classes, when set, sorts the subscribers of a batch of events into
+	// visibility classes, so that each class reads the changed items once
+	// (the local store: *sqlstore.Store); nil makes each user and roles a
+	// class of its own, which is correct and only shares less.
+	Classes      upstream.VisibilityClasser
 	Auth         upstream.AuthService
 	Buffer       int           // DefaultLiveBuffer
 	MaxPerConn   int           // DefaultMaxSubsPerConn

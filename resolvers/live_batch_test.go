@@ -60,7 +60,7 @@ func (r *rightsCounter) reset() {
 func TestFanoutChecksRightsPerDistinctToken(t *testing.T) {
 	e := newLiveEnv(t, &resolvers.Live{})
 	rc := &rightsCounter{Store: e.store}
-	live := &resolvers.Live{Log: rc, Poll: time.Hour} // woken by the store only: no extra batch
+	live := &resolvers.Live{Log: rc, Classes: rc, Poll: time.Hour} // woken by the store only: no extra batch
 	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: e.store, Auth: rc, Live: live}))
 	t.Cleanup(srv.Close)
 	tr := e.tree(e.adminCtx)

@@ -398,8 +398,8 @@ func (l *Live) authenticate(ctx context.Context, subs []*subscriber) []upstream.
 }
 
 // group sorts the authenticated subscribers into groups of one view and
-// one visibility class (upstream.VisibilityClasser when the log's store
-// implements it, else the caller's user and roles).
+// one visibility class (l.Classes when set, else the caller's user and
+// roles).
 func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream.Caller) []*group {
 	type userKey struct{ account, user, roles string }
 	keyOf := func(c upstream.Caller) userKey {
@@ -417,7 +417,7 @@ func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream
 			distinct = append(distinct, c)
 		}
 	}
-	if vc, ok := l.Log.(upstream.VisibilityClasser); ok && len(distinct) > 0 {
+	if vc := l.Classes; vc != nil && len(distinct) > 0 {
 		cctx := upstream.NewContext(valuesOnly{subs[0].ctx, ctx}, distinct[0])
 		if classes, err := vc.VisibilityClasses(cctx, distinct); err == nil {
 			for i, c := range distinct {

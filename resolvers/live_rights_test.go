@@ -142,7 +142,7 @@ func BenchmarkWebsocketQuery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st}}))
+	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st}}))
 	defer srv.Close()
 
 	b.Run("authenticate", func(b *testing.B) {

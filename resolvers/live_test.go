@@ -59,7 +59,7 @@ func newLiveEnv(t *testing.T, live *resolvers.Live) *liveEnv {
 		t.Fatal(err)
 	}
 	e.viewer = sqlstore.BootstrapResult{AccountID: e.admin.AccountID, UserID: u.ID, Token: tok}
-	live.Log = st
+	live.Log, live.Classes = st, st
 	e.srv = httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: live}))
 	t.Cleanup(e.srv.Close)
 	return e

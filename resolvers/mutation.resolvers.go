@@ -21,7 +21,7 @@ func (r *mutationResolver) CreateGoal(ctx context.Context, input upstream.GoalIn
 
 // UpdateGoal is the resolver for the updateGoal field.
 func (r *mutationResolver) UpdateGoal(ctx context.Context, id string, input upstream.GoalPatch, ifMatch *string) (*upstream.Goal, error) {
-	v, err := r.API.UpdateGoal(conditional(ctx, upstream.KindGoal, id, ifMatch), id, input)
+	v, err := conditional(r.API, upstream.KindGoal, id, ifMatch).UpdateGoal(ctx, id, input)
 	return wrote(ctx, v, err)
 }
 
@@ -57,7 +57,7 @@ func (r *mutationResolver) CreateMetric(ctx context.Context, input upstream.Metr
 
 // UpdateMetric is the resolver for the updateMetric field.
 func (r *mutationResolver) UpdateMetric(ctx context.Context, id string, input upstream.MetricPatch, ifMatch *string) (*upstream.Metric, error) {
-	v, err := r.API.UpdateMetric(conditional(ctx, upstream.KindMetric, id, ifMatch), id, input)
+	v, err := conditional(r.API, upstream.KindMetric, id, ifMatch).UpdateMetric(ctx, id, input)
 	return wrote(ctx, v, err)
 }
 
@@ -99,7 +99,7 @@ func (r *mutationResolver) CreateTask(ctx context.Context, input upstream.TaskIn
 
 // UpdateTask is the resolver for the updateTask field.
 func (r *mutationResolver) UpdateTask(ctx context.Context, id string, input upstream.TaskPatch, ifMatch *string) (*upstream.Task, error) {
-	v, err := r.API.UpdateTask(conditional(ctx, upstream.KindTask, id, ifMatch), id, input)
+	v, err := conditional(r.API, upstream.KindTask, id, ifMatch).UpdateTask(ctx, id, input)
 	return wrote(ctx, v, err)
 }
 
@@ -120,7 +120,7 @@ func (r *mutationResolver) CreateSession(ctx context.Context, input upstream.Ses
 
 // UpdateSession is the resolver for the updateSession field.
 func (r *mutationResolver) UpdateSession(ctx context.Context, id string, input upstream.SessionPatch, ifMatch *string) (*upstream.Session, error) {
-	v, err := r.API.UpdateSession(conditional(ctx, upstream.KindSession, id, ifMatch), id, input)
+	v, err := conditional(r.API, upstream.KindSession, id, ifMatch).UpdateSession(ctx, id, input)
 	return wrote(ctx, v, err)
 }
 

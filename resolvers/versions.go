@@ -38,11 +38,11 @@ func versionsOf(api upstream.API, kind string) fetcher[string] {
 	}
 }
 
-// conditional returns ctx carrying the If-Match precondition of an update of
-// kind/id, or ctx itself without one.
-func conditional(ctx context.Context, kind, id string, ifMatch *string) context.Context {
+// conditional returns api whose writes are conditional on the If-Match
+// precondition of an update of kind/id, or api itself without one.
+func conditional(api upstream.API, kind, id string, ifMatch *string) upstream.API {
 	if ifMatch == nil {
-		return ctx
+		return api
 	}
-	return upstream.WithPrecondition(ctx, &upstream.Precondition{Kind: kind, ID: id, IfMatch: []string{*ifMatch}})
+	return api.Writing(upstream.WriteOptions{Precondition: &upstream.Precondition{Kind: kind, ID: id, IfMatch: []string{*ifMatch}}})
 }

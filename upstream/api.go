@@ -33,6 +33,12 @@ type API interface {
 	// (instrument) or a facade sees them without probing.
 	Versions
 	Idempotency
+	// Writing returns a view of the API whose writes apply opts (see
+	// WriteOptions); its reads are the API's. It is how a precondition and
+	// an idempotency key reach a write: the options are a value the caller
+	// binds, visible where the write is called, as sql.Tx binds writes to
+	// a transaction. A decorator returns itself around next's view.
+	Writing(opts WriteOptions) API
 }
 
 // AuthService turns credentials into a Caller.

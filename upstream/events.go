@@ -164,8 +164,10 @@ func (f TaskFilter) Match(e Event) bool {
 
 // VisibilityClasser is implemented by an event log's store when it can tell
 // which callers read alike, so that live subscriptions read each event's
-// item once per class instead of once per subscriber. It is optional:
-// without it a subscriber's class is its caller (user and roles).
+// item once per class instead of once per subscriber. It is optional, and
+// given as such (resolvers.Live.Classes) rather than found by a type
+// assertion on the log: without it a subscriber's class is its caller
+// (user and roles).
 type VisibilityClasser interface {
 	// VisibilityClasses returns the visibility class of each caller, all
 	// of one account, derived now from their current rights: callers with

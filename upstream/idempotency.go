@@ -65,18 +65,3 @@ type Idempotency interface {
 	// that applied nothing (a server error, a client gone), so a retry runs.
 	ReleaseIdempotencyKey(ctx context.Context, k IdempotencyKey) error
 }
-
-type idempotencyKey struct{}
-
-// WithIdempotencyKey returns a copy of ctx carrying the reserved key k; the
-// backend marks it applied in the transaction of the first write it commits
-// under ctx.
-func WithIdempotencyKey(ctx context.Context, k *IdempotencyKey) context.Context {
-	return context.WithValue(ctx, idempotencyKey{}, k)
-}
-
-// IdempotencyKeyFrom returns the reserved key of ctx, or nil.
-func IdempotencyKeyFrom(ctx context.Context) *IdempotencyKey {
-	k, _ := ctx.Value(idempotencyKey{}).(*IdempotencyKey)
-	return k
-}

@@ -37,11 +37,11 @@ func ETagOf(stored []byte) string {
 }
 
 // Precondition is a conditional write: the version the client last saw
-// (If-Match) in, the version the write produced out. The HTTP layer puts one
-// in the context of a write on one resource (WithPrecondition); the backend
-// compares inside the write's transaction, so that no concurrent writer can
-// slip in between check and write, and records the new version before it
-// commits.
+// (If-Match) in, the version the write produced out. The HTTP layer passes
+// one in the WriteOptions of a write on one resource (API.Writing); the
+// backend compares inside the write's transaction, so that no concurrent
+// writer can slip in between check and write, and records the new version
+// before it commits.
 type Precondition struct {
 	Kind, ID string
 	// IfMatch lists the entity tags of the If-Match header; "*" matches any
@@ -53,19 +53,6 @@ type Precondition struct {
 	// Done is set by the backend once a write committed under the
 	// precondition: later writes of the same request are not conditional.
 	Done bool
-}
-
-type preconditionKey struct{}
-
-// WithPrecondition returns a copy of ctx carrying p.
-func WithPrecondition(ctx context.Context, p *Precondition) context.Context {
-	return context.WithValue(ctx, preconditionKey{}, p)
-}
-
-// PreconditionFrom returns the Precondition of ctx, or nil.
-func PreconditionFrom(ctx context.Context) *Precondition {
-	p, _ := ctx.Value(preconditionKey{}).(*Precondition)
-	return p
 }
 
 // Check compares the stored version etag ("" when the resource does not

@@ -49,7 +49,7 @@ func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Li
 			}
 		}
 	}()
-	return &resolvers.Live{Log: be.store}
+	return &resolvers.Live{Log: be.store, Classes: be.store}
 }
 
 // registerLiveMetrics registers the subscription metrics of l (nil in

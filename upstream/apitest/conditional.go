@@ -7,8 +7,9 @@ import (
 )
 
 // testConditionalWrites: for an implementation with versions
-// (upstream.Versions), a write under a precondition (upstream.Precondition
-// in the context, as the REST facade puts the If-Match header there) with
+// (upstream.Versions), a write under a precondition (the view
+// API.Writing returns for WriteOptions.Precondition, as the REST facade
+// binds the If-Match header) with
 // a stale entity tag fails with precondition_failed and writes nothing;
 // with the current tag it writes, records the version it left (the one
 // Version then answers) and marks the precondition done; a delete with a
@@ -31,14 +32,14 @@ func testConditionalWrites(t *testing.T, f *fixture) {
 		return &upstream.Precondition{Kind: upstream.KindGoal, ID: g.ID, IfMatch: tags}
 	}
 	stale := cond(`"00000000000000000000000000000000"`)
-	_, err = f.api.UpdateGoal(upstream.WithPrecondition(f.admin, stale), g.ID, upstream.GoalPatch{Name: str("g2")})
+	_, err = f.api.Writing(upstream.WriteOptions{Precondition: stale}).UpdateGoal(f.admin, g.ID, upstream.GoalPatch{Name: str("g2")})
 	wantCode(t, "UpdateGoal with a stale If-Match", err, upstream.CodePreconditionFailed)
 	if got := f.getGoal(t, g.ID); got.Name != "g" {
 		t.Errorf("a refused conditional write changed the goal: %q", got.Name)
 	}
 
 	p := cond(v1)
-	up, err := f.api.UpdateGoal(upstream.WithPrecondition(f.admin, p), g.ID, upstream.GoalPatch{Name: str("g2")})
+	up, err := f.api.Writing(upstream.WriteOptions{Precondition: p}).UpdateGoal(f.admin, g.ID, upstream.GoalPatch{Name: str("g2")})
 	if err != nil || up.Name != "g2" {
 		t.Fatalf("UpdateGoal with the current If-Match = %+v, %v", up, err)
 	}
@@ -48,9 +49,9 @@ func testConditionalWrites(t *testing.T, f *fixture) {
 	if now, err := vs.Version(f.admin, upstream.KindGoal, g.ID); err != nil || now != p.ETag {
 		t.Errorf("Version after the write = %q, %v; the write answered %q", now, err, p.ETag)
 	}
-	err = f.api.DeleteGoal(upstream.WithPrecondition(f.admin, cond(v1)), g.ID)
+	err = f.api.Writing(upstream.WriteOptions{Precondition: cond(v1)}).DeleteGoal(f.admin, g.ID)
 	wantCode(t, "DeleteGoal with a stale If-Match", err, upstream.CodePreconditionFailed)
-	if err := f.api.DeleteGoal(upstream.WithPrecondition(f.admin, cond("*")), g.ID); err != nil {
+	if err := f.api.Writing(upstream.WriteOptions{Precondition: cond("*")}).DeleteGoal(f.admin, g.ID); err != nil {
 		t.Errorf("DeleteGoal with If-Match *: %v", err)
 	}
 	_, err = f.api.GetGoal(f.admin, g.ID)

@@ -160,6 +160,9 @@ type Client struct {
 	m       *metrics
 	auth    *authCache
 	follow  *follower // events.go
+	// write are the options this view's writes forward (Writing,
+	// conditional.go); every view of one client shares the rest.
+	write upstream.WriteOptions
 }
 
 var _ upstream.API = (*Client)(nil)

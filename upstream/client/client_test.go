@@ -40,6 +40,11 @@ func (f failing) GetGoal(ctx context.Context, id string) (upstream.Goal, error) 
 	return upstream.Goal{ID: id}, nil
 }
 
+// Writing binds nothing: the facade binds the options of every PATCH and
+// DELETE of a versioned resource, and failing's writes fail before any
+// option would matter.
+func (f failing) Writing(upstream.WriteOptions) upstream.API { return f }
+
 // DeleteTask fails like GetGoal: with the code at the id's position.
 func (f failing) DeleteTask(ctx context.Context, id string) error {
 	_, err := f.GetGoal(ctx, id)

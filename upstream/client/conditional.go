@@ -11,10 +11,10 @@ import (
 // Idempotent and conditional requests are forwarded, not re-implemented:
 // the upstream holds the data, so it alone can apply a write at most once
 // or compare a version inside the write's transaction. The REST facade in
-// front of the client (the gateway's) puts the request's Idempotency-Key
-// and If-Match in the context (upstream.WithIdempotencyKey,
-// upstream.WithPrecondition) exactly as it does for a local store; the
-// client sends them on the upstream write they belong to and carries the
+// front of the client (the gateway's) binds the request's Idempotency-Key
+// and If-Match as write options (upstream.API.Writing) exactly as it does
+// for a local store; the client's view sends them on the upstream write
+// they belong to and carries the
 // upstream's answer back: the entity tag the write left, a replayed answer
 // (Idempotent-Replayed), or the error (412 precondition_failed, 422
 // idempotency_key_reused, 409 idempotency_key_in_use).
@@ -108,15 +108,24 @@ func recordVersion(ctx context.Context, k call, a answer) {
 	}
 }
 
-// forward adds to k the headers of ctx's idempotency key and precondition
-// that belong to it: the Idempotency-Key on a POST, If-Match on the PATCH
-// or DELETE of the resource the precondition names (until a write under it
-// committed). It returns the precondition k carries, or nil.
-func forward(ctx context.Context, k *call) *upstream.Precondition {
-	if key := upstream.IdempotencyKeyFrom(ctx); key != nil && k.method == http.MethodPost {
+// Writing returns a view of the client whose writes forward o: the key as
+// the Idempotency-Key of its POSTs, the precondition as If-Match of the
+// PATCH or DELETE of the resource it names (forward).
+func (c *Client) Writing(o upstream.WriteOptions) upstream.API {
+	v := *c
+	v.write = o
+	return &v
+}
+
+// forward adds to k the headers of the view's idempotency key and
+// precondition that belong to it: the Idempotency-Key on a POST, If-Match
+// on the PATCH or DELETE of the resource the precondition names (until a
+// write under it committed). It returns the precondition k carries, or nil.
+func (c *Client) forward(k *call) *upstream.Precondition {
+	if key := c.write.Idempotency; key != nil && k.method == http.MethodPost {
 		k.setHeader("Idempotency-Key", key.Key)
 	}
-	p := upstream.PreconditionFrom(ctx)
+	p := c.write.Precondition
 	if p == nil || p.Done || (k.method != http.MethodPatch && k.method != http.MethodDelete) ||
 		versionedRoutes[p.Kind] != k.route || k.id != p.ID {
 		return nil
@@ -128,15 +137,16 @@ func forward(ctx context.Context, k *call) *upstream.Precondition {
 }
 
 // forwarded carries the upstream's answer to a forwarded write back into
-// ctx: the version the write left, and whether the answer was a replay.
-func forwarded(ctx context.Context, k call, p *upstream.Precondition, a answer) {
+// the view's options: the version the write left, and whether the answer
+// was a replay.
+func (c *Client) forwarded(k call, p *upstream.Precondition, a answer) {
 	if p != nil {
 		p.ETag, p.Done = a.header.Get("ETag"), true
 		if k.method == http.MethodDelete {
 			p.ETag = ""
 		}
 	}
-	if key := upstream.IdempotencyKeyFrom(ctx); key != nil && k.method == http.MethodPost && a.header.Get("Idempotent-Replayed") == "true" {
+	if key := c.write.Idempotency; key != nil && k.method == http.MethodPost && a.header.Get("Idempotent-Replayed") == "true" {
 		key.Replayed = true
 	}
 }

@@ -59,12 +59,12 @@ func (c *Client) url(k call) string {
 // do runs k for the caller of ctx and decodes a 2xx answer into out (when
 // not nil). Problem answers become *upstream.Error with their code.
 func (c *Client) do(ctx context.Context, k call, out any) (answer, error) {
-	p := forward(ctx, &k)
+	p := c.forward(&k)
 	a, err := c.send(ctx, k)
 	if err != nil {
 		return a, err
 	}
-	forwarded(ctx, k, p, a)
+	c.forwarded(k, p, a)
 	recordVersion(ctx, k, a)
 	if a.status == http.StatusNotModified && !k.notModified {
 		return a, problemError(a.status, a.header, nil)

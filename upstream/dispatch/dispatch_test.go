@@ -367,8 +367,8 @@ func TestRolledBackWritesAreNeverDelivered(t *testing.T) {
 	}
 	// Runs, appends goal.updated, then fails its precondition and rolls back.
 	rolledBack := "renamed in a rolled-back transaction"
-	pctx := upstream.WithPrecondition(e.ctx, &upstream.Precondition{Kind: upstream.KindGoal, ID: g.ID, IfMatch: []string{`"not-the-version"`}})
-	if _, err := e.store.UpdateGoal(pctx, g.ID, upstream.GoalPatch{Name: &rolledBack}); upstream.ErrorCode(err) != upstream.CodePreconditionFailed {
+	stale := upstream.WriteOptions{Precondition: &upstream.Precondition{Kind: upstream.KindGoal, ID: g.ID, IfMatch: []string{`"not-the-version"`}}}
+	if _, err := e.store.Writing(stale).UpdateGoal(e.ctx, g.ID, upstream.GoalPatch{Name: &rolledBack}); upstream.ErrorCode(err) != upstream.CodePreconditionFailed {
 		t.Fatalf("conditional update: %v, want precondition_failed", err)
 	}
 	if h, _ := e.store.Head(e.ctx); h != head {

@@ -31,7 +31,8 @@ const TracerName = "github.com/okrgate/okrgate/upstream/instrument"
 // and in the Record of the request (observe.Record.AddUpstreamCall), and,
 // when the request is traced, runs inside a span "upstream.METHOD". Its
 // capabilities (upstream.Versions, upstream.Idempotency) are next's, as
-// methods of upstream.API like any other.
+// methods of upstream.API like any other, and its views for write options
+// (Writing) are decorated as it is.
 func New(next upstream.API, c *Counter) upstream.API {
 	return &decorator{next: next, c: c}
 }
@@ -40,6 +41,13 @@ func New(next upstream.API, c *Counter) upstream.API {
 type decorator struct {
 	next upstream.API
 	c    *Counter
+}
+
+// Writing returns next's view for o, decorated alike: the calls made
+// through the view are counted and traced as the decorator's own. Binding
+// the options calls nothing upstream, so it is neither counted nor traced.
+func (d *decorator) Writing(o upstream.WriteOptions) upstream.API {
+	return &decorator{next: d.next.Writing(o), c: d.c}
 }
 
 // begin counts a call of method and opens its span when the request is

@@ -25,6 +25,9 @@ func TestEveryMethodCounted(t *testing.T) {
 	}
 	for i := 0; i < apiType.NumMethod(); i++ {
 		m := apiType.Method(i)
+		if m.Name == "Writing" {
+			continue // binds options, calls nothing: TestWritingViewDecorated
+		}
 		c := instrument.NewCounter()
 		rec := &observe.Record{}
 		ctx := observe.NewContext(context.Background(), rec)
@@ -69,6 +72,49 @@ func TestCapabilitiesForwarded(t *testing.T) {
 	}
 	if n := c.Snapshot()["Version"]; n != 1 {
 		t.Errorf("Version counted %d times, want 1", n)
+	}
+}
+
+// optioned is an upstream.API whose DeleteGoal needs the precondition of
+// the view it is called through, and marks it done.
+type optioned struct {
+	upstream.API
+	opts upstream.WriteOptions
+}
+
+func (o optioned) Writing(opts upstream.WriteOptions) upstream.API {
+	o.opts = opts
+	return o
+}
+
+func (o optioned) DeleteGoal(context.Context, string) error {
+	if o.opts.Precondition == nil {
+		return upstream.Errorf(upstream.CodeInvalid, "no precondition")
+	}
+	o.opts.Precondition.Done = true
+	return nil
+}
+
+// TestWritingViewDecorated: the view the decorator returns for write
+// options is the wrapped API's view, decorated: its writes carry the
+// options and are counted; binding counts nothing; the decorator itself
+// stays without options.
+func TestWritingViewDecorated(t *testing.T) {
+	c := instrument.NewCounter()
+	api := instrument.New(optioned{}, c)
+	p := &upstream.Precondition{Kind: upstream.KindGoal, ID: "g1", IfMatch: []string{"*"}}
+	if err := api.Writing(upstream.WriteOptions{Precondition: p}).DeleteGoal(context.Background(), "g1"); err != nil {
+		t.Fatalf("DeleteGoal through the view: %v", err)
+	}
+	if !p.Done {
+		t.Error("the wrapped API's write did not see the view's precondition")
+	}
+	if err := api.DeleteGoal(context.Background(), "g1"); upstream.ErrorCode(err) != upstream.CodeInvalid {
+		t.Errorf("DeleteGoal on the decorator itself = %v, want it without options", err)
+	}
+	got := c.Snapshot()
+	if got["DeleteGoal"] != 2 || len(got) != 1 {
+		t.Errorf("counted %v, want DeleteGoal twice and nothing else", got)
 	}
 }
 

@@ -73,8 +73,10 @@ func (rec *recorder) Write(b []byte) (int, error) {
 
 // idempotent runs serve at most once for the Idempotency-Key key of r,
 // recording its answer in store; a replay or a refused key is answered
-// without running serve.
-func (s *server) idempotent(w http.ResponseWriter, r *http.Request, store upstream.Idempotency, key string, serve func(http.ResponseWriter, *http.Request)) {
+// without running serve. serve gets the reserved key, for the write
+// options of its writes (upstream.WriteOptions.Idempotency), which mark it
+// applied in their transactions.
+func (s *server) idempotent(w http.ResponseWriter, r *http.Request, store upstream.Idempotency, key string, serve func(http.ResponseWriter, *http.Request, *upstream.IdempotencyKey)) {
 	c, _ := upstream.CallerFrom(r.Context())
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
@@ -106,8 +108,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, store upstre
 		return
 	}
 	rec := &recorder{ResponseWriter: w, key: &k}
-	ctx := upstream.WithIdempotencyKey(r.Context(), &k)
-	serve(rec, r.WithContext(ctx))
+	serve(rec, r, &k)
 	// The bookkeeping outlives a client that went away: its write may have
 	// committed, and the record is what a retry needs.
 	bg := context.WithoutCancel(r.Context())

@@ -217,20 +217,21 @@ func (s *server) endpoint(e entry) http.Handler {
 			return
 		}
 		if !hasKey {
-			s.run(e, w, r)
+			s.run(e, w, r, nil)
 			return
 		}
 		if !e.Idempotent {
 			s.writeError(w, r, upstream.Invalid("Idempotency-Key", "this operation does not take an Idempotency-Key; it is honoured on POST operations"))
 			return
 		}
-		s.idempotent(w, r, s.api, key, func(w http.ResponseWriter, r *http.Request) { s.run(e, w, r) })
+		s.idempotent(w, r, s.api, key, func(w http.ResponseWriter, r *http.Request, k *upstream.IdempotencyKey) { s.run(e, w, r, k) })
 	}))
 }
 
 // run calls an operation's handler — conditionally on a versioned route
-// (conditional.go) — and encodes its result.
-func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
+// (conditional.go), under the reserved Idempotency-Key key when not nil
+// (idempotent.go) — and encodes its result.
+func (s *server) run(e entry, w http.ResponseWriter, r *http.Request, key *upstream.IdempotencyKey) {
 	var v any
 	var err error
 	switch {
@@ -252,13 +253,12 @@ func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
 		if p, err = ifMatch(r, e.Versioned, urlParam(r, idParam(e.Pattern))); err != nil {
 			break
 		}
-		r = r.WithContext(upstream.WithPrecondition(r.Context(), p))
-		v, err = e.h(s, w, r)
+		v, err = e.h(s.writing(upstream.WriteOptions{Precondition: p, Idempotency: key}), w, r)
 		if err == nil && p.ETag != "" && e.Method != http.MethodDelete {
 			w.Header().Set("ETag", p.ETag)
 		}
 	default:
-		v, err = e.h(s, w, r)
+		v, err = e.h(s.writing(upstream.WriteOptions{Idempotency: key}), w, r)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -282,6 +282,17 @@ func (s *server) run(e entry, w http.ResponseWriter, r *http.Request) {
 	default:
 		s.writeJSON(w, r, e.Success, v)
 	}
+}
+
+// writing returns s with its API's writes bound to o (upstream.API.Writing),
+// for one request's handler; s itself when o holds no option.
+func (s *server) writing(o upstream.WriteOptions) *server {
+	if o.IsZero() {
+		return s
+	}
+	v := *s
+	v.api = s.api.Writing(o)
+	return &v
 }
 
 // notModified is a handler result meaning 304 with the given message.

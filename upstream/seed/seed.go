@@ -28,7 +28,9 @@ type Writer interface {
 // Batcher is a Writer that can group many writes into one commit
 // (*sqlstore.Store: Bulk). Seeding uses it when the Writer offers it.
 type Batcher interface {
-	Bulk(ctx context.Context, fn func(ctx context.Context) error) error
+	// Bulk runs fn with a view of the store whose writes join one
+	// transaction.
+	Bulk(ctx context.Context, fn func(batch *sqlstore.Store) error) error
 }
 
 var _ interface {
@@ -112,7 +114,7 @@ func SyntheticTo(ctx context.Context, st Writer, opt Options) (Summary, error) {
 	// Trees: each root gets up to 3 children, each child up to 3 grandchildren.
 	var parents []upstream.Goal // candidates for children, with their depth
 	depth := map[string]int{}
-	goal := func(ctx context.Context, i int) error {
+	goal := func(st Writer, i int) error {
 		in := upstream.GoalInput{
 			Name:      fmt.Sprintf("%s %s #%d", verbs[rng.IntN(len(verbs))], nouns[rng.IntN(len(nouns))], i+1),
 			SessionID: pick(sum.Sessions),
@@ -177,9 +179,9 @@ func SyntheticTo(ctx context.Context, st Writer, opt Options) (Summary, error) {
 	b, _ := st.(Batcher)
 	for start := 0; start < opt.Goals; start += batch {
 		end := min(start+batch, opt.Goals)
-		run := func(ctx context.Context) error {
+		run := func(st Writer) error {
 			for i := start; i < end; i++ {
-				if err := goal(ctx, i); err != nil {
+				if err := goal(st, i); err != nil {
 					return err
 				}
 			}
@@ -188,11 +190,11 @@ func SyntheticTo(ctx context.Context, st Writer, opt Options) (Summary, error) {
 		var err error
 		if b != nil {
 			before := sum
-			if err = b.Bulk(ctx, run); err != nil {
+			if err = b.Bulk(ctx, func(batch *sqlstore.Store) error { return run(batch) }); err != nil {
 				sum = before // rolled back
 			}
 		} else {
-			err = run(ctx)
+			err = run(st)
 		}
 		if err != nil {
 			return sum, err

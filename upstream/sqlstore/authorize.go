@@ -17,7 +17,7 @@ import (
 // and grants: three queries, once per request (readMemo).
 func (s *Store) loadSubject(ctx context.Context, q querier, c upstream.Caller) (*upstream.Subject, error) {
 	// A bulk write derives the subject once for its batch.
-	if b := s.bulkOf(ctx); b != nil {
+	if b := s.bulk; b != nil {
 		return b.subject(ctx, q, c)
 	}
 	if tf := txFactsOf(q); tf != nil {

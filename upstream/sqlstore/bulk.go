@@ -12,9 +12,6 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-// bulkKey is the context key of a Bulk transaction.
-type bulkKey struct{}
-
 // bulkTx is an open Bulk transaction of one store.
 type bulkTx struct {
 	s  *Store
@@ -44,14 +41,6 @@ func (b *bulkTx) subject(ctx context.Context, q querier, c upstream.Caller) (*up
 	}
 	b.subjects[key] = sub
 	return sub, nil
-}
-
-// bulkOf returns the Bulk transaction of this store in ctx, or nil.
-func (s *Store) bulkOf(ctx context.Context) *bulkTx {
-	if b, ok := ctx.Value(bulkKey{}).(*bulkTx); ok && b.s == s {
-		return b
-	}
-	return nil
 }
 
 // mark records ids of account in set.
@@ -86,7 +75,7 @@ func (b *bulkTx) flush(ctx context.Context) error {
 }
 
 // Bulk runs fn in one write transaction: every write fn makes through the
-// store with the context it is given joins that transaction, each under a
+// view of the store it is given joins that transaction, each under a
 // savepoint of its own, so a write that fails leaves nothing behind and fn
 // may go on. The writes are checked by the same rules as one by one; the
 // derived figures of goals (attainments, aggregates, counts) are brought up
@@ -97,9 +86,9 @@ func (b *bulkTx) flush(ctx context.Context) error {
 // Seeding uses it; the writer
 // connection is held for the whole of fn, so keep batches short where a
 // server runs on the same file.
-func (s *Store) Bulk(ctx context.Context, fn func(ctx context.Context) error) error {
-	if s.bulkOf(ctx) != nil {
-		return fn(ctx) // already inside one
+func (s *Store) Bulk(ctx context.Context, fn func(batch *Store) error) error {
+	if s.bulk != nil {
+		return fn(s) // already inside one
 	}
 	return s.tx(ctx, func(q querier) error {
 		b := &bulkTx{s: s, q: q, paths: map[string]map[string]bool{}, tasks: map[string]map[string]bool{}}
@@ -111,17 +100,19 @@ func (s *Store) Bulk(ctx context.Context, fn func(ctx context.Context) error) er
 		pq.docs = &batchDocs{docs: map[string]map[string][]byte{}, assignees: map[string]upstream.Assignee{}}
 		defer pq.closeBatch()
 		b.pq = pq
-		if err := fn(context.WithValue(ctx, bulkKey{}, b)); err != nil {
+		v := *s
+		v.bulk = b
+		if err := fn(&v); err != nil {
 			return err
 		}
 		return b.flush(ctx)
 	})
 }
 
-// inBulk runs fn inside the Bulk transaction of ctx under a savepoint, and
-// reports false when ctx holds none for this store.
+// inBulk runs fn inside the view's Bulk transaction under a savepoint, and
+// reports false when the view is not one of a batch.
 func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, error) {
-	b := s.bulkOf(ctx)
+	b := s.bulk
 	if b == nil {
 		return false, nil
 	}

@@ -1,11 +1,11 @@
 package sqlstore_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // TestBulk: writes in a batch share one commit; a refused write leaves
@@ -15,26 +15,26 @@ func TestBulk(t *testing.T) {
 	e := newEnv(t)
 	s := e.session(upstream.SessionInput{})
 	var root, child upstream.Goal
-	err := e.store.Bulk(e.ctx, func(ctx context.Context) error {
+	err := e.store.Bulk(e.ctx, func(batch *sqlstore.Store) error {
 		var err error
-		if root, err = e.store.CreateGoal(ctx, upstream.GoalInput{Name: "root", SessionID: s.ID, AttainmentTypeString: upstream.AverageChildren}); err != nil {
+		if root, err = batch.CreateGoal(e.ctx, upstream.GoalInput{Name: "root", SessionID: s.ID, AttainmentTypeString: upstream.AverageChildren}); err != nil {
 			return err
 		}
-		if child, err = e.store.CreateGoal(ctx, upstream.GoalInput{Name: "child", SessionID: s.ID, ParentID: root.ID}); err != nil {
+		if child, err = batch.CreateGoal(e.ctx, upstream.GoalInput{Name: "child", SessionID: s.ID, ParentID: root.ID}); err != nil {
 			return err
 		}
 		// Refused (no name): nothing of it stays, the batch goes on.
-		if _, err := e.store.CreateMetric(ctx, upstream.MetricInput{GoalID: child.ID, Target: f(10)}); upstream.ErrorCode(err) != upstream.CodeInvalid {
+		if _, err := batch.CreateMetric(e.ctx, upstream.MetricInput{GoalID: child.ID, Target: f(10)}); upstream.ErrorCode(err) != upstream.CodeInvalid {
 			t.Errorf("nameless key result: %v", err)
 		}
-		m, err := e.store.CreateMetric(ctx, upstream.MetricInput{Name: "kr", GoalID: child.ID, Target: f(10)})
+		m, err := batch.CreateMetric(e.ctx, upstream.MetricInput{Name: "kr", GoalID: child.ID, Target: f(10)})
 		if err != nil {
 			return err
 		}
-		if _, err := e.store.CheckIn(ctx, m.ID, upstream.CheckInInput{Actual: f(4)}); err != nil {
+		if _, err := batch.CheckIn(e.ctx, m.ID, upstream.CheckInInput{Actual: f(4)}); err != nil {
 			return err
 		}
-		_, err = e.store.CreateTask(ctx, upstream.TaskInput{Name: "t", ParentID: child.ID, ParentType: upstream.ParentGoal})
+		_, err = batch.CreateTask(e.ctx, upstream.TaskInput{Name: "t", ParentID: child.ID, ParentType: upstream.ParentGoal})
 		return err
 	})
 	if err != nil {
@@ -47,8 +47,8 @@ func TestBulk(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	err = e.store.Bulk(e.ctx, func(ctx context.Context) error {
-		if _, err := e.store.CreateGoal(ctx, upstream.GoalInput{Name: "lost", SessionID: s.ID, ParentID: root.ID}); err != nil {
+	err = e.store.Bulk(e.ctx, func(batch *sqlstore.Store) error {
+		if _, err := batch.CreateGoal(e.ctx, upstream.GoalInput{Name: "lost", SessionID: s.ID, ParentID: root.ID}); err != nil {
 			return err
 		}
 		return boom

@@ -41,7 +41,7 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 			return upstream.NotFound(metrics.kind, metricID)
 		}
 		q = s.prepared(q) // the statements of a check-in are the same every time
-		bulk := s.bulkOf(ctx)
+		bulk := s.bulk
 		f := &metricFacts{withSubject: bulk == nil, withPath: bulk == nil}
 		if err := s.run(ctx, q, f.stmts(dialectOf(q), c, metricID)...); err != nil {
 			return fmt.Errorf("sqlstore: load key result %s: %w", metricID, err)

@@ -150,11 +150,21 @@ func version(ctx context.Context, q querier, account, kind, id string) (string, 
 	return upstream.ETagOf(buf.Bytes()), nil
 }
 
-// beforeWrite is the first step of a write transaction: when ctx carries
-// a precondition not yet met by an earlier write of the request, it reads
+// Writing returns a view of the store whose writes apply o: the
+// precondition is compared inside the transaction of the first write on its
+// resource that commits (beforeWrite, afterWrite), and the idempotency key
+// is marked applied in the transaction of each write (markApplied).
+func (s *Store) Writing(o upstream.WriteOptions) upstream.API {
+	v := *s
+	v.write = o
+	return &v
+}
+
+// beforeWrite is the first step of a write transaction: when the view's
+// precondition is not yet met by an earlier write of the request, it reads
 // the version the write starts from.
-func beforeWrite(ctx context.Context, q querier) (string, error) {
-	p := upstream.PreconditionFrom(ctx)
+func (s *Store) beforeWrite(ctx context.Context, q querier) (string, error) {
+	p := s.write.Precondition
 	c, ok := upstream.CallerFrom(ctx)
 	if p == nil || p.Done || len(p.IfMatch) == 0 || !ok {
 		return "", nil
@@ -168,8 +178,8 @@ func beforeWrite(ctx context.Context, q querier) (string, error) {
 // started from with If-Match, failing the transaction on a mismatch;
 // records the version the write leaves; and marks the request's
 // idempotency key applied, in the same transaction as the write.
-func afterWrite(ctx context.Context, q querier, before string) error {
-	if p := upstream.PreconditionFrom(ctx); p != nil && !p.Done {
+func (s *Store) afterWrite(ctx context.Context, q querier, before string) error {
+	if p := s.write.Precondition; p != nil && !p.Done {
 		c, ok := upstream.CallerFrom(ctx)
 		if !ok {
 			return upstream.Errorf(upstream.CodeUnauthenticated, "a conditional write needs a caller")
@@ -183,13 +193,13 @@ func afterWrite(ctx context.Context, q querier, before string) error {
 		}
 		p.ETag = v
 	}
-	return markApplied(ctx, q)
+	return markApplied(ctx, q, s.write.Idempotency)
 }
 
-// committed marks the precondition of ctx met, after the first write under
+// committed marks the view's precondition met, after the first write under
 // it committed.
-func committed(ctx context.Context) {
-	if p := upstream.PreconditionFrom(ctx); p != nil {
+func (s *Store) committed() {
+	if p := s.write.Precondition; p != nil {
 		p.Done = true
 	}
 }

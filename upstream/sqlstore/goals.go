@@ -160,7 +160,7 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
 			return err
 		}
-		if s.bulkOf(ctx) != nil {
+		if s.bulk != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
 		if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {

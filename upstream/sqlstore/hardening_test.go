@@ -54,14 +54,14 @@ func TestConditionalWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := &upstream.Precondition{Kind: upstream.KindGoal, ID: g.ID, IfMatch: []string{`"00"`}}
-	if _, err := e.store.UpdateGoal(upstream.WithPrecondition(e.ctx, stale), g.ID, upstream.GoalPatch{Name: ref("H")}); upstream.ErrorCode(err) != upstream.CodePreconditionFailed {
+	if _, err := e.store.Writing(upstream.WriteOptions{Precondition: stale}).UpdateGoal(e.ctx, g.ID, upstream.GoalPatch{Name: ref("H")}); upstream.ErrorCode(err) != upstream.CodePreconditionFailed {
 		t.Fatalf("stale If-Match: %v", err)
 	}
 	if v, _ := e.store.Version(e.ctx, upstream.KindGoal, g.ID); v != v1 {
 		t.Error("a failed precondition wrote")
 	}
 	cur := &upstream.Precondition{Kind: upstream.KindGoal, ID: g.ID, IfMatch: []string{v1}}
-	if _, err := e.store.UpdateGoal(upstream.WithPrecondition(e.ctx, cur), g.ID, upstream.GoalPatch{Name: ref("H")}); err != nil {
+	if _, err := e.store.Writing(upstream.WriteOptions{Precondition: cur}).UpdateGoal(e.ctx, g.ID, upstream.GoalPatch{Name: ref("H")}); err != nil {
 		t.Fatal(err)
 	}
 	v2, _ := e.store.Version(e.ctx, upstream.KindGoal, g.ID)
@@ -119,7 +119,7 @@ func TestIdempotencyKeyLifecycle(t *testing.T) {
 	}
 	// The write marks the key applied in its own transaction: released or
 	// not, a retry never writes again.
-	if _, err := st.CreateGoal(upstream.WithIdempotencyKey(ctx, &k), upstream.GoalInput{Name: "G", SessionID: ss.ID}); err != nil {
+	if _, err := st.Writing(upstream.WriteOptions{Idempotency: &k}).CreateGoal(ctx, upstream.GoalInput{Name: "G", SessionID: ss.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.ReleaseIdempotencyKey(ctx, k); err != nil {

@@ -133,11 +133,10 @@ func (s *Store) keyTxOnce(ctx context.Context, fn func(querier) error) error {
 	return nil
 }
 
-// markApplied marks the reserved key of ctx applied, in the transaction of
-// the request's write (called by afterWrite), so a retry never writes twice
-// even if the answer is never recorded.
-func markApplied(ctx context.Context, q querier) error {
-	k := upstream.IdempotencyKeyFrom(ctx)
+// markApplied marks the reserved key k (nil: none) applied, in the
+// transaction of the request's write (called by afterWrite), so a retry
+// never writes twice even if the answer is never recorded.
+func markApplied(ctx context.Context, q querier, k *upstream.IdempotencyKey) error {
 	if k == nil {
 		return nil
 	}

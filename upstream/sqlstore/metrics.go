@@ -168,7 +168,7 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
 			return err
 		}
-		if s.bulkOf(ctx) != nil {
+		if s.bulk != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
 		if m, err = s.getMetric(ctx, q, c.AccountID, m.ID); err != nil {

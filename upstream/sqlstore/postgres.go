@@ -170,8 +170,8 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 		return nil, fmt.Errorf("sqlstore: postgres: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	s := &Store{path: dsn, w: db, r: db, ids: upstream.NewIDSource(), now: time.Now,
-		tokens: upstream.DefaultTokenPolicy(), d: postgresDialect{}, pg: &pgStore{pool: pool}}
+	s := &Store{core: &core{path: dsn, w: db, r: db, ids: upstream.NewIDSource(), now: time.Now,
+		tokens: upstream.DefaultTokenPolicy(), d: postgresDialect{}, pg: &pgStore{pool: pool}}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -37,7 +37,21 @@ var migrations embed.FS
 // they never fail on a lock upgrade; reads use a pool of read-only
 // connections that WAL lets run beside the writer. On PostgreSQL one pool
 // serves both, and each write first locks its account's row (lockAccount).
+//
+// A Store value is a view of its database: the Store Open returns, a view
+// whose writes carry a request's options (Writing), or one whose writes
+// join a Bulk batch. Views share everything but those two fields.
 type Store struct {
+	*core
+	// write are the options the writes of this view apply (Writing):
+	// If-Match (etag.go) and Idempotency-Key (idempotency.go).
+	write upstream.WriteOptions
+	// bulk is the Bulk batch this view's writes join, or nil (bulk.go).
+	bulk *bulkTx
+}
+
+// core is what every view of one database shares.
+type core struct {
 	path    string // the database file
 	w, r    *sql.DB
 	ids     *upstream.IDSource
@@ -102,7 +116,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now, tokens: upstream.DefaultTokenPolicy(), d: sqliteDialect{}}
+	s := &Store{core: &core{path: path, w: w, ids: upstream.NewIDSource(), now: time.Now, tokens: upstream.DefaultTokenPolicy(), d: sqliteDialect{}}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -288,7 +302,7 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 		return err
 	}
 	var before string
-	before, err = beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	before, err = s.beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
 	if err == nil {
 		err = fn(q)
 	}
@@ -296,12 +310,12 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 		err = s.appendEvents(ctx, q, q.ev) // the outbox: events.go
 	}
 	if err == nil {
-		err = afterWrite(ctx, q, before)
+		err = s.afterWrite(ctx, q, before)
 	}
 	if err = end(err); err != nil {
 		return err
 	}
-	committed(ctx)
+	s.committed()
 	if len(q.ev.events) > 0 {
 		s.changed.notify()
 	}

@@ -174,7 +174,7 @@ func (s *Store) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream
 		if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
 			return err
 		}
-		if s.bulkOf(ctx) != nil {
+		if s.bulk != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
 		t, err = s.getTask(ctx, q, c.AccountID, t.ID)

@@ -43,7 +43,7 @@ const isDescendantSQL = descendants + ` SELECT count(*) FROM down WHERE id = ?`
 // transaction of the write that made them stale. Empty and deleted ids are
 // skipped.
 func (s *Store) recompute(ctx context.Context, q querier, account string, ids ...string) error {
-	if b := s.bulkOf(ctx); b != nil {
+	if b := s.bulk; b != nil {
 		b.mark(account, b.paths, ids)
 		return nil
 	}
@@ -211,7 +211,7 @@ func goalTaskCounts(ctx context.Context, q querier, account string, goalIDs []st
 // refreshTaskCounts updates the task counts of goals: tasks change no
 // other goal's figures.
 func (s *Store) refreshTaskCounts(ctx context.Context, q querier, account string, goalIDs ...string) error {
-	if b := s.bulkOf(ctx); b != nil {
+	if b := s.bulk; b != nil {
 		b.mark(account, b.tasks, goalIDs)
 		return nil
 	}
