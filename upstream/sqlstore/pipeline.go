@@ -45,6 +45,7 @@ type pipeline struct {
 	conn    *sql.Conn
 	pending []stmt
 	begun   bool // BEGIN has been sent
+	sends   int  // round trips sent (a write of a group knows what it sent)
 	// err is the first failure of statements sent ahead of a statement run
 	// through database/sql (whose *sql.Row cannot carry it); the write
 	// fails with it.
@@ -145,6 +146,7 @@ func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 	}
 	s.roundTrips.Add(1)
 	rec.AddSQLRoundTrip()
+	p.sends++
 	ctx, span := batchSpan(ctx, texts)
 	err := p.conn.Raw(func(dc any) error {
 		conn := dc.(*stdlib.Conn).Conn()

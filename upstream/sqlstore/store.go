@@ -275,6 +275,9 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 	if ok, err := s.inBulk(ctx, fn); ok {
 		return err
 	}
+	if account, ok := s.groupAccount(ctx); ok {
+		return s.pg.groups.submit(ctx, s, account, fn) // groupcommit.go
+	}
 	if s.pg != nil {
 		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go
 	}
@@ -287,8 +290,17 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	if err != nil {
 		return err
 	}
-	var before string
-	before, err = beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	if err = end(s.write(ctx, q, fn)); err != nil {
+		return err
+	}
+	s.afterCommit(ctx, q)
+	return nil
+}
+
+// write runs fn as one write of the transaction q, with what every write
+// does around it: its preconditions and idempotency key, and its events.
+func (s *Store) write(ctx context.Context, q counted, fn func(q querier) error) error {
+	before, err := beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
 	if err == nil {
 		err = fn(q)
 	}
@@ -298,9 +310,11 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	if err == nil {
 		err = afterWrite(ctx, q, before)
 	}
-	if err = end(err); err != nil {
-		return err
-	}
+	return err
+}
+
+// afterCommit is what follows the commit of a write made through q.
+func (s *Store) afterCommit(ctx context.Context, q counted) {
 	committed(ctx)
 	if len(q.ev.events) > 0 {
 		s.changed.notify()
@@ -308,7 +322,6 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	if m := upstream.MemoFrom(ctx); m != nil {
 		m.Clear() // the write may have changed what the memo holds
 	}
-	return nil
 }
 
 // begin opens a write transaction. end commits it when given nil and rolls
