@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -34,6 +35,9 @@ const groupSavepoint = "group_write"
 type groups struct {
 	mu       sync.Mutex
 	accounts map[string]*accountQueue
+	// txs and writes count the transactions drained and the writes they
+	// took (writes ÷ txs is the mean group).
+	txs, writes atomic.Int64
 }
 
 // accountQueue holds the writes of one account waiting for a transaction.
@@ -105,6 +109,8 @@ func (g *groups) drain(s *Store, account string, a *accountQueue) {
 		group := a.waiting[:n:n]
 		a.waiting = a.waiting[n:]
 		g.mu.Unlock()
+		g.txs.Add(1)
+		g.writes.Add(int64(n))
 		s.commitGroup(group)
 	}
 }
