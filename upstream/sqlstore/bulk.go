@@ -25,6 +25,10 @@ type bulkTx struct {
 	paths, tasks map[string]map[string]bool
 	// The callers' subjects (roles, teams, grants), derived once per batch.
 	subjects map[subjectKey]*upstream.Subject
+	// broken is set when a statement of an earlier write failed on the
+	// server after that write returned (PostgreSQL, inBulk): the batch
+	// cannot go on.
+	broken error
 }
 
 // subject returns the caller's authorization subject as the batch first
@@ -114,43 +118,83 @@ func (s *Store) Bulk(ctx context.Context, fn func(ctx context.Context) error) er
 		if err := fn(context.WithValue(ctx, bulkKey{}, b)); err != nil {
 			return err
 		}
+		if b.broken != nil {
+			return b.broken
+		}
 		return b.flush(ctx)
 	})
 }
 
 // inBulk runs fn inside the Bulk transaction of ctx under a savepoint, and
 // reports false when ctx holds none for this store.
+//
+// One name serves every savepoint: writes do not nest, and constant texts
+// stay prepared for the whole batch. On SQLite the RELEASE runs at once. On
+// PostgreSQL nothing of the savepoint waits for a round trip of its own:
+// the SAVEPOINT, the write's statements whose answers it does not need and
+// the RELEASE go with the next round trip of the batch — a later write's
+// read, or the COMMIT — so a write whose facts the batch already holds (a
+// key result of a goal the batch created) costs no round trip. A write
+// refused by the rules still leaves nothing behind and the batch goes on;
+// a statement that fails on the server after its write returned fails the
+// batch (broken): every later write, and Bulk, return that error, and the
+// whole batch rolls back.
 func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, error) {
 	b := s.bulkOf(ctx)
 	if b == nil {
 		return false, nil
 	}
-	// One name for every savepoint: writes do not nest, and constant
-	// texts stay prepared for the whole batch. On PostgreSQL the SAVEPOINT
-	// goes with the write's first round trip and the RELEASE with its
-	// last, so that the write's own statements are all it waits for.
+	if b.broken != nil {
+		return true, b.broken
+	}
+	p := b.pq.count.pipe
+	var base, sends int
+	if p != nil {
+		p.write++
+		base, sends = len(p.pending), p.sends
+	}
 	if err := s.queue(ctx, b.pq, stmt{sql: "SAVEPOINT bulk_write"}); err != nil {
 		return true, fmt.Errorf("sqlstore: savepoint: %w", err)
 	}
 	mark := b.pq.count.ev.mark()
-	if err := fn(b.pq); err != nil {
-		b.pq.count.ev.rollback(mark) // the savepoint's events go with it
-		if p := b.pq.count.pipe; p != nil {
-			p.err = nil // the savepoint ends the failed statement's transaction state
+	err := fn(b.pq)
+	if err == nil {
+		if p != nil {
+			return true, s.queue(ctx, b.pq, stmt{sql: "RELEASE bulk_write"})
 		}
+		if err := s.run(ctx, b.pq, stmt{sql: "RELEASE bulk_write"}); err != nil {
+			return true, fmt.Errorf("sqlstore: release savepoint: %w", err)
+		}
+		return true, nil
+	}
+	b.pq.count.ev.rollback(mark) // the savepoint's events go with it
+	if p == nil {
 		if rerr := s.run(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
 			return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
 		}
 		return true, err
 	}
-	if err := s.run(ctx, b.pq, stmt{sql: "RELEASE bulk_write"}); err != nil {
-		return true, fmt.Errorf("sqlstore: release savepoint: %w", err)
+	if p.err != nil && p.failedWrite != p.write {
+		b.broken = fmt.Errorf("sqlstore: a write of the batch failed: %w", p.err)
+		return true, b.broken
 	}
-	return true, nil
+	// What the write queued and did not send goes with it: after one of
+	// its round trips all that is pending is its own; before, what
+	// precedes it stays (base), and its SAVEPOINT.
+	if p.sends != sends {
+		p.pending = nil
+	} else {
+		p.pending = p.pending[:base+1]
+	}
+	p.err = nil // the savepoint ends the failed statement's transaction state
+	if rerr := s.queue(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
+		return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
+	}
+	return true, err
 }
 
 // batchDocs are documents a Bulk batch has read or written, so that its
-// writes do not read them again: goals and sessions by id (as documents,
+// writes do not read them again: goals, sessions and key results by id (as documents,
 // decoded afresh for every use), and the users and teams that exist as
 // owners. The batch holds the writer (SQLite) or its account's lock
 // (PostgreSQL), so only its own writes change them, and every write of a
@@ -163,7 +207,7 @@ type batchDocs struct {
 }
 
 // cachedTables are the tables whose documents a batch keeps.
-var cachedTables = map[string]bool{"goals": true, "sessions": true}
+var cachedTables = map[string]bool{"goals": true, "sessions": true, "metrics": true}
 
 // batchDocsOf returns the documents of q's Bulk batch, or nil.
 func batchDocsOf(q querier) *batchDocs {

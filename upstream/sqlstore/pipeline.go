@@ -35,6 +35,9 @@ type stmt struct {
 	// commit marks the COMMIT of a write: a round trip, not counted as a
 	// statement (BEGIN is; the access log has always counted so).
 	commit bool
+	// write is the pipeline's write (pipeline.write) that queued the
+	// statement, so that a failure sent late is laid at the right door.
+	write int
 }
 
 // pipeline is a PostgreSQL write transaction: its connection, on which
@@ -46,6 +49,9 @@ type pipeline struct {
 	pending []stmt
 	begun   bool // BEGIN has been sent
 	sends   int  // round trips sent (a write of a group knows what it sent)
+	// write numbers the writes of a transaction that holds several (a
+	// Bulk batch); failedWrite is the write whose statement failed last.
+	write, failedWrite int
 	// err is the first failure of statements sent ahead of a statement run
 	// through database/sql (whose *sql.Row cannot carry it); the write
 	// fails with it.
@@ -83,7 +89,10 @@ func (s *Store) run(ctx context.Context, q querier, stmts ...stmt) error {
 // (their errors come then), and at once elsewhere.
 func (s *Store) queue(ctx context.Context, q querier, stmts ...stmt) error {
 	if p := pipeOf(q); p != nil {
-		p.pending = append(p.pending, stmts...)
+		for _, st := range stmts {
+			st.write = p.write
+			p.pending = append(p.pending, st)
+		}
 		return nil
 	}
 	return s.run(ctx, q, stmts...)
@@ -123,7 +132,11 @@ func (c counted) flush(ctx context.Context) {
 // rolls back.
 func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 	s := p.s
-	all := append(p.pending, stmts...)
+	all := p.pending
+	for _, st := range stmts {
+		st.write = p.write
+		all = append(all, st)
+	}
 	p.pending = nil
 	if len(all) == 0 {
 		return nil
@@ -155,9 +168,12 @@ func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 			b.Queue(texts[i], st.args...)
 		}
 		br := conn.SendBatch(ctx, b)
-		err := readBatch(br, all)
-		if cerr := br.Close(); err == nil {
-			err = cerr
+		at, err := readBatch(br, all)
+		if cerr := br.Close(); err == nil && cerr != nil {
+			at, err = len(all)-1, cerr
+		}
+		if err != nil {
+			p.failedWrite = all[at].write
 		}
 		return err
 	})
@@ -170,31 +186,31 @@ func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 }
 
 // readBatch reads the results of a sent batch in order, stopping at the
-// first error.
-func readBatch(br pgx.BatchResults, stmts []stmt) error {
-	for _, st := range stmts {
+// first error, whose statement's index it returns.
+func readBatch(br pgx.BatchResults, stmts []stmt) (int, error) {
+	for i, st := range stmts {
 		if st.rows == nil {
 			if _, err := br.Exec(); err != nil {
-				return fmt.Errorf("%s: %w", firstWords(st.sql), err)
+				return i, fmt.Errorf("%s: %w", firstWords(st.sql), err)
 			}
 			continue
 		}
 		rows, err := br.Query()
 		if err != nil {
-			return fmt.Errorf("%s: %w", firstWords(st.sql), err)
+			return i, fmt.Errorf("%s: %w", firstWords(st.sql), err)
 		}
 		for rows.Next() {
 			if err := st.rows(rows.Scan); err != nil {
 				rows.Close()
-				return err
+				return i, err
 			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return fmt.Errorf("%s: %w", firstWords(st.sql), err)
+			return i, fmt.Errorf("%s: %w", firstWords(st.sql), err)
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // firstWords names a statement in an error by its first words.
