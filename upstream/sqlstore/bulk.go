@@ -129,16 +129,18 @@ func (s *Store) Bulk(ctx context.Context, fn func(ctx context.Context) error) er
 // reports false when ctx holds none for this store.
 //
 // One name serves every savepoint: writes do not nest, and constant texts
-// stay prepared for the whole batch. On SQLite the RELEASE runs at once. On
-// PostgreSQL nothing of the savepoint waits for a round trip of its own:
-// the SAVEPOINT, the write's statements whose answers it does not need and
-// the RELEASE go with the next round trip of the batch — a later write's
-// read, or the COMMIT — so a write whose facts the batch already holds (a
-// key result of a goal the batch created) costs no round trip. A write
-// refused by the rules still leaves nothing behind and the batch goes on;
-// a statement that fails on the server after its write returned fails the
-// batch (broken): every later write, and Bulk, return that error, and the
-// whole batch rolls back.
+// stay prepared for the whole batch. On SQLite the savepoint is taken and
+// released at once. On PostgreSQL a write waits for no round trip of its
+// own: the statements whose answers it does not need go with the next round
+// trip of the batch — a later write's read, or the COMMIT — so a write
+// whose facts the batch already holds (a key result of a goal the batch
+// created) costs no round trip, and it takes a savepoint only if it sends
+// something before it returns (pipeline.lazySavepoint): a write that sent
+// nothing and fails is undone by dropping what it queued. A write refused
+// by the rules leaves nothing behind and the batch goes on; a statement
+// that fails on the server after its write returned fails the batch
+// (broken): every later write, and Bulk, return that error, and the whole
+// batch rolls back.
 func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, error) {
 	b := s.bulkOf(ctx)
 	if b == nil {
@@ -148,49 +150,57 @@ func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, err
 		return true, b.broken
 	}
 	p := b.pq.count.pipe
-	var base, sends int
-	if p != nil {
-		p.write++
-		base, sends = len(p.pending), p.sends
+	if p == nil {
+		return true, s.bulkWriteSQLite(ctx, b, fn)
 	}
-	if err := s.queue(ctx, b.pq, stmt{sql: "SAVEPOINT bulk_write"}); err != nil {
-		return true, fmt.Errorf("sqlstore: savepoint: %w", err)
-	}
+	p.write++
+	base := len(p.pending)
+	p.lazySavepoint("bulk_write")
+	defer func() { p.savepoint = "" }()
 	mark := b.pq.count.ev.mark()
 	err := fn(b.pq)
 	if err == nil {
-		if p != nil {
+		if p.savepointSent {
 			return true, s.queue(ctx, b.pq, stmt{sql: "RELEASE bulk_write"})
-		}
-		if err := s.run(ctx, b.pq, stmt{sql: "RELEASE bulk_write"}); err != nil {
-			return true, fmt.Errorf("sqlstore: release savepoint: %w", err)
 		}
 		return true, nil
 	}
-	b.pq.count.ev.rollback(mark) // the savepoint's events go with it
-	if p == nil {
-		if rerr := s.run(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
-			return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
-		}
-		return true, err
-	}
+	b.pq.count.ev.rollback(mark) // the write's events go with it
 	if p.err != nil && p.failedWrite != p.write {
 		b.broken = fmt.Errorf("sqlstore: a write of the batch failed: %w", p.err)
 		return true, b.broken
 	}
-	// What the write queued and did not send goes with it: after one of
-	// its round trips all that is pending is its own; before, what
-	// precedes it stays (base), and its SAVEPOINT.
-	if p.sends != sends {
-		p.pending = nil
-	} else {
-		p.pending = p.pending[:base+1]
+	if !p.savepointSent {
+		p.pending = p.pending[:base] // nothing of it was sent
+		return true, err
 	}
-	p.err = nil // the savepoint ends the failed statement's transaction state
+	p.pending = nil // after its first round trip, all that is pending is its own
+	p.err = nil     // the savepoint ends the failed statement's transaction state
 	if rerr := s.queue(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
 		return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
 	}
 	return true, err
+}
+
+// bulkWriteSQLite is inBulk on SQLite, where every statement runs at once:
+// the write runs under a savepoint, released or rolled back to when it
+// returns.
+func (s *Store) bulkWriteSQLite(ctx context.Context, b *bulkTx, fn func(q querier) error) error {
+	if err := s.run(ctx, b.pq, stmt{sql: "SAVEPOINT bulk_write"}); err != nil {
+		return fmt.Errorf("sqlstore: savepoint: %w", err)
+	}
+	mark := b.pq.count.ev.mark()
+	if err := fn(b.pq); err != nil {
+		b.pq.count.ev.rollback(mark) // the savepoint's events go with it
+		if rerr := s.run(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
+			return fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
+		}
+		return err
+	}
+	if err := s.run(ctx, b.pq, stmt{sql: "RELEASE bulk_write"}); err != nil {
+		return fmt.Errorf("sqlstore: release savepoint: %w", err)
+	}
+	return nil
 }
 
 // batchDocs are documents a Bulk batch has read or written, so that its

@@ -52,6 +52,14 @@ type pipeline struct {
 	// write numbers the writes of a transaction that holds several (a
 	// Bulk batch); failedWrite is the write whose statement failed last.
 	write, failedWrite int
+	// savepoint, when set, is the savepoint the current write needs only
+	// if it sends anything before it ends: the next round trip places
+	// SAVEPOINT at savepointAt, before the write's first statement
+	// (lazySavepoint). A write that sends nothing needs none: what it
+	// queued is dropped if it fails.
+	savepoint     string
+	savepointAt   int
+	savepointSent bool
 	// err is the first failure of statements sent ahead of a statement run
 	// through database/sql (whose *sql.Row cannot carry it); the write
 	// fails with it.
@@ -120,7 +128,7 @@ func runOne(ctx context.Context, q querier, st stmt) error {
 // flush sends the statements queued on q's pipeline, if any, before a
 // statement run through database/sql.
 func (c counted) flush(ctx context.Context) {
-	if c.pipe == nil || len(c.pipe.pending) == 0 || c.pipe.err != nil {
+	if c.pipe == nil || (len(c.pipe.pending) == 0 && !c.pipe.savepointDue()) || c.pipe.err != nil {
 		return
 	}
 	c.pipe.err = c.pipe.send(ctx, nil)
@@ -132,6 +140,11 @@ func (c counted) flush(ctx context.Context) {
 // rolls back.
 func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 	s := p.s
+	if p.savepointDue() {
+		sp := stmt{sql: "SAVEPOINT " + p.savepoint, write: p.write}
+		p.pending = append(p.pending[:p.savepointAt], append([]stmt{sp}, p.pending[p.savepointAt:]...)...)
+		p.savepointSent = true
+	}
 	all := p.pending
 	for _, st := range stmts {
 		st.write = p.write
@@ -184,6 +197,16 @@ func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 	}
 	return err
 }
+
+// lazySavepoint starts a write that runs under savepoint name if it sends
+// anything (pipeline.savepoint).
+func (p *pipeline) lazySavepoint(name string) {
+	p.savepoint, p.savepointAt, p.savepointSent = name, len(p.pending), false
+}
+
+// savepointDue reports whether the current write's savepoint is yet to be
+// sent.
+func (p *pipeline) savepointDue() bool { return p.savepoint != "" && !p.savepointSent }
 
 // readBatch reads the results of a sent batch in order, stopping at the
 // first error, whose statement's index it returns.
