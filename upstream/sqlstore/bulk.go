@@ -175,8 +175,7 @@ func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, err
 		return true, err
 	}
 	p.pending = nil // after its first round trip, all that is pending is its own
-	p.err = nil     // the savepoint ends the failed statement's transaction state
-	if rerr := s.queue(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
+	if rerr := s.rollbackTo(ctx, b.pq, "bulk_write", err, p.err != nil); rerr != nil {
 		return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
 	}
 	return true, err

@@ -36,3 +36,12 @@ func (s *Store) FailingWrite(ctx context.Context) error {
 		return q.QueryRowContext(ctx, "SELECT 1 / (SELECT count(*) FROM accounts WHERE id = '')").Scan(&n)
 	})
 }
+
+// LateFailingWrite is a write of ctx's account whose statement fails on
+// the database server after the write returned: it queues a division by
+// zero, which on PostgreSQL goes with a later round trip.
+func (s *Store) LateFailingWrite(ctx context.Context) error {
+	return s.tx(ctx, func(q querier) error {
+		return s.queue(ctx, q, stmt{sql: "SELECT 1 / (SELECT count(*) FROM accounts WHERE id = '')"})
+	})
+}

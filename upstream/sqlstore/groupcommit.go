@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -133,6 +134,14 @@ func (g *groups) queued(account string) int {
 // with its context's values but not its cancellation: one client going
 // away must not break the transaction the others share. A write whose
 // client has gone before its turn is not run.
+//
+// A write's statements that return nothing it needs, and its RELEASE, go
+// with the next write's first round trip, so that a write of a group costs
+// about one round trip. When they fail there, the failure is the earlier
+// write's: it is rolled back to its savepoint (still open: the RELEASE was
+// skipped with the rest of that round trip) and the later write, none of
+// whose statements ran, runs again from its start. The last write's are
+// sent on their own before the COMMIT, for the same reason.
 func (s *Store) commitGroup(group []*groupWrite) {
 	if len(group) == 1 {
 		w := group[0]
@@ -140,7 +149,7 @@ func (s *Store) commitGroup(group []*groupWrite) {
 		return
 	}
 	results := make([]error, len(group))
-	done := make([]counted, len(group))
+	done := make([]*counted, len(group))
 	ctx := context.WithoutCancel(group[0].ctx) // BEGIN, the lock and COMMIT go in its name
 	q, end, err := s.begin(ctx)
 	if err != nil {
@@ -149,21 +158,58 @@ func (s *Store) commitGroup(group []*groupWrite) {
 		}
 		return
 	}
+	p := q.pipe
 	var broken error // the transaction cannot go on
-	for i, w := range group {
+	open := -1       // the write whose statements and RELEASE are queued, not sent
+	// undo rolls the open write back to its savepoint after its queued
+	// statements failed with err.
+	undo := func(wctx context.Context, err error) {
+		results[open], done[open] = fmt.Errorf("sqlstore: write in a group: %w", err), nil
+		open = -1
+		p.pending = nil
+		if rerr := s.rollbackTo(wctx, q, groupSavepoint, err, true); rerr != nil {
+			broken = rerr
+		}
+	}
+	for i := 0; i < len(group) && broken == nil; i++ {
+		w := group[i]
 		if err := w.ctx.Err(); err != nil {
 			results[i] = err
 			continue
 		}
-		if broken != nil {
-			results[i] = broken
-			continue
-		}
+		wctx := context.WithoutCancel(w.ctx)
 		wq := q
 		wq.ev, wq.facts = &eventBuf{}, &txFacts{}
-		results[i], broken = s.groupWrite(context.WithoutCancel(w.ctx), wq, w.fn)
-		if results[i] == nil {
-			done[i] = wq
+		p.write = i + 1
+		err := s.groupWrite(wctx, wq, w.fn)
+		if err != nil && p.err != nil && open >= 0 && p.failedWrite == open+1 {
+			undo(wctx, p.err) // the open write's statements failed, before this write's ran
+			i--               // so this one runs again
+			continue
+		}
+		if err != nil && p.err != nil && p.failedWrite != i+1 {
+			broken = p.err // a statement of no write failed: the transaction is gone
+			break
+		}
+		if open >= 0 {
+			open = -1 // its statements went with this write's first round trip
+		}
+		results[i] = err
+		if err == nil {
+			done[i], open = &wq, i
+		}
+	}
+	p.write = 0
+	if broken == nil && open >= 0 && len(p.pending) > 0 {
+		if err := p.send(ctx, nil); err != nil {
+			if p.failedWrite == open+1 {
+				undo(ctx, err)
+				if broken == nil {
+					broken = p.send(ctx, nil)
+				}
+			} else {
+				broken = err
+			}
 		}
 	}
 	if broken == nil {
@@ -177,45 +223,63 @@ func (s *Store) commitGroup(group []*groupWrite) {
 			w.done <- results[i]
 		case broken != nil:
 			w.done <- broken
+		case done[i] == nil:
+			w.done <- fmt.Errorf("sqlstore: write in a group: not run") // cannot happen
 		default:
-			s.afterCommit(w.ctx, done[i])
+			s.afterCommit(w.ctx, *done[i])
 			w.done <- nil
 		}
 	}
 }
 
 // groupWrite runs fn as one write of a group under the group's savepoint,
-// and returns its result; broken is set when the transaction cannot go on
-// (the savepoint could not be rolled back to), which fails the group.
-// Statements a failed write queued but did not send are dropped with it.
-func (s *Store) groupWrite(ctx context.Context, q counted, fn func(q querier) error) (result, broken error) {
+// and returns its result; its RELEASE waits for the next round trip.
+// Statements a failed write queued but did not send are dropped with it,
+// and its savepoint rolled back to.
+func (s *Store) groupWrite(ctx context.Context, q counted, fn func(q querier) error) error {
 	p := q.pipe
+	base, sends := len(p.pending), p.sends // what precedes this write: BEGIN and the lock, or the write before
 	if err := s.queue(ctx, q, stmt{sql: "SAVEPOINT " + groupSavepoint}); err != nil {
-		return err, err
+		return err
 	}
-	base, sends := len(p.pending), p.sends // BEGIN and the lock for the first write, and its SAVEPOINT
 	err := s.write(ctx, q, fn)
 	if err == nil {
-		err = s.run(ctx, q, stmt{sql: "RELEASE " + groupSavepoint})
-		if err == nil {
-			return nil, nil
-		}
-		err = fmt.Errorf("sqlstore: write in a group: %w", err)
+		return s.queue(ctx, q, stmt{sql: "RELEASE " + groupSavepoint})
 	}
-	// What the failed write queued and did not send is dropped with it:
-	// after one of its round trips all that is pending is its own; before,
-	// what precedes its savepoint stays.
-	if p.sends != sends {
-		p.pending = nil
-	} else if len(p.pending) > base {
-		p.pending = p.pending[:base]
+	if p.err != nil && p.failedWrite != p.write {
+		return err // not this write's statement: the caller decides
 	}
-	p.err = nil // the savepoint ends the failed statement's transaction state
-	if rerr := s.run(ctx, q, stmt{sql: "ROLLBACK TO " + groupSavepoint}, stmt{sql: "RELEASE " + groupSavepoint}); rerr != nil {
-		rerr = fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
-		return err, rerr
+	if p.sends == sends {
+		p.pending = p.pending[:base] // nothing of it was sent: nothing to undo
+		return err
 	}
-	return err, nil
+	serverFailed := p.err != nil
+	if serverFailed {
+		err = p.err // the server's failure, not what the write made of it
+	}
+	p.pending = nil // after its first round trip all that is pending is its own
+	if rerr := s.rollbackTo(ctx, q, groupSavepoint, err, serverFailed); rerr != nil {
+		return fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
+	}
+	return err
+}
+
+// rollbackTo rolls q's transaction back to savepoint name after a write
+// failed with err; serverFailed tells whether a statement of it failed on
+// the server. After a decision of the rules (an upstream error, nothing
+// failed on the server) the transaction is sound and the ROLLBACK TO waits
+// for the next round trip; after a failure on the server the transaction
+// takes no other statement until it, so it goes alone, at once.
+func (s *Store) rollbackTo(ctx context.Context, q querier, name string, err error, serverFailed bool) error {
+	if p := pipeOf(q); p != nil {
+		p.err = nil // the savepoint ends the failed statement's transaction state
+	}
+	stmts := []stmt{{sql: "ROLLBACK TO " + name}, {sql: "RELEASE " + name}}
+	var decided *upstream.Error
+	if errors.As(err, &decided) && !serverFailed {
+		return s.queue(ctx, q, stmts...)
+	}
+	return s.run(ctx, q, stmts...)
 }
 
 // groupAccount returns the account whose queue a write of ctx joins, or

@@ -17,8 +17,10 @@ import (
 // one of its transactions is in flight are applied together in the next
 // transaction, one COMMIT for all: each check-in gets its own result and is
 // there once acknowledged; a write refused by the rules (a key result that
-// does not exist) and one failing on the server (a statement that errs)
-// fail alone, rolled back to their savepoints; a write whose client gives
+// does not exist), one failing on the server (a statement that errs) and
+// one whose queued statement fails with the next write's round trip, or
+// before the COMMIT when it is the last, fail alone, rolled back to their
+// savepoints (the write after the late failure runs again); a write whose client gives
 // up while it waits leaves the queue and is not applied; every figure is
 // what a computation from scratch gives, and the events keep the order of
 // the queue, without gaps.
@@ -97,23 +99,25 @@ func TestGroupCommit(t *testing.T) {
 	queue("kr0", admin, checkIn(krs[0].ID, 10))
 	queue("missing", admin, checkIn("0123456789abcdef01234567", 5))
 	queue("kr1", admin, checkIn(krs[1].ID, 20))
+	queue("late failure", admin, st.LateFailingWrite)
 	queue("server error", admin, st.FailingWrite)
 	gone, cancel := context.WithCancel(admin)
 	queue("gone", gone, checkIn(krs[3].ID, 99))
 	queue("kr2", admin, checkIn(krs[2].ID, 30))
 	queue("kr0 again", admin, checkIn(krs[0].ID, 40))
+	queue("late failure, last", admin, st.LateFailingWrite)
 	cancel()
 	if o := <-results; o.name != "gone" || !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("first answer %s: %v, want gone: context canceled", o.name, o.err)
 	}
-	if n := st.QueuedWrites(account); n != 6 {
-		t.Fatalf("%d writes queued after one gave up, want 6", n)
+	if n := st.QueuedWrites(account); n != 8 {
+		t.Fatalf("%d writes queued after one gave up, want 8", n)
 	}
 	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]error{}
-	for range 6 {
+	for range 8 {
 		o := <-results
 		got[o.name] = o.err
 	}
@@ -125,11 +129,13 @@ func TestGroupCommit(t *testing.T) {
 	if upstream.ErrorCode(got["missing"]) != upstream.CodeNotFound {
 		t.Errorf("check-in on a missing key result: %v, want not found", got["missing"])
 	}
-	if got["server error"] == nil {
-		t.Error("the write whose statement failed succeeded")
+	for _, name := range []string{"server error", "late failure", "late failure, last"} {
+		if got[name] == nil {
+			t.Errorf("%s: the write whose statement failed succeeded", name)
+		}
 	}
 
-	// The transaction held, then one for the six writes queued.
+	// The transaction held, then one for the eight writes queued.
 	mu.Lock()
 	if begins != 2 {
 		t.Errorf("%d transactions begun, want 2", begins)
