@@ -274,12 +274,17 @@ func (s *Store) rollbackTo(ctx context.Context, q querier, name string, err erro
 	if p := pipeOf(q); p != nil {
 		p.err = nil // the savepoint ends the failed statement's transaction state
 	}
-	stmts := []stmt{{sql: "ROLLBACK TO " + name}, {sql: "RELEASE " + name}}
+	rollback, release := stmt{sql: "ROLLBACK TO " + name}, stmt{sql: "RELEASE " + name}
 	var decided *upstream.Error
-	if errors.As(err, &decided) && !serverFailed {
-		return s.queue(ctx, q, stmts...)
+	if !errors.As(err, &decided) || serverFailed {
+		// Alone: an aborted transaction does not even prepare another
+		// statement (SQLSTATE 25P02).
+		if err := s.run(ctx, q, rollback); err != nil {
+			return err
+		}
+		return s.queue(ctx, q, release)
 	}
-	return s.run(ctx, q, stmts...)
+	return s.queue(ctx, q, rollback, release)
 }
 
 // groupAccount returns the account whose queue a write of ctx joins, or
