@@ -188,7 +188,7 @@ func (s *Store) commitGroup(group []*groupWrite) {
 			continue
 		}
 		if err != nil && p.err != nil && p.failedWrite != i+1 {
-			broken = p.err // a statement of no write failed: the transaction is gone
+			broken = p.err // BEGIN, the lock, or a write no longer open failed: the transaction is gone
 			break
 		}
 		if open >= 0 {
