@@ -22,6 +22,10 @@ type bulkTx struct {
 	paths, tasks map[string]map[string]bool
 	// The callers' subjects (roles, teams, grants), derived once per batch.
 	subjects map[subjectKey]*upstream.Subject
+	// broken is set when a statement of an earlier write failed on the
+	// server after that write returned (PostgreSQL, inBulk): the batch
+	// cannot go on.
+	broken error
 }
 
 // subject returns the caller's authorization subject as the batch first
@@ -105,43 +109,92 @@ func (s *Store) Bulk(ctx context.Context, fn func(batch *Store) error) error {
 		if err := fn(&v); err != nil {
 			return err
 		}
+		if b.broken != nil {
+			return b.broken
+		}
 		return b.flush(ctx)
 	})
 }
 
 // inBulk runs fn inside the view's Bulk transaction under a savepoint, and
 // reports false when the view is not one of a batch.
+//
+// One name serves every savepoint: writes do not nest, and constant texts
+// stay prepared for the whole batch. On SQLite the savepoint is taken and
+// released at once. On PostgreSQL a write waits for no round trip of its
+// own: the statements whose answers it does not need go with the next round
+// trip of the batch — a later write's read, or the COMMIT — so a write
+// whose facts the batch already holds (a key result of a goal the batch
+// created) costs no round trip, and it takes a savepoint only if it sends
+// something before it returns (pipeline.lazySavepoint): a write that sent
+// nothing and fails is undone by dropping what it queued. A write refused
+// by the rules leaves nothing behind and the batch goes on; a statement
+// that fails on the server after its write returned fails the batch
+// (broken): every later write, and Bulk, return that error, and the whole
+// batch rolls back.
 func (s *Store) inBulk(ctx context.Context, fn func(q querier) error) (bool, error) {
 	b := s.bulk
 	if b == nil {
 		return false, nil
 	}
-	// One name for every savepoint: writes do not nest, and constant
-	// texts stay prepared for the whole batch. On PostgreSQL the SAVEPOINT
-	// goes with the write's first round trip and the RELEASE with its
-	// last, so that the write's own statements are all it waits for.
-	if err := s.queue(ctx, b.pq, stmt{sql: "SAVEPOINT bulk_write"}); err != nil {
-		return true, fmt.Errorf("sqlstore: savepoint: %w", err)
+	if b.broken != nil {
+		return true, b.broken
+	}
+	p := b.pq.count.pipe
+	if p == nil {
+		return true, s.bulkWriteSQLite(ctx, b, fn)
+	}
+	p.write++
+	base := len(p.pending)
+	p.lazySavepoint("bulk_write")
+	defer func() { p.savepoint = "" }()
+	mark := b.pq.count.ev.mark()
+	err := fn(b.pq)
+	if err == nil {
+		if p.savepointSent {
+			return true, s.queue(ctx, b.pq, stmt{sql: "RELEASE bulk_write"})
+		}
+		return true, nil
+	}
+	b.pq.count.ev.rollback(mark) // the write's events go with it
+	if p.err != nil && p.failedWrite != p.write {
+		b.broken = fmt.Errorf("sqlstore: a write of the batch failed: %w", p.err)
+		return true, b.broken
+	}
+	if !p.savepointSent {
+		p.pending = p.pending[:base] // nothing of it was sent
+		return true, err
+	}
+	p.pending = nil // after its first round trip, all that is pending is its own
+	if rerr := s.rollbackTo(ctx, b.pq, "bulk_write", err, p.err != nil); rerr != nil {
+		return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
+	}
+	return true, err
+}
+
+// bulkWriteSQLite is inBulk on SQLite, where every statement runs at once:
+// the write runs under a savepoint, released or rolled back to when it
+// returns.
+func (s *Store) bulkWriteSQLite(ctx context.Context, b *bulkTx, fn func(q querier) error) error {
+	if err := s.run(ctx, b.pq, stmt{sql: "SAVEPOINT bulk_write"}); err != nil {
+		return fmt.Errorf("sqlstore: savepoint: %w", err)
 	}
 	mark := b.pq.count.ev.mark()
 	if err := fn(b.pq); err != nil {
 		b.pq.count.ev.rollback(mark) // the savepoint's events go with it
-		if p := b.pq.count.pipe; p != nil {
-			p.err = nil // the savepoint ends the failed statement's transaction state
-		}
 		if rerr := s.run(ctx, b.pq, stmt{sql: "ROLLBACK TO bulk_write"}, stmt{sql: "RELEASE bulk_write"}); rerr != nil {
-			return true, fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
+			return fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
 		}
-		return true, err
+		return err
 	}
 	if err := s.run(ctx, b.pq, stmt{sql: "RELEASE bulk_write"}); err != nil {
-		return true, fmt.Errorf("sqlstore: release savepoint: %w", err)
+		return fmt.Errorf("sqlstore: release savepoint: %w", err)
 	}
-	return true, nil
+	return nil
 }
 
 // batchDocs are documents a Bulk batch has read or written, so that its
-// writes do not read them again: goals and sessions by id (as documents,
+// writes do not read them again: goals, sessions and key results by id (as documents,
 // decoded afresh for every use), and the users and teams that exist as
 // owners. The batch holds the writer (SQLite) or its account's lock
 // (PostgreSQL), so only its own writes change them, and every write of a
@@ -154,7 +207,7 @@ type batchDocs struct {
 }
 
 // cachedTables are the tables whose documents a batch keeps.
-var cachedTables = map[string]bool{"goals": true, "sessions": true}
+var cachedTables = map[string]bool{"goals": true, "sessions": true, "metrics": true}
 
 // batchDocsOf returns the documents of q's Bulk batch, or nil.
 func batchDocsOf(q querier) *batchDocs {

@@ -46,6 +46,35 @@ func TestBulk(t *testing.T) {
 			r.Attainment, r.FullSubTreeCount, c.Attainment, c.MetricsCount, c.TasksCount)
 	}
 
+	// A write that reads (its key result is not the batch's, so on
+	// PostgreSQL it sends what the batch queued, and takes its savepoint)
+	// and is then refused: undone alone, after the write before it.
+	outside, err := e.store.CreateMetric(e.ctx, upstream.MetricInput{Name: "outside", GoalID: root.ID, Target: f(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept upstream.Goal
+	err = e.store.Bulk(e.ctx, func(batch *sqlstore.Store) error {
+		var err error
+		if kept, err = batch.CreateGoal(e.ctx, upstream.GoalInput{Name: "kept", SessionID: s.ID}); err != nil {
+			return err
+		}
+		if _, err := batch.CheckIn(e.ctx, outside.ID, upstream.CheckInInput{Actual: f(1e16)}); err == nil {
+			t.Error("a check-in beyond the magnitude bound was taken")
+		}
+		_, err = batch.CheckIn(e.ctx, outside.ID, upstream.CheckInInput{Actual: f(5)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := e.get(kept.ID); g.Name != "kept" {
+		t.Fatalf("the goal written before the refused check-in: %+v", g)
+	}
+	if m, err := e.store.GetMetric(e.ctx, outside.ID); err != nil || m.Actual != 5 {
+		t.Fatalf("key result after the batch: actual %v (%v), want 5", m.Actual, err)
+	}
+
 	boom := errors.New("boom")
 	err = e.store.Bulk(e.ctx, func(batch *sqlstore.Store) error {
 		if _, err := batch.CreateGoal(e.ctx, upstream.GoalInput{Name: "lost", SessionID: s.ID, ParentID: root.ID}); err != nil {
@@ -60,7 +89,7 @@ func TestBulk(t *testing.T) {
 		t.Fatalf("a rolled-back batch left %d children", r.ChildrenCount)
 	}
 	all, err := e.store.ListGoals(e.ctx, upstream.ListQuery{})
-	if err != nil || all.TotalCount != 2 {
+	if err != nil || all.TotalCount != 3 {
 		t.Fatalf("goals after the rolled-back batch: %d (%v)", all.TotalCount, err)
 	}
 }

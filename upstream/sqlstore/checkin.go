@@ -43,8 +43,10 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		q = s.prepared(q) // the statements of a check-in are the same every time
 		bulk := s.bulk
 		f := &metricFacts{withSubject: bulk == nil, withPath: bulk == nil}
-		if err := s.run(ctx, q, f.stmts(dialectOf(q), c, metricID)...); err != nil {
-			return fmt.Errorf("sqlstore: load key result %s: %w", metricID, err)
+		if bulk == nil || !f.fromBatch(q, metricID) {
+			if err := s.run(ctx, q, f.stmts(dialectOf(q), c, metricID)...); err != nil {
+				return fmt.Errorf("sqlstore: load key result %s: %w", metricID, err)
+			}
 		}
 		m, g, ss := f.m, f.g, f.ss
 		switch {
@@ -84,6 +86,7 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		if err := s.queue(ctx, q, up); err != nil {
 			return err
 		}
+		keepDoc(q, metrics.name, m.ID, doc)
 		metrics.emitFor(q, c.AccountID, &m, updated)
 		if bulk != nil {
 			if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {

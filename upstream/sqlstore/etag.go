@@ -156,7 +156,7 @@ func version(ctx context.Context, q querier, account, kind, id string) (string, 
 // is marked applied in the transaction of each write (markApplied).
 func (s *Store) Writing(o upstream.WriteOptions) upstream.API {
 	v := *s
-	v.write = o
+	v.opts = o
 	return &v
 }
 
@@ -164,7 +164,7 @@ func (s *Store) Writing(o upstream.WriteOptions) upstream.API {
 // precondition is not yet met by an earlier write of the request, it reads
 // the version the write starts from.
 func (s *Store) beforeWrite(ctx context.Context, q querier) (string, error) {
-	p := s.write.Precondition
+	p := s.opts.Precondition
 	c, ok := upstream.CallerFrom(ctx)
 	if p == nil || p.Done || len(p.IfMatch) == 0 || !ok {
 		return "", nil
@@ -179,7 +179,7 @@ func (s *Store) beforeWrite(ctx context.Context, q querier) (string, error) {
 // records the version the write leaves; and marks the request's
 // idempotency key applied, in the same transaction as the write.
 func (s *Store) afterWrite(ctx context.Context, q querier, before string) error {
-	if p := s.write.Precondition; p != nil && !p.Done {
+	if p := s.opts.Precondition; p != nil && !p.Done {
 		c, ok := upstream.CallerFrom(ctx)
 		if !ok {
 			return upstream.Errorf(upstream.CodeUnauthenticated, "a conditional write needs a caller")
@@ -193,13 +193,13 @@ func (s *Store) afterWrite(ctx context.Context, q querier, before string) error 
 		}
 		p.ETag = v
 	}
-	return markApplied(ctx, q, s.write.Idempotency)
+	return markApplied(ctx, q, s.opts.Idempotency)
 }
 
 // committed marks the view's precondition met, after the first write under
 // it committed.
 func (s *Store) committed() {
-	if p := s.write.Precondition; p != nil {
+	if p := s.opts.Precondition; p != nil {
 		p.Done = true
 	}
 }

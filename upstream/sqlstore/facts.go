@@ -176,6 +176,40 @@ func (f *metricFacts) stmts(d dialect, c upstream.Caller, id string) []stmt {
 	return out
 }
 
+// fromBatch fills f from what q's Bulk batch holds — the key result, its
+// goal and session, and its owners, as the batch read or wrote them — and
+// reports whether it held them all; then the write reads nothing (a
+// check-in on a key result the batch created).
+func (f *metricFacts) fromBatch(q querier, id string) bool {
+	b := batchDocsOf(q)
+	if b == nil {
+		return false
+	}
+	m, ok := cachedDoc[upstream.Metric](q, metrics.name, id)
+	if !ok {
+		return false
+	}
+	g, ok := cachedDoc[upstream.Goal](q, goals.name, m.GoalID)
+	if !ok {
+		return false
+	}
+	ss, ok := cachedDoc[upstream.Session](q, sessions.name, g.SessionID)
+	if !ok {
+		return false
+	}
+	owners := map[string]upstream.Assignee{}
+	for _, o := range m.OwnerIDs {
+		a, ok := b.assignees[o]
+		if !ok {
+			return false
+		}
+		owners[o] = a
+	}
+	f.m, f.g, f.ss, f.owners = m, g, ss, owners
+	f.found.m, f.found.g, f.found.ss = true, true, true
+	return true
+}
+
 // decodeAssignee decodes the document of a user ("user") or team as the
 // owner it is of an item.
 func decodeAssignee(kind string, raw []byte) (upstream.Assignee, error) {

@@ -35,6 +35,9 @@ type stmt struct {
 	// commit marks the COMMIT of a write: a round trip, not counted as a
 	// statement (BEGIN is; the access log has always counted so).
 	commit bool
+	// write is the pipeline's write (pipeline.write) that queued the
+	// statement, so that a failure sent late is laid at the right door.
+	write int
 }
 
 // pipeline is a PostgreSQL write transaction: its connection, on which
@@ -45,6 +48,18 @@ type pipeline struct {
 	conn    *sql.Conn
 	pending []stmt
 	begun   bool // BEGIN has been sent
+	sends   int  // round trips sent (a write of a group knows what it sent)
+	// write numbers the writes of a transaction that holds several (a
+	// Bulk batch); failedWrite is the write whose statement failed last.
+	write, failedWrite int
+	// savepoint, when set, is the savepoint the current write needs only
+	// if it sends anything before it ends: the next round trip places
+	// SAVEPOINT at savepointAt, before the write's first statement
+	// (lazySavepoint). A write that sends nothing needs none: what it
+	// queued is dropped if it fails.
+	savepoint     string
+	savepointAt   int
+	savepointSent bool
 	// err is the first failure of statements sent ahead of a statement run
 	// through database/sql (whose *sql.Row cannot carry it); the write
 	// fails with it.
@@ -82,7 +97,10 @@ func (s *Store) run(ctx context.Context, q querier, stmts ...stmt) error {
 // (their errors come then), and at once elsewhere.
 func (s *Store) queue(ctx context.Context, q querier, stmts ...stmt) error {
 	if p := pipeOf(q); p != nil {
-		p.pending = append(p.pending, stmts...)
+		for _, st := range stmts {
+			st.write = p.write
+			p.pending = append(p.pending, st)
+		}
 		return nil
 	}
 	return s.run(ctx, q, stmts...)
@@ -110,7 +128,7 @@ func runOne(ctx context.Context, q querier, st stmt) error {
 // flush sends the statements queued on q's pipeline, if any, before a
 // statement run through database/sql.
 func (c counted) flush(ctx context.Context) {
-	if c.pipe == nil || len(c.pipe.pending) == 0 || c.pipe.err != nil {
+	if c.pipe == nil || (len(c.pipe.pending) == 0 && !c.pipe.savepointDue()) || c.pipe.err != nil {
 		return
 	}
 	c.pipe.err = c.pipe.send(ctx, nil)
@@ -122,7 +140,16 @@ func (c counted) flush(ctx context.Context) {
 // rolls back.
 func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 	s := p.s
-	all := append(p.pending, stmts...)
+	if p.savepointDue() {
+		sp := stmt{sql: "SAVEPOINT " + p.savepoint, write: p.write}
+		p.pending = append(p.pending[:p.savepointAt], append([]stmt{sp}, p.pending[p.savepointAt:]...)...)
+		p.savepointSent = true
+	}
+	all := p.pending
+	for _, st := range stmts {
+		st.write = p.write
+		all = append(all, st)
+	}
 	p.pending = nil
 	if len(all) == 0 {
 		return nil
@@ -145,6 +172,7 @@ func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 	}
 	s.roundTrips.Add(1)
 	rec.AddSQLRoundTrip()
+	p.sends++
 	ctx, span := batchSpan(ctx, texts)
 	err := p.conn.Raw(func(dc any) error {
 		conn := dc.(*stdlib.Conn).Conn()
@@ -153,9 +181,12 @@ func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 			b.Queue(texts[i], st.args...)
 		}
 		br := conn.SendBatch(ctx, b)
-		err := readBatch(br, all)
-		if cerr := br.Close(); err == nil {
-			err = cerr
+		at, err := readBatch(br, all)
+		if cerr := br.Close(); err == nil && cerr != nil {
+			at, err = len(all)-1, cerr
+		}
+		if err != nil {
+			p.failedWrite = all[at].write
 		}
 		return err
 	})
@@ -167,32 +198,42 @@ func (p *pipeline) send(ctx context.Context, stmts []stmt) error {
 	return err
 }
 
+// lazySavepoint starts a write that runs under savepoint name if it sends
+// anything (pipeline.savepoint).
+func (p *pipeline) lazySavepoint(name string) {
+	p.savepoint, p.savepointAt, p.savepointSent = name, len(p.pending), false
+}
+
+// savepointDue reports whether the current write's savepoint is yet to be
+// sent.
+func (p *pipeline) savepointDue() bool { return p.savepoint != "" && !p.savepointSent }
+
 // readBatch reads the results of a sent batch in order, stopping at the
-// first error.
-func readBatch(br pgx.BatchResults, stmts []stmt) error {
-	for _, st := range stmts {
+// first error, whose statement's index it returns.
+func readBatch(br pgx.BatchResults, stmts []stmt) (int, error) {
+	for i, st := range stmts {
 		if st.rows == nil {
 			if _, err := br.Exec(); err != nil {
-				return fmt.Errorf("%s: %w", firstWords(st.sql), err)
+				return i, fmt.Errorf("%s: %w", firstWords(st.sql), err)
 			}
 			continue
 		}
 		rows, err := br.Query()
 		if err != nil {
-			return fmt.Errorf("%s: %w", firstWords(st.sql), err)
+			return i, fmt.Errorf("%s: %w", firstWords(st.sql), err)
 		}
 		for rows.Next() {
 			if err := st.rows(rows.Scan); err != nil {
 				rows.Close()
-				return err
+				return i, err
 			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return fmt.Errorf("%s: %w", firstWords(st.sql), err)
+			return i, fmt.Errorf("%s: %w", firstWords(st.sql), err)
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // firstWords names a statement in an error by its first words.

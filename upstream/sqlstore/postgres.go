@@ -63,6 +63,10 @@ type pgStore struct {
 	serializable bool
 	retries      atomic.Int64 // attempts retried (serializable)
 	listen       pgListener   // LISTEN for other replicas' events (listen_postgres.go)
+	// groups queues each account's concurrent writes for group commit
+	// (groupcommit.go); noGroups turns it off, to measure it.
+	groups   groups
+	noGroups bool
 }
 
 // maxAttempts bounds the attempts of a serializable write.

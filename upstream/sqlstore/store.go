@@ -43,9 +43,9 @@ var migrations embed.FS
 // join a Bulk batch. Views share everything but those two fields.
 type Store struct {
 	*core
-	// write are the options the writes of this view apply (Writing):
+	// opts are the options the writes of this view apply (Writing):
 	// If-Match (etag.go) and Idempotency-Key (idempotency.go).
-	write upstream.WriteOptions
+	opts upstream.WriteOptions
 	// bulk is the Bulk batch this view's writes join, or nil (bulk.go).
 	bulk *bulkTx
 }
@@ -289,6 +289,9 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 	if ok, err := s.inBulk(ctx, fn); ok {
 		return err
 	}
+	if account, ok := s.groupAccount(ctx); ok {
+		return s.pg.groups.submit(ctx, s, account, fn) // groupcommit.go
+	}
 	if s.pg != nil {
 		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go
 	}
@@ -301,8 +304,17 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	if err != nil {
 		return err
 	}
-	var before string
-	before, err = s.beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
+	if err = end(s.write(ctx, q, fn)); err != nil {
+		return err
+	}
+	s.afterCommit(ctx, q)
+	return nil
+}
+
+// write runs fn as one write of the transaction q, with what every write
+// does around it: its preconditions and idempotency key, and its events.
+func (s *Store) write(ctx context.Context, q counted, fn func(q querier) error) error {
+	before, err := s.beforeWrite(ctx, q) // If-Match and Idempotency-Key: etag.go
 	if err == nil {
 		err = fn(q)
 	}
@@ -312,9 +324,11 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	if err == nil {
 		err = s.afterWrite(ctx, q, before)
 	}
-	if err = end(err); err != nil {
-		return err
-	}
+	return err
+}
+
+// afterCommit is what follows the commit of a write made through q.
+func (s *Store) afterCommit(ctx context.Context, q counted) {
 	s.committed()
 	if len(q.ev.events) > 0 {
 		s.changed.notify()
@@ -322,7 +336,6 @@ func (s *Store) txOnce(ctx context.Context, fn func(q querier) error) error {
 	if m := upstream.MemoFrom(ctx); m != nil {
 		m.Clear() // the write may have changed what the memo holds
 	}
-	return nil
 }
 
 // begin opens a write transaction. end commits it when given nil and rolls

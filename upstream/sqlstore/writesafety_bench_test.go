@@ -16,7 +16,8 @@ import (
 // writers correct on PostgreSQL against each other in one run, on one
 // database: "lock" (READ COMMITTED, each write locks its account's row
 // first: lockAccount) and "serializable" (SERIALIZABLE transactions retried
-// on SQLSTATE 40001/40P01). Two workloads of 16 concurrent writers, each
+// on SQLSTATE 40001/40P01); and "group", the lock with group commit
+// (groupcommit.go), which reports the writes per transaction. Two workloads of 16 concurrent writers, each
 // check-ins on the key results of the last goal of a chain ten levels deep:
 // "same" puts every writer on one chain (every write touches the same
 // ancestors), "apart" gives each writer a chain of its own in the same
@@ -77,16 +78,20 @@ func BenchmarkPostgresWriteSafety(b *testing.B) {
 	type run struct {
 		name         string
 		serializable bool
+		group        bool // group commit (groupcommit.go); lock alone otherwise
 		krs          func(w int) []string
 		time         time.Duration
 		n            int
 		retries      int64
+		txs, writes  int64 // group transactions and the writes they took
 	}
 	runs := []*run{
 		{name: "lock_same", krs: func(int) []string { return same }},
 		{name: "serializable_same", serializable: true, krs: func(int) []string { return same }},
 		{name: "lock_apart", krs: func(w int) []string { return apart[w] }},
 		{name: "serializable_apart", serializable: true, krs: func(w int) []string { return apart[w] }},
+		{name: "group_same", group: true, krs: func(int) []string { return same }},
+		{name: "group_apart", group: true, krs: func(w int) []string { return apart[w] }},
 	}
 	b.ResetTimer()
 	for slice := range slices {
@@ -95,8 +100,8 @@ func BenchmarkPostgresWriteSafety(b *testing.B) {
 			if slice == 0 {
 				n += b.N % slices
 			}
-			s.pg.serializable = r.serializable // no write is running
-			before := s.pg.retries.Load()
+			s.pg.serializable, s.pg.noGroups = r.serializable, !r.group // no write is running
+			before, txs0, writes0 := s.pg.retries.Load(), s.pg.groups.txs.Load(), s.pg.groups.writes.Load()
 			var next atomic.Int64
 			var wg sync.WaitGroup
 			start := time.Now()
@@ -122,12 +127,18 @@ func BenchmarkPostgresWriteSafety(b *testing.B) {
 			r.time += time.Since(start)
 			r.n += n
 			r.retries += s.pg.retries.Load() - before
+			r.txs += s.pg.groups.txs.Load() - txs0
+			r.writes += s.pg.groups.writes.Load() - writes0
 		}
 	}
 	b.StopTimer()
 	for _, r := range runs {
 		b.ReportMetric(float64(r.time)/float64(r.n), r.name+"_ns/checkin")
-		b.ReportMetric(float64(r.retries)/float64(r.n), r.name+"_retries/checkin")
+		if r.group {
+			b.ReportMetric(float64(r.writes)/float64(r.txs), r.name+"_writes/tx")
+		} else {
+			b.ReportMetric(float64(r.retries)/float64(r.n), r.name+"_retries/checkin")
+		}
 	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -48,6 +48,8 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long each binary takes check-ins per round")
 	rounds := flag.Int("rounds", 3, "rounds")
 	depth := flag.Int("depth", 3, "levels of the goal chain above the key results")
+	var serveArgs bins
+	flag.Var(&serveArgs, "serve-arg", "an argument added to every binary's okrgate serve (repeat), e.g. --serve-arg=--max-inflight-writes=16")
 	flag.Parse()
 	if len(bs) == 0 || *pgURL == "" {
 		fmt.Fprintln(os.Stderr, "checkinbench: need --postgres and at least one --bin")
@@ -66,7 +68,7 @@ func main() {
 		rate := map[string]float64{}
 		var lines []string
 		for i, bin := range order {
-			r, err := measure(*pgURL, bin, fmt.Sprintf("ckb_%d_%d_%d", os.Getpid(), round, i), *writers, *depth, *duration)
+			r, err := measure(*pgURL, bin, fmt.Sprintf("ckb_%d_%d_%d", os.Getpid(), round, i), *writers, *depth, *duration, serveArgs)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "checkinbench: %s: %v\n", bin, err)
 				os.Exit(1)
@@ -89,7 +91,7 @@ type result struct {
 }
 
 // measure runs one binary on a fresh database named name.
-func measure(pgURL, bin, name string, writers, depth int, d time.Duration) (result, error) {
+func measure(pgURL, bin, name string, writers, depth int, d time.Duration, serveArgs []string) (result, error) {
 	ctx := context.Background()
 	db, drop, err := pgtemp.Create(ctx, pgURL, name)
 	if err != nil {
@@ -108,7 +110,7 @@ func measure(pgURL, bin, name string, writers, depth int, d time.Duration) (resu
 	if err := json.Unmarshal(out, &a); err != nil {
 		return result{}, fmt.Errorf("bootstrap output %q: %w", out, err)
 	}
-	srv, err := binary.Serve(bin, db, "--rate-limit", "off")
+	srv, err := binary.Serve(bin, db, append([]string{"--rate-limit", "off"}, serveArgs...)...)
 	if err != nil {
 		return result{}, err
 	}

@@ -1,0 +1,47 @@
+package sqlstore
+
+import "context"
+
+// Hooks for the package's external tests.
+
+// QueuedWrites returns the number of writes of account waiting for a
+// group transaction (groupcommit.go).
+func (s *Store) QueuedWrites(account string) int { return s.pg.groups.queued(account) }
+
+// HoldWrites starts a write of ctx's account that keeps its transaction
+// open until release is called, and returns once the transaction holds the
+// account's lock; release returns the write's result.
+func (s *Store) HoldWrites(ctx context.Context) (release func() error) {
+	started, hold, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- s.tx(ctx, func(q querier) error {
+			var id string
+			if err := q.QueryRowContext(ctx, "SELECT id FROM accounts LIMIT 1").Scan(&id); err != nil {
+				return err // sends BEGIN and the lock
+			}
+			close(started)
+			<-hold
+			return nil
+		})
+	}()
+	<-started
+	return func() error { close(hold); return <-done }
+}
+
+// FailingWrite is a write of ctx's account whose statement fails on the
+// database server (a division by zero).
+func (s *Store) FailingWrite(ctx context.Context) error {
+	return s.tx(ctx, func(q querier) error {
+		var n int
+		return q.QueryRowContext(ctx, "SELECT 1 / (SELECT count(*) FROM accounts WHERE id = '')").Scan(&n)
+	})
+}
+
+// LateFailingWrite is a write of ctx's account whose statement fails on
+// the database server after the write returned: it queues a division by
+// zero, which on PostgreSQL goes with a later round trip.
+func (s *Store) LateFailingWrite(ctx context.Context) error {
+	return s.tx(ctx, func(q querier) error {
+		return s.queue(ctx, q, stmt{sql: "SELECT 1 / (SELECT count(*) FROM accounts WHERE id = '')"})
+	})
+}

@@ -1,0 +1,304 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// Group commit on PostgreSQL. The writes of one account are serialised by
+// the account's row lock (lockAccount), and each transaction's critical
+// section ends with its commit's WAL flush, which PostgreSQL performs
+// before it releases the lock: one account's writes could not commit
+// faster than one flush after another. So the writes of an account that
+// arrive while one of its transactions is in flight in this process wait,
+// and are then applied together in the next transaction, each under a
+// savepoint of its own: each is authorized and checked on what it reads
+// (which includes the writes before it in the group, as it would have
+// after their commits), each gets its own result, a failing one is rolled
+// back to its savepoint without failing the others, and one COMMIT — one
+// WAL flush — serves all of them. Nothing is acknowledged before that
+// COMMIT returns. docs/decisions.md ("Group commit per account").
+
+// maxGroup bounds the writes one transaction takes, so that a long queue
+// is committed in steps rather than holding the lock for all of it.
+const maxGroup = 64
+
+// groupSavepoint is the savepoint every write of a group runs under: the
+// writes of a group run one after another, so one name serves all.
+const groupSavepoint = "group_write"
+
+// groups queues the writes of each account of one store.
+type groups struct {
+	mu       sync.Mutex
+	accounts map[string]*accountQueue
+	// txs and writes count the transactions drained and the writes they
+	// took (writes ÷ txs is the mean group).
+	txs, writes atomic.Int64
+}
+
+// accountQueue holds the writes of one account waiting for a transaction.
+// While running, one goroutine (drain) takes them group by group.
+type accountQueue struct {
+	waiting []*groupWrite
+	running bool
+}
+
+// groupWrite is one write waiting in a queue: its context and function,
+// and where its result goes.
+type groupWrite struct {
+	ctx  context.Context
+	s    *Store // the view it was written through: its options apply
+	fn   func(q querier) error
+	done chan error // buffered: the drain never blocks on it
+}
+
+// submit runs fn as a write of account, in a group with the writes of the
+// account queued beside it, and returns its own result. A write whose
+// context ends while it waits leaves the queue with the context's error;
+// one already taken into a transaction waits for that transaction's end,
+// so that it never answers before its fate is known.
+func (g *groups) submit(ctx context.Context, s *Store, account string, fn func(q querier) error) error {
+	w := &groupWrite{ctx: ctx, s: s, fn: fn, done: make(chan error, 1)}
+	g.mu.Lock()
+	if g.accounts == nil {
+		g.accounts = map[string]*accountQueue{}
+	}
+	a := g.accounts[account]
+	if a == nil {
+		a = &accountQueue{}
+		g.accounts[account] = a
+	}
+	a.waiting = append(a.waiting, w)
+	if !a.running {
+		a.running = true
+		go g.drain(s, account, a)
+	}
+	g.mu.Unlock()
+	select {
+	case err := <-w.done:
+		return err
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	for i, x := range a.waiting {
+		if x == w {
+			a.waiting = append(a.waiting[:i], a.waiting[i+1:]...)
+			g.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+	g.mu.Unlock()
+	return <-w.done // taken: the transaction decides
+}
+
+// drain runs the queued writes of account, a group per transaction, until
+// none is left.
+func (g *groups) drain(s *Store, account string, a *accountQueue) {
+	for {
+		g.mu.Lock()
+		n := min(len(a.waiting), maxGroup)
+		if n == 0 {
+			a.running = false
+			delete(g.accounts, account)
+			g.mu.Unlock()
+			return
+		}
+		group := a.waiting[:n:n]
+		a.waiting = a.waiting[n:]
+		g.mu.Unlock()
+		g.txs.Add(1)
+		g.writes.Add(int64(n))
+		s.commitGroup(group)
+	}
+}
+
+// queued returns the number of writes of account waiting for a
+// transaction (for tests).
+func (g *groups) queued(account string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if a := g.accounts[account]; a != nil {
+		return len(a.waiting)
+	}
+	return 0
+}
+
+// commitGroup runs the writes of group in one transaction and delivers
+// each its result. A group of one is an ordinary transaction (txOnce),
+// with the write's own context, so that a lone write costs what it did
+// without grouping. In a larger group each write runs under a savepoint
+// with its context's values but not its cancellation: one client going
+// away must not break the transaction the others share. A write whose
+// client has gone before its turn is not run.
+//
+// A write's statements that return nothing it needs, and its RELEASE, go
+// with the next write's first round trip, so that a write of a group costs
+// about one round trip. When they fail there, the failure is the earlier
+// write's: it is rolled back to its savepoint (still open: the RELEASE was
+// skipped with the rest of that round trip) and the later write, none of
+// whose statements ran, runs again from its start. The last write's are
+// sent on their own before the COMMIT, for the same reason.
+func (s *Store) commitGroup(group []*groupWrite) {
+	if len(group) == 1 {
+		w := group[0]
+		w.done <- w.s.txOnce(w.ctx, w.fn)
+		return
+	}
+	results := make([]error, len(group))
+	done := make([]*counted, len(group))
+	ctx := context.WithoutCancel(group[0].ctx) // BEGIN, the lock and COMMIT go in its name
+	q, end, err := s.begin(ctx)
+	if err != nil {
+		for _, w := range group {
+			w.done <- err
+		}
+		return
+	}
+	p := q.pipe
+	var broken error // the transaction cannot go on
+	open := -1       // the write whose statements and RELEASE are queued, not sent
+	// undo rolls the open write back to its savepoint after its queued
+	// statements failed with err.
+	undo := func(wctx context.Context, err error) {
+		results[open], done[open] = fmt.Errorf("sqlstore: write in a group: %w", err), nil
+		open = -1
+		p.pending = nil
+		if rerr := s.rollbackTo(wctx, q, groupSavepoint, err, true); rerr != nil {
+			broken = rerr
+		}
+	}
+	for i := 0; i < len(group) && broken == nil; i++ {
+		w := group[i]
+		if err := w.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		wctx := context.WithoutCancel(w.ctx)
+		wq := q
+		wq.ev, wq.facts = &eventBuf{}, &txFacts{}
+		p.write = i + 1
+		err := w.s.groupWrite(wctx, wq, w.fn)
+		if err != nil && p.err != nil && open >= 0 && p.failedWrite == open+1 {
+			undo(wctx, p.err) // the open write's statements failed, before this write's ran
+			i--               // so this one runs again
+			continue
+		}
+		if err != nil && p.err != nil && p.failedWrite != i+1 {
+			broken = p.err // BEGIN, the lock, or a write no longer open failed: the transaction is gone
+			break
+		}
+		if open >= 0 {
+			open = -1 // its statements went with this write's first round trip
+		}
+		results[i] = err
+		if err == nil {
+			done[i], open = &wq, i
+		}
+	}
+	p.write = 0
+	if broken == nil && open >= 0 && len(p.pending) > 0 {
+		if err := p.send(ctx, nil); err != nil {
+			if p.failedWrite == open+1 {
+				undo(ctx, err)
+				if broken == nil {
+					broken = p.send(ctx, nil)
+				}
+			} else {
+				broken = err
+			}
+		}
+	}
+	if broken == nil {
+		broken = end(nil) // COMMIT: one flush for the group
+	} else {
+		_ = end(broken) // rolls back
+	}
+	for i, w := range group {
+		switch {
+		case results[i] != nil:
+			w.done <- results[i]
+		case broken != nil:
+			w.done <- broken
+		case done[i] == nil:
+			w.done <- fmt.Errorf("sqlstore: write in a group: not run") // cannot happen
+		default:
+			w.s.afterCommit(w.ctx, *done[i])
+			w.done <- nil
+		}
+	}
+}
+
+// groupWrite runs fn as one write of a group under the group's savepoint,
+// and returns its result; its RELEASE waits for the next round trip.
+// Statements a failed write queued but did not send are dropped with it,
+// and its savepoint rolled back to.
+func (s *Store) groupWrite(ctx context.Context, q counted, fn func(q querier) error) error {
+	p := q.pipe
+	base, sends := len(p.pending), p.sends // what precedes this write: BEGIN and the lock, or the write before
+	if err := s.queue(ctx, q, stmt{sql: "SAVEPOINT " + groupSavepoint}); err != nil {
+		return err
+	}
+	err := s.write(ctx, q, fn)
+	if err == nil {
+		return s.queue(ctx, q, stmt{sql: "RELEASE " + groupSavepoint})
+	}
+	if p.err != nil && p.failedWrite != p.write {
+		return err // not this write's statement: the caller decides
+	}
+	if p.sends == sends {
+		p.pending = p.pending[:base] // nothing of it was sent: nothing to undo
+		return err
+	}
+	serverFailed := p.err != nil
+	if serverFailed {
+		err = p.err // the server's failure, not what the write made of it
+	}
+	p.pending = nil // after its first round trip all that is pending is its own
+	if rerr := s.rollbackTo(ctx, q, groupSavepoint, err, serverFailed); rerr != nil {
+		return fmt.Errorf("sqlstore: roll back to savepoint: %w (after %w)", rerr, err)
+	}
+	return err
+}
+
+// rollbackTo rolls q's transaction back to savepoint name after a write
+// failed with err; serverFailed tells whether a statement of it failed on
+// the server. After a decision of the rules (an upstream error, nothing
+// failed on the server) the transaction is sound and the ROLLBACK TO waits
+// for the next round trip; after a failure on the server the transaction
+// takes no other statement until it, so it goes alone, at once.
+func (s *Store) rollbackTo(ctx context.Context, q querier, name string, err error, serverFailed bool) error {
+	if p := pipeOf(q); p != nil {
+		p.err = nil // the savepoint ends the failed statement's transaction state
+	}
+	rollback, release := stmt{sql: "ROLLBACK TO " + name}, stmt{sql: "RELEASE " + name}
+	var decided *upstream.Error
+	if !errors.As(err, &decided) || serverFailed {
+		// Alone: an aborted transaction does not even prepare another
+		// statement (SQLSTATE 25P02).
+		if err := s.run(ctx, q, rollback); err != nil {
+			return err
+		}
+		return s.queue(ctx, q, release)
+	}
+	return s.queue(ctx, q, rollback, release)
+}
+
+// groupAccount returns the account whose queue a write of ctx joins, or
+// false when the write is not grouped: on SQLite (one writer, and a commit
+// without a flush at synchronous=NORMAL), with serializable transactions
+// (retried whole), and without an account (bootstrap).
+func (s *Store) groupAccount(ctx context.Context) (string, bool) {
+	if s.pg == nil || s.pg.serializable || s.pg.noGroups {
+		return "", false
+	}
+	c, ok := upstream.CallerFrom(ctx)
+	if !ok || c.AccountID == "" {
+		return "", false
+	}
+	return c.AccountID, true
+}

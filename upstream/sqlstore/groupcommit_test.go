@@ -1,0 +1,195 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+)
+
+// TestGroupCommit: on PostgreSQL, the writes of one account queued while
+// one of its transactions is in flight are applied together in the next
+// transaction, one COMMIT for all: each check-in gets its own result and is
+// there once acknowledged; a write refused by the rules (a key result that
+// does not exist), one failing on the server (a statement that errs) and
+// one whose queued statement fails with the next write's round trip, or
+// before the COMMIT when it is the last, fail alone, rolled back to their
+// savepoints (the write after the late failure runs again); a write whose client gives
+// up while it waits leaves the queue and is not applied; every figure is
+// what a computation from scratch gives, and the events keep the order of
+// the queue, without gaps.
+func TestGroupCommit(t *testing.T) {
+	if !sqlstoretest.Postgres() {
+		t.Skip("group commit is PostgreSQL's (SQLite has one writer and no flush per commit); set OKRGATE_TEST_POSTGRES")
+	}
+	ctx := context.Background()
+	dsn := sqlstoretest.DSN(t)
+	var mu sync.Mutex
+	begins := 0 // transactions begun
+	st, err := sqlstore.Open(ctx, dsn, sqlstore.WithStatementObserver(func(stmt string, _ []any) {
+		if strings.HasPrefix(stmt, "BEGIN") {
+			mu.Lock()
+			begins++
+			mu.Unlock()
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	w := newWriteFixture(t, st)
+	admin := w.admin
+	c, err := upstream.MustCaller(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	account := c.AccountID
+	ss, err := st.CreateSession(admin, upstream.SessionInput{Title: "Q2", Start: "2026-04-01", End: "2026-06-30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := st.CreateGoal(admin, upstream.GoalInput{Name: "group", SessionID: ss.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := 100.0
+	var krs []upstream.Metric
+	for range 4 {
+		m, err := st.CreateMetric(admin, upstream.MetricInput{Name: "kr", GoalID: g.ID, Target: &target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		krs = append(krs, m)
+	}
+	raw := sqlstoretest.OpenRaw(t, dsn)
+	var events0 int
+	if err := raw.QueryRowContext(ctx, raw.Q("SELECT count(*) FROM events WHERE account_id = ?"), account).Scan(&events0); err != nil {
+		t.Fatal(err)
+	}
+
+	mu.Lock()
+	begins = 0
+	mu.Unlock()
+	release := st.HoldWrites(admin) // the account's transaction in flight
+	type outcome struct {
+		name string
+		err  error
+	}
+	results := make(chan outcome, 8)
+	queue := func(name string, ctx context.Context, write func(ctx context.Context) error) {
+		t.Helper()
+		n := st.QueuedWrites(account)
+		go func() { results <- outcome{name, write(ctx)} }()
+		for st.QueuedWrites(account) != n+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	checkIn := func(id string, actual float64) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := st.CheckIn(ctx, id, upstream.CheckInInput{Actual: &actual})
+			return err
+		}
+	}
+	queue("kr0", admin, checkIn(krs[0].ID, 10))
+	queue("missing", admin, checkIn("0123456789abcdef01234567", 5))
+	queue("kr1", admin, checkIn(krs[1].ID, 20))
+	queue("late failure", admin, st.LateFailingWrite)
+	queue("server error", admin, st.FailingWrite)
+	gone, cancel := context.WithCancel(admin)
+	queue("gone", gone, checkIn(krs[3].ID, 99))
+	queue("kr2", admin, checkIn(krs[2].ID, 30))
+	queue("kr0 again", admin, checkIn(krs[0].ID, 40))
+	queue("late failure, last", admin, st.LateFailingWrite)
+	cancel()
+	if o := <-results; o.name != "gone" || !errors.Is(o.err, context.Canceled) {
+		t.Fatalf("first answer %s: %v, want gone: context canceled", o.name, o.err)
+	}
+	if n := st.QueuedWrites(account); n != 8 {
+		t.Fatalf("%d writes queued after one gave up, want 8", n)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]error{}
+	for range 8 {
+		o := <-results
+		got[o.name] = o.err
+	}
+	for _, name := range []string{"kr0", "kr1", "kr2", "kr0 again"} {
+		if got[name] != nil {
+			t.Errorf("%s: %v", name, got[name])
+		}
+	}
+	if upstream.ErrorCode(got["missing"]) != upstream.CodeNotFound {
+		t.Errorf("check-in on a missing key result: %v, want not found", got["missing"])
+	}
+	for _, name := range []string{"server error", "late failure", "late failure, last"} {
+		if got[name] == nil {
+			t.Errorf("%s: the write whose statement failed succeeded", name)
+		}
+	}
+
+	// The transaction held, then one for the eight writes queued.
+	mu.Lock()
+	if begins != 2 {
+		t.Errorf("%d transactions begun, want 2", begins)
+	}
+	mu.Unlock()
+	var rows int
+	if err := raw.QueryRowContext(ctx, raw.Q("SELECT count(*) FROM checkins WHERE account_id = ?"), account).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 4 {
+		t.Errorf("%d check-ins stored, want 4", rows)
+	}
+	for i, want := range []float64{40, 20, 30, 0} {
+		m, err := st.GetMetric(admin, krs[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Actual != want {
+			t.Errorf("key result %d: actual %v, want %v", i, m.Actual, want)
+		}
+	}
+	if err := sqlstoretest.CheckFigures(ctx, raw, account); err != nil {
+		t.Error(err)
+	}
+
+	// The check-in events in the order of the queue; positions 1..n.
+	r, err := raw.QueryContext(ctx, raw.Q(`SELECT c.metric_id FROM events e JOIN checkins c ON c.id = e.item_id
+		WHERE e.account_id = ? AND e.type = ? ORDER BY e.position`), account, string(upstream.EventCheckInCreated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for r.Next() {
+		var id string
+		if err := r.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, id)
+	}
+	r.Close()
+	want := []string{krs[0].ID, krs[1].ID, krs[2].ID, krs[0].ID}
+	if len(order) != len(want) {
+		t.Fatalf("check-in events for %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Errorf("check-in event %d is of %s, want %s", i, order[i], want[i])
+		}
+	}
+	var n, last int
+	if err := raw.QueryRowContext(ctx, raw.Q("SELECT count(*), max(position) FROM events WHERE account_id = ?"), account).Scan(&n, &last); err != nil {
+		t.Fatal(err)
+	}
+	if n != last || n <= events0 {
+		t.Errorf("%d events up to position %d (before the group: %d)", n, last, events0)
+	}
+}
