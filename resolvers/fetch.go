@@ -27,6 +27,10 @@ type fetcher[T any] func(ctx context.Context, keys []string, q fetchArgs) (map[s
 type fetchArgs struct {
 	filter *query.Expr
 	fields query.Projection
+	// sel is the selection on each item, when the items are what the
+	// field returns (no connection, no order to sort by in memory): the
+	// fetch then asks for the document keys it reads (decodeKeys).
+	sel ast.SelectionSet
 }
 
 // lister is an upstream list operation.
@@ -42,7 +46,8 @@ func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys fu
 			want[k] = true
 		}
 		out := make(map[string][]T, len(keys))
-		items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(keys)...), extra, q.filter), Fields: q.fields}, id)
+		items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(keys)...), extra, q.filter),
+			Fields: q.fields, Decode: decodeKeys[T](q.sel)}, id)
 		if err != nil {
 			return nil, err
 		}
@@ -101,6 +106,15 @@ func selectionProjection(ctx context.Context) query.Projection {
 		return nil
 	}
 	return fieldProjection(graphql.GetOperationContext(ctx), fc.Field.Selections)
+}
+
+// selectionOf is the selection of the field of ctx, or nil outside a
+// field.
+func selectionOf(ctx context.Context) ast.SelectionSet {
+	if fc := graphql.GetFieldContext(ctx); fc != nil {
+		return fc.Field.Selections
+	}
+	return nil
 }
 
 // fieldProjection is the upstream projection of the items a field with
