@@ -51,6 +51,9 @@ func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys fu
 		if err != nil {
 			return nil, err
 		}
+		if groupInPlace(items, want, itemKeys, out) {
+			return out, nil
+		}
 		var buf []string
 		for i := range items {
 			buf = itemKeys(&items[i], buf[:0])
@@ -62,6 +65,61 @@ func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys fu
 		}
 		return out, nil
 	}
+}
+
+// groupInPlace groups items, when each has one key at most, by key into
+// out: it moves them in place so that each key's items are adjacent, in
+// their order, and sets out[k] to a window of items (capped, so an append
+// to one does not overwrite the next). A level's items are then held once,
+// not once in the list and again in per-key slices grown by append; items
+// with no wanted key go last and are dropped. It reports false, leaving
+// items as they were, when some item has several keys (a goal's owners).
+func groupInPlace[T any](items []T, want map[string]bool, itemKeys func(*T, []string) []string, out map[string][]T) bool {
+	keyOf := make([]string, len(items))
+	count := make(map[string]int, len(want))
+	var buf []string
+	for i := range items {
+		buf = itemKeys(&items[i], buf[:0])
+		if len(buf) > 1 {
+			return false
+		}
+		if len(buf) == 1 && want[buf[0]] {
+			keyOf[i] = buf[0]
+			count[buf[0]]++
+		}
+	}
+	// The keys' windows in order of first appearance, then the dropped.
+	start := make(map[string]int, len(count))
+	next := 0
+	for _, k := range keyOf {
+		if _, seen := start[k]; k != "" && !seen {
+			start[k] = next
+			next += count[k]
+		}
+	}
+	dropped := next
+	dest := make([]int, len(items))
+	fill := make(map[string]int, len(start))
+	for i, k := range keyOf {
+		if k == "" {
+			dest[i] = dropped
+			dropped++
+			continue
+		}
+		dest[i] = start[k] + fill[k]
+		fill[k]++
+	}
+	for i := range items { // apply the permutation by its cycles
+		for dest[i] != i {
+			j := dest[i]
+			items[i], items[j] = items[j], items[i]
+			dest[i], dest[j] = dest[j], dest[i]
+		}
+	}
+	for k, s := range start {
+		out[k] = items[s : s+count[k] : s+count[k]]
+	}
+	return true
 }
 
 // byID fetches items by id; a key without an item gets none.
