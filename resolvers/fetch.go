@@ -178,9 +178,9 @@ func selectionOf(ctx context.Context) ast.SelectionSet {
 // fieldProjection is the upstream projection of the items a field with
 // selection sel returns: "id" and the enrichments the selection names (in
 // any fragment), so that the store skips the joins nobody reads. Plain
-// stored fields and the edges below are not listed: the store returns the
-// stored document either way, and the edges load through their own
-// loaders.
+// stored fields and the edges below are not listed: which document keys a
+// level reads is ListQuery.Decode (decodeKeys), and the edges load through
+// their own loaders.
 func fieldProjection(oc *graphql.OperationContext, sel ast.SelectionSet) query.Projection {
 	p := query.Projection{"id": nil}
 	collect(oc, sel, p)
