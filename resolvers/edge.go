@@ -152,7 +152,7 @@ func (e *Edge[P, T]) load(ctx context.Context, p *P, keys []string) ([][]T, erro
 	b.once.Do(func() {
 		q := fetchArgs{}
 		if e.sub == "" {
-			q.fields = selectionProjection(ctx)
+			q.fields, q.sel = selectionProjection(ctx), selectionOf(ctx)
 		}
 		_, b.found, b.err = e.start(ctx, b, path, p, keys, q)
 		if b.err != nil {
@@ -195,6 +195,9 @@ func (e *Edge[P, T]) window(ctx context.Context, p *P, a edgeArgs, conn bool) (w
 			q.fields = nodesProjection(ctx)
 		} else {
 			q.fields = selectionProjection(ctx)
+			if len(a.sort) == 0 { // sorted here by fields the selection need not name
+				q.sel = selectionOf(ctx)
+			}
 		}
 		var parents []*P
 		parents, b.found, b.err = e.start(ctx, b, path, p, e.keys(p, nil), q)

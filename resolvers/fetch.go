@@ -27,6 +27,10 @@ type fetcher[T any] func(ctx context.Context, keys []string, q fetchArgs) (map[s
 type fetchArgs struct {
 	filter *query.Expr
 	fields query.Projection
+	// sel is the selection on each item, when the items are what the
+	// field returns (no connection, no order to sort by in memory): the
+	// fetch then asks for the document keys it reads (decodeKeys).
+	sel ast.SelectionSet
 }
 
 // lister is an upstream list operation.
@@ -42,9 +46,13 @@ func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys fu
 			want[k] = true
 		}
 		out := make(map[string][]T, len(keys))
-		items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(keys)...), extra, q.filter), Fields: q.fields}, id)
+		items, err := listAll(ctx, list, upstream.ListQuery{Filter: query.And(query.In(field, anyKeys(keys)...), extra, q.filter),
+			Fields: q.fields, Decode: decodeKeys[T](q.sel)}, id)
 		if err != nil {
 			return nil, err
+		}
+		if groupInPlace(items, want, itemKeys, out) {
+			return out, nil
 		}
 		var buf []string
 		for i := range items {
@@ -57,6 +65,61 @@ func byField[T any](list lister[T], field string, extra *query.Expr, itemKeys fu
 		}
 		return out, nil
 	}
+}
+
+// groupInPlace groups items, when each has one key at most, by key into
+// out: it moves them in place so that each key's items are adjacent, in
+// their order, and sets out[k] to a window of items (capped, so an append
+// to one does not overwrite the next). A level's items are then held once,
+// not once in the list and again in per-key slices grown by append; items
+// with no wanted key go last and are dropped. It reports false, leaving
+// items as they were, when some item has several keys (a goal's owners).
+func groupInPlace[T any](items []T, want map[string]bool, itemKeys func(*T, []string) []string, out map[string][]T) bool {
+	keyOf := make([]string, len(items))
+	count := make(map[string]int, len(want))
+	var buf []string
+	for i := range items {
+		buf = itemKeys(&items[i], buf[:0])
+		if len(buf) > 1 {
+			return false
+		}
+		if len(buf) == 1 && want[buf[0]] {
+			keyOf[i] = buf[0]
+			count[buf[0]]++
+		}
+	}
+	// The keys' windows in order of first appearance, then the dropped.
+	start := make(map[string]int, len(count))
+	next := 0
+	for _, k := range keyOf {
+		if _, seen := start[k]; k != "" && !seen {
+			start[k] = next
+			next += count[k]
+		}
+	}
+	dropped := next
+	dest := make([]int, len(items))
+	fill := make(map[string]int, len(start))
+	for i, k := range keyOf {
+		if k == "" {
+			dest[i] = dropped
+			dropped++
+			continue
+		}
+		dest[i] = start[k] + fill[k]
+		fill[k]++
+	}
+	for i := range items { // apply the permutation by its cycles
+		for dest[i] != i {
+			j := dest[i]
+			items[i], items[j] = items[j], items[i]
+			dest[i], dest[j] = dest[j], dest[i]
+		}
+	}
+	for k, s := range start {
+		out[k] = items[s : s+count[k] : s+count[k]]
+	}
+	return true
 }
 
 // byID fetches items by id; a key without an item gets none.
@@ -103,12 +166,21 @@ func selectionProjection(ctx context.Context) query.Projection {
 	return fieldProjection(graphql.GetOperationContext(ctx), fc.Field.Selections)
 }
 
+// selectionOf is the selection of the field of ctx, or nil outside a
+// field.
+func selectionOf(ctx context.Context) ast.SelectionSet {
+	if fc := graphql.GetFieldContext(ctx); fc != nil {
+		return fc.Field.Selections
+	}
+	return nil
+}
+
 // fieldProjection is the upstream projection of the items a field with
 // selection sel returns: "id" and the enrichments the selection names (in
 // any fragment), so that the store skips the joins nobody reads. Plain
-// stored fields and the edges below are not listed: the store returns the
-// stored document either way, and the edges load through their own
-// loaders.
+// stored fields and the edges below are not listed: which document keys a
+// level reads is ListQuery.Decode (decodeKeys), and the edges load through
+// their own loaders.
 func fieldProjection(oc *graphql.OperationContext, sel ast.SelectionSet) query.Projection {
 	p := query.Projection{"id": nil}
 	collect(oc, sel, p)

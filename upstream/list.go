@@ -52,6 +52,12 @@ type ListQuery struct {
 	// TotalCount to -1, and the caller then learns whether more follow by
 	// asking for one item more than it shows.
 	NoCount bool
+	// Decode, when not nil, names the top-level keys of the stored
+	// documents that the caller reads (a GraphQL level that selects a few
+	// fields of each object): a store may read and decode only these, and
+	// those it needs itself to decide visibility and enrichments, and leave
+	// the other fields at their zero values. Nil means whole documents.
+	Decode []string
 }
 
 // Complete reports whether p, the answer to q, holds every match from

@@ -24,19 +24,19 @@ func TestDefaultPagesNeedNoSort(t *testing.T) {
 	}
 	defer s.Close()
 	pages := map[string]string{
-		"goals":                goals.pageSQL(sqliteDialect{}, "goals", "1", nil),
-		"metrics":              metrics.pageSQL(sqliteDialect{}, "metrics", "1", nil),
-		"checkins":             checkins.pageSQL(sqliteDialect{}, "checkins", "1", nil),
-		"tasks":                tasks.pageSQL(sqliteDialect{}, "tasks", "1", nil),
-		"sessions":             sessions.pageSQL(sqliteDialect{}, "sessions", "1", nil),
-		"users":                users.pageSQL(sqliteDialect{}, "users", "1", nil),
-		"teams":                teams.pageSQL(sqliteDialect{}, "teams", "1", nil),
-		"dashboards":           dashboards.pageSQL(sqliteDialect{}, "dashboards", "1", nil),
-		"dashboard_parameters": dashboardParams.pageSQL(sqliteDialect{}, "dashboard_parameters", "1", nil),
-		"badges":               badges.pageSQL(sqliteDialect{}, "badges", "1", nil),
-		"badge_assignments":    badgeAssignments.pageSQL(sqliteDialect{}, "badge_assignments", "1", nil),
-		"kpi_groups":           kpiGroups.pageSQL(sqliteDialect{}, "kpi_groups", "1", nil),
-		"kpis":                 kpis.pageSQL(sqliteDialect{}, "kpis", "1", nil),
+		"goals":                goals.pageSQL(sqliteDialect{}, "goals", "doc", "1", nil),
+		"metrics":              metrics.pageSQL(sqliteDialect{}, "metrics", "doc", "1", nil),
+		"checkins":             checkins.pageSQL(sqliteDialect{}, "checkins", "doc", "1", nil),
+		"tasks":                tasks.pageSQL(sqliteDialect{}, "tasks", "doc", "1", nil),
+		"sessions":             sessions.pageSQL(sqliteDialect{}, "sessions", "doc", "1", nil),
+		"users":                users.pageSQL(sqliteDialect{}, "users", "doc", "1", nil),
+		"teams":                teams.pageSQL(sqliteDialect{}, "teams", "doc", "1", nil),
+		"dashboards":           dashboards.pageSQL(sqliteDialect{}, "dashboards", "doc", "1", nil),
+		"dashboard_parameters": dashboardParams.pageSQL(sqliteDialect{}, "dashboard_parameters", "doc", "1", nil),
+		"badges":               badges.pageSQL(sqliteDialect{}, "badges", "doc", "1", nil),
+		"badge_assignments":    badgeAssignments.pageSQL(sqliteDialect{}, "badge_assignments", "doc", "1", nil),
+		"kpi_groups":           kpiGroups.pageSQL(sqliteDialect{}, "kpi_groups", "doc", "1", nil),
+		"kpis":                 kpis.pageSQL(sqliteDialect{}, "kpis", "doc", "1", nil),
 	}
 	for name, stmt := range pages {
 		p := strings.Join(queryPlan(t, s, stmt, "acct", 100, 0), "; ")
@@ -61,10 +61,10 @@ func TestPagesByIDsSortOnlyIDs(t *testing.T) {
 	}
 	defer s.Close()
 	for _, c := range []struct{ table, stmt, index string }{
-		{"metrics", metrics.pageByIDsSQL(sqliteDialect{}, "metrics", "goal_id IN (?, ?)", nil), "metrics_account_goal_id"},
-		{"checkins", checkins.pageByIDsSQL(sqliteDialect{}, "checkins", "metric_id IN (?, ?)", nil), "checkins_account_metric_id"},
-		{"tasks", tasks.pageByIDsSQL(sqliteDialect{}, "tasks", "parent_id IN (?, ?)", nil), "tasks_account_parent_id"},
-		{"goals", goals.pageByIDsSQL(sqliteDialect{}, "goals", "parent_id IN (?, ?)", nil), "goals_account_parent_id"},
+		{"metrics", metrics.pageByIDsSQL(sqliteDialect{}, "metrics", "doc", "goal_id IN (?, ?)", nil), "metrics_account_goal_id"},
+		{"checkins", checkins.pageByIDsSQL(sqliteDialect{}, "checkins", "doc", "metric_id IN (?, ?)", nil), "checkins_account_metric_id"},
+		{"tasks", tasks.pageByIDsSQL(sqliteDialect{}, "tasks", "doc", "parent_id IN (?, ?)", nil), "tasks_account_parent_id"},
+		{"goals", goals.pageByIDsSQL(sqliteDialect{}, "goals", "doc", "parent_id IN (?, ?)", nil), "goals_account_parent_id"},
 	} {
 		p := strings.Join(queryPlan(t, s, c.stmt, "acct", "a", "b", 1000, 1000, "acct"), "; ")
 		// The documents by id: through the primary key, or through the

@@ -29,6 +29,11 @@ type table[T any] struct {
 	// event, when set, describes a write of a document for the event log
 	// (events.go): insert, update and deleteWhere append one per document.
 	event func(*T, verb) upstream.Event
+	// own, when set, are the document keys the store reads itself after a
+	// list (visibility, enrichments, the keys of the rows): a list that
+	// asks for a few keys (upstream.ListQuery.Decode) reads these and
+	// those (docSQL). Tables without own always read whole documents.
+	own []string
 }
 
 // verb is what a write did to a document.
@@ -72,11 +77,12 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	}
 	where, args := filterSQL(q, lq.Filter, t.reg, "doc")
 	args = append(append(slices.Clone(srcArgs), account), args...)
+	doc := t.docSQL(lq)
 	if lq.All {
-		return t.listAll(ctx, q, from, where, args, lq)
+		return t.listAll(ctx, q, from, doc, where, args, lq)
 	}
 	if lq.NoCount {
-		return t.listUncounted(ctx, q, from, where, account, args, lq)
+		return t.listUncounted(ctx, q, from, doc, where, account, args, lq)
 	}
 	var total int
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
@@ -89,7 +95,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	if desc, ok := idOrder(lq.Sort); ok && t.id != nil && lq.Skip == 0 && total <= limit {
 		// The page holds every match: read them in index order and sort
 		// them here (sortByID).
-		rows, err := q.QueryContext(ctx, "SELECT doc FROM "+from+" WHERE account_id = ? AND ("+where+")", args...)
+		rows, err := q.QueryContext(ctx, "SELECT "+doc+" FROM "+from+" WHERE account_id = ? AND ("+where+")", args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 		}
@@ -103,9 +109,9 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		}
 		return items, total, nil
 	}
-	page, pageArgs := t.pageSQL(dialectOf(q), from, where, lq.Sort), append(args, limit, lq.Skip)
+	page, pageArgs := t.pageSQL(dialectOf(q), from, doc, where, lq.Sort), append(args, limit, lq.Skip)
 	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") { // a table, not a view's subquery
-		page, pageArgs = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort), append(pageArgs, account)
+		page, pageArgs = t.pageByIDsSQL(dialectOf(q), from, doc, where, lq.Sort), append(pageArgs, account)
 	}
 	rows, err := q.QueryContext(ctx, page, pageArgs...)
 	if err != nil {
@@ -122,8 +128,8 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 // statement and without a count (TotalCount is Skip plus the items).
 // Matches in id order are read in index order and sorted here (sortByID),
 // as a page that holds every match is.
-func (t table[T]) listAll(ctx context.Context, q querier, from, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
-	stmt := "SELECT doc FROM " + from + " WHERE account_id = ? AND (" + where + ")"
+func (t table[T]) listAll(ctx context.Context, q querier, from, doc, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+	stmt := "SELECT " + doc + " FROM " + from + " WHERE account_id = ? AND (" + where + ")"
 	desc, byID := idOrder(lq.Sort)
 	byID = byID && t.id != nil
 	if !byID || lq.Skip > 0 {
@@ -152,11 +158,11 @@ func (t table[T]) listAll(ctx context.Context, q querier, from, where string, ar
 }
 
 // listUncounted is listFrom for lq.NoCount: the page alone, TotalCount -1.
-func (t table[T]) listUncounted(ctx context.Context, q querier, from, where, account string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+func (t table[T]) listUncounted(ctx context.Context, q querier, from, doc, where, account string, args []any, lq upstream.ListQuery) ([]T, int, error) {
 	limit := lq.PageLimit()
-	page, pageArgs := t.pageSQL(dialectOf(q), from, where, lq.Sort), append(args, limit, lq.Skip)
+	page, pageArgs := t.pageSQL(dialectOf(q), from, doc, where, lq.Sort), append(args, limit, lq.Skip)
 	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") {
-		page, pageArgs = t.pageByIDsSQL(dialectOf(q), from, where, lq.Sort), append(pageArgs, account)
+		page, pageArgs = t.pageByIDsSQL(dialectOf(q), from, doc, where, lq.Sort), append(pageArgs, account)
 	}
 	rows, err := q.QueryContext(ctx, page, pageArgs...)
 	if err != nil {
@@ -198,10 +204,11 @@ func idOrder(sort []query.SortKey) (desc, ok bool) {
 
 // pageSQL is the statement of one page: the documents of from (the table,
 // or a narrowing subquery named like it) matching where, in sort order.
-// Its parameters are the account, where's, the limit and the offset.
-func (t table[T]) pageSQL(d dialect, from, where string, sort []query.SortKey) string {
+// Its parameters are the account, where's, the limit and the offset; doc
+// is what it reads of each row (docSQL).
+func (t table[T]) pageSQL(d dialect, from, doc, where string, sort []query.SortKey) string {
 	order := query.OrderBy(d.query(), t.reg, "doc", sort)
-	return "SELECT doc FROM " + from + " WHERE account_id = ? AND (" + where + ") ORDER BY " + order + " LIMIT ? OFFSET ?"
+	return "SELECT " + doc + " FROM " + from + " WHERE account_id = ? AND (" + where + ") ORDER BY " + order + " LIMIT ? OFFSET ?"
 }
 
 // pageByIDsSQL is pageSQL in two steps, for a filtered list of more than a
@@ -214,10 +221,64 @@ func (t table[T]) pageSQL(d dialect, from, where string, sort []query.SortKey) s
 // index without sorting. The parameters of pageSQL, then the account
 // again (the documents' read names its account too); every table's id is
 // its primary key (views, like taggings, keep pageSQL).
-func (t table[T]) pageByIDsSQL(d dialect, from, where string, sort []query.SortKey) string {
+func (t table[T]) pageByIDsSQL(d dialect, from, doc, where string, sort []query.SortKey) string {
 	order := query.OrderBy(d.query(), t.reg, "doc", sort)
-	return "SELECT doc FROM " + t.name + " WHERE id IN (SELECT id FROM " + from + " WHERE account_id = ? AND (" + where +
+	return "SELECT " + doc + " FROM " + t.name + " WHERE id IN (SELECT id FROM " + from + " WHERE account_id = ? AND (" + where +
 		") ORDER BY " + order + " LIMIT ? OFFSET ?) AND account_id = ? ORDER BY " + order
+}
+
+// maxDecodeKeys bounds the keys of a narrowed document (docSQL): above it
+// the whole document is read (PostgreSQL's functions take at most 100
+// arguments, a key and a value each).
+const maxDecodeKeys = 40
+
+// docSQL is what a list of lq reads of each row: the document, or, when lq
+// names the few keys its caller reads (upstream.ListQuery.Decode), an
+// object of those keys and the table's own (t.own), built by the database
+// (json_object over doc->'key' in SQLite; jsonb_build_object in
+// PostgreSQL, by rebind). The database then sends, and the store decodes,
+// only what the answer needs: decoding whole documents was most of a large
+// tree's time and memory where the selection reads three fields of each
+// object (docs/decisions.md, "A level decodes only what it selects").
+// Absent keys come back as null, which decodes as their absence does.
+// A caller's allowed actions are decided on whole documents.
+func (t table[T]) docSQL(lq upstream.ListQuery) string {
+	if lq.Decode == nil || t.own == nil || lq.Fields.Has("currentUserAllowedActions") {
+		return "doc"
+	}
+	keys := slices.Concat(t.own, lq.Decode)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	if len(keys) > maxDecodeKeys {
+		return "doc"
+	}
+	var b strings.Builder
+	b.WriteString("json_object(")
+	for i, k := range keys {
+		if !plainKey(k) {
+			return "doc"
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + k + "', doc->'" + k + "'")
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// plainKey reports whether k is a key docSQL may spell in SQL: letters,
+// digits and underscores.
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // where returns all documents of account matching a SQL condition on the
@@ -370,20 +431,58 @@ func scanDocs[T any](rows *sql.Rows) ([]T, error) { return scanDocsN[T](rows, 0)
 // it uses github.com/goccy/go-json, a decoder compatible with encoding/json
 // (struct tags, Unmarshaler methods) at about 0.6 of its time and half its
 // allocations on the tree (docs/decisions.md).
+//
+// Without an estimate (n <= 0) the items are decoded into chunks and
+// copied once into a slice of their exact length: appending to one slice
+// doubles it, and a level of 20,000 key results of ~1 KB each then held a
+// 32,768-item array and the halves it grew from (docs/decisions.md, "A
+// level decodes only what it selects").
 func scanDocsN[T any](rows *sql.Rows, n int) ([]T, error) {
 	defer rows.Close()
-	items := make([]T, 0, max(n, 0))
+	if n > 0 {
+		items := make([]T, 0, n)
+		var raw sql.RawBytes
+		for rows.Next() {
+			if err := rows.Scan(&raw); err != nil {
+				return nil, err
+			}
+			items = append(items, *new(T))
+			if err := fastjson.Unmarshal(raw, &items[len(items)-1]); err != nil {
+				return nil, err
+			}
+		}
+		return items, rows.Err()
+	}
+	const chunk = 256
+	var chunks [][]T
+	total := 0
 	var raw sql.RawBytes
 	for rows.Next() {
 		if err := rows.Scan(&raw); err != nil {
 			return nil, err
 		}
-		items = append(items, *new(T))
-		if err := fastjson.Unmarshal(raw, &items[len(items)-1]); err != nil {
+		if len(chunks) == 0 || len(chunks[len(chunks)-1]) == chunk {
+			chunks = append(chunks, make([]T, 0, chunk))
+		}
+		c := &chunks[len(chunks)-1]
+		*c = append(*c, *new(T))
+		if err := fastjson.Unmarshal(raw, &(*c)[len(*c)-1]); err != nil {
 			return nil, err
 		}
+		total++
 	}
-	return items, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	items := make([]T, 0, total)
+	for i, c := range chunks {
+		items = append(items, c...)
+		chunks[i] = nil // free as we go
+	}
+	return items, nil
 }
 
 // The tables.
@@ -392,6 +491,8 @@ var (
 		cols: []string{"parent_id", "session_id", "owner_id"},
 		keys: func(g *upstream.Goal) []any { return []any{g.ParentID, g.SessionID, g.OwnerID} },
 		id:   func(g *upstream.Goal) string { return g.ID },
+		own: []string{"id", "accountId", "sessionId", "parentId", "parentType", "parentGoalSessionId", "ownerId", "ownerIds",
+			"private", "obfuscated"},
 		event: func(g *upstream.Goal, v verb) upstream.Event {
 			return upstream.Event{Type: eventType(v, upstream.EventGoalCreated, upstream.EventGoalUpdated, upstream.EventGoalDeleted),
 				ItemID: g.ID, GoalID: g.ID, SessionID: g.SessionID}
@@ -400,6 +501,7 @@ var (
 		cols: []string{"goal_id", "session_id", "owner_id"},
 		keys: func(m *upstream.Metric) []any { return []any{m.GoalID, m.SessionID, m.OwnerID} },
 		id:   func(m *upstream.Metric) string { return m.ID },
+		own:  []string{"id", "accountId", "goalId", "sessionId", "ownerId", "ownerIds"},
 		event: func(m *upstream.Metric, v verb) upstream.Event {
 			return upstream.Event{Type: eventType(v, upstream.EventMetricCreated, upstream.EventMetricUpdated, upstream.EventMetricDeleted),
 				ItemID: m.ID, GoalID: m.GoalID, SessionID: m.SessionID}
@@ -407,7 +509,8 @@ var (
 	checkins = table[upstream.CheckIn]{name: "checkins", kind: "check-in", reg: upstream.CheckInFields,
 		cols: []string{"metric_id", "goal_id"},
 		keys: func(c *upstream.CheckIn) []any { return []any{c.MetricID, c.GoalID} },
-		id:   func(c *upstream.CheckIn) string { return c.ID }}
+		id:   func(c *upstream.CheckIn) string { return c.ID },
+		own:  []string{"id", "accountId", "metricId", "goalId"}}
 	tasks = table[upstream.Task]{name: "tasks", kind: "task", reg: upstream.TaskFields,
 		cols: []string{"parent_id", "session_id", "owner_id"},
 		keys: func(t *upstream.Task) []any { return []any{t.ParentID, t.SessionID, t.OwnerID} },
@@ -427,7 +530,8 @@ var (
 	users = table[upstream.User]{name: "users", kind: "user", reg: upstream.UserFields,
 		cols: []string{"email"},
 		keys: func(u *upstream.User) []any { return []any{u.Email} },
-		id:   func(u *upstream.User) string { return u.ID }}
+		id:   func(u *upstream.User) string { return u.ID },
+		own:  []string{"id", "accountId"}}
 	teams = table[upstream.Team]{name: "teams", kind: "team", reg: upstream.TeamFields,
 		cols: []string{"parent_id"},
 		keys: func(t *upstream.Team) []any { return []any{t.ParentID} },
