@@ -74,32 +74,42 @@ func Payload(resp *graphql.Response) ([]byte, error) { return json.Marshal(resp)
 // any number of streams) on the stream's connection without writing it;
 // false when the connection has more than Transport.MaxQueued frames per
 // subscription unwritten (its client does not read), or the stream ended.
-func (s *Stream) Send(payload []byte) bool {
+func (s *Stream) Send(payload []byte) bool { return s.SendAll([][]byte{payload}) }
+
+// SendAll queues a next message for each of payloads, in order, as Send
+// does, taking the connection's lock once: a batch of a subscription's
+// updates costs one turn at its connection. false as Send's, once a
+// message is refused (the ones before it are queued).
+func (s *Stream) SendAll(payloads [][]byte) bool {
 	c := s.c
 	typ := `,"type":"next","payload":`
 	if c.proto == LegacyWS {
 		typ = `,"type":"data","payload":`
 	}
-	n := len(`{"id":`) + len(s.qid) + len(typ) + len(payload) + 1
+	fixed := len(`{"id":`) + len(s.qid) + len(typ) + 1
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing || c.ops[s.id] == nil || c.ops[s.id].stream != s {
 		return !c.closing // ended by its client: nothing to send, nothing wrong
 	}
-	if c.t.MaxQueued > 0 && c.queued >= c.t.MaxQueued*max(c.streams, 1) {
-		return false
+	for _, payload := range payloads {
+		if c.t.MaxQueued > 0 && c.queued >= c.t.MaxQueued*max(c.streams, 1) {
+			return false
+		}
+		n := fixed + len(payload)
+		if c.out == nil {
+			c.out = takeOut(2 * (n + maxHeader))
+		}
+		c.out = appendHeader(c.out, opText, n)
+		c.out = append(c.out, `{"id":`...)
+		c.out = append(c.out, s.qid...)
+		c.out = append(c.out, typ...)
+		c.out = append(c.out, payload...)
+		c.out = append(c.out, '}')
+		c.unsent++
+		c.queued++
+		c.sent = true
 	}
-	if c.out == nil {
-		c.out = make([]byte, 0, max(1024, 2*(n+maxHeader)))
-	}
-	c.out = appendHeader(c.out, opText, n)
-	c.out = append(c.out, `{"id":`...)
-	c.out = append(c.out, s.qid...)
-	c.out = append(c.out, typ...)
-	c.out = append(c.out, payload...)
-	c.out = append(c.out, '}')
-	c.unsent++
-	c.queued++
 	return true
 }
 
