@@ -337,11 +337,11 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 		if k == len(payloads) {
 			continue
 		}
-		if !s.sink.SendAll(payloads[k:]) {
+		n, ok := s.sink.SendAll(payloads[k:])
+		l.delivered.Add(int64(n))
+		if !ok {
 			l.slowConsumer(s)
-			continue
 		}
-		l.delivered.Add(int64(len(payloads) - k))
 	}
 }
 

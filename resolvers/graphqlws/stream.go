@@ -74,13 +74,17 @@ func Payload(resp *graphql.Response) ([]byte, error) { return json.Marshal(resp)
 // any number of streams) on the stream's connection without writing it;
 // false when the connection has more than Transport.MaxQueued frames per
 // subscription unwritten (its client does not read), or the stream ended.
-func (s *Stream) Send(payload []byte) bool { return s.SendAll([][]byte{payload}) }
+func (s *Stream) Send(payload []byte) bool {
+	_, ok := s.SendAll([][]byte{payload})
+	return ok
+}
 
 // SendAll queues a next message for each of payloads, in order, as Send
 // does, taking the connection's lock once: a batch of a subscription's
-// updates costs one turn at its connection. false as Send's, once a
-// message is refused (the ones before it are queued).
-func (s *Stream) SendAll(payloads [][]byte) bool {
+// updates costs one turn at its connection. It returns how many it queued
+// (all of them when the stream has ended: nothing to send) and false as
+// Send does, once a message is refused; the ones before it stay queued.
+func (s *Stream) SendAll(payloads [][]byte) (int, bool) {
 	c := s.c
 	typ := `,"type":"next","payload":`
 	if c.proto == LegacyWS {
@@ -90,11 +94,11 @@ func (s *Stream) SendAll(payloads [][]byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing || c.ops[s.id] == nil || c.ops[s.id].stream != s {
-		return !c.closing // ended by its client: nothing to send, nothing wrong
+		return len(payloads), !c.closing // ended by its client: nothing to send, nothing wrong
 	}
-	for _, payload := range payloads {
+	for i, payload := range payloads {
 		if c.t.MaxQueued > 0 && c.queued >= c.t.MaxQueued*max(c.streams, 1) {
-			return false
+			return i, false
 		}
 		n := fixed + len(payload)
 		if c.out == nil {
@@ -110,7 +114,7 @@ func (s *Stream) SendAll(payloads [][]byte) bool {
 		c.queued++
 		c.sent = true
 	}
-	return true
+	return len(payloads), true
 }
 
 // Flush starts writing what is queued on the stream's connection.
