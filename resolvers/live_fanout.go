@@ -231,11 +231,11 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 	if len(subs) == 0 {
 		return ctx.Err() == nil
 	}
-	callers := l.authenticate(ctx, subs)
+	callers, who := l.authenticate(ctx, subs)
 	if len(evs) == 0 {
 		return ctx.Err() == nil
 	}
-	groups := l.group(ctx, subs, callers)
+	groups := l.group(ctx, subs, callers, who)
 	last := evs[len(evs)-1].Position
 	var hidden *revealer
 	if slices.ContainsFunc(evs, func(e upstream.Event) bool { return e.Type == "" }) {
@@ -280,11 +280,17 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 
 // deliverGroup reads each event of evs the group's view selects, once, as
 // its first subscriber, and sends it to each subscriber that has not seen
-// it; a subscriber whose buffer is full is ended as a slow consumer.
+// it; a subscriber whose buffer is full is ended as a slow consumer. Over
+// SSE each item is sent as it is read; on websockets each item is rendered
+// once, and then each subscriber's connection queues all the batch's items
+// it has not seen in one turn (graphqlws.Stream.SendAll).
 func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) {
 	rep := g.subs[0]
 	rctx := upstream.WithMemo(upstream.NewContext(valuesOnly{rep.ctx, ctx}, g.caller[0]))
 	gone := map[*subscriber]bool{}
+	// The items rendered for the group's websockets, in log order.
+	var positions []int64
+	var payloads [][]byte
 	for _, e := range evs {
 		if !rep.match(e) {
 			continue
@@ -301,26 +307,49 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 				continue
 			}
 			d := delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}
-			ok := true
-			if s.sink == nil {
-				ok = s.send(item, d)
-			} else {
+			if s.sink != nil {
 				if payload == nil {
-					if payload = s.render(item, d); payload == nil {
-						continue // it ended: the next subscriber renders
-					}
+					payload = s.render(item, d) // nil: it ended, the next renders
 				}
-				ok = s.sink.Send(payload)
+				continue
 			}
-			if !ok {
+			if !s.send(item, d) {
 				gone[s] = true
-				l.slow.Add(1)
-				s.conn.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
+				l.slowConsumer(s)
 				continue
 			}
 			l.delivered.Add(1)
 		}
+		if payload != nil {
+			positions = append(positions, e.Position)
+			payloads = append(payloads, payload)
+		}
 	}
+	if len(payloads) == 0 {
+		return
+	}
+	for _, s := range g.subs {
+		if s.sink == nil {
+			continue
+		}
+		// The items after the subscriber's position: a suffix.
+		k, _ := slices.BinarySearch(positions, s.pos+1)
+		if k == len(payloads) {
+			continue
+		}
+		n, ok := s.sink.SendAll(payloads[k:])
+		l.delivered.Add(int64(n))
+		if !ok {
+			l.slowConsumer(s)
+		}
+	}
+}
+
+// slowConsumer ends s's connection: its client has not read a whole
+// buffer of updates.
+func (l *Live) slowConsumer(s *subscriber) {
+	l.slow.Add(1)
+	s.conn.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
 }
 
 // render renders item for s's websocket stream, as the subscriber of d,
@@ -351,36 +380,50 @@ func (s *subscriber) render(item any, d delivery) []byte {
 // when the rights could not be checked (the store or the upstream
 // failing) its connection ends with 4500 and no caller either: nothing is
 // delivered on rights not checked. Without an AuthService (or a token), a
-// subscriber keeps the caller it subscribed with.
-func (l *Live) authenticate(ctx context.Context, subs []*subscriber) []upstream.Caller {
-	out := make([]upstream.Caller, len(subs))
+// subscriber keeps the caller it subscribed with. who names each
+// subscriber's identity: subscribers of one token share one (their
+// callers are the same), each subscriber without a token has its own.
+func (l *Live) authenticate(ctx context.Context, subs []*subscriber) (out []upstream.Caller, who []int) {
+	out = make([]upstream.Caller, len(subs))
+	who = make([]int, len(subs))
 	at := map[string]int{} // a token: its index in tokens
 	var tokens []string
 	var first *subscriber // the first with a token: its context's values are used
 	for i, s := range subs {
+		who[i] = -1
 		if l.Auth == nil || s.conn.token == "" {
 			out[i], _ = upstream.CallerFrom(s.ctx)
 			continue
 		}
-		if _, ok := at[s.conn.token]; !ok {
-			at[s.conn.token] = len(tokens)
+		k, ok := at[s.conn.token]
+		if !ok {
+			k = len(tokens)
+			at[s.conn.token] = k
 			tokens = append(tokens, s.conn.token)
 		}
+		who[i] = k
 		if first == nil {
 			first = s
 		}
 	}
+	next := len(tokens)
+	for i := range who {
+		if who[i] < 0 {
+			who[i] = next
+			next++
+		}
+	}
 	if len(tokens) == 0 {
-		return out
+		return out, who
 	}
 	res, err := l.Auth.AuthenticateMany(valuesOnly{first.ctx, ctx}, tokens)
 	for i, s := range subs {
-		if l.Auth == nil || s.conn.token == "" {
-			continue
+		if who[i] >= len(tokens) {
+			continue // no token
 		}
 		a := upstream.Authentication{Err: err}
 		if err == nil {
-			a = res[at[s.conn.token]]
+			a = res[who[i]]
 		}
 		switch {
 		case a.Err == nil:
@@ -394,24 +437,31 @@ func (l *Live) authenticate(ctx context.Context, subs []*subscriber) []upstream.
 			s.conn.kill(4500, "the token could not be checked")
 		}
 	}
-	return out
+	return out, who
 }
 
 // group sorts the authenticated subscribers into groups of one view and
 // one visibility class (l.Classes when set, else the caller's user and
-// roles).
-func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream.Caller) []*group {
+// roles). who names each subscriber's identity (authenticate): the class
+// is derived once per identity, not per subscriber.
+func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream.Caller, who []int) []*group {
 	type userKey struct{ account, user, roles string }
 	keyOf := func(c upstream.Caller) userKey {
 		return userKey{c.AccountID, c.UserID, fmt.Sprint(c.Roles)}
 	}
+	// The class of each identity, by way of its user key: identities of
+	// one user and roles (several tokens of one user) share a class.
+	keys := make([]userKey, len(subs)) // by identity: at most one per subscriber
+	seen := make([]bool, len(subs))
 	classOf := map[userKey]string{}
 	var distinct []upstream.Caller
-	for _, c := range callers {
-		if c.AccountID == "" {
+	for i, c := range callers {
+		if c.AccountID == "" || seen[who[i]] {
 			continue
 		}
+		seen[who[i]] = true
 		k := keyOf(c)
+		keys[who[i]] = k
 		if _, ok := classOf[k]; !ok {
 			classOf[k] = fmt.Sprintf("%s/%s/%s", k.account, k.user, k.roles)
 			distinct = append(distinct, c)
@@ -427,17 +477,19 @@ func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream
 		// On an error each caller stays a class of its own: correct, only
 		// shared less.
 	}
-	byKey := map[string]*group{}
+	type groupKey struct{ view, class string }
+	byKey := map[groupKey]*group{}
 	var out []*group
 	for i, s := range subs {
 		c := callers[i]
 		if c.AccountID == "" {
 			continue // refused: its connection is ending
 		}
-		k := s.view + "\x00" + classOf[keyOf(c)]
+		class := classOf[keys[who[i]]]
+		k := groupKey{s.view, class}
 		g := byKey[k]
 		if g == nil {
-			g = &group{class: classOf[keyOf(c)]}
+			g = &group{class: class}
 			byKey[k] = g
 			out = append(out, g)
 		}

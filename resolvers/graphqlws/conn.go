@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -20,9 +21,12 @@ import (
 
 // Conn is one websocket connection.
 type Conn struct {
-	t     Transport
-	ws    *websocket.Conn
-	nc    net.Conn
+	t  Transport
+	ws *websocket.Conn
+	nc net.Conn
+	// raw is nc's socket, written without waiting by flush; nil when nc
+	// has none (TLS, or a connection in memory): a writer goroutine writes.
+	raw   syscall.RawConn
 	r     *http.Request // the upgrade request, until connection_init
 	hdr   http.Header   // its header, which operations see
 	exec  graphql.GraphExecutor
@@ -45,7 +49,8 @@ type Conn struct {
 	out       []byte
 	unsent    int  // data frames in out
 	queued    int  // data frames in out or being written
-	writing   bool // a writer goroutine is running
+	writing   bool // a writer is running (flush or a writer goroutine)
+	sent      bool // a subscription's update was queued since the Pinger's last round
 	closing   bool // a close frame is queued: nothing follows it
 	closeSent bool // the close frame is written
 	ended     bool // the reader has returned
@@ -63,6 +68,11 @@ func newConn(t Transport, ws *websocket.Conn, r *http.Request, exec graphql.Grap
 		ops: map[string]*opState{}}
 	if c.proto == "" {
 		c.proto = LegacyWS
+	}
+	if sc, ok := c.nc.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = raw
+		}
 	}
 	return c
 }

@@ -10,6 +10,8 @@ import (
 // ping message, or the legacy protocol's ka. A client need not answer
 // (a pong is not awaited): the pings keep proxies from closing an idle
 // connection, and a connection whose peer is gone fails its next write.
+// A connection sent a subscription's update since the last round is not
+// idle and is not pinged in this one.
 type Pinger struct {
 	interval time.Duration
 
@@ -57,6 +59,9 @@ func (p *Pinger) run() {
 		}
 		p.mu.Unlock()
 		for _, c := range conns {
+			if c.sentSince() {
+				continue
+			}
 			typ := "ping"
 			if c.proto == LegacyWS {
 				typ = "ka"
@@ -65,4 +70,14 @@ func (p *Pinger) run() {
 		}
 		clear(conns)
 	}
+}
+
+// sentSince reports whether a subscription's update was queued on c since
+// the last call.
+func (c *Conn) sentSince() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sent := c.sent
+	c.sent = false
+	return sent
 }

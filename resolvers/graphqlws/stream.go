@@ -75,32 +75,46 @@ func Payload(resp *graphql.Response) ([]byte, error) { return json.Marshal(resp)
 // false when the connection has more than Transport.MaxQueued frames per
 // subscription unwritten (its client does not read), or the stream ended.
 func (s *Stream) Send(payload []byte) bool {
+	_, ok := s.SendAll([][]byte{payload})
+	return ok
+}
+
+// SendAll queues a next message for each of payloads, in order, as Send
+// does, taking the connection's lock once: a batch of a subscription's
+// updates costs one turn at its connection. It returns how many it queued
+// (all of them when the stream has ended: nothing to send) and false as
+// Send does, once a message is refused; the ones before it stay queued.
+func (s *Stream) SendAll(payloads [][]byte) (int, bool) {
 	c := s.c
 	typ := `,"type":"next","payload":`
 	if c.proto == LegacyWS {
 		typ = `,"type":"data","payload":`
 	}
-	n := len(`{"id":`) + len(s.qid) + len(typ) + len(payload) + 1
+	fixed := len(`{"id":`) + len(s.qid) + len(typ) + 1
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing || c.ops[s.id] == nil || c.ops[s.id].stream != s {
-		return !c.closing // ended by its client: nothing to send, nothing wrong
+		return len(payloads), !c.closing // ended by its client: nothing to send, nothing wrong
 	}
-	if c.t.MaxQueued > 0 && c.queued >= c.t.MaxQueued*max(c.streams, 1) {
-		return false
+	for i, payload := range payloads {
+		if c.t.MaxQueued > 0 && c.queued >= c.t.MaxQueued*max(c.streams, 1) {
+			return i, false
+		}
+		n := fixed + len(payload)
+		if c.out == nil {
+			c.out = takeOut(2 * (n + maxHeader))
+		}
+		c.out = appendHeader(c.out, opText, n)
+		c.out = append(c.out, `{"id":`...)
+		c.out = append(c.out, s.qid...)
+		c.out = append(c.out, typ...)
+		c.out = append(c.out, payload...)
+		c.out = append(c.out, '}')
+		c.unsent++
+		c.queued++
+		c.sent = true
 	}
-	if c.out == nil {
-		c.out = make([]byte, 0, max(1024, 2*(n+maxHeader)))
-	}
-	c.out = appendHeader(c.out, opText, n)
-	c.out = append(c.out, `{"id":`...)
-	c.out = append(c.out, s.qid...)
-	c.out = append(c.out, typ...)
-	c.out = append(c.out, payload...)
-	c.out = append(c.out, '}')
-	c.unsent++
-	c.queued++
-	return true
+	return len(payloads), true
 }
 
 // Flush starts writing what is queued on the stream's connection.

@@ -2,6 +2,8 @@ package graphqlws
 
 import (
 	"encoding/binary"
+	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -69,8 +71,11 @@ func (c *Conn) queue(frames []byte, data int) {
 	c.flush()
 }
 
-// flush starts a writer for what is queued unless one is running. The
-// writer is a goroutine only while there is something to write.
+// flush writes what is queued unless a writer is running: at once, on
+// the caller's goroutine, when the socket takes all of it without waiting
+// (the common case: a fan-out flushing thousands of connections after a
+// batch starts no goroutine for each), else by a writer goroutine, which
+// runs only while there is something to write and waits for the socket.
 func (c *Conn) flush() {
 	c.mu.Lock()
 	if c.writing || len(c.out) == 0 {
@@ -78,8 +83,93 @@ func (c *Conn) flush() {
 		return
 	}
 	c.writing = true
+	if c.raw == nil || c.closing { // the writer sends a close frame and its aftermath
+		c.mu.Unlock()
+		go c.write()
+		return
+	}
+	buf, n := c.out, c.unsent
+	c.out, c.unsent = nil, 0
 	c.mu.Unlock()
-	go c.write()
+	w, err := writeNow(c.raw, buf)
+	if err != nil {
+		c.mu.Lock()
+		c.writing = false
+		c.mu.Unlock()
+		c.abort()
+		return
+	}
+	c.mu.Lock()
+	if w < len(buf) {
+		// The socket is full: the writer writes the rest, before what was
+		// queued since, once the socket takes it.
+		c.out = append(buf[w:], c.out...)
+		c.unsent += n
+		c.mu.Unlock()
+		go c.write()
+		return
+	}
+	c.queued -= n
+	more := len(c.out) > 0
+	if !more {
+		c.writing = false
+	}
+	c.mu.Unlock()
+	releaseOut(buf)
+	if more { // queued while this was written
+		go c.write()
+	}
+}
+
+// writeNow writes b to the socket in one attempt that never waits for it,
+// and returns how much it took: less than len(b) when its buffer is full
+// (a client that does not read, or reads slowly).
+func writeNow(raw syscall.RawConn, b []byte) (int, error) {
+	var n int
+	var err error
+	werr := raw.Write(func(fd uintptr) bool {
+		for {
+			n, err = syscall.Write(int(fd), b)
+			if err != syscall.EINTR {
+				return true // done, written or not: never wait here
+			}
+		}
+	})
+	switch {
+	case werr != nil:
+		return 0, werr
+	case err == syscall.EAGAIN:
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	return n, nil
+}
+
+// outPool holds the write buffers of connections between batches: an idle
+// connection holds none, and a fan-out's batch does not allocate one per
+// connection.
+var outPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledOut is the largest write buffer kept for reuse.
+const maxPooledOut = 64 << 10
+
+// takeOut returns an empty write buffer of at least n bytes.
+func takeOut(n int) []byte {
+	b := *outPool.Get().(*[]byte)
+	if cap(b) < n {
+		return make([]byte, 0, max(n, 4096))
+	}
+	return b[:0]
+}
+
+// releaseOut keeps b, written, for another connection's batch.
+func releaseOut(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledOut {
+		return
+	}
+	b = b[:0]
+	outPool.Put(&b)
 }
 
 // write writes what is queued, in one write per turn, until nothing is;
@@ -97,6 +187,9 @@ func (c *Conn) write() {
 		}
 		c.mu.Unlock()
 		_, err := c.nc.Write(buf)
+		if err == nil && !closing {
+			releaseOut(buf)
+		}
 		c.mu.Lock()
 		c.queued -= n
 		ended := c.ended

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -109,6 +111,17 @@ func (c *problemConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// SyscallConn returns the socket's raw connection when there is one: a
+// hijacked connection's writer of its own frames (a websocket's) may write
+// to the socket without waiting on it, bytes this type never rewrites.
+func (c *problemConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return sc.SyscallConn()
 }
 
 // CloseWrite half-closes the connection as net/http does after a 431.
