@@ -27,7 +27,7 @@ var pgStatements = map[string]string{
 		SELECT v.value ->> 0, $1, (v.value ->> 1)::double precision, (v.value ->> 2)::bigint,
 			(v.value ->> 3)::double precision, v.value ->> 4
 		FROM jsonb_array_elements(CAST($2 AS jsonb)) v
-		ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
+		ON CONFLICT (account_id, goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
 			sum = excluded.sum, sessions = excluded.sessions`,
 
 	appendEventsSQL: `WITH base AS (SELECT coalesce(max(position), 0) AS p FROM events WHERE account_id = $1),

@@ -126,7 +126,7 @@ func (s *Store) enqueueWebhook(ctx context.Context, account, id string, now time
 				continue
 			}
 			res, err := q.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, account_id, webhook_id, position, type, status, payload, created_at, next_attempt_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id, position) DO NOTHING`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, webhook_id, position) DO NOTHING`,
 				s.ids.New(), account, id, e.pos, e.typ, upstream.DeliveryPending, e.doc, at, at)
 			if err != nil {
 				return fmt.Errorf("sqlstore: queue delivery: %w", err)
