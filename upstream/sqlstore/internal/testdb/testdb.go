@@ -27,7 +27,20 @@ import (
 // postgres://okrgate:okrgate@127.0.0.1:5432/okrgate?sslmode=disable.
 const EnvPostgres = "OKRGATE_TEST_POSTGRES"
 
-// envDialect is set to "postgres" in the child process Main starts.
+// EnvCitus names the environment variable holding the URL of a database
+// on a Citus coordinator (the citus extension created, workers added), in
+// which tests may create and drop schemas. Main then runs a package's tests
+// a third time, on Citus: every table distributed by account.
+const EnvCitus = "OKRGATE_TEST_CITUS"
+
+// citusShardCount is the number of shards of a test's tables on Citus:
+// two per worker of a two-worker cluster, so that accounts spread over
+// both, and few enough that distributing a test's schema stays quick
+// (Citus's default, 32, makes it ten times slower).
+const citusShardCount = "4"
+
+// envDialect is set to "postgres" or "citus" in the child processes Main
+// starts.
 const envDialect = "OKRGATE_TEST_DIALECT"
 
 // SkipMessage says how to run the PostgreSQL side of the tests.
@@ -35,8 +48,12 @@ const SkipMessage = "PostgreSQL tests skipped: set " + EnvPostgres +
 	"=postgres://USER:PASSWORD@HOST:5432/DB?sslmode=disable (a role that may create schemas) to run them"
 
 // Postgres reports whether this process runs the store's tests on
-// PostgreSQL (the child of Main).
-func Postgres() bool { return os.Getenv(envDialect) == "postgres" }
+// PostgreSQL (the child of Main), Citus included.
+func Postgres() bool { d := os.Getenv(envDialect); return d == "postgres" || d == "citus" }
+
+// Citus reports whether this process runs the store's tests on a Citus
+// coordinator (the child of Main for OKRGATE_TEST_CITUS).
+func Citus() bool { return os.Getenv(envDialect) == "citus" }
 
 // AdminURL returns the URL of OKRGATE_TEST_POSTGRES, or skips t with
 // SkipMessage when it is not set.
@@ -228,12 +245,18 @@ func SharedDSN(dir, name string) (dsn string, drop func() error, err error) {
 }
 
 // WithSearchPath returns the URL u with its search_path set to schema.
+// On Citus (Citus) the URL also sets the number of shards of the tables
+// the store distributes.
 func WithSearchPath(u, schema string) string {
 	sep := "?"
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
-	return u + sep + "search_path=" + schema
+	u += sep + "search_path=" + schema
+	if Citus() {
+		u += "&citus.shard_count=" + citusShardCount
+	}
+	return u
 }
 
 // Main runs the tests of a package on SQLite and then, when
@@ -251,13 +274,32 @@ func Main(m *testing.M) int {
 		}
 		return code
 	}
-	if os.Getenv(EnvPostgres) == "" {
+	if os.Getenv(EnvPostgres) == "" && os.Getenv(EnvCitus) == "" {
 		if testing.Verbose() {
 			fmt.Println(SkipMessage)
 		}
 		return code
 	}
-	fmt.Println("=== RUN on PostgreSQL (" + EnvPostgres + " is set)")
+	if os.Getenv(EnvPostgres) != "" {
+		fmt.Println("=== RUN on PostgreSQL (" + EnvPostgres + " is set)")
+		if err := rerun("postgres", os.Getenv(EnvPostgres)); err != nil {
+			fmt.Println("FAIL on PostgreSQL:", err)
+			code = 1
+		}
+	}
+	if os.Getenv(EnvCitus) != "" {
+		fmt.Println("=== RUN on Citus (" + EnvCitus + " is set)")
+		if err := rerun("citus", os.Getenv(EnvCitus)); err != nil {
+			fmt.Println("FAIL on Citus:", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// rerun runs the tests again in a child process of the same test binary
+// with the same flags, on the database of url in the dialect named.
+func rerun(dialect, url string) error {
 	var args []string
 	for _, a := range os.Args[1:] {
 		// The go command's test log and coverage profile belong to
@@ -268,11 +310,7 @@ func Main(m *testing.M) int {
 		args = append(args, a)
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), envDialect+"=postgres")
+	cmd.Env = append(os.Environ(), envDialect+"="+dialect, EnvPostgres+"="+url)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Println("FAIL on PostgreSQL:", err)
-		return 1
-	}
-	return code
+	return cmd.Run()
 }
