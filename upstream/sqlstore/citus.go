@@ -116,6 +116,11 @@ func (p *pgStore) distribute(ctx context.Context, db *sql.DB, lockID int64) (err
 		if err != nil {
 			return fmt.Errorf("distribute %s: %w", t.name, err)
 		}
+		// Citus copies a table's rows into its shards and hides the
+		// coordinator's own copy; this frees it.
+		if _, err := tx.ExecContext(ctx, "SELECT truncate_local_data_after_distributing_table($1)", t.name); err != nil {
+			return fmt.Errorf("distribute %s: %w", t.name, err)
+		}
 	}
 	for _, fk := range fks {
 		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+pgx.Identifier{fk.table}.Sanitize()+" ADD CONSTRAINT "+pgx.Identifier{fk.name}.Sanitize()+" "+fk.def); err != nil {
