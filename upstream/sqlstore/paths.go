@@ -265,5 +265,5 @@ const putSubtreesSQL = `INSERT INTO goal_subtrees (goal_id, account_id, attainme
 	SELECT json_extract(v.value, '$[0]'), ?, json_extract(v.value, '$[1]'), json_extract(v.value, '$[2]'),
 		json_extract(v.value, '$[3]'), json_extract(v.value, '$[4]')
 	FROM json_each(?) v WHERE true
-	ON CONFLICT (account_id, goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
+	ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
 		sum = excluded.sum, sessions = excluded.sessions`

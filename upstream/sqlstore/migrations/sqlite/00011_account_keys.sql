@@ -1,11 +1,9 @@
 -- +goose Up
--- The keys that statements name in ON CONFLICT carry account_id, as on
+-- The webhook queue's ON CONFLICT names the key with account_id, as on
 -- PostgreSQL (migrations/postgres/00004_account_keys.sql), so that one
 -- statement serves both. SQLite keeps its other keys: a single file is
 -- never distributed, and widening a primary key would rebuild every table.
-CREATE UNIQUE INDEX goal_subtrees_account_goal ON goal_subtrees(account_id, goal_id);
 CREATE UNIQUE INDEX webhook_deliveries_account_webhook_position ON webhook_deliveries(account_id, webhook_id, position);
 
 -- +goose Down
 DROP INDEX webhook_deliveries_account_webhook_position;
-DROP INDEX goal_subtrees_account_goal;
