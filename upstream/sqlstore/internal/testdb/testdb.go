@@ -36,8 +36,8 @@ const EnvCitus = "OKRGATE_TEST_CITUS"
 
 // citusShardCount is the number of shards of a test's tables on Citus:
 // two per worker of a two-worker cluster, so that accounts spread over
-// both, and few enough that distributing a test's schema stays quick
-// (Citus's default, 32, makes it ten times slower).
+// both, and fewer shards to create for each test's schema than Citus's
+// default, 32.
 const citusShardCount = "4"
 
 // envDialect is set to "postgres" or "citus" in the child processes Main
