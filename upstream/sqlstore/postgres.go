@@ -190,6 +190,13 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 	if err := s.migrate(ctx); err != nil {
 		return fail(err)
 	}
+	id, err := migrationLockID(ctx, db)
+	if err != nil {
+		return fail(err)
+	}
+	if err := s.pg.distribute(ctx, db, id); err != nil {
+		return fail(err)
+	}
 	return s, nil
 }
 
@@ -198,17 +205,27 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 // migration twice: one migrates, the others wait and find nothing to do.
 // The lock is per schema (tests run schemas side by side in one database).
 func (p *pgStore) migrationOptions(ctx context.Context, db *sql.DB) (goose.Dialect, []goose.ProviderOption, error) {
-	var schema string
-	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
-		return "", nil, fmt.Errorf("sqlstore: migrations: %w", err)
+	id, err := migrationLockID(ctx, db)
+	if err != nil {
+		return "", nil, err
 	}
-	h := fnv.New64a()
-	h.Write([]byte("okrgate migrations " + schema))
-	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(id), lock.WithLockTimeout(1, 300))
 	if err != nil {
 		return "", nil, fmt.Errorf("sqlstore: migrations: %w", err)
 	}
 	return goose.DialectPostgres, []goose.ProviderOption{goose.WithSessionLocker(locker)}, nil
+}
+
+// migrationLockID returns the id of the advisory lock that migrations of
+// the current schema take (tests run schemas side by side in one database).
+func migrationLockID(ctx context.Context, db *sql.DB) (int64, error) {
+	var schema string
+	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return 0, fmt.Errorf("sqlstore: migrations: %w", err)
+	}
+	h := fnv.New64a()
+	h.Write([]byte("okrgate migrations " + schema))
+	return int64(h.Sum64() >> 1), nil
 }
 
 // redactDSN keeps a password in dsn out of an error message.

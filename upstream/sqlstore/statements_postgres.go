@@ -23,11 +23,14 @@ var pgStatements = map[string]string{
 	putFiguresSQL: `UPDATE goals g SET doc = g.doc || (v.value -> 1)
 		FROM jsonb_array_elements(CAST($1 AS jsonb)) v WHERE g.id = v.value ->> 0 AND g.account_id = $2`,
 
+	// The goal's row supplies the key, so that Citus runs the statement
+	// on the account's shard (a router query) rather than computing the
+	// rows on the coordinator first.
 	putSubtreesSQL: `INSERT INTO goal_subtrees (goal_id, account_id, attainment, descendants, sum, sessions)
-		SELECT v.value ->> 0, $1, (v.value ->> 1)::double precision, (v.value ->> 2)::bigint,
+		SELECT g.id, g.account_id, (v.value ->> 1)::double precision, (v.value ->> 2)::bigint,
 			(v.value ->> 3)::double precision, v.value ->> 4
-		FROM jsonb_array_elements(CAST($2 AS jsonb)) v
-		ON CONFLICT (goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
+		FROM jsonb_array_elements(CAST($2 AS jsonb)) v JOIN goals g ON g.account_id = $1 AND g.id = v.value ->> 0
+		ON CONFLICT (account_id, goal_id) DO UPDATE SET attainment = excluded.attainment, descendants = excluded.descendants,
 			sum = excluded.sum, sessions = excluded.sessions`,
 
 	appendEventsSQL: `WITH base AS (SELECT coalesce(max(position), 0) AS p FROM events WHERE account_id = $1),

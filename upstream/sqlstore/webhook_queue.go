@@ -126,7 +126,7 @@ func (s *Store) enqueueWebhook(ctx context.Context, account, id string, now time
 				continue
 			}
 			res, err := q.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, account_id, webhook_id, position, type, status, payload, created_at, next_attempt_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id, position) DO NOTHING`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, webhook_id, position) DO NOTHING`,
 				s.ids.New(), account, id, e.pos, e.typ, upstream.DeliveryPending, e.doc, at, at)
 			if err != nil {
 				return fmt.Errorf("sqlstore: queue delivery: %w", err)
@@ -162,23 +162,8 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease
 	var jobs []upstream.WebhookJob
 	err := s.tx(ctx, func(q querier) error {
 		jobs = nil
-		rows, err := q.QueryContext(ctx, `/* all accounts: webhook dispatch */ SELECT d.id FROM webhook_deliveries d
-			JOIN webhooks w ON w.id = d.webhook_id AND w.account_id = d.account_id WHERE d.status = ? AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?) AND w.active = 1
-			ORDER BY d.next_attempt_at, d.id LIMIT ?`+s.skipLocked("d"), upstream.DeliveryPending, at, at, limit)
+		ids, err := s.claimDue(ctx, q, at, limit)
 		if err != nil {
-			return fmt.Errorf("sqlstore: claim deliveries: %w", err)
-		}
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlstore: claim deliveries: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return fmt.Errorf("sqlstore: claim deliveries: %w", err)
 		}
 		if len(ids) == 0 {
@@ -188,7 +173,7 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, now time.Time, lease
 			upstream.FormatTime(now.Add(lease)), idsParam(ids)); err != nil {
 			return fmt.Errorf("sqlstore: lease deliveries: %w", err)
 		}
-		rows, err = q.QueryContext(ctx, `/* all accounts: webhook dispatch */
+		rows, err := q.QueryContext(ctx, `/* all accounts: webhook dispatch */
 			SELECT d.id, d.webhook_id, d.account_id, w.url, w.secret, d.type, d.payload, d.attempts, d.created_at
 			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.account_id = d.account_id WHERE d.id IN `+idList+` ORDER BY d.next_attempt_at, d.id`, idsParam(ids))
 		if err != nil {
@@ -311,4 +296,83 @@ func (s *Store) PruneWebhookDeliveries(ctx context.Context, retention time.Durat
 		return 0, fmt.Errorf("sqlstore: prune deliveries: %w", err)
 	}
 	return res.RowsAffected()
+}
+
+// claimDue locks up to limit due deliveries of active webhooks, skipping
+// those another dispatcher holds, and returns their ids. The due ones are
+// found across accounts without a lock, then each account's are locked
+// with a statement naming the account (FOR UPDATE SKIP LOCKED, which
+// checks again that they are due): Citus runs a row-locking SELECT only
+// on one shard (docs/decisions.md, "Sharding by account on Citus"). When
+// another dispatcher holds some, the next due ones are tried, until limit
+// are locked or none is left.
+func (s *Store) claimDue(ctx context.Context, q querier, at string, limit int) ([]string, error) {
+	var ids []string
+	tried := []string{} // a JSON array, never null
+	for len(ids) < limit {
+		accounts, due, err := s.dueDeliveries(ctx, q, at, limit-len(ids), tried)
+		if err != nil || len(accounts) == 0 {
+			return ids, err
+		}
+		for _, account := range accounts {
+			tried = append(tried, due[account]...)
+			if s.pg == nil { // one writer: nobody else claims them
+				ids = append(ids, due[account]...)
+				continue
+			}
+			locked, err := s.lockDue(ctx, q, account, due[account], at)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, locked...)
+		}
+	}
+	return ids, nil
+}
+
+// dueDeliveries returns up to limit due deliveries of active webhooks but
+// those of skip, by account, the accounts in the order of their most
+// overdue delivery.
+func (s *Store) dueDeliveries(ctx context.Context, q querier, at string, limit int, skip []string) ([]string, map[string][]string, error) {
+	rows, err := q.QueryContext(ctx, `/* all accounts: webhook dispatch */ SELECT d.account_id, d.id FROM webhook_deliveries d
+		JOIN webhooks w ON w.id = d.webhook_id AND w.account_id = d.account_id WHERE d.status = ? AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?) AND w.active = 1
+		AND d.id NOT IN `+idList+` ORDER BY d.next_attempt_at, d.id LIMIT ?`, upstream.DeliveryPending, at, at, idsParam(skip), limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var accounts []string
+	due := map[string][]string{}
+	for rows.Next() {
+		var account, id string
+		if err := rows.Scan(&account, &id); err != nil {
+			return nil, nil, err
+		}
+		if due[account] == nil {
+			accounts = append(accounts, account)
+		}
+		due[account] = append(due[account], id)
+	}
+	return accounts, due, rows.Err()
+}
+
+// lockDue locks those of ids, deliveries of account, that are still due
+// and that no other transaction holds, and returns them.
+func (s *Store) lockDue(ctx context.Context, q querier, account string, ids []string, at string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM webhook_deliveries WHERE account_id = ? AND id IN `+idList+`
+		AND status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`+s.skipLocked(""),
+		account, idsParam(ids), upstream.DeliveryPending, at, at)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }

@@ -68,3 +68,8 @@ func PostgresURL(t testing.TB) string {
 func SharedDSN(dir, name string) (dsn string, drop func() error, err error) {
 	return testdb.SharedDSN(dir, name)
 }
+
+// Citus reports whether the store tests of this process run on a Citus
+// coordinator (OKRGATE_TEST_CITUS), where the store distributes its
+// tables by account.
+func Citus() bool { return testdb.Citus() }

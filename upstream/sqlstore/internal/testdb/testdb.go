@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +28,20 @@ import (
 // postgres://okrgate:okrgate@127.0.0.1:5432/okrgate?sslmode=disable.
 const EnvPostgres = "OKRGATE_TEST_POSTGRES"
 
-// envDialect is set to "postgres" in the child process Main starts.
+// EnvCitus names the environment variable holding the URL of a database
+// on a Citus coordinator (the citus extension created, workers added), in
+// which tests may create and drop schemas. Main then runs a package's tests
+// a third time, on Citus: every table distributed by account.
+const EnvCitus = "OKRGATE_TEST_CITUS"
+
+// citusShardCount is the number of shards of a test's tables on Citus:
+// two per worker of a two-worker cluster, so that accounts spread over
+// both, and fewer shards to create for each test's schema than Citus's
+// default, 32.
+const citusShardCount = "4"
+
+// envDialect is set to "postgres" or "citus" in the child processes Main
+// starts.
 const envDialect = "OKRGATE_TEST_DIALECT"
 
 // SkipMessage says how to run the PostgreSQL side of the tests.
@@ -35,8 +49,12 @@ const SkipMessage = "PostgreSQL tests skipped: set " + EnvPostgres +
 	"=postgres://USER:PASSWORD@HOST:5432/DB?sslmode=disable (a role that may create schemas) to run them"
 
 // Postgres reports whether this process runs the store's tests on
-// PostgreSQL (the child of Main).
-func Postgres() bool { return os.Getenv(envDialect) == "postgres" }
+// PostgreSQL (the child of Main), Citus included.
+func Postgres() bool { d := os.Getenv(envDialect); return d == "postgres" || d == "citus" }
+
+// Citus reports whether this process runs the store's tests on a Citus
+// coordinator (the child of Main for OKRGATE_TEST_CITUS).
+func Citus() bool { return os.Getenv(envDialect) == "citus" }
 
 // AdminURL returns the URL of OKRGATE_TEST_POSTGRES, or skips t with
 // SkipMessage when it is not set.
@@ -169,8 +187,36 @@ func empty(admin, schema string) error {
 	if _, err := conn.Exec(ctx, "SET lock_timeout = '5s'"); err != nil {
 		return err
 	}
+	if Citus() {
+		return deleteAll(ctx, conn, schema, tables)
+	}
 	_, err = conn.Exec(ctx, "TRUNCATE "+strings.Join(tables, ", "))
 	return err
+}
+
+// deleteAll empties tables, those of schema, on Citus, where TRUNCATE of
+// distributed tables takes seconds and DELETE a fraction of one: one
+// transaction, each table before the tables it references.
+func deleteAll(ctx context.Context, conn *pgx.Conn, schema string, tables []string) error {
+	rows, err := conn.Query(ctx, `SELECT c.relname FROM pg_class c WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r'
+		ORDER BY c.relname = 'accounts', EXISTS (SELECT 1 FROM pg_constraint k
+			WHERE k.contype = 'f' AND k.confrelid = c.oid AND k.conrelid <> c.oid AND k.confrelid <> k.conrelid), c.relname`, schema)
+	if err != nil {
+		return err
+	}
+	order, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	batch := &pgx.Batch{}
+	batch.Queue("BEGIN")
+	for _, t := range order {
+		if slices.Contains(tables, schema+"."+t) {
+			batch.Queue("DELETE FROM " + schema + "." + t)
+		}
+	}
+	batch.Queue("COMMIT")
+	return conn.SendBatch(ctx, batch).Close()
 }
 
 // exec1 runs one statement on a connection of its own to admin.
@@ -228,12 +274,18 @@ func SharedDSN(dir, name string) (dsn string, drop func() error, err error) {
 }
 
 // WithSearchPath returns the URL u with its search_path set to schema.
+// On Citus (Citus) the URL also sets the number of shards of the tables
+// the store distributes.
 func WithSearchPath(u, schema string) string {
 	sep := "?"
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
-	return u + sep + "search_path=" + schema
+	u += sep + "search_path=" + schema
+	if Citus() {
+		u += "&citus.shard_count=" + citusShardCount
+	}
+	return u
 }
 
 // Main runs the tests of a package on SQLite and then, when
@@ -251,13 +303,32 @@ func Main(m *testing.M) int {
 		}
 		return code
 	}
-	if os.Getenv(EnvPostgres) == "" {
+	if os.Getenv(EnvPostgres) == "" && os.Getenv(EnvCitus) == "" {
 		if testing.Verbose() {
 			fmt.Println(SkipMessage)
 		}
 		return code
 	}
-	fmt.Println("=== RUN on PostgreSQL (" + EnvPostgres + " is set)")
+	if os.Getenv(EnvPostgres) != "" {
+		fmt.Println("=== RUN on PostgreSQL (" + EnvPostgres + " is set)")
+		if err := rerun("postgres", os.Getenv(EnvPostgres)); err != nil {
+			fmt.Println("FAIL on PostgreSQL:", err)
+			code = 1
+		}
+	}
+	if os.Getenv(EnvCitus) != "" {
+		fmt.Println("=== RUN on Citus (" + EnvCitus + " is set)")
+		if err := rerun("citus", os.Getenv(EnvCitus)); err != nil {
+			fmt.Println("FAIL on Citus:", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// rerun runs the tests again in a child process of the same test binary
+// with the same flags, on the database of url in the dialect named.
+func rerun(dialect, url string) error {
 	var args []string
 	for _, a := range os.Args[1:] {
 		// The go command's test log and coverage profile belong to
@@ -268,11 +339,7 @@ func Main(m *testing.M) int {
 		args = append(args, a)
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), envDialect+"=postgres")
+	cmd.Env = append(os.Environ(), envDialect+"="+dialect, EnvPostgres+"="+url)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Println("FAIL on PostgreSQL:", err)
-		return 1
-	}
-	return code
+	return cmd.Run()
 }
