@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestSharesAreMaxMinFair: the limit is divided max-min fairly over the
@@ -145,4 +148,148 @@ func TestEstimateFollowsTheLimit(t *testing.T) {
 	for _, rel := range others {
 		rel()
 	}
+}
+
+// TestShedKeysShareAfterServedKeys: a key with requests refused during the
+// interval (shed) is given its share after the keys served within the
+// allowance, from what they leave; without refusals the same demands are
+// shared max-min fairly (equally); the gauge counts the keys of each kind.
+func TestShedKeysShareAfterServedKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		refused           int
+		quiet, flood      float64
+		served, shedCount int
+	}{
+		{"no refusals", 0, 2, 2, 2, 0},
+		{"flood refused", 5, 3, 1, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			a := NewAdmission(Config{MaxReads: 4, MaxWrites: 1, Procs: 2}, clock, nil)
+			l := a.reads
+			now := clock.Now()
+			l.flowOf("quiet", now).area = 3 // request-seconds over the one-second interval
+			flood := l.flowOf("flood", now)
+			flood.area, flood.refused = 50, tc.refused
+			l.mu.Lock()
+			l.reshare(now.Add(time.Second), time.Second)
+			l.mu.Unlock()
+			if q, f := l.flows["quiet"].share, l.flows["flood"].share; q != tc.quiet || f != tc.flood {
+				t.Errorf("shares: quiet %v, flood %v; want %v and %v", q, f, tc.quiet, tc.flood)
+			}
+			if s, d := l.keys(false), l.keys(true); s != tc.served || d != tc.shedCount {
+				t.Errorf("keys served %d, shed %d; want %d and %d", s, d, tc.served, tc.shedCount)
+			}
+		})
+	}
+}
+
+// TestUnderShareWaiterGoesFirst: the slots are full, the flood (over its
+// share) has requests queued, and the quiet key (under its share) queues
+// one after them; the slot the flood frees goes to the quiet key's
+// request, not to the flood's earlier ones.
+func TestUnderShareWaiterGoesFirst(t *testing.T) {
+	clock := newFakeClock()
+	a := NewAdmission(Config{MaxReads: 4, MaxWrites: 1, Procs: 2}, clock, nil)
+	l := a.reads
+	quiet := admitNow(t, a, l, "quiet")
+	var flood []func()
+	for range 3 {
+		flood = append(flood, admitNow(t, a, l, "flood"))
+	}
+	out := make(chan result, 10)
+	for range 3 {
+		admitAsync(t, a, l, "flood", "goal", out)
+	}
+	l.mu.Lock()
+	l.flows["quiet"].share, l.flows["flood"].share = 3, 1
+	l.mu.Unlock()
+	admitAsync(t, a, l, "quiet", "goal", out)
+	if _, inflight, q := l.state(); inflight != 4 || q != 4 || len(out) != 0 {
+		t.Fatalf("inflight %d, queued %d, decided %d; want 4, 4, 0", inflight, q, len(out))
+	}
+	flood[0]()
+	r := <-out
+	if r.err != nil || r.key != "quiet" {
+		t.Fatalf("got %+v; want the quiet key's request admitted first", r)
+	}
+	r.release()
+	quiet()
+	for _, rel := range flood[1:] {
+		rel()
+	}
+	clock.Advance(reserveFor) // the slots kept for the quiet key lapse
+	for range 3 {
+		r := <-out
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		r.release()
+	}
+}
+
+// TestRefusalMarksKeyShed: a request refused after waiting all it may is
+// counted by its key's share state, and its key is shed at the next
+// reshare, as the gauge shows; an interval without refusals serves it
+// again.
+func TestRefusalMarksKeyShed(t *testing.T) {
+	clock := newFakeClock()
+	m := NewMetrics()
+	a := NewAdmission(Config{MaxReads: 1, MaxWrites: 1, Target: 50 * time.Millisecond, Burst: 100 * time.Millisecond}, clock, m)
+	reg := prometheus.NewRegistry()
+	if err := m.Register(reg, a); err != nil {
+		t.Fatal(err)
+	}
+	l := a.reads
+	running := admitNow(t, a, l, "flood")
+	out := make(chan result, 1)
+	admitAsync(t, a, l, "flood", "goal", out)
+	clock.Advance(100 * time.Millisecond)
+	if r := <-out; r.err == nil {
+		t.Fatal("the waiter was admitted; want it refused after the burst allowance")
+	}
+	// Its key held a slot and has no share yet (none is computed before
+	// the first interval ends): over its share.
+	if n := testutil.ToFloat64(m.refusals.WithLabelValues("read", ReasonTimeout, shareOver)); n != 1 {
+		t.Errorf("refusals{share=over} = %v, want 1", n)
+	}
+	clock.Advance(DefaultInterval)
+	allowed(a, clock)
+	if got := keysGauge(t, reg, "shed"); got != 1 || l.keys(false) != 0 {
+		t.Errorf("keys shed %v, served %d; want 1 and 0", got, l.keys(false))
+	}
+	running()
+	clock.Advance(DefaultInterval / 2)
+	admitNow(t, a, l, "flood")()
+	clock.Advance(DefaultInterval / 2)
+	allowed(a, clock)
+	if l.keys(true) != 0 || l.keys(false) != 1 {
+		t.Errorf("keys shed %d, served %d after an interval without refusals; want 0 and 1", l.keys(true), l.keys(false))
+	}
+}
+
+// keysGauge is okrgate_admission_keys{lane="read",state=state} of reg.
+func keysGauge(t *testing.T, reg *prometheus.Registry, state string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "okrgate_admission_keys" {
+			continue
+		}
+		for _, met := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, lp := range met.GetLabel() {
+				labels[lp.GetName()] = lp.GetValue()
+			}
+			if labels["lane"] == "read" && labels["state"] == state {
+				return met.GetGauge().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no okrgate_admission_keys{lane=read,state=%s}", state)
+	return 0
 }
