@@ -85,8 +85,9 @@ type lane struct {
 	// redispatch is set while a dispatch is scheduled for waiters kept
 	// from a slot reserved for another flow.
 	redispatch bool
-	// served and shed count the flows at the last reshare without and
-	// with requests refused in the interval before (for the metrics).
+	// served and shed count the flows at the last reshare that had most
+	// of their requests of the interval before admitted, or refused (for
+	// the metrics).
 	served, shed int
 }
 
@@ -121,6 +122,7 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 	now := l.clock.Now()
 	l.tick(now) // before flowOf: a reshare forgets idle flows
 	f := l.flowOf(key, now)
+	f.asked++
 	// No waiter of another flow may take a slot now (dispatch admits
 	// them as soon as they may), so one that may goes first.
 	if len(f.waiting) == 0 && l.eligible(f, now) {
@@ -407,8 +409,8 @@ func (l *lane) wake(now time.Time) {
 	l.idleSince = time.Time{}
 }
 
-// keys is how many flows were shed (had requests refused) in the interval
-// before the last reshare, or were not, for the metrics.
+// keys is how many flows were shed (had most of their requests refused) in
+// the interval before the last reshare, or were served, for the metrics.
 func (l *lane) keys(shed bool) int {
 	if l.lim == nil {
 		return 0

@@ -28,16 +28,18 @@ import (
 // Max-min alone splits the limit equally between two keys that each ask
 // for more than half of it, so a second account busy enough to fill the
 // server by itself gets half while another floods, and waits twice as long
-// as alone. But the two are not alike: the flood is being refused (it asks
-// for more than the queue can hold within its allowance), the other is
-// not. So the keys whose requests were refused in the last interval (they
-// are shed) are given their shares only after the others: the keys that
-// are served within the allowance share the limit max-min fairly among
-// themselves first, and the shed keys share what they leave. A shed key
-// keeps at least one slot (a key holding nothing may take any free slot),
-// and gets back in line with the others once an interval passes without a
-// refusal, that is once it sends no more than the server can queue: a key
-// earns its place by backing off, not by sending more.
+// as alone. But the two are not alike: most of the flood's requests are
+// refused (it asks for more than the queue can hold within its allowance),
+// few or none of the other's. So the keys that had most of their requests
+// of the last interval refused (they are shed) are given their shares only
+// after the others: the keys that are served share the limit max-min
+// fairly among themselves first, and the shed keys share what they leave.
+// A shed key keeps at least one slot (a key holding nothing may take any
+// free slot), and gets back in line with the others after an interval in
+// which most of its requests were admitted, that is once it sends about as
+// much as the server can queue for it: a key earns its place by backing
+// off, not by sending more. A key that is refused now and then (its own
+// queue ran long) stays served.
 type flow struct {
 	key     string
 	held    int           // slots it holds
@@ -54,10 +56,11 @@ type flow struct {
 	since  time.Time
 	demand float64
 	share  float64
-	// refused counts its requests refused since the last reshare; shed is
-	// set when that interval had any (lane.reshare).
-	refused int
-	shed    bool
+	// asked and refused count its requests, and those refused, since the
+	// last reshare; shed is set when most of that interval's were refused
+	// (lane.reshare).
+	asked, refused int
+	shed           bool
 	// last is when the flow last sent a request or had one finish.
 	last time.Time
 }
@@ -142,8 +145,8 @@ func (l *lane) eligible(f *flow, now time.Time) bool {
 // max-min fair allocation of the limit over the demands (water-filling): a
 // flow that demands less than an equal part is owed what it demands, and
 // what it leaves is shared equally among the others. The flows that had
-// requests refused during the interval (shed) are allocated after the
-// others, from what those leave (flow). Costs O(n log n) for the n flows
+// most of their requests refused during the interval (shed) are allocated
+// after the others, from what those leave (flow). Costs O(n log n) for the n flows
 // seen since the last reshare, once per interval.
 func (l *lane) reshare(now time.Time, elapsed time.Duration) {
 	if l.lim == nil {
@@ -157,7 +160,8 @@ func (l *lane) reshare(now time.Time, elapsed time.Duration) {
 			sample = f.area / elapsed.Seconds()
 		}
 		f.area = 0
-		f.shed, f.refused = f.refused > 0, 0
+		f.shed = 2*f.refused > f.asked
+		f.asked, f.refused = 0, 0
 		if f.demand == 0 {
 			f.demand = sample // a new flow: its first interval
 		} else {
