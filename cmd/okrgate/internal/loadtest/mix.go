@@ -145,8 +145,10 @@ func (e *env) fair() ([]verdict, error) {
 	problems = append(problems, flooding.table(e.c)...)
 	a, s := alone.answeredPct(0.99), shared.answeredPct(0.99)
 	ratio := float64(s) / float64(max(a, 1))
-	fmt.Printf("\nsecond account: answered p99 %s alone, %s during the flood (%.2f×); %.0f%% of its requests refused during the flood\n",
-		a.Round(time.Millisecond), s.Round(time.Millisecond), ratio, 100*shared.refusedShare())
+	nAlone, _ := alone.answered()
+	nShared, _ := shared.answered()
+	fmt.Printf("\nsecond account: answered p99 %s alone, %s during the flood (%.2f×); %.0f%% of its requests refused during the flood; %d answered alone, %d during the flood (%.0f%%)\n",
+		a.Round(time.Millisecond), s.Round(time.Millisecond), ratio, 100*shared.refusedShare(), nAlone, nShared, 100*float64(nShared)/float64(max(nAlone, 1)))
 	if m := e.admissionMetrics(); m != "" {
 		fmt.Printf("\nAdmission metrics after the flood:\n\n```\n%s```\n", m)
 	}
