@@ -298,3 +298,45 @@ func keysGauge(t *testing.T, reg *prometheus.Registry, state string) float64 {
 	t.Fatalf("no okrgate_admission_keys{lane=read,state=%s}", state)
 	return 0
 }
+
+// TestFloodShedQuietKeyOwedMore: through Admit alone, a flood that had
+// most of its requests of an interval refused is shed, and the quiet key
+// that kept three requests running is owed more than half of the limit,
+// where max-min would have split it equally (demands 2.7 and 4.3).
+func TestFloodShedQuietKeyOwedMore(t *testing.T) {
+	clock := newFakeClock()
+	a := NewAdmission(Config{MaxReads: 4, MaxWrites: 1, Procs: 2, Target: 50 * time.Millisecond, Burst: 100 * time.Millisecond}, clock, nil)
+	l := a.reads
+	allowed(a, clock) // the first interval starts now
+	var flood []func()
+	for range 4 {
+		flood = append(flood, admitNow(t, a, l, "flood"))
+	}
+	out := make(chan result, 30)
+	for range 30 {
+		admitAsync(t, a, l, "flood", "goal", out)
+	}
+	clock.Advance(100 * time.Millisecond)
+	for range 30 {
+		if r := <-out; r.err == nil {
+			t.Fatal("a flood waiter was admitted; want it refused after the burst allowance")
+		}
+	}
+	var quiet []func()
+	for _, rel := range flood[1:] {
+		rel()
+		quiet = append(quiet, admitNow(t, a, l, "quiet"))
+	}
+	clock.Advance(DefaultInterval - 100*time.Millisecond)
+	allowed(a, clock) // the interval ends: the shares are computed
+	q, f := l.flows["quiet"], l.flows["flood"]
+	if !f.shed || q.shed {
+		t.Fatalf("flood shed %v, quiet shed %v; want only the flood shed", f.shed, q.shed)
+	}
+	if q.share <= 2 || f.share >= 2 || q.share+f.share > 4 {
+		t.Errorf("shares: quiet %.2f, flood %.2f; want quiet over half the limit of 4, the flood under", q.share, f.share)
+	}
+	for _, rel := range append(quiet, flood[0]) {
+		rel()
+	}
+}
