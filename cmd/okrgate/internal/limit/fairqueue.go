@@ -14,6 +14,7 @@ type waiter struct {
 	arrived time.Time
 	start   float64 // the virtual start tag (fairQueue)
 	queued  bool    // in the queue; false once admitted, refused or gone
+	over    bool    // its flow held its share or more when it left the queue
 
 	done chan struct{} // closed once admitted or refused
 	err  error         // nil once admitted

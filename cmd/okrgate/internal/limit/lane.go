@@ -85,6 +85,10 @@ type lane struct {
 	// redispatch is set while a dispatch is scheduled for waiters kept
 	// from a slot reserved for another flow.
 	redispatch bool
+	// served and shed count the flows at the last reshare that had most
+	// of their requests of the interval before admitted, or refused (for
+	// the metrics).
+	served, shed int
 }
 
 // overloadMemory is how many intervals a standing queue is remembered.
@@ -111,24 +115,26 @@ func (t *ticket) release() { t.once.Do(func() { t.l.release(t) }) }
 // ctx's error if ctx ends first.
 func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) {
 	if l.lim == nil {
-		l.metrics.admitted(l.name, 0)
+		l.metrics.admitted(l.name, 0, false)
 		return &ticket{l: l, class: class, started: l.clock.Now()}, nil // unbounded
 	}
 	l.mu.Lock()
 	now := l.clock.Now()
 	l.tick(now) // before flowOf: a reshare forgets idle flows
 	f := l.flowOf(key, now)
+	f.asked++
 	// No waiter of another flow may take a slot now (dispatch admits
 	// them as soon as they may), so one that may goes first.
 	if len(f.waiting) == 0 && l.eligible(f, now) {
 		if l.inflight == 0 {
 			l.wake(now)
 		}
+		over := f.atShare()
 		l.inflight++
 		l.hold(f, now, +1)
 		l.observeWait(now, 0)
 		l.mu.Unlock()
-		l.metrics.admitted(l.name, 0)
+		l.metrics.admitted(l.name, 0, over)
 		return &ticket{l: l, flow: f, class: class, started: now}, nil
 	}
 	cost := l.estimate(class)
@@ -139,8 +145,10 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 		// estimates date from before an idle spell: a burst on a server
 		// that was idle is queued whatever they say, and its deadline
 		// bounds its wait anyway.
+		over := f.atShare()
+		f.refused++
 		l.mu.Unlock()
-		l.metrics.refused(l.name, ReasonWait)
+		l.metrics.refused(l.name, ReasonWait, over)
 		return nil, &Refusal{Lane: l.name, Reason: ReasonWait, Retry: wait}
 	}
 	w := &waiter{flow: f, class: class, cost: cost, arrived: now, done: make(chan struct{})}
@@ -169,16 +177,19 @@ func (l *lane) acquire(ctx context.Context, key, class string) (*ticket, error) 
 		}
 	}
 	if w.err != nil {
-		l.metrics.refused(l.name, ReasonTimeout)
+		l.metrics.refused(l.name, ReasonTimeout, w.over)
 		return nil, w.err
 	}
 	started := l.clock.Now()
-	l.metrics.admitted(l.name, started.Sub(w.arrived))
+	l.metrics.admitted(l.name, started.Sub(w.arrived), w.over)
 	return &ticket{l: l, flow: f, class: class, started: started}, nil
 }
 
-// dispatch admits waiters, in the fair queue's order, while a slot is
-// free and a flow with waiters may take it.
+// dispatch admits waiters while a slot is free and a flow with waiters may
+// take it: first those of the flows holding less than their share, then
+// the others, each in the fair queue's order. A flow under its share is
+// owed the slot; the queue's order alone would give every flow with
+// waiters turns alike, however small its share or large its backlog.
 func (l *lane) dispatch(now time.Time) {
 	may := func(f *flow) bool {
 		if !l.eligible(f, now) {
@@ -187,13 +198,18 @@ func (l *lane) dispatch(now time.Time) {
 		f.account(now) // its waiting count is about to change
 		return true
 	}
+	owed := func(f *flow) bool { return !f.atShare() && may(f) }
 	for l.queue.Len() > 0 && l.inflight < l.lim.Limit() {
-		w := l.queue.next(may)
+		w := l.queue.next(owed)
+		if w == nil {
+			w = l.queue.next(may)
+		}
 		if w == nil {
 			break
 		}
 		l.forgetWork(w)
 		w.stop()
+		w.over = w.flow.atShare()
 		l.inflight++
 		l.hold(w.flow, now, +1)
 		l.observeWait(now, now.Sub(w.arrived))
@@ -222,6 +238,8 @@ func (l *lane) expire(w *waiter) {
 	now := l.clock.Now()
 	l.dequeue(w, now)
 	l.observeWait(now, now.Sub(w.arrived))
+	w.over = w.flow.atShare()
+	w.flow.refused++
 	w.err = &Refusal{Lane: l.name, Reason: ReasonTimeout, Retry: l.fairWait(w.flow, 0)}
 	close(w.done)
 }
@@ -317,15 +335,17 @@ func (l *lane) estimate(class string) time.Duration {
 // fairWait estimates how long a request of flow f costing cost would wait
 // before it starts: the fair queue serves f's own backlog first, and
 // every other flow's only up to as much as f's backlog and this request
-// (their requests tagged before it); the limit's slots serve the queue in
-// parallel. The request's own cost is not part of its wait: an
+// (their requests tagged before it), and none of a flow at its share if f
+// is under its own (dispatch serves f first); the limit's slots serve the
+// queue in parallel. The request's own cost is not part of its wait: an
 // expensive request is refused for the queue ahead of it, not for being
 // expensive.
 func (l *lane) fairWait(f *flow, cost time.Duration) time.Duration {
 	own := f.work
 	sum := own
+	under := !f.atShare()
 	for _, g := range l.queue.flows {
-		if g != f {
+		if g != f && (!under || !g.atShare()) {
 			sum += min(g.work, own+cost)
 		}
 	}
@@ -387,6 +407,20 @@ func (l *lane) wake(now time.Time) {
 		l.learning = true
 	}
 	l.idleSince = time.Time{}
+}
+
+// keys is how many flows were shed (had most of their requests refused) in
+// the interval before the last reshare, or were served, for the metrics.
+func (l *lane) keys(shed bool) int {
+	if l.lim == nil {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if shed {
+		return l.shed
+	}
+	return l.served
 }
 
 // state is a snapshot for the metrics.

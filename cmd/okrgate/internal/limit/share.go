@@ -24,6 +24,22 @@ import (
 // the limit per partition, borrowing what the others do not use), with the
 // partitions found from the traffic rather than configured, and the
 // guarantee kept within the limit rather than on top of it.
+//
+// Max-min alone splits the limit equally between two keys that each ask
+// for more than half of it, so a second account busy enough to fill the
+// server by itself gets half while another floods, and waits twice as long
+// as alone. But the two are not alike: most of the flood's requests are
+// refused (it asks for more than the queue can hold within its allowance),
+// few or none of the other's. So the keys that had most of their requests
+// of the last interval refused (they are shed) are given their shares only
+// after the others: the keys that are served share the limit max-min
+// fairly among themselves first, and the shed keys share what they leave.
+// A shed key keeps at least one slot (a key holding nothing may take any
+// free slot), and gets back in line with the others after an interval in
+// which most of its requests were admitted, that is once it sends about as
+// much as the server can queue for it: a key earns its place by backing
+// off, not by sending more. A key that is refused now and then (its own
+// queue ran long) stays served.
 type flow struct {
 	key     string
 	held    int           // slots it holds
@@ -40,6 +56,11 @@ type flow struct {
 	since  time.Time
 	demand float64
 	share  float64
+	// asked and refused count its requests, and those refused, since the
+	// last reshare; shed is set when most of that interval's were refused
+	// (lane.reshare).
+	asked, refused int
+	shed           bool
 	// last is when the flow last sent a request or had one finish.
 	last time.Time
 }
@@ -70,6 +91,10 @@ func (f *flow) account(now time.Time) {
 	f.since = now
 }
 
+// atShare reports whether f holds its share of the limit or more (and
+// something): it takes a slot then only if no other flow is owed it.
+func (f *flow) atShare() bool { return f.held > 0 && float64(f.held) >= f.share }
+
 // hold changes the slots f holds by d (+1 or -1).
 func (l *lane) hold(f *flow, now time.Time, d int) {
 	f.account(now)
@@ -90,7 +115,7 @@ func (l *lane) eligible(f *flow, now time.Time) bool {
 	switch {
 	case free <= 0:
 		return false
-	case f.held == 0 || float64(f.held) < f.share:
+	case !f.atShare():
 		return true
 	}
 	owed := 0.0
@@ -119,8 +144,10 @@ func (l *lane) eligible(f *flow, now time.Time) bool {
 // gaps between requests do not count as leaving); the shares are the
 // max-min fair allocation of the limit over the demands (water-filling): a
 // flow that demands less than an equal part is owed what it demands, and
-// what it leaves is shared equally among the others. Costs O(n log n) for
-// the n flows seen since the last reshare, once per interval.
+// what it leaves is shared equally among the others. The flows that had
+// most of their requests refused during the interval (shed) are allocated
+// after the others, from what those leave (flow). Costs O(n log n) for the n flows
+// seen since the last reshare, once per interval.
 func (l *lane) reshare(now time.Time, elapsed time.Duration) {
 	if l.lim == nil {
 		return
@@ -133,6 +160,8 @@ func (l *lane) reshare(now time.Time, elapsed time.Duration) {
 			sample = f.area / elapsed.Seconds()
 		}
 		f.area = 0
+		f.shed = 2*f.refused > f.asked
+		f.asked, f.refused = 0, 0
 		if f.demand == 0 {
 			f.demand = sample // a new flow: its first interval
 		} else {
@@ -146,6 +175,11 @@ func (l *lane) reshare(now time.Time, elapsed time.Duration) {
 	}
 	slices.SortFunc(active, func(a, b *flow) int {
 		switch {
+		case a.shed != b.shed:
+			if b.shed {
+				return -1
+			}
+			return 1
 		case a.demand < b.demand:
 			return -1
 		case a.demand > b.demand:
@@ -153,8 +187,18 @@ func (l *lane) reshare(now time.Time, elapsed time.Duration) {
 		}
 		return 0
 	})
-	left, n := float64(l.lim.Limit()), len(active)
-	for _, f := range active {
+	// Water-filling, the served flows first: n counts the flows of the
+	// group being filled that are still to be given their share.
+	served := slices.IndexFunc(active, func(f *flow) bool { return f.shed })
+	if served < 0 {
+		served = len(active)
+	}
+	l.served, l.shed = served, len(active)-served
+	left, n := float64(l.lim.Limit()), served
+	for i, f := range active {
+		if i == served {
+			n = len(active) - served
+		}
 		f.share = min(f.demand, left/float64(n))
 		left -= f.share
 		n--

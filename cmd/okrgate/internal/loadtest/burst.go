@@ -10,10 +10,11 @@ import (
 // bursts sends bursts of 8, 16 and 32 trees and of 64 goal pages, all
 // requests of a burst released at once, on a server doing nothing else,
 // rounds times each, and reports what was answered and refused. Any
-// refusal is a problem: an idle server has the capacity to serve a burst.
-func (e *env) bursts() []string {
+// refusal fails the criterion: an idle server has the capacity to serve a
+// burst.
+func (e *env) bursts() []verdict {
 	fmt.Printf("\n### Bursts on an idle server (%d rounds each)\n\n| burst | answered (2xx) | 503 | other | slowest (max of rounds) |\n|---|---|---|---|---|\n", e.c.rounds)
-	var problems []string
+	var vs []verdict
 	for _, b := range []struct {
 		n    int
 		kind string
@@ -50,9 +51,8 @@ func (e *env) bursts() []string {
 		}
 		ok := statuses[200]
 		fmt.Printf("| %d × %s | %d | %d | %d | %s |\n", b.n, b.kind, ok, statuses[503], other, slowest.Round(time.Millisecond))
-		if statuses[503] > 0 || other > 0 {
-			problems = append(problems, fmt.Sprintf("burst of %d × %s: %d refused, %d other", b.n, b.kind, statuses[503], other))
-		}
+		vs = append(vs, check(critBurst, statuses[503] == 0 && other == 0, "%d × %s on an idle server, %d rounds: %d answered, %d refused (503), %d other; slowest %s",
+			b.n, b.kind, e.c.rounds, ok, statuses[503], other, slowest.Round(time.Millisecond)))
 	}
-	return problems
+	return vs
 }

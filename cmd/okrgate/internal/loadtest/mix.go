@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -65,8 +66,9 @@ func (e *env) probed(res *results, f func()) error {
 
 // mix runs the few clients, then the many, each for the duration, and
 // compares the many's answered requests per second with the few's.
-func (e *env) mix() ([]string, error) {
+func (e *env) mix() ([]verdict, error) {
 	var problems []string
+	var vs []verdict
 	var peak float64
 	clients, err := e.a.tokens(max(e.c.clients, e.c.peakClients))
 	if err != nil {
@@ -86,15 +88,30 @@ func (e *env) mix() ([]string, error) {
 			fmt.Printf("\npeak: %.0f answered requests/s\n", rate)
 			continue
 		}
+		p99 := res.answeredPct(0.99)
 		fmt.Printf("\n%.0f answered requests/s = %.2f × the peak of %d clients; %.0f%% of requests refused (429/503); answered p99 %s\n",
-			rate, rate/peak, e.c.peakClients, 100*res.refusedShare(), res.answeredPct(0.99).Round(time.Millisecond))
+			rate, rate/peak, e.c.peakClients, 100*res.refusedShare(), p99.Round(time.Millisecond))
+		vs = append(vs,
+			check(critStatuses, len(problems) == 0, "%d and %d closed-loop clients: no status but 2xx, 429 and 503 with Retry-After%s", e.c.peakClients, n, listed(problems)),
+			check(critThroughput, rate >= minThroughput*peak, "%.0f answered requests/s with %d clients = %.2f× the %.0f of %d clients (at least %.1f×)", rate, n, rate/peak, peak, e.c.peakClients, minThroughput),
+			check(critMixP99, p99 <= maxAnsweredQ, "answered p99 %s with %d clients (at most %s)", p99.Round(time.Millisecond), n, maxAnsweredQ),
+			check(critHealthz, res.healthPct(0.99) < e.c.healthP99, "/healthz p99 %s (max %s) during the %d clients (under %s)",
+				res.healthPct(0.99).Round(100*time.Microsecond), res.healthPct(1).Round(100*time.Microsecond), n, e.c.healthP99))
 	}
-	return problems, nil
+	return vs, nil
+}
+
+// listed is ": a; b" for problems, "" for none.
+func listed(problems []string) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	return "; but " + strings.Join(problems, "; ")
 }
 
 // fair measures the second account's few clients alone, then while the
 // first account's many clients flood the server.
-func (e *env) fair() ([]string, error) {
+func (e *env) fair() ([]verdict, error) {
 	flood, err := e.a.tokens(e.c.clients)
 	if err != nil {
 		return nil, err
@@ -127,7 +144,17 @@ func (e *env) fair() ([]string, error) {
 	fmt.Println("\nThe flooding account's requests:")
 	problems = append(problems, flooding.table(e.c)...)
 	a, s := alone.answeredPct(0.99), shared.answeredPct(0.99)
-	fmt.Printf("\nsecond account: answered p99 %s alone, %s during the flood (%.2f×); %.0f%% of its requests refused during the flood\n",
-		a.Round(time.Millisecond), s.Round(time.Millisecond), float64(s)/float64(max(a, 1)), 100*shared.refusedShare())
-	return problems, nil
+	ratio := float64(s) / float64(max(a, 1))
+	nAlone, _ := alone.answered()
+	nShared, _ := shared.answered()
+	fmt.Printf("\nsecond account: answered p99 %s alone, %s during the flood (%.2f×); %.0f%% of its requests refused during the flood; %d answered alone, %d during the flood (%.0f%%)\n",
+		a.Round(time.Millisecond), s.Round(time.Millisecond), ratio, 100*shared.refusedShare(), nAlone, nShared, 100*float64(nShared)/float64(max(nAlone, 1)))
+	if m := e.admissionMetrics(); m != "" {
+		fmt.Printf("\nAdmission metrics after the flood:\n\n```\n%s```\n", m)
+	}
+	v := check(critFair, ratio <= maxFairRatio && len(problems) == 0,
+		"second account's answered p99 %s alone, %s while %d clients of the first flood = %.2f× (at most %.1f×); %.0f%% of its requests refused%s",
+		a.Round(time.Millisecond), s.Round(time.Millisecond), e.c.clients, ratio, maxFairRatio, 100*shared.refusedShare(), listed(problems))
+	v.value = ratio
+	return []verdict{v}, nil
 }

@@ -46,6 +46,7 @@ func probe(base, duration string) error {
 // results collects statuses and latencies per kind of request.
 type results struct {
 	mu     sync.Mutex
+	bare   int // 503s without a Retry-After
 	status map[string]map[int]int
 	lat    map[string][]time.Duration // of answers other than 429/503
 }
@@ -61,6 +62,9 @@ func (r *results) add(o outcome) {
 		r.status[o.kind] = map[int]int{}
 	}
 	r.status[o.kind][o.status]++
+	if o.status == 503 && o.retryAfter <= 0 && o.kind != kindHealth {
+		r.bare++
+	}
 	if o.status != 429 && o.status != 503 && o.status != 0 {
 		r.lat[o.kind] = append(r.lat[o.kind], o.dur)
 	}
@@ -113,9 +117,17 @@ func (r *results) answeredPct(p float64) time.Duration {
 	return pct(all, p)
 }
 
+// healthPct is the percentile p of the /healthz answers' latencies.
+func (r *results) healthPct(p float64) time.Duration {
+	ds := slices.Clone(r.lat[kindHealth])
+	slices.Sort(ds)
+	return pct(ds, p)
+}
+
 // table prints the statuses and latencies per kind, and returns the
-// problems: a 5xx other than 503, a connection error, a failed /healthz,
-// or a /healthz slower than allowed.
+// problems: a 5xx other than 503, a 503 without Retry-After, a connection
+// error, a failed /healthz, or (with --healthz-max) a /healthz slower than
+// allowed.
 func (r *results) table(c config) []string {
 	kinds := make([]string, 0, len(r.status))
 	for k := range r.status {
@@ -124,6 +136,9 @@ func (r *results) table(c config) []string {
 	slices.Sort(kinds)
 	fmt.Print("| request | sent | 2xx | 429 | 503 | other | p50 | p99 | max |\n|---|---|---|---|---|---|---|---|---|\n")
 	var problems []string
+	if r.bare > 0 {
+		problems = append(problems, fmt.Sprintf("%d answers 503 without Retry-After", r.bare))
+	}
 	for _, k := range kinds {
 		total, ok, other := 0, 0, 0
 		for s, n := range r.status[k] {
@@ -151,7 +166,7 @@ func (r *results) table(c config) []string {
 			if r.status[k][503] > 0 || r.status[k][429] > 0 {
 				problems = append(problems, "/healthz was shed or rate limited")
 			}
-			if mx >= c.healthMax {
+			if c.healthMax > 0 && mx >= c.healthMax {
 				problems = append(problems, fmt.Sprintf("/healthz took %s, over %s", mx, c.healthMax))
 			}
 		}
