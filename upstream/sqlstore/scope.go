@@ -147,16 +147,7 @@ func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *sc
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: find obfuscated goals: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return scanStrings(rows)
 }
 
 // goalSource is the goals table as the subject sees it: visible goals as

@@ -424,6 +424,21 @@ func (t table[T]) deleteWhere(ctx context.Context, q querier, account, cond stri
 // scanDocs decodes the documents of rows.
 func scanDocs[T any](rows *sql.Rows) ([]T, error) { return scanDocsN[T](rows, 0) }
 
+// scanStrings reads the one text column of rows (ids, mostly) and closes
+// them.
+func scanStrings(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // scanDocsN decodes the documents of rows, expecting about n of them. Each
 // document is scanned into one reused buffer (sql.RawBytes): the decoder
 // copies what it keeps. Decoding was most of the time of a large read (60%

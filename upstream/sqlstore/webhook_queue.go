@@ -365,14 +365,5 @@ func (s *Store) lockDue(ctx context.Context, q querier, account string, ids []st
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return scanStrings(rows)
 }
