@@ -21,6 +21,9 @@ func TestFastTablesCoverTheSchema(t *testing.T) {
 			def == schema.Query || def == schema.Mutation || def == schema.Subscription {
 			continue
 		}
+		if name == "Entity" {
+			continue // the federation plugin's own plumbing, never served
+		}
 		objects++
 		if fastImplementors(name) == nil {
 			missing = append(missing, name)

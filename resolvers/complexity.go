@@ -101,6 +101,8 @@ func SetComplexity(cfg *graph.Config) {
 	c.Team.Children, c.Team.Members, c.Team.MembersConnection = est(EstChildren), upTo(EstMembers), nconn
 	// node costs its selection; nodes its selection per id.
 	c.Query.Nodes = func(child int, ids []string) int { return mul(child, max(len(ids), 1)) }
+	// _entities (federation) likewise per representation.
+	graph.SetEntitiesComplexity(c, func(child int, reps []map[string]any) int { return mul(child, max(len(reps), 1)) })
 	c.User.Goals, c.User.Teams = est(EstGoals), est(EstMembers)
 
 	// Organisation and content.
