@@ -14,12 +14,21 @@ func TestTotalCountOnlyWhenSelected(t *testing.T) {
 			Nodes      []struct{ ID string }
 		}
 	}
+	// run answers q and counts the store's statements: the fewest of three
+	// runs, since the store's own background work (the event follower,
+	// the webhook queue) can only add to a run's count, never take away.
 	run := func(q string) (page, int64) {
 		t.Helper()
-		before := f.store.QueryCount()
 		var p page
-		f.do(t, q, nil).mustData(t, &p)
-		return p, f.store.QueryCount() - before
+		fewest := int64(-1)
+		for range 3 {
+			before := f.store.QueryCount()
+			f.do(t, q, nil).mustData(t, &p)
+			if n := f.store.QueryCount() - before; fewest < 0 || n < fewest {
+				fewest = n
+			}
+		}
+		return p, fewest
 	}
 	for _, first := range []string{"3", "100"} {
 		counted, withCount := run(`{ goals(first: ` + first + `) { totalCount pageInfo { hasNextPage } nodes { id } } }`)
