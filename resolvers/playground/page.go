@@ -66,6 +66,10 @@ const playgroundIntro = `# okrgate GraphQL playground
 #     --account <accountId>
 # or POST /api/v2/users/me/tokens; on a new
 # database, "okrgate serve --demo" prefills it.
+# A server started with --oidc-issuer also takes
+# an access token of that identity provider in
+# the same header (README, "Sign in from a
+# browser app").
 # After adding a token, refresh the schema
 # (Shift-Ctrl-R); run with Ctrl-Enter.
 #
@@ -100,7 +104,8 @@ var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE h
   <strong>No API token yet.</strong> Open the <em>Headers</em> tab below and enter
   <code>{"Authorization": "Bearer &lt;token&gt;"}</code>, then refresh the schema (Shift-Ctrl-R).
   Create a token with <code>okrgate token create --db okrgate.db --account &lt;accountId&gt;</code>;
-  <code>okrgate serve --demo</code> on a new database prefills one.
+  <code>okrgate serve --demo</code> on a new database prefills one. With <code>--oidc-issuer</code>, an access
+  token of the company's identity provider works in the same header.
 </div>
 <div id="graphiql"><div class="loading">Loading GraphiQL {{.GraphiQLVersion}}…</div></div>
 <script>
