@@ -121,8 +121,8 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 	})
 	// DashboardTagUsage.dashboards: the dashboards of dashboardsIds, in that
 	// order, in one batched ListDashboards for all usages; the root list is
-	// recorded as a complete level, so even a one-hour batch wait does not
-	// hold the edge back.
+	// recorded as a complete level, so the edge dispatches on its last key
+	// (one that waited would run into the second server's timeout).
 	for i, cfg := range []graphqlhttp.Config{{}, {Timeout: 20 * time.Second}} {
 		o, zed, abc := o, zed, abc
 		if i > 0 {
@@ -344,8 +344,8 @@ func TestBadgeHoldersBatch(t *testing.T) {
 // TestSingleReadsDispatchWithoutWaiting: objects read without a loader —
 // task(id) (GetTask), a mutation's result, the objects of a mutation's
 // payload — are recorded as complete levels, so the edges below them
-// dispatch on their last key: with a batch wait of one hour every request
-// answers (a level that waited would run into the 20 s request timeout).
+// dispatch on their last key: every request answers (a level that waited
+// for more keys would run into the 20 s request timeout).
 func TestSingleReadsDispatchWithoutWaiting(t *testing.T) {
 	o := newOrgFixtureCfg(t, "single-no-wait", graphqlhttp.Config{Timeout: 20 * time.Second})
 	st, ctx := o.store, o.ctx

@@ -138,8 +138,9 @@ func TestOrgContentEdgesBatch(t *testing.T) {
 	for i, n := range []int{3, 40, 40} {
 		cfg := graphqlhttp.Config{}
 		if i == 2 {
-			// With a batch wait of an hour, a loader that waited instead of
-			// dispatching on its last key would run into the timeout.
+			// Nothing waits for keys (edge.go): a level that waited
+			// instead of dispatching on its last key would run into
+			// this timeout.
 			cfg = graphqlhttp.Config{Timeout: 20 * time.Second}
 		}
 		o := newOrgFixtureCfg(t, "batch"+strconv.Itoa(i), cfg)
