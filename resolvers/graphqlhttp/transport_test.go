@@ -1,4 +1,4 @@
-package resolvers_test
+package graphqlhttp_test
 
 import (
 	"bytes"
@@ -52,8 +52,7 @@ func rawDo(t *testing.T, req *http.Request) rawResponse {
 // TestGraphQLOverHTTPStatuses: the statuses and bodies the GraphQL-over-HTTP
 // spec asks for (what .ci/graphql-http-audit.sh checks from outside).
 func TestGraphQLOverHTTPStatuses(t *testing.T) {
-	f := newFixture(t, "overhttp", graphqlhttp.Config{}, nil)
-	defer f.srv.Close()
+	f := newFixture(t, graphqlhttp.Config{})
 	post := func(body, accept string) rawResponse {
 		req, _ := http.NewRequest(http.MethodPost, f.srv.URL, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+f.token)
@@ -109,8 +108,7 @@ func TestGraphQLOverHTTPStatuses(t *testing.T) {
 // not; an undecodable body is 400 and never echoed; a read error never
 // reveals the addresses it names.
 func TestBadBodies(t *testing.T) {
-	f := newFixture(t, "badbodies", graphqlhttp.Config{}, nil)
-	defer f.srv.Close()
+	f := newFixture(t, graphqlhttp.Config{})
 	hdr := func(req *http.Request) *http.Request {
 		req.Header.Set("Authorization", "Bearer "+f.token)
 		req.Header.Set("Content-Type", "application/json")
