@@ -141,6 +141,15 @@ func (c *Config) defaults() {
 	}
 }
 
+// counters returns Metrics as the resolvers' counters: nil (not a nil
+// *Metrics) when there are none.
+func (c *Config) counters() resolvers.Counters {
+	if c.Metrics == nil {
+		return nil
+	}
+	return c.Metrics
+}
+
 // NewServer returns the gqlgen server: one HTTP transport (POST JSON and GET
 // for queries only; no form or multipart transports, which browsers can send
 // cross-site), the cheap document limits before validation, the cost limit
@@ -191,9 +200,7 @@ func NewServer(cfg Config) *handler.Server {
 	if !cfg.NoFastPath {
 		fcfg.Schema = es
 	}
-	if cfg.Metrics != nil {
-		fcfg.Counters = cfg.Metrics
-	}
+	fcfg.Counters = cfg.counters()
 	fast := resolvers.NewFastPath(fcfg)
 	srv.AroundFields(limits.MutationText)
 	srv.AroundFields(fast.AroundFields)
@@ -218,17 +225,13 @@ func NewHandler(cfg Config) http.Handler {
 	cfg.defaults()
 	srv := NewServer(cfg)
 	var h http.Handler = srv
-	var counters resolvers.Counters
-	if cfg.Metrics != nil {
-		counters = cfg.Metrics
-	}
-	h = resolvers.LoaderMiddleware(cfg.API, counters, h)
+	h = resolvers.LoaderMiddleware(cfg.API, cfg.counters(), h)
 	// websocket: authenticated by connection_init; each operation gets
 	// its loaders from its session, not one set for the connection.
 	live := resolvers.LiveHandler(srv)
 	authenticated := cfg.Authn.Middleware(refuse(cfg.Logger))
 	h = authenticated(h)
-	sse := authenticated(resolvers.LiveHandler(resolvers.LoaderMiddleware(cfg.API, counters, srv)))
+	sse := authenticated(resolvers.LiveHandler(resolvers.LoaderMiddleware(cfg.API, cfg.counters(), srv)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		observe.FromContext(ctx).SetFacade("graphql")
