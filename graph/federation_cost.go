@@ -2,7 +2,7 @@ package graph
 
 // gqlgen's federation plugin names the cost function of Query._entities
 // with a leading underscore, which Go does not export; these two reach it
-// for the cost functions that resolvers installs (complexity.go there).
+// for the cost functions of package resolvers/limits (complexity.go there).
 
 // SetEntitiesComplexity installs f as the cost of Query._entities: f gets
 // the cost of the selection under one entity and the representations.

@@ -17,6 +17,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -68,7 +70,7 @@ type admissionEnv struct {
 	base    string
 }
 
-func newAdmissionEnv(t *testing.T, adm resolvers.Admitter, timeout time.Duration) *admissionEnv {
+func newAdmissionEnv(t *testing.T, adm limits.Admitter, timeout time.Duration) *admissionEnv {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "admission.db"))
@@ -89,7 +91,7 @@ func newAdmissionEnv(t *testing.T, adm resolvers.Admitter, timeout time.Duration
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st},
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st},
 		Admission: adm, CostClass: func(cost int) string { return "cost " + strconv.Itoa(cost) }, Timeout: timeout}))
 	t.Cleanup(srv.Close)
 	return &admissionEnv{t: t, store: st, boot: boot, ctx: cctx, session: ss.ID, base: srv.URL}
@@ -221,10 +223,10 @@ func TestAdmissionCoversEveryTransport(t *testing.T) {
 
 	rec.setRefuse(true)
 	status, retry, out := e.post(ctx, `{ viewer { id } }`, false)
-	if status != 503 || retry != "3" || out.code() != resolvers.CodeOverloaded || out.Errors[0].Extensions["retryAfter"] != 3.0 {
+	if status != 503 || retry != "3" || out.code() != limits.CodeOverloaded || out.Errors[0].Extensions["retryAfter"] != 3.0 {
 		t.Errorf("refused POST: %d Retry-After %q %+v", status, retry, out.Errors)
 	}
-	if _, _, out := e.post(ctx, `{ viewer { id } }`, true); out.code() != resolvers.CodeOverloaded {
+	if _, _, out := e.post(ctx, `{ viewer { id } }`, true); out.code() != limits.CodeOverloaded {
 		t.Errorf("refused SSE query: %+v", out.Errors)
 	}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
@@ -58,7 +59,7 @@ func newAzEnv(t *testing.T) *azEnv {
 	e.member = e.addUser(e.acct, "member")
 	e.viewer = e.addUser(e.acct, "viewer")
 	api := instrument.New(st, instrument.NewCounter())
-	e.srv = httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: api, Auth: api}))
+	e.srv = httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: api}))
 	t.Cleanup(e.srv.Close)
 	return e
 }

@@ -15,7 +15,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/seed"
@@ -164,12 +164,12 @@ func BenchmarkNestedTree(b *testing.B) {
 		// gqlgen's executor (no fast path), for comparison.
 		for _, side := range []struct {
 			name string
-			cfg  resolvers.Config
+			cfg  graphqlhttp.Config
 		}{
-			{"graphql", resolvers.Config{API: api, Auth: st}},
-			{"gqlgen", resolvers.Config{API: api, Auth: st, NoFastPath: true}},
+			{"graphql", graphqlhttp.Config{API: api, Auth: st}},
+			{"gqlgen", graphqlhttp.Config{API: api, Auth: st, NoFastPath: true}},
 		} {
-			h := resolvers.NewHandler(side.cfg)
+			h := graphqlhttp.NewHandler(side.cfg)
 			b.Run(fmt.Sprintf("%s/%d", side.name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				before, sqlBefore := calls.Total(), st.QueryCount()

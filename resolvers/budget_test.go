@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
@@ -42,13 +43,13 @@ func TestBudgetStopsExecution(t *testing.T) {
 	data := seeded(t, 1000, 5)
 	for _, tc := range []struct {
 		name   string
-		cfg    resolvers.Config
+		cfg    graphqlhttp.Config
 		code   string
 		status int
 	}{
-		{"nodes", resolvers.Config{MaxNodes: 5_000}, resolvers.CodeNodeLimit, http.StatusOK},
-		{"bytes", resolvers.Config{MaxResponseBytes: 100_000}, resolvers.CodeResponseTooLarge, http.StatusOK},
-		{"server", resolvers.Config{MaxNodesInFlight: 5_000}, resolvers.CodeServerBusy, http.StatusServiceUnavailable},
+		{"nodes", graphqlhttp.Config{MaxNodes: 5_000}, limits.CodeNodeLimit, http.StatusOK},
+		{"bytes", graphqlhttp.Config{MaxResponseBytes: 100_000}, limits.CodeResponseTooLarge, http.StatusOK},
+		{"server", graphqlhttp.Config{MaxNodesInFlight: 5_000}, limits.CodeServerBusy, http.StatusServiceUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := serveStore(t, data, tc.cfg)
@@ -67,13 +68,13 @@ func TestBudgetStopsExecution(t *testing.T) {
 
 // serveStore serves the store of f through a second handler configured by
 // cfg (sharing the data, not the counters).
-func serveStore(t *testing.T, f *fixture, cfg resolvers.Config) *fixture {
+func serveStore(t *testing.T, f *fixture, cfg graphqlhttp.Config) *fixture {
 	t.Helper()
 	g := *f
 	g.calls = instrument.NewCounter()
 	api := instrument.New(f.store, g.calls)
 	cfg.API, cfg.Auth = api, api
-	g.srv = httptest.NewServer(resolvers.NewHandler(cfg))
+	g.srv = httptest.NewServer(graphqlhttp.NewHandler(cfg))
 	t.Cleanup(g.srv.Close)
 	return &g
 }
@@ -95,7 +96,7 @@ func TestConcurrentWorstCaseHeap(t *testing.T) {
 	const heapBound, liveBound = 768 << 20, 512 << 20
 	// A generous deadline: on a loaded machine the four answers take longer
 	// than the default 30 s, and this test is about memory.
-	f := serveStore(t, seeded(t, 1000, 5), resolvers.Config{Timeout: 5 * time.Minute})
+	f := serveStore(t, seeded(t, 1000, 5), graphqlhttp.Config{Timeout: 5 * time.Minute})
 	q := aliasedGoals(50, 100)
 	body, _ := json.Marshal(map[string]any{"query": q})
 	runtime.GC()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
@@ -87,7 +87,7 @@ func TestClientClosedIsNotAnInternalError(t *testing.T) {
 	entered := make(chan struct{})
 	api := stalledCheckIn{Store: st, entered: entered}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	srv := httptest.NewServer(observe.Stack(observe.Config{Logger: log})(resolvers.NewHandler(resolvers.Config{API: api, Auth: st, Logger: log})))
+	srv := httptest.NewServer(observe.Stack(observe.Config{Logger: log})(graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: st, Logger: log})))
 	defer srv.Close()
 
 	rctx, cancel := context.WithCancel(bg)

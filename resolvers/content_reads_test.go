@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 )
@@ -121,9 +121,9 @@ func TestDashboardsByTagUsagesReports(t *testing.T) {
 	})
 	// DashboardTagUsage.dashboards: the dashboards of dashboardsIds, in that
 	// order, in one batched ListDashboards for all usages; the root list is
-	// recorded as a complete level, so even a one-hour batch wait does not
-	// hold the edge back.
-	for i, cfg := range []resolvers.Config{{}, {Timeout: 20 * time.Second}} {
+	// recorded as a complete level, so the edge dispatches on its last key
+	// (one that waited would run into the second server's timeout).
+	for i, cfg := range []graphqlhttp.Config{{}, {Timeout: 20 * time.Second}} {
 		o, zed, abc := o, zed, abc
 		if i > 0 {
 			o = newOrgFixtureCfg(t, "dashtagswait", cfg)
@@ -290,9 +290,9 @@ func TestBadgeHoldersBatch(t *testing.T) {
 }`
 	var counts []map[string]int64
 	for i, n := range []int{3, 40, 40} {
-		cfg := resolvers.Config{}
+		cfg := graphqlhttp.Config{}
 		if i == 2 {
-			cfg = resolvers.Config{Timeout: 20 * time.Second}
+			cfg = graphqlhttp.Config{Timeout: 20 * time.Second}
 		}
 		o := newOrgFixtureCfg(t, "holdersbatch"+strconv.Itoa(i), cfg)
 		fillOrgContent(t, o, n)
@@ -344,10 +344,10 @@ func TestBadgeHoldersBatch(t *testing.T) {
 // TestSingleReadsDispatchWithoutWaiting: objects read without a loader —
 // task(id) (GetTask), a mutation's result, the objects of a mutation's
 // payload — are recorded as complete levels, so the edges below them
-// dispatch on their last key: with a batch wait of one hour every request
-// answers (a level that waited would run into the 20 s request timeout).
+// dispatch on their last key: every request answers (a level that waited
+// for more keys would run into the 20 s request timeout).
 func TestSingleReadsDispatchWithoutWaiting(t *testing.T) {
-	o := newOrgFixtureCfg(t, "single-no-wait", resolvers.Config{Timeout: 20 * time.Second})
+	o := newOrgFixtureCfg(t, "single-no-wait", graphqlhttp.Config{Timeout: 20 * time.Second})
 	st, ctx := o.store, o.ctx
 	g, err := st.CreateGoal(ctx, upstream.GoalInput{Name: "Grow", SessionID: o.sessionID})
 	if err != nil {

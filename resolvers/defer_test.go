@@ -20,6 +20,8 @@ import (
 
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream/observe"
 )
 
@@ -55,11 +57,11 @@ var deferQueries = []struct {
 func TestDeferIncremental(t *testing.T) {
 	f := seeded(t, 60, 2)
 	metrics := newMetrics(t, prometheus.NewRegistry())
-	fast := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+	fast := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(graphqlhttp.Config{
 		API: f.store, Auth: f.store, Metrics: metrics,
 	})))
 	defer fast.Close()
-	slow := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+	slow := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(graphqlhttp.Config{
 		API: f.store, Auth: f.store, Metrics: newMetrics(t, prometheus.NewRegistry()), NoFastPath: true,
 	})))
 	defer slow.Close()
@@ -340,7 +342,7 @@ func partsErrors(parts []map[string]any) []string {
 // payloads carry the same errors as gqlgen's.
 func TestDeferGivesBackToGqlgen(t *testing.T) {
 	f := seeded(t, 60, 2)
-	slow := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+	slow := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(graphqlhttp.Config{
 		API: f.store, Auth: f.store, Metrics: newMetrics(t, prometheus.NewRegistry()), NoFastPath: true,
 	})))
 	defer slow.Close()
@@ -406,7 +408,7 @@ func TestDeferCountsTheSame(t *testing.T) {
 	outcomes := map[bool]int{}
 	for _, limit := range []int{20, 60, 120, 250, 500, 1000, 4000} {
 		for _, noFast := range []bool{false, true} {
-			srv := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+			srv := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(graphqlhttp.Config{
 				API: f.store, Auth: f.store, Metrics: newMetrics(t, prometheus.NewRegistry()), NoFastPath: noFast, MaxNodes: limit,
 			})))
 			var plain gqlResponse
@@ -415,8 +417,8 @@ func TestDeferCountsTheSame(t *testing.T) {
 			}
 			parts := postMultipart(t, srv.URL, f.token, q, vars)
 			srv.Close()
-			deferred := slices.ContainsFunc(partsErrors(parts), func(e string) bool { return strings.HasPrefix(e, resolvers.CodeNodeLimit+" ") })
-			refused := plain.code() == resolvers.CodeNodeLimit
+			deferred := slices.ContainsFunc(partsErrors(parts), func(e string) bool { return strings.HasPrefix(e, limits.CodeNodeLimit+" ") })
+			refused := plain.code() == limits.CodeNodeLimit
 			if refused != deferred {
 				t.Errorf("limit %d, NoFastPath %v: without @defer refused %v, deferred refused %v (%v)", limit, noFast, refused, deferred, partsErrors(parts))
 			}
@@ -445,7 +447,7 @@ func TestDeferCostsTheSame(t *testing.T) {
 	vars := map[string]any{"s": f.sessions[0]}
 	outcomes := map[bool]int{}
 	for _, limit := range []int{10, 100, 1000, 10000, 100000, 1000000} {
-		srv := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+		srv := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(graphqlhttp.Config{
 			API: f.store, Auth: f.store, Metrics: newMetrics(t, prometheus.NewRegistry()), MaxComplexity: limit,
 		})))
 		var plain gqlResponse

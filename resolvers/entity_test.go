@@ -14,6 +14,7 @@ import (
 
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 )
@@ -95,7 +96,7 @@ func TestFederationOptIn(t *testing.T) {
 		t.Errorf("_service without Federation: %+v, want GRAPHQL_VALIDATION_FAILED", r.Errors)
 	}
 
-	f := newOrgFixtureCfg(t, "fed-on", resolvers.Config{Federation: true})
+	f := newOrgFixtureCfg(t, "fed-on", graphqlhttp.Config{Federation: true})
 	var d struct{ Service struct{ SDL string } }
 	f.do(t, `{ service: _service { sdl } }`, nil).mustData(t, &d)
 	sdl := d.Service.SDL
@@ -121,7 +122,7 @@ func TestFederationOptIn(t *testing.T) {
 func TestEntitiesBatch(t *testing.T) {
 	var counts []map[string]int64
 	for i, n := range []int{2, 5} {
-		o := newOrgFixtureCfg(t, "entities"+strconv.Itoa(i), resolvers.Config{Federation: true})
+		o := newOrgFixtureCfg(t, "entities"+strconv.Itoa(i), graphqlhttp.Config{Federation: true})
 		fillNodes(t, o, n)
 		all := nodeIDs(t, o)
 		var reps []any
@@ -183,7 +184,7 @@ func TestEntitiesBatch(t *testing.T) {
 // nodes(ids:) does: a private goal is null for a viewer, and in the same
 // batch the public goal is answered.
 func TestEntitiesRights(t *testing.T) {
-	o := newOrgFixtureCfg(t, "entities-rights", resolvers.Config{Federation: true})
+	o := newOrgFixtureCfg(t, "entities-rights", graphqlhttp.Config{Federation: true})
 	private, err := o.store.CreateGoal(o.ctx, upstream.GoalInput{Name: "private", SessionID: o.sessionID, Private: true})
 	if err != nil {
 		t.Fatal(err)
@@ -221,9 +222,9 @@ func TestEntitiesRights(t *testing.T) {
 // TestEntitiesFastPath: the fields below _entities answer the same bytes
 // on the fast path as on gqlgen's executor, as the admin and a viewer.
 func TestEntitiesFastPath(t *testing.T) {
-	o := newOrgFixtureCfg(t, "entities-fast", resolvers.Config{Federation: true})
+	o := newOrgFixtureCfg(t, "entities-fast", graphqlhttp.Config{Federation: true})
 	fillNodes(t, o, 2)
-	gq := httptest.NewServer(resolvers.NewHandler(resolvers.Config{
+	gq := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{
 		API: o.store, Auth: o.store, Metrics: newMetrics(t, prometheus.NewRegistry()), NoFastPath: true, Federation: true,
 	}))
 	defer gq.Close()

@@ -4,12 +4,15 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/observe"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -41,26 +44,14 @@ var (
 )
 
 // GraphQL error codes that only the GraphQL endpoint produces: they have
-// no upstream.Code.
+// no upstream.Code. The codes of the limits are package limits'.
 const (
-	CodeDepthLimit        = "DEPTH_LIMIT_EXCEEDED"
 	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
 	CodeBadRequest        = "BAD_REQUEST"
 	CodeIntrospectionOff  = "INTROSPECTION_DISABLED"
 	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
 	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
 	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
-	// Document limits (DocumentLimits), checked before validation.
-	CodeFieldsLimit     = "FIELD_LIMIT_EXCEEDED"
-	CodeAliasesLimit    = "ALIAS_LIMIT_EXCEEDED"
-	CodeDirectivesLimit = "DIRECTIVE_LIMIT_EXCEEDED"
-	CodeOperationsLimit = "OPERATION_LIMIT_EXCEEDED"
-	CodeFragmentsLimit  = "FRAGMENT_LIMIT_EXCEEDED"
-	CodeVariablesLimit  = "VARIABLES_LIMIT_EXCEEDED"
-	// The execution budget (Budget).
-	CodeNodeLimit        = "NODE_LIMIT_EXCEEDED"
-	CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
-	CodeServerBusy       = "SERVER_BUSY" // HTTP 503 with Retry-After
 )
 
 // GraphQLCode maps an upstream error code to extensions.code, by the error
@@ -75,11 +66,11 @@ const StatusClientClosed = observe.StatusClientClosed
 // none).
 func RequestID(ctx context.Context) string { return observe.RequestID(ctx) }
 
-// logError puts err, the cause of an error masked for the client, on the
+// LogError puts err, the cause of an error masked for the client, on the
 // request's access line (observe.Record.SetError): one line per request
 // however many fields failed. Served without the observe stack, it logs a
 // line of its own.
-func logError(ctx context.Context, log *slog.Logger, level slog.Level, msg string, err error, attrs ...any) {
+func LogError(ctx context.Context, log *slog.Logger, level slog.Level, msg string, err error, attrs ...any) {
 	if rec := observe.FromContext(ctx); rec != nil {
 		rec.SetError(err)
 		return
@@ -87,15 +78,15 @@ func logError(ctx context.Context, log *slog.Logger, level slog.Level, msg strin
 	log.Log(ctx, level, msg, append([]any{"request_id", RequestID(ctx), "err", err}, attrs...)...)
 }
 
-// errorPresenter gives every error an extensions.code and masks internal
+// ErrorPresenter gives every error an extensions.code and masks internal
 // errors: their detail goes to the log with the request id, the client sees
 // only "internal error" and that id.
-func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
-		if errors.Is(err, errBudget) {
+		if errors.Is(err, limits.ErrBudget) {
 			// Fields refused after the budget ran out: the response
 			// middleware replaces them all with one error.
-			return &gqlerror.Error{Message: errBudget.Error()}
+			return &gqlerror.Error{Message: limits.ErrBudget.Error()}
 		}
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
 		var ue *upstream.Error
@@ -130,16 +121,31 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 			// The client went away mid-request: not a server failure.
 			observe.FromContext(ctx).SetClientClosed()
-			logError(ctx, log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed, "path", gerr.Path.String())
+			LogError(ctx, log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed, "path", gerr.Path.String())
 			gerr.Message = "the client closed the request before its answer"
 			setCode(gerr, CodeClientClosed)
 		default:
 			id := RequestID(ctx)
-			logError(ctx, log, slog.LevelError, "graphql: internal error", err, "path", gerr.Path.String())
+			LogError(ctx, log, slog.LevelError, "graphql: internal error", err, "path", gerr.Path.String())
 			gerr.Message = "internal error"
 			gerr.Extensions = map[string]any{"code": CodeInternal, "requestId": id}
 		}
 		return gerr
+	}
+}
+
+// RecoverFunc turns a panic of a resolver into an error, masked by the
+// error presenter; the panic and its stack go on the request's access
+// line, or to log served without the observe stack.
+func RecoverFunc(log *slog.Logger) graphql.RecoverFunc {
+	return func(ctx context.Context, p any) error {
+		err := observe.Panic(p, debug.Stack())
+		if rec := observe.FromContext(ctx); rec != nil {
+			rec.SetError(err) // on the access line, with its stack
+		} else {
+			log.ErrorContext(ctx, "graphql: panic", "request_id", RequestID(ctx), "panic", p, "stack", string(debug.Stack()))
+		}
+		return fmt.Errorf("panic: %v", p) // masked by the error presenter
 	}
 }
 

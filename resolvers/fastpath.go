@@ -7,27 +7,63 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/resolvers/limits"
 )
 
-// fastPath serves the fields below each field gqlgen resolves through
+// FastPath serves the fields below each field gqlgen resolves through
 // graph.Fast, level by level, charging them to the operation's budget as
 // gqlgen's fields are charged (docs/decisions.md, "A breadth-first fast
-// path under gqlgen").
-type fastPath struct {
-	fast    *graph.Fast
-	budget  Budget
-	metrics *Metrics
+// path under gqlgen"). It is also where every field's level is recorded
+// for the loaders, so it is installed on every server, fast or not.
+type FastPath struct {
+	fast     *graph.Fast
+	budget   limits.Budget
+	counters Counters
 	// The server's error presenter and panic recovery, for the deferred
 	// fragments the fast path gives back to gqlgen.
 	present graphql.ErrorPresenterFunc
 	recover graphql.RecoverFunc
 }
 
-// aroundFields charges the field to the budget, records the level it
+// FastPathConfig configures NewFastPath.
+type FastPathConfig struct {
+	// Schema is the executable schema whose fields are served; nil serves
+	// every field through gqlgen's executor (the same bytes, for
+	// comparisons), still charging the budget and recording levels.
+	Schema graphql.ExecutableSchema
+	Budget limits.Budget
+	// Counters, when not nil, counts the fast path's outcomes.
+	Counters Counters
+	// Present and Recover are the server's error presenter and panic
+	// recovery (ErrorPresenter, RecoverFunc).
+	Present graphql.ErrorPresenterFunc
+	Recover graphql.RecoverFunc
+}
+
+// NewFastPath returns the fast path of cfg.
+func NewFastPath(cfg FastPathConfig) FastPath {
+	p := FastPath{budget: cfg.Budget, counters: cfg.Counters, present: cfg.Present, recover: cfg.Recover}
+	if cfg.Schema != nil {
+		p.fast = graph.NewFast(cfg.Schema)
+	}
+	return p
+}
+
+// Counters counts what the resolvers observe, for the metrics of the
+// GraphQL endpoint (graphqlhttp.Metrics).
+type Counters interface {
+	// AddStrayLoads counts parents whose edge was loaded outside the batch
+	// of their level.
+	AddStrayLoads(n int)
+	// CountFastPath counts one outcome of the fast path.
+	CountFastPath(o graph.FastOutcome)
+}
+
+// AroundFields is a gqlgen field middleware: it charges the field to the budget, records the level it
 // starts (recordField), then hands its value to the fast path; a value the
 // fast path leaves alone goes on to gqlgen.
-func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any, error) {
-	res, err := p.budget.aroundFields(ctx, next)
+func (p FastPath) AroundFields(ctx context.Context, next graphql.Resolver) (any, error) {
+	res, err := p.budget.AroundFields(ctx, next)
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -36,26 +72,28 @@ func (p fastPath) aroundFields(ctx context.Context, next graphql.Resolver) (any,
 	if p.fast == nil {
 		return res, nil
 	}
-	s := spendOf(ctx)
+	s := limits.SpendOf(ctx)
 	nodes, bytes := 0, 0
 	m, outcome, err := p.fast.Marshal(ctx, res, l.fastCache(), deferralsOf(ctx), func(n, b int) error {
 		nodes += n
 		bytes += b
-		return p.budget.charge(s, n, b)
+		return p.budget.Charge(s, n, b)
 	})
-	p.metrics.fastPath(outcome)
+	if p.counters != nil && outcome != graph.FastSkipped {
+		p.counters.CountFastPath(outcome)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if outcome != graph.FastServed {
-		p.budget.refund(s, nodes, bytes)
+		p.budget.Refund(s, nodes, bytes)
 		return res, nil
 	}
 	return m, nil
 }
 
 // deferExtension names an operation's deferred fragments (deferState) in
-// its stats, as spendExtension names its budget.
+// its stats, as package limits names its budget.
 const deferExtension = "okrgate.defer"
 
 // deferState is what an operation's fast path deferred, and the payloads
@@ -78,15 +116,16 @@ func deferralsOf(ctx context.Context) *graph.FastDeferrals {
 	return nil
 }
 
-// aroundResponses delivers the deferred fragments the fast path left out
-// of a query's answer: the executor's payloads first (the answer, then
-// gqlgen's own deferred fragments), their hasNext true while fragments
-// wait, then one payload per call. A group of the fast path (one type at
+// AroundResponses is a gqlgen response middleware: it delivers the
+// deferred fragments the fast path left out of a query's answer: the
+// executor's payloads first (the answer, then gqlgen's own deferred
+// fragments), their hasNext true while fragments wait, then one payload
+// per call. A group of the fast path (one type at
 // one level) resolves when its first payload is asked for, so the first
 // part goes out before any deferred field resolves; the budget and the
-// admission slot of the operation cover every payload (budget.go,
-// admission.go).
-func (p fastPath) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+// admission slot of the operation cover every payload (limits.Budget,
+// limits.Admission).
+func (p FastPath) AroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	if p.fast == nil || !graphql.HasOperationContext(ctx) {
 		return next(ctx)
 	}

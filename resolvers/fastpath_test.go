@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/okrgate/okrgate/graph"
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream/observe"
 )
 
@@ -50,7 +50,7 @@ var fastPathQueries = []struct {
 // admin, a member and a viewer, and requires byte-identical answers.
 func TestFastPathAnswersAsGqlgen(t *testing.T) {
 	o := everyKindFixture(t, "fastpath")
-	gq := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(resolvers.Config{
+	gq := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(graphqlhttp.Config{
 		API: o.store, Auth: o.store, Metrics: newMetrics(t, prometheus.NewRegistry()), NoFastPath: true,
 	})))
 	defer gq.Close()

@@ -9,7 +9,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
@@ -58,7 +58,7 @@ func TestFiguresCountPrivateItemsOverGraphQL(t *testing.T) {
 		_, err := st.CheckIn(admin, kr, upstream.CheckInInput{Actual: &v})
 		must(err)
 	}
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st}))
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st}))
 	defer srv.Close()
 
 	const q = `query($p: ID!, $c: ID!) {

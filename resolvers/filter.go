@@ -11,14 +11,16 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/okrgate/okrgate/graph/model"
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-// Paging limits of connections.
+// Paging limits of connections (the cost functions of package limits
+// multiply by them).
 const (
-	DefaultFirst = 20
-	MaxFirst     = 100
+	DefaultFirst = limits.DefaultFirst
+	MaxFirst     = limits.MaxFirst
 )
 
 // fieldName maps a GraphQL filter input field or sort enum value back to the

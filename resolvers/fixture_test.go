@@ -15,7 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -32,7 +32,7 @@ type fixture struct {
 	ctx      context.Context // carries the caller, for direct store reads
 	sessions []string
 	calls    *instrument.Counter
-	metrics  *resolvers.Metrics
+	metrics  *graphqlhttp.Metrics
 	srv      *httptest.Server
 	drop     func() error // removes the fixture's database once the store is closed
 }
@@ -87,7 +87,7 @@ func TestMain(m *testing.M) {
 }
 
 // newFixture opens a fresh store with one account; seed fills it.
-func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx context.Context, st *sqlstore.Store) ([]string, error)) *fixture {
+func newFixture(tb testing.TB, name string, cfg graphqlhttp.Config, fill func(ctx context.Context, st *sqlstore.Store) ([]string, error)) *fixture {
 	tb.Helper()
 	ctx := context.Background()
 	dsn, drop, err := sqlstoretest.SharedDSN(tmpRoot, name+".db")
@@ -119,7 +119,7 @@ func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx 
 	if cfg.Metrics == nil {
 		cfg.Metrics = newMetrics(tb, prometheus.NewRegistry())
 	}
-	srv := httptest.NewServer(observe.Stack(observe.Config{})(resolvers.NewHandler(cfg)))
+	srv := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(cfg)))
 	f := &fixture{store: st, token: boot.Token, ctx: cctx, sessions: sessions, calls: calls, metrics: cfg.Metrics, srv: srv, drop: drop}
 	created.Lock()
 	created.all = append(created.all, f)
@@ -128,9 +128,9 @@ func newFixture(tb testing.TB, name string, cfg resolvers.Config, fill func(ctx 
 }
 
 // newMetrics returns the GraphQL metrics registered on reg.
-func newMetrics(tb testing.TB, reg prometheus.Registerer) *resolvers.Metrics {
+func newMetrics(tb testing.TB, reg prometheus.Registerer) *graphqlhttp.Metrics {
 	tb.Helper()
-	m, err := resolvers.NewMetrics(reg)
+	m, err := graphqlhttp.NewMetrics(reg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func seeded(tb testing.TB, n, sessions int) *fixture {
 	if f, ok := fixtures[key]; ok {
 		return f
 	}
-	f := newFixture(tb, key, resolvers.Config{}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
+	f := newFixture(tb, key, graphqlhttp.Config{}, func(ctx context.Context, st *sqlstore.Store) ([]string, error) {
 		sum, err := seed.Synthetic(ctx, st, seed.Options{Goals: n, Seed: 7, Sessions: sessions})
 		return sum.Sessions, err
 	})

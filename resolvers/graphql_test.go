@@ -20,6 +20,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -170,7 +172,7 @@ func TestEdgesPageBeyondTheLimit(t *testing.T) {
 // TestMutationsFollowTheRules: writes go through upstream.API: a check-in
 // recomputes the ancestors' attainment, a closed session refuses writes.
 func TestMutationsFollowTheRules(t *testing.T) {
-	f := newFixture(t, "mutations", resolvers.Config{}, nil)
+	f := newFixture(t, "mutations", graphqlhttp.Config{}, nil)
 	defer f.srv.Close()
 	var s struct{ CreateSession struct{ ID string } }
 	f.do(t, `mutation { createSession(input: {title: "Q1", start: "2026-01-01", end: "2026-03-31"}) { id } }`, nil).mustData(t, &s)
@@ -261,12 +263,12 @@ func TestMutationsFollowTheRules(t *testing.T) {
 // TestLimitsRefuseBeforeExecution: too deep or too costly queries are
 // refused with a clear error and no upstream call besides authentication.
 func TestLimitsRefuseBeforeExecution(t *testing.T) {
-	f := newFixture(t, "limits", resolvers.Config{}, nil)
+	f := newFixture(t, "limits", graphqlhttp.Config{}, nil)
 	defer f.srv.Close()
 	deep := "{ goals { nodes { " + strings.Repeat("children { ", 14) + "id" + strings.Repeat(" }", 14) + " } } }"
 	costly := `{ goals(first: 100) { nodes { children { children { children { metrics { checkins { id actual } tasks { id } } } } } } } }`
 	for name, tc := range map[string]struct{ q, code, msg string }{
-		"depth": {deep, resolvers.CodeDepthLimit, "exceeds the limit of 15"},
+		"depth": {deep, limits.CodeDepthLimit, "exceeds the limit of 15"},
 		"cost":  {costly, resolvers.CodeComplexityLimit, "exceeds the limit of 1000000"},
 	} {
 		before := f.calls.Snapshot()
@@ -299,7 +301,7 @@ func TestLimitsRefuseBeforeExecution(t *testing.T) {
 // TestHTTP covers GraphQL over HTTP: methods, content types, auth, APQ,
 // introspection.
 func TestHTTP(t *testing.T) {
-	f := newFixture(t, "http", resolvers.Config{}, nil)
+	f := newFixture(t, "http", graphqlhttp.Config{}, nil)
 	defer f.srv.Close()
 	auth := "Bearer " + f.token
 	get := func(q string, hdr map[string]string) gqlResponse {
@@ -359,7 +361,7 @@ func TestHTTP(t *testing.T) {
 		Schema struct{ QueryType struct{ Name string } } `json:"__schema"`
 	}
 	f.do(t, `{ __schema { queryType { name } } }`, nil).mustData(t, &schema)
-	off := newFixture(t, "nointrospection", resolvers.Config{DisableIntrospection: true}, nil)
+	off := newFixture(t, "nointrospection", graphqlhttp.Config{DisableIntrospection: true}, nil)
 	defer off.srv.Close()
 	if r := off.do(t, `{ __schema { queryType { name } } }`, nil); len(r.Errors) == 0 {
 		t.Fatal("introspection answered while disabled")
@@ -458,7 +460,7 @@ func TestInternalErrorsAreMasked(t *testing.T) {
 	}
 	var logged strings.Builder
 	log := newLogger(&logged)
-	srv := httptest.NewServer(observe.Stack(observe.Config{Logger: log})(resolvers.NewHandler(resolvers.Config{API: failing{st}, Auth: st, Logger: log})))
+	srv := httptest.NewServer(observe.Stack(observe.Config{Logger: log})(graphqlhttp.NewHandler(graphqlhttp.Config{API: failing{st}, Auth: st, Logger: log})))
 	defer srv.Close()
 	f := &fixture{srv: srv, token: boot.Token}
 	r := f.do(t, `{ viewer { id } }`, nil)
@@ -496,7 +498,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	calls := instrument.NewCounter()
 	calls.OnCall = om.UpstreamCall
 	api := instrument.New(st, calls)
-	srv := httptest.NewServer(observe.Stack(observe.Config{Metrics: om})(resolvers.NewHandler(resolvers.Config{API: api, Auth: api, Metrics: m})))
+	srv := httptest.NewServer(observe.Stack(observe.Config{Metrics: om})(graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: api, Metrics: m})))
 	defer srv.Close()
 	f := &fixture{srv: srv, token: boot.Token}
 	f.do(t, `query Me { viewer { id } }`, nil).mustData(t, &struct{}{})
@@ -538,7 +540,7 @@ func TestTreeCallsAreDeterministic(t *testing.T) {
 			t.Run(strconv.Itoa(i), func(t *testing.T) {
 				t.Parallel()
 				calls := instrument.NewCounter()
-				srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: instrument.New(f.store, calls), Auth: f.store}))
+				srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: instrument.New(f.store, calls), Auth: f.store}))
 				defer srv.Close()
 				got, n := runTree(t, &fixture{srv: srv, token: f.token, calls: calls}, sid)
 				if g := jsonOf(t, got); g != w {

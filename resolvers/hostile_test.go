@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream/instrument"
 )
 
@@ -67,19 +69,19 @@ func hostileQueries() []hostile {
 		fmt.Fprintf(&ops, "query Q%d { __typename }\n", i)
 	}
 	return []hostile{
-		{name: "180 aliases of a goal tree", query: aliases.String(), code: resolvers.CodeAliasesLimit},
-		{name: "8-way aliased fan-out 6 levels deep over User.employee.user", query: fanOut(8, 6), code: resolvers.CodeAliasesLimit},
-		{name: "9,000 __typename", query: "{ " + strings.Repeat("__typename ", 9000) + "}", code: resolvers.CodeFieldsLimit},
-		{name: "wide fragment spread 20 times", query: wide, code: resolvers.CodeFieldsLimit},
-		{name: "fragment spreads exploding to 10^8 fields", query: explode.String(), code: resolvers.CodeFieldsLimit},
+		{name: "180 aliases of a goal tree", query: aliases.String(), code: limits.CodeAliasesLimit},
+		{name: "8-way aliased fan-out 6 levels deep over User.employee.user", query: fanOut(8, 6), code: limits.CodeAliasesLimit},
+		{name: "9,000 __typename", query: "{ " + strings.Repeat("__typename ", 9000) + "}", code: limits.CodeFieldsLimit},
+		{name: "wide fragment spread 20 times", query: wide, code: limits.CodeFieldsLimit},
+		{name: "fragment spreads exploding to 10^8 fields", query: explode.String(), code: limits.CodeFieldsLimit},
 		{name: "fragment cycle", query: "{ ...A }\nfragment A on Query { ...B }\nfragment B on Query { ...A }", code: resolvers.CodeValidationFailed},
 		{name: "deep introspection", query: "{ __schema { types { " + strings.Repeat("fields { type { ", 8) + "name" + strings.Repeat(" } }", 8) + " } } }", code: resolvers.CodeValidationFailed},
 		{name: "introspection nesting __Type lists", query: "{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }", code: resolvers.CodeValidationFailed},
-		{name: "depth", query: "{ goals { nodes { " + strings.Repeat("children { ", 14) + "id" + strings.Repeat(" }", 14) + " } } }", code: resolvers.CodeDepthLimit},
+		{name: "depth", query: "{ goals { nodes { " + strings.Repeat("children { ", 14) + "id" + strings.Repeat(" }", 14) + " } } }", code: limits.CodeDepthLimit},
 		{name: "fan-out over lists", query: `{ goals(first: 100) { nodes { children { children { children { metrics { checkins { id actual } tasks { id } } } } } } } }`, code: resolvers.CodeComplexityLimit},
-		{name: "60 directives", query: "{ __typename " + strings.Repeat("@skip(if: false) ", 60) + "}", code: resolvers.CodeDirectivesLimit},
-		{name: "50 operations", query: ops.String(), code: resolvers.CodeOperationsLimit},
-		{name: "20,000 variable values", query: `query($ids: [ID!]) { __typename }`, vars: map[string]any{"ids": ids}, code: resolvers.CodeVariablesLimit},
+		{name: "60 directives", query: "{ __typename " + strings.Repeat("@skip(if: false) ", 60) + "}", code: limits.CodeDirectivesLimit},
+		{name: "50 operations", query: ops.String(), code: limits.CodeOperationsLimit},
+		{name: "20,000 variable values", query: `query($ids: [ID!]) { __typename }`, vars: map[string]any{"ids": ids}, code: limits.CodeVariablesLimit},
 		{name: "20,000 tokens", query: "{ viewer { " + strings.Repeat("id ", 20000) + "} }", code: resolvers.CodeParseFailed},
 	}
 }
@@ -88,7 +90,7 @@ func hostileQueries() []hostile {
 // code, HTTP 200 under application/json (a GraphQL request error), no data,
 // and no upstream call besides authentication.
 func TestHostileQueriesAreRefused(t *testing.T) {
-	f := newFixture(t, "hostile", resolvers.Config{}, nil)
+	f := newFixture(t, "hostile", graphqlhttp.Config{}, nil)
 	defer f.srv.Close()
 	for _, h := range hostileQueries() {
 		t.Run(h.name, func(t *testing.T) {
@@ -108,7 +110,7 @@ func TestHostileQueriesAreRefused(t *testing.T) {
 
 // TestWorstAcceptedShapesRun: documents just inside each limit run.
 func TestWorstAcceptedShapesRun(t *testing.T) {
-	f := newFixture(t, "accepted", resolvers.Config{}, nil)
+	f := newFixture(t, "accepted", graphqlhttp.Config{}, nil)
 	defer f.srv.Close()
 	var aliases strings.Builder
 	aliases.WriteString("{ ")
@@ -132,7 +134,7 @@ func TestWorstAcceptedShapesRun(t *testing.T) {
 // hostile document over HTTP on 127.0.0.1, the request body encoded once
 // beforehand (docs/benchmarks.md).
 func BenchmarkHostileRefusal(b *testing.B) {
-	f := newFixture(b, "hostile-bench", resolvers.Config{}, nil)
+	f := newFixture(b, "hostile-bench", graphqlhttp.Config{}, nil)
 	defer f.srv.Close()
 	// The baseline: an accepted query of one field, over the same HTTP path.
 	all := append([]hostile{{name: "baseline { __typename }", query: "{ __typename }"}}, hostileQueries()...)

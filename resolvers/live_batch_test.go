@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -61,7 +62,7 @@ func TestFanoutChecksRightsPerDistinctToken(t *testing.T) {
 	e := newLiveEnv(t, &resolvers.Live{})
 	rc := &rightsCounter{Store: e.store}
 	live := &resolvers.Live{Log: rc, Classes: rc, Poll: time.Hour} // woken by the store only: no extra batch
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: e.store, Auth: rc, Live: live}))
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: e.store, Auth: rc, Live: live}))
 	t.Cleanup(srv.Close)
 	tr := e.tree(e.adminCtx)
 	users := []sqlstore.BootstrapResult{e.viewer, e.user("v2@acme.test", "viewer"), e.admin}

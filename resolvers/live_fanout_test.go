@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -70,7 +71,7 @@ func TestFanoutReadsEachItemOncePerGroup(t *testing.T) {
 	live := &resolvers.Live{}
 	e := newLiveEnv(t, live)
 	api := &countingAPI{Store: e.store, reads: map[string]int{}}
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: api, Auth: e.store, Live: live}))
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: e.store, Live: live}))
 	t.Cleanup(srv.Close)
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

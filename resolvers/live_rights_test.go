@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -142,7 +143,7 @@ func BenchmarkWebsocketQuery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st}}))
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st}}))
 	defer srv.Close()
 
 	b.Run("authenticate", func(b *testing.B) {

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -60,7 +61,7 @@ func newLiveEnv(t *testing.T, live *resolvers.Live) *liveEnv {
 	}
 	e.viewer = sqlstore.BootstrapResult{AccountID: e.admin.AccountID, UserID: u.ID, Token: tok}
 	live.Log, live.Classes = st, st
-	e.srv = httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st, Live: live}))
+	e.srv = httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: live}))
 	t.Cleanup(e.srv.Close)
 	return e
 }

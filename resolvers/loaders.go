@@ -387,14 +387,14 @@ func (l *Loaders) fastCache() *graph.FastCache {
 	return l.fast
 }
 
-// LoaderMiddleware creates fresh loaders for every request; m, when not
+// LoaderMiddleware creates fresh loaders for every request; c, when not
 // nil, counts their stray loads.
-func LoaderMiddleware(api upstream.API, m *Metrics, next http.Handler) http.Handler {
+func LoaderMiddleware(api upstream.API, c Counters, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l := NewLoaders(api)
 		next.ServeHTTP(w, r.WithContext(WithLoaders(r.Context(), l)))
-		if n := l.Stray(); n > 0 && m != nil {
-			m.strays.Add(float64(n))
+		if n := l.Stray(); n > 0 && c != nil {
+			c.AddStrayLoads(int(n))
 		}
 	})
 }

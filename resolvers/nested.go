@@ -74,6 +74,32 @@ func connArgs(reg *query.Registry, first *int, after *string, filter map[string]
 	return a, p, err
 }
 
+// edgeList resolves a nested list field over the edge e of the parent p:
+// its arguments validated against reg (listArgs), then the edge's batched
+// read (Edge.ListWith).
+func edgeList[P, T any](ctx context.Context, e *Edge[P, T], p *P, reg *query.Registry, filter map[string]any, orderBy []model.Order, first *int) ([]T, error) {
+	a, err := listArgs(reg, filter, orderBy, first)
+	if err != nil {
+		return nil, err
+	}
+	return e.ListWith(ctx, p, a)
+}
+
+// edgeConnection resolves a nested connection field over the edge e of the
+// parent p: its arguments validated against reg (connArgs), the window of
+// the edge's batched read (Edge.Page), then the connection C of it.
+func edgeConnection[C, P, T any](ctx context.Context, e *Edge[P, T], p *P, reg *query.Registry, first *int, after *string, filter map[string]any, orderBy []model.Order) (*C, error) {
+	a, pg, err := connArgs(reg, first, after, filter, orderBy)
+	if err != nil {
+		return nil, err
+	}
+	w, err := e.Page(ctx, p, a)
+	if err != nil {
+		return nil, err
+	}
+	return newConnection[C](pg, w.items, w.total), nil
+}
+
 // cutWindow returns the window of a over items.
 func cutWindow[T any](items []T, a edgeArgs) []T {
 	lo := min(a.offset, len(items))

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 )
@@ -136,11 +136,12 @@ func TestOrgContentEdgesBatch(t *testing.T) {
 }`
 	var counts []map[string]int64
 	for i, n := range []int{3, 40, 40} {
-		cfg := resolvers.Config{}
+		cfg := graphqlhttp.Config{}
 		if i == 2 {
-			// With a batch wait of an hour, a loader that waited instead of
-			// dispatching on its last key would run into the timeout.
-			cfg = resolvers.Config{Timeout: 20 * time.Second}
+			// Nothing waits for keys (edge.go): a level that waited
+			// instead of dispatching on its last key would run into
+			// this timeout.
+			cfg = graphqlhttp.Config{Timeout: 20 * time.Second}
 		}
 		o := newOrgFixtureCfg(t, "batch"+strconv.Itoa(i), cfg)
 		fillOrgContent(t, o, n)

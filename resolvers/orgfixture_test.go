@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -21,10 +21,10 @@ type orgFixture struct {
 
 func newOrgFixture(t *testing.T, name string) *orgFixture {
 	t.Helper()
-	return newOrgFixtureCfg(t, name, resolvers.Config{})
+	return newOrgFixtureCfg(t, name, graphqlhttp.Config{})
 }
 
-func newOrgFixtureCfg(t *testing.T, name string, cfg resolvers.Config) *orgFixture {
+func newOrgFixtureCfg(t *testing.T, name string, cfg graphqlhttp.Config) *orgFixture {
 	t.Helper()
 	o := &orgFixture{}
 	o.fixture = newFixture(t, name, cfg, nil)

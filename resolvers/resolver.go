@@ -1,9 +1,11 @@
 // Package resolvers implements the GraphQL schema of package graph over
 // upstream.API: thin resolvers, per-request loaders that load each edge a
 // whole level at a time without waiting for keys (edge.go; reads by id go
-// through a primed dataloader, reads.go), the HTTP handler with its limits
-// (depth, cost, tokens, timeout), auth, error mapping, the playground and
-// Prometheus metrics.
+// through a primed dataloader, reads.go), the executable schema
+// (NewExecutableSchema), the glue of the breadth-first fast path
+// (FastPath), error presentation (ErrorPresenter) and subscriptions
+// (Live). The HTTP handler is package graphqlhttp, its limits package
+// limits, the playground package playground.
 package resolvers
 
 import (

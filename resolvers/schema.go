@@ -26,11 +26,11 @@ import (
 //     field, argument and enum value has one;
 //   - Apollo Federation's fields, types and directives, which gqlgen's
 //     federation plugin generates the executor with, only under
-//     Config.Federation (withoutFederation below).
+//     graphqlhttp.Config.Federation (withoutFederation below).
 //
 // @defer, which gqlparser declares in every schema, is served: a query
 // asking for multipart/mixed gets its deferred fragments in later parts
-// (incremental.go).
+// (package graphqlhttp).
 
 // registries maps resource types of the schema to their field registry.
 var registries = map[string]*query.Registry{
@@ -112,9 +112,10 @@ func ServedSchema() (*ast.Schema, error) {
 	return servedSchema(false)
 }
 
-// FederatedSchema returns the schema served under Config.Federation:
-// ServedSchema with Apollo Federation's _service and _entities fields, the
-// types they take and answer and the @key of the entity types.
+// FederatedSchema returns the schema served under
+// graphqlhttp.Config.Federation: ServedSchema with Apollo Federation's
+// _service and _entities fields, the types they take and answer and the
+// @key of the entity types.
 func FederatedSchema() (*ast.Schema, error) {
 	return servedSchema(true)
 }

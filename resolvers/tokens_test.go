@@ -14,6 +14,7 @@ import (
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -40,7 +41,7 @@ func newTokenEnv(t *testing.T) *tokenEnv {
 	if e.acct, err = st.Bootstrap(context.Background(), sqlstore.BootstrapInput{AccountName: "Acme", Email: "ann@acme.test"}); err != nil {
 		t.Fatal(err)
 	}
-	e.srv = httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Auth: st}))
+	e.srv = httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st}))
 	t.Cleanup(e.srv.Close)
 	return e
 }

@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -28,7 +28,7 @@ func TestTreeCallsDoNotGrowWithTheAccount(t *testing.T) {
 	for _, n := range []int{1000, 10000} {
 		st, token := benchStore(t, n)
 		calls := instrument.NewCounter()
-		h := resolvers.NewHandler(resolvers.Config{API: instrument.New(st, calls), Auth: st})
+		h := graphqlhttp.NewHandler(graphqlhttp.Config{API: instrument.New(st, calls), Auth: st})
 		caller, err := st.Authenticate(t.Context(), token)
 		if err != nil {
 			t.Fatal(err)

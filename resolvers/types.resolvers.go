@@ -33,68 +33,32 @@ func (r *goalResolver) Parent(ctx context.Context, obj *upstream.Goal) (*upstrea
 
 // Children is the resolver for the children field.
 func (r *goalResolver) Children(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Goal, error) {
-	a, err := listArgs(upstream.GoalFields, filter, orderBy, first)
-	if err != nil {
-		return nil, err
-	}
-	return For(ctx).GoalChildren.ListWith(ctx, obj, a)
+	return edgeList(ctx, For(ctx).GoalChildren, obj, upstream.GoalFields, filter, orderBy, first)
 }
 
 // ChildrenConnection is the resolver for the childrenConnection field.
 func (r *goalResolver) ChildrenConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error) {
-	a, p, err := connArgs(upstream.GoalFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	w, err := For(ctx).GoalChildren.Page(ctx, obj, a)
-	if err != nil {
-		return nil, err
-	}
-	return newConnection[model.GoalConnection](p, w.items, w.total), nil
+	return edgeConnection[model.GoalConnection](ctx, For(ctx).GoalChildren, obj, upstream.GoalFields, first, after, filter, orderBy)
 }
 
 // Metrics is the resolver for the metrics field.
 func (r *goalResolver) Metrics(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Metric, error) {
-	a, err := listArgs(upstream.MetricFields, filter, orderBy, first)
-	if err != nil {
-		return nil, err
-	}
-	return For(ctx).GoalMetrics.ListWith(ctx, obj, a)
+	return edgeList(ctx, For(ctx).GoalMetrics, obj, upstream.MetricFields, filter, orderBy, first)
 }
 
 // MetricsConnection is the resolver for the metricsConnection field.
 func (r *goalResolver) MetricsConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.MetricConnection, error) {
-	a, p, err := connArgs(upstream.MetricFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	w, err := For(ctx).GoalMetrics.Page(ctx, obj, a)
-	if err != nil {
-		return nil, err
-	}
-	return newConnection[model.MetricConnection](p, w.items, w.total), nil
+	return edgeConnection[model.MetricConnection](ctx, For(ctx).GoalMetrics, obj, upstream.MetricFields, first, after, filter, orderBy)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *goalResolver) Tasks(ctx context.Context, obj *upstream.Goal, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Task, error) {
-	a, err := listArgs(upstream.TaskFields, filter, orderBy, first)
-	if err != nil {
-		return nil, err
-	}
-	return For(ctx).GoalTasks.ListWith(ctx, obj, a)
+	return edgeList(ctx, For(ctx).GoalTasks, obj, upstream.TaskFields, filter, orderBy, first)
 }
 
 // TasksConnection is the resolver for the tasksConnection field.
 func (r *goalResolver) TasksConnection(ctx context.Context, obj *upstream.Goal, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TaskConnection, error) {
-	a, p, err := connArgs(upstream.TaskFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	w, err := For(ctx).GoalTasks.Page(ctx, obj, a)
-	if err != nil {
-		return nil, err
-	}
-	return newConnection[model.TaskConnection](p, w.items, w.total), nil
+	return edgeConnection[model.TaskConnection](ctx, For(ctx).GoalTasks, obj, upstream.TaskFields, first, after, filter, orderBy)
 }
 
 // Session is the resolver for the session field.
@@ -129,46 +93,22 @@ func (r *metricResolver) Goal(ctx context.Context, obj *upstream.Metric) (*upstr
 
 // Checkins is the resolver for the checkins field.
 func (r *metricResolver) Checkins(ctx context.Context, obj *upstream.Metric, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.CheckIn, error) {
-	a, err := listArgs(upstream.CheckInFields, filter, orderBy, first)
-	if err != nil {
-		return nil, err
-	}
-	return For(ctx).MetricCheckins.ListWith(ctx, obj, a)
+	return edgeList(ctx, For(ctx).MetricCheckins, obj, upstream.CheckInFields, filter, orderBy, first)
 }
 
 // CheckinsConnection is the resolver for the checkinsConnection field.
 func (r *metricResolver) CheckinsConnection(ctx context.Context, obj *upstream.Metric, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.CheckInConnection, error) {
-	a, p, err := connArgs(upstream.CheckInFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	w, err := For(ctx).MetricCheckins.Page(ctx, obj, a)
-	if err != nil {
-		return nil, err
-	}
-	return newConnection[model.CheckInConnection](p, w.items, w.total), nil
+	return edgeConnection[model.CheckInConnection](ctx, For(ctx).MetricCheckins, obj, upstream.CheckInFields, first, after, filter, orderBy)
 }
 
 // Tasks is the resolver for the tasks field.
 func (r *metricResolver) Tasks(ctx context.Context, obj *upstream.Metric, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Task, error) {
-	a, err := listArgs(upstream.TaskFields, filter, orderBy, first)
-	if err != nil {
-		return nil, err
-	}
-	return For(ctx).MetricTasks.ListWith(ctx, obj, a)
+	return edgeList(ctx, For(ctx).MetricTasks, obj, upstream.TaskFields, filter, orderBy, first)
 }
 
 // TasksConnection is the resolver for the tasksConnection field.
 func (r *metricResolver) TasksConnection(ctx context.Context, obj *upstream.Metric, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TaskConnection, error) {
-	a, p, err := connArgs(upstream.TaskFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	w, err := For(ctx).MetricTasks.Page(ctx, obj, a)
-	if err != nil {
-		return nil, err
-	}
-	return newConnection[model.TaskConnection](p, w.items, w.total), nil
+	return edgeConnection[model.TaskConnection](ctx, For(ctx).MetricTasks, obj, upstream.TaskFields, first, after, filter, orderBy)
 }
 
 // Owners is the resolver for the owners field.
@@ -198,24 +138,12 @@ func (r *sessionResolver) Children(ctx context.Context, obj *upstream.Session) (
 
 // Goals is the resolver for the goals field.
 func (r *sessionResolver) Goals(ctx context.Context, obj *upstream.Session, roots *bool, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.Goal, error) {
-	a, err := listArgs(upstream.GoalFields, filter, orderBy, first)
-	if err != nil {
-		return nil, err
-	}
-	return sessionGoals(ctx, roots).ListWith(ctx, obj, a)
+	return edgeList(ctx, sessionGoals(ctx, roots), obj, upstream.GoalFields, filter, orderBy, first)
 }
 
 // GoalsConnection is the resolver for the goalsConnection field.
 func (r *sessionResolver) GoalsConnection(ctx context.Context, obj *upstream.Session, roots *bool, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.GoalConnection, error) {
-	a, p, err := connArgs(upstream.GoalFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	w, err := sessionGoals(ctx, roots).Page(ctx, obj, a)
-	if err != nil {
-		return nil, err
-	}
-	return newConnection[model.GoalConnection](p, w.items, w.total), nil
+	return edgeConnection[model.GoalConnection](ctx, sessionGoals(ctx, roots), obj, upstream.GoalFields, first, after, filter, orderBy)
 }
 
 // Goals is the resolver for the goals field.
@@ -289,24 +217,12 @@ func (r *teamResolver) Children(ctx context.Context, obj *upstream.Team) ([]upst
 
 // Members is the resolver for the members field.
 func (r *teamResolver) Members(ctx context.Context, obj *upstream.Team, filter map[string]any, orderBy []model.Order, first *int) ([]upstream.User, error) {
-	a, err := listArgs(upstream.UserFields, filter, orderBy, first)
-	if err != nil {
-		return nil, err
-	}
-	return For(ctx).TeamMembers.ListWith(ctx, obj, a)
+	return edgeList(ctx, For(ctx).TeamMembers, obj, upstream.UserFields, filter, orderBy, first)
 }
 
 // MembersConnection is the resolver for the membersConnection field.
 func (r *teamResolver) MembersConnection(ctx context.Context, obj *upstream.Team, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.UserConnection, error) {
-	a, p, err := connArgs(upstream.UserFields, first, after, filter, orderBy)
-	if err != nil {
-		return nil, err
-	}
-	w, err := For(ctx).TeamMembers.Page(ctx, obj, a)
-	if err != nil {
-		return nil, err
-	}
-	return newConnection[model.UserConnection](p, w.items, w.total), nil
+	return edgeConnection[model.UserConnection](ctx, For(ctx).TeamMembers, obj, upstream.UserFields, first, after, filter, orderBy)
 }
 
 // Manager is the resolver for the manager field.

@@ -4,27 +4,28 @@ import (
 	"flag"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 )
 
 // graphqlLimitFlags defines the serve flags of the GraphQL limits
 // (docs/graphql.md, "Limits") on fs; apply copies the parsed values into a
-// resolvers.Config. Zero keeps a limit's default.
-func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*resolvers.Config)) {
-	tokens := fs.Int("graphql-max-tokens", resolvers.DefaultParserTokenLimit, "GraphQL: lexer tokens per document")
-	fields := fs.Int("graphql-max-fields", resolvers.DefaultMaxFields, "GraphQL: field selections per operation, fragments expanded")
-	aliases := fs.Int("graphql-max-aliases", resolvers.DefaultMaxAliases, "GraphQL: aliased fields per operation, fragments expanded")
-	directives := fs.Int("graphql-max-directives", resolvers.DefaultMaxDirectives, "GraphQL: directive uses per operation, fragments expanded")
-	operations := fs.Int("graphql-max-operations", resolvers.DefaultMaxOperations, "GraphQL: operations per document")
-	fragments := fs.Int("graphql-max-fragments", resolvers.DefaultMaxFragments, "GraphQL: fragment definitions per document")
-	variables := fs.Int("graphql-max-variables", resolvers.DefaultMaxVariables, "GraphQL: JSON values in a request's variables")
-	depth := fs.Int("graphql-max-depth", resolvers.DefaultMaxDepth, "GraphQL: nested fields per operation")
-	cost := fs.Int("graphql-max-cost", resolvers.DefaultMaxComplexity, "GraphQL: estimated cost per operation (docs/graphql.md)")
-	nodes := fs.Int("graphql-max-nodes", resolvers.DefaultMaxNodes, "GraphQL: fields and list elements resolved per operation")
-	inFlight := fs.Int("graphql-max-nodes-in-flight", resolvers.DefaultMaxNodesInFlight, "GraphQL: nodes of all operations executing at once (503 beyond)")
-	respBytes := fs.Int("graphql-max-response-bytes", resolvers.DefaultMaxResponseBytes, "GraphQL: `bytes` of JSON per answer")
-	body := fs.Int64("graphql-max-body-bytes", resolvers.DefaultMaxBodyBytes, "GraphQL: request body `bytes`")
+// graphqlhttp.Config. Zero keeps a limit's default.
+func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*graphqlhttp.Config)) {
+	tokens := fs.Int("graphql-max-tokens", graphqlhttp.DefaultParserTokenLimit, "GraphQL: lexer tokens per document")
+	fields := fs.Int("graphql-max-fields", graphqlhttp.DefaultMaxFields, "GraphQL: field selections per operation, fragments expanded")
+	aliases := fs.Int("graphql-max-aliases", graphqlhttp.DefaultMaxAliases, "GraphQL: aliased fields per operation, fragments expanded")
+	directives := fs.Int("graphql-max-directives", graphqlhttp.DefaultMaxDirectives, "GraphQL: directive uses per operation, fragments expanded")
+	operations := fs.Int("graphql-max-operations", graphqlhttp.DefaultMaxOperations, "GraphQL: operations per document")
+	fragments := fs.Int("graphql-max-fragments", graphqlhttp.DefaultMaxFragments, "GraphQL: fragment definitions per document")
+	variables := fs.Int("graphql-max-variables", graphqlhttp.DefaultMaxVariables, "GraphQL: JSON values in a request's variables")
+	depth := fs.Int("graphql-max-depth", graphqlhttp.DefaultMaxDepth, "GraphQL: nested fields per operation")
+	cost := fs.Int("graphql-max-cost", graphqlhttp.DefaultMaxComplexity, "GraphQL: estimated cost per operation (docs/graphql.md)")
+	nodes := fs.Int("graphql-max-nodes", graphqlhttp.DefaultMaxNodes, "GraphQL: fields and list elements resolved per operation")
+	inFlight := fs.Int("graphql-max-nodes-in-flight", graphqlhttp.DefaultMaxNodesInFlight, "GraphQL: nodes of all operations executing at once (503 beyond)")
+	respBytes := fs.Int("graphql-max-response-bytes", graphqlhttp.DefaultMaxResponseBytes, "GraphQL: `bytes` of JSON per answer")
+	body := fs.Int64("graphql-max-body-bytes", graphqlhttp.DefaultMaxBodyBytes, "GraphQL: request body `bytes`")
 	lifetime := fs.Duration("graphql-ws-max-lifetime", resolvers.DefaultMaxConnLifetime, "GraphQL: longest life of a websocket; then the server closes it (1001, \"connection lifetime reached: reconnect\") and the client reconnects")
-	return func(c *resolvers.Config) {
+	return func(c *graphqlhttp.Config) {
 		c.ParserTokenLimit, c.MaxFields, c.MaxAliases, c.MaxDirectives = *tokens, *fields, *aliases, *directives
 		c.MaxOperations, c.MaxFragments, c.MaxVariables, c.MaxNodesInFlight = *operations, *fragments, *variables, *inFlight
 		c.MaxDepth, c.MaxComplexity, c.MaxNodes, c.MaxResponseBytes, c.MaxBodyBytes = *depth, *cost, *nodes, *respBytes, *body

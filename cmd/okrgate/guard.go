@@ -104,7 +104,7 @@ func unready(err error) string {
 
 // newAdmission returns the admission control of the flags, its metrics
 // registered on reg. The same one admits REST requests (guarded) and
-// GraphQL operations (resolvers.Config.Admission).
+// GraphQL operations (graphqlhttp.Config.Admission).
 func (g *guardFlags) newAdmission(reg prometheus.Registerer) (*limit.Admission, error) {
 	m := limit.NewMetrics()
 	a := limit.NewAdmission(g.admission, nil, m)

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -77,7 +77,7 @@ func (o *opsFlags) logger(w io.Writer) (*slog.Logger, error) {
 type observability struct {
 	registry *prometheus.Registry
 	metrics  *observe.Metrics
-	graphql  *resolvers.Metrics
+	graphql  *graphqlhttp.Metrics
 	calls    *instrument.Counter
 	tracer   trace.TracerProvider
 	log      *slog.Logger
@@ -90,7 +90,7 @@ func newObservability(be *backend, tracer trace.TracerProvider, log *slog.Logger
 	if err != nil {
 		return nil, err
 	}
-	g, err := resolvers.NewMetrics(reg)
+	g, err := graphqlhttp.NewMetrics(reg)
 	if err != nil {
 		return nil, err
 	}

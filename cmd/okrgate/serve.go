@@ -14,7 +14,7 @@ import (
 	"github.com/go-chi/cors"
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/resolvers/playground"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -109,7 +109,7 @@ finish.`)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout, Authn: auth}))
-	gqlConfig := resolvers.Config{API: api, Authn: auth, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
+	gqlConfig := graphqlhttp.Config{API: api, Authn: auth, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
 		Federation: *federation, Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)
 	if gqlConfig.Trusted, err = trustedDocs.extension(); err != nil {
@@ -121,7 +121,7 @@ finish.`)
 		ln.Close()
 		return err
 	}
-	mux.Handle("/graphql", resolvers.NewHandler(gqlConfig))
+	mux.Handle("/graphql", graphqlhttp.NewHandler(gqlConfig))
 	playgroundHandler, err := playground.Handler(playground.Options{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
 	if err != nil {
 		ln.Close()

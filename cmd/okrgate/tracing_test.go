@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -87,7 +87,7 @@ func newTraced(t *testing.T) *traced {
 	api := instrument.New(st, instrument.NewCounter())
 	mux := http.NewServeMux()
 	mux.Handle("/api/", rest.New(api, rest.Options{}))
-	mux.Handle("/graphql", resolvers.NewHandler(resolvers.Config{API: api, Auth: api}))
+	mux.Handle("/graphql", graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: api}))
 	srv := httptest.NewServer(observe.Stack(observe.Config{Tracer: tp})(mux))
 	t.Cleanup(srv.Close)
 	return &traced{exp: exp, srv: srv, token: boot.Token, session: sess.ID}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream/authn"
 	"github.com/okrgate/okrgate/upstream/rest"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
@@ -37,7 +37,7 @@ func TestMiddlewareAPITokens(t *testing.T) {
 	a := authn.New(st, nil)
 	s := &signedIn{account: boot.AccountID, apiToken: boot.Token,
 		rest:    httptest.NewServer(rest.New(st, rest.Options{Authn: a})),
-		graphql: httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Authn: a}))}
+		graphql: httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Authn: a}))}
 	defer s.rest.Close()
 	defer s.graphql.Close()
 	const list = "/api/v2/integrations/goals"

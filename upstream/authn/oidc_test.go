@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream/authn"
 	"github.com/okrgate/okrgate/upstream/authn/oidctest"
 	"github.com/okrgate/okrgate/upstream/rest"
@@ -46,7 +46,7 @@ func newSignedIn(t *testing.T, p *oidctest.Provider, skew time.Duration) *signed
 	a := authn.New(st, v)
 	s := &signedIn{account: boot.AccountID, apiToken: boot.Token}
 	s.rest = httptest.NewServer(rest.New(st, rest.Options{Authn: a}))
-	s.graphql = httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: st, Authn: a}))
+	s.graphql = httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Authn: a}))
 	t.Cleanup(s.rest.Close)
 	t.Cleanup(s.graphql.Close)
 	return s

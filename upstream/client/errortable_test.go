@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/client"
 	"github.com/okrgate/okrgate/upstream/rest"
@@ -37,7 +38,7 @@ func TestErrorTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gql := httptest.NewServer(resolvers.NewHandler(resolvers.Config{API: c, Auth: back}))
+	gql := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: c, Auth: back}))
 	defer gql.Close()
 	ctx := upstream.NewContext(context.Background(), upstream.Caller{AccountID: "acc", UserID: "usr", Token: "t"})
 

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/client"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -44,8 +44,8 @@ func TestFallbackTree(t *testing.T) {
 	if _, err := c.Discover(ctx); err != nil {
 		t.Fatal(err)
 	}
-	direct := graphql(t, resolvers.NewHandler(resolvers.Config{API: b.store, Auth: b.store}), b.env.Admin, sum.Sessions[0])
-	through := graphql(t, resolvers.NewHandler(resolvers.Config{API: c, Auth: c}), b.env.Admin, sum.Sessions[0])
+	direct := graphql(t, graphqlhttp.NewHandler(graphqlhttp.Config{API: b.store, Auth: b.store}), b.env.Admin, sum.Sessions[0])
+	through := graphql(t, graphqlhttp.NewHandler(graphqlhttp.Config{API: c, Auth: c}), b.env.Admin, sum.Sessions[0])
 	if !bytes.Equal(direct, through) || bytes.Contains(direct, []byte(`"errors"`)) {
 		t.Fatalf("over the fallback:\n%.400s\ndirect:\n%.400s", through, direct)
 	}

@@ -1,4 +1,4 @@
-package resolvers
+package limits
 
 import (
 	"context"
@@ -10,6 +10,18 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
+)
+
+// Codes (extensions.code) of the errors of a document over a limit; each
+// error also says the count and the limit.
+const (
+	CodeFieldsLimit     = "FIELD_LIMIT_EXCEEDED"
+	CodeAliasesLimit    = "ALIAS_LIMIT_EXCEEDED"
+	CodeDirectivesLimit = "DIRECTIVE_LIMIT_EXCEEDED"
+	CodeOperationsLimit = "OPERATION_LIMIT_EXCEEDED"
+	CodeFragmentsLimit  = "FRAGMENT_LIMIT_EXCEEDED"
+	CodeVariablesLimit  = "VARIABLES_LIMIT_EXCEEDED"
+	CodeDepthLimit      = "DEPTH_LIMIT_EXCEEDED"
 )
 
 // DocumentLimits are the cheap limits: checked on the parsed document before

@@ -1,9 +1,16 @@
-package resolvers
+package limits
 
 import (
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
+)
+
+// Page sizes of connections and nested lists: first when absent, and the
+// largest first a resolver accepts (a larger one is refused).
+const (
+	DefaultFirst = 20
+	MaxFirst     = 100
 )
 
 // Estimated sizes of edge lists, for the cost bound. A field costs 1 plus
@@ -61,7 +68,8 @@ func firstOr(first *int) int {
 	return min(max(*first, 1), MaxFirst)
 }
 
-// SetComplexity installs the cost functions on cfg.
+// SetComplexity installs the cost functions on cfg: the estimated cost of
+// an operation that gqlgen's FixedComplexityLimit bounds.
 func SetComplexity(cfg *graph.Config) {
 	c := &cfg.Complexity
 	type conn = func(child int, first *int, after *string, filter map[string]any, orderBy []model.Order) int

@@ -1,4 +1,4 @@
-package resolvers
+package graphqlhttp
 
 import (
 	"context"
@@ -8,17 +8,16 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"runtime/debug"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/resolvers/trusted"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/authn"
@@ -59,9 +58,9 @@ type Config struct {
 	// Metrics, when not nil, records requests and latency per operation.
 	Metrics *Metrics
 	Logger  *slog.Logger
-	// Live, when not nil, serves subscriptions (live.go) over websockets
-	// and server-sent events; its Auth defaults to Config.Auth.
-	Live *Live
+	// Live, when not nil, serves subscriptions over websockets and
+	// server-sent events; its Auth defaults to Authn.
+	Live *resolvers.Live
 	// MaxConnLifetime is how long a websocket may stay open before the
 	// server closes it (CloseLifetime) for the client to reconnect;
 	// DefaultMaxConnLifetime.
@@ -70,15 +69,15 @@ type Config struct {
 	MaxDepth         int // DefaultMaxDepth
 	MaxComplexity    int // DefaultMaxComplexity
 	ParserTokenLimit int // DefaultParserTokenLimit
-	// Limits of the document checked before validation (DocumentLimits),
-	// fragments expanded.
+	// Limits of the document checked before validation
+	// (limits.DocumentLimits), fragments expanded.
 	MaxFields     int // DefaultMaxFields
 	MaxAliases    int // DefaultMaxAliases
 	MaxDirectives int // DefaultMaxDirectives
 	MaxOperations int // DefaultMaxOperations
 	MaxFragments  int // DefaultMaxFragments
 	MaxVariables  int // JSON values in variables; DefaultMaxVariables
-	// Budget of one operation while it executes (Budget).
+	// Budget of one operation while it executes (limits.Budget).
 	MaxNodes         int           // DefaultMaxNodes
 	MaxNodesInFlight int           // of all operations at once; DefaultMaxNodesInFlight
 	MaxResponseBytes int           // DefaultMaxResponseBytes
@@ -86,9 +85,9 @@ type Config struct {
 	Timeout          time.Duration // per request; DefaultTimeout
 	// Admission, when not nil, admits every query and mutation (over any
 	// transport) before it executes; CostClass names the class of an
-	// estimated cost for it (admission.go).
-	Admission Admitter
-	CostClass CostClass
+	// estimated cost for it (limits.Admission).
+	Admission limits.Admitter
+	CostClass limits.CostClass
 	// Trusted, when not nil, resolves registered documents sent by id and,
 	// in its Only mode, refuses the documents that are not registered
 	// (trusted.Extension).
@@ -97,7 +96,7 @@ type Config struct {
 	// and with it Federation's _service.
 	DisableIntrospection bool
 	// Federation serves the schema as an Apollo Federation v2 subgraph
-	// (FederatedSchema): _service and _entities. Off, they are unknown
+	// (resolvers.FederatedSchema): _service and _entities. Off, they are unknown
 	// fields. docs/graphql.md ("Federation").
 	Federation bool
 	// NoFastPath serves every field through gqlgen's executor instead of
@@ -140,13 +139,15 @@ func (c *Config) defaults() {
 	if c.Authn == nil && c.Auth != nil {
 		c.Authn = authn.New(c.Auth, nil)
 	}
-	if c.Live != nil {
-		if c.Live.Auth == nil && c.Authn != nil {
-			// Streams re-authenticate their token as requests are.
-			c.Live.Auth = c.Authn
-		}
-		c.Live.defaults()
+}
+
+// counters returns Metrics as the resolvers' counters: nil (not a nil
+// *Metrics) when there are none.
+func (c *Config) counters() resolvers.Counters {
+	if c.Metrics == nil {
+		return nil
 	}
+	return c.Metrics
 }
 
 // NewServer returns the gqlgen server: one HTTP transport (POST JSON and GET
@@ -157,25 +158,19 @@ func (c *Config) defaults() {
 // around it.
 func NewServer(cfg Config) *handler.Server {
 	cfg.defaults()
-	serve := ServedSchema
-	if cfg.Federation {
-		serve = FederatedSchema
-	}
-	schema, err := serve()
+	es, err := resolvers.NewExecutableSchema(cfg.API, cfg.Live, cfg.Federation)
 	if err != nil { // the schema files are embedded and parsed at init: unreachable
 		panic(err)
 	}
-	gcfg := graph.Config{Resolvers: &Resolver{API: cfg.API, Live: cfg.Live}, Schema: schema}
-	SetComplexity(&gcfg)
-	es := graph.NewExecutableSchema(gcfg)
 	srv := handler.New(es)
 	if cfg.Live != nil {
 		// Before the HTTP transport, which would take an SSE request (a
 		// JSON POST) as a plain one.
-		srv.AddTransport(websocketTransport(cfg.Live, cfg.API, cfg.MaxConnLifetime))
-		srv.AddTransport(sseTransport(cfg.Live))
-		srv.AroundOperations(cfg.Live.operations)
-		srv.AroundResponses(liveResponses(cfg.Live, cfg.API))
+		var auth upstream.AuthService
+		if cfg.Authn != nil {
+			auth = cfg.Authn // streams re-authenticate their token as requests are
+		}
+		cfg.Live.Install(srv, auth, cfg.API, cfg.MaxConnLifetime)
 	}
 	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
@@ -190,49 +185,34 @@ func NewServer(cfg Config) *handler.Server {
 		srv.Use(*cfg.Trusted)
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](DefaultAPQCacheSize)})
-	srv.Use(DocumentLimits{
+	srv.Use(limits.DocumentLimits{
 		Tokens: cfg.ParserTokenLimit, Fields: cfg.MaxFields, Aliases: cfg.MaxAliases, Directives: cfg.MaxDirectives,
 		Operations: cfg.MaxOperations, Fragments: cfg.MaxFragments, Depth: cfg.MaxDepth, Variables: cfg.MaxVariables,
 		Cache: queries,
 	})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
-	budget := Budget{Nodes: cfg.MaxNodes, Bytes: cfg.MaxResponseBytes, InFlight: NewInFlight(cfg.MaxNodesInFlight)}
-	fast := fastPath{budget: budget, metrics: cfg.Metrics}
+	budget := limits.Budget{Nodes: cfg.MaxNodes, Bytes: cfg.MaxResponseBytes, InFlight: limits.NewInFlight(cfg.MaxNodesInFlight)}
+	fcfg := resolvers.FastPathConfig{
+		Budget:  budget,
+		Present: resolvers.ErrorPresenter(cfg.Logger),
+		Recover: resolvers.RecoverFunc(cfg.Logger),
+	}
 	if !cfg.NoFastPath {
-		fast.fast = graph.NewFast(es)
+		fcfg.Schema = es
 	}
-	fast.present = errorPresenter(cfg.Logger)
-	fast.recover = func(ctx context.Context, p any) error {
-		err := observe.Panic(p, debug.Stack())
-		if rec := observe.FromContext(ctx); rec != nil {
-			rec.SetError(err) // on the access line, with its stack
-		} else {
-			cfg.Logger.ErrorContext(ctx, "graphql: panic", "request_id", RequestID(ctx), "panic", p, "stack", string(debug.Stack()))
-		}
-		return fmt.Errorf("panic: %v", p) // masked by the error presenter
-	}
-	srv.AroundFields(textLimits) // textlimits.go
-	srv.AroundFields(fast.aroundFields)
-	srv.AroundResponses(budget.aroundResponses)
-	srv.AroundResponses(fast.aroundResponses) // inside the budget: deferred payloads are charged to it
-	srv.SetErrorPresenter(fast.present)
-	srv.SetRecoverFunc(fast.recover)
-	srv.AroundOperations(admission{admit: cfg.Admission, class: cfg.CostClass, timeout: cfg.Timeout}.aroundOperations)
-	srv.AroundOperations(traceOperation)
+	fcfg.Counters = cfg.counters()
+	fast := resolvers.NewFastPath(fcfg)
+	srv.AroundFields(limits.MutationText)
+	srv.AroundFields(fast.AroundFields)
+	srv.AroundResponses(budget.AroundResponses)
+	srv.AroundResponses(fast.AroundResponses) // inside the budget: deferred payloads are charged to it
+	srv.SetErrorPresenter(fcfg.Present)
+	srv.SetRecoverFunc(fcfg.Recover)
+	srv.AroundOperations(limits.Admission{Admitter: cfg.Admission, Class: cfg.CostClass, Timeout: cfg.Timeout}.AroundOperations)
+	srv.AroundOperations(traceOperation)       // tracing.go
 	srv.AroundOperations(deferOnlyIncremental) // incremental.go
 	if m := cfg.Metrics; m != nil {
-		srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-			start := time.Now()
-			resp := next(ctx)
-			op := m.opLabel(operationName(ctx))
-			outcome := "ok"
-			if resp == nil || len(resp.Errors) > 0 {
-				outcome = "error"
-			}
-			m.requests.WithLabelValues(op, outcome).Inc()
-			m.latency.WithLabelValues(op).Observe(time.Since(start).Seconds())
-			return resp
-		})
+		srv.AroundResponses(m.aroundResponses)
 	}
 	return srv
 }
@@ -245,17 +225,17 @@ func NewHandler(cfg Config) http.Handler {
 	cfg.defaults()
 	srv := NewServer(cfg)
 	var h http.Handler = srv
-	h = LoaderMiddleware(cfg.API, cfg.Metrics, h)
+	h = resolvers.LoaderMiddleware(cfg.API, cfg.counters(), h)
 	// websocket: authenticated by connection_init; each operation gets
 	// its loaders from its session, not one set for the connection.
-	live := liveHandler(srv)
+	live := resolvers.LiveHandler(srv)
 	authenticated := cfg.Authn.Middleware(refuse(cfg.Logger))
 	h = authenticated(h)
-	sse := authenticated(liveHandler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))
+	sse := authenticated(resolvers.LiveHandler(resolvers.LoaderMiddleware(cfg.API, cfg.counters(), srv)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		observe.FromContext(ctx).SetFacade("graphql")
-		if cfg.Live != nil && IsLive(r) {
+		if cfg.Live != nil && resolvers.IsLive(r) {
 			// No request timeout: a subscription lasts as long as its
 			// connection. Websockets check the origin (same origin only).
 			if r.Method == http.MethodGet {
@@ -272,20 +252,20 @@ func NewHandler(cfg Config) http.Handler {
 			// bodies cross-site without a preflight; JSON needs one.
 			mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if mt != "application/json" {
-				writeError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+				writeError(w, http.StatusUnsupportedMediaType, resolvers.CodeUnsupportedMedia,
 					"POST bodies must be application/json (form, multipart and text/plain bodies are refused as a CSRF protection)")
 				return
 			}
 			// A declared size over the limit is refused before anything
 			// else, without reading the body or authenticating.
 			if r.ContentLength > cfg.MaxBodyBytes {
-				writeError(w, http.StatusRequestEntityTooLarge, CodeRequestTooLarge,
+				writeError(w, http.StatusRequestEntityTooLarge, resolvers.CodeRequestTooLarge,
 					fmt.Sprintf("the request body exceeds the limit of %d bytes", cfg.MaxBodyBytes))
 				return
 			}
 		default:
 			w.Header().Set("Allow", "GET, POST")
-			writeError(w, http.StatusMethodNotAllowed, CodeBadRequest, "use GET (queries only) or POST")
+			writeError(w, http.StatusMethodNotAllowed, resolvers.CodeBadRequest, "use GET (queries only) or POST")
 			return
 		}
 		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
@@ -304,11 +284,11 @@ func refuse(log *slog.Logger) authn.Refuse {
 		if _, known := code.Info(); !known || code == upstream.CodeInternal {
 			if errors.Is(r.Context().Err(), context.Canceled) {
 				observe.FromContext(r.Context()).SetClientClosed()
-				logError(r.Context(), log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed)
+				resolvers.LogError(r.Context(), log, slog.LevelInfo, "graphql: client closed", err, "status", resolvers.StatusClientClosed)
 				return
 			}
-			logError(r.Context(), log, slog.LevelError, "graphql: authenticate", err)
-			writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+			resolvers.LogError(r.Context(), log, slog.LevelError, "graphql: authenticate", err)
+			writeError(w, http.StatusInternalServerError, resolvers.CodeInternal, "internal error")
 			return
 		}
 		writeError(w, code.Status(), code.GraphQL(), upstream.ErrorMessage(err))

@@ -1,4 +1,4 @@
-package resolvers
+package limits
 
 import (
 	"context"
@@ -32,45 +32,48 @@ type Admitter interface {
 // admitter's execution-time estimates.
 type CostClass func(cost int) string
 
-// admission is the operation interceptor that runs every query and
+// Admission is the operation interceptor that runs every query and
 // mutation, whatever its transport (POST, GET, websocket, server-sent
 // events), under the admission control and the request timeout. It runs
 // after parsing, validation and the cost limit, so it knows the kind of
 // operation and its estimated cost; subscriptions pass through: they last
 // as long as their connection and their reads are bounded per subscription
-// (Live).
-type admission struct {
-	admit   Admitter // nil: none
-	class   CostClass
-	timeout time.Duration
+// (resolvers.Live).
+type Admission struct {
+	Admitter Admitter  // nil: none
+	Class    CostClass // nil: every operation in class ""
+	Timeout  time.Duration
 }
 
-func (a admission) aroundOperations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+// AroundOperations is a gqlgen operation middleware: it admits the
+// operation, bounds it by the timeout, and releases its admission once
+// its last payload is answered.
+func (a Admission) AroundOperations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	oc := graphql.GetOperationContext(ctx)
 	if oc == nil || oc.Operation == nil || oc.Operation.Operation == ast.Subscription {
 		return next(ctx)
 	}
 	release := func() {}
-	if a.admit != nil {
+	if a.Admitter != nil {
 		cost := 0
 		if s := extension.GetComplexityStats(ctx); s != nil {
 			cost = s.Complexity
 		}
 		class := ""
-		if a.class != nil {
-			class = a.class(cost)
+		if a.Class != nil {
+			class = a.Class(cost)
 		}
 		key := ""
 		if c, ok := upstream.CallerFrom(ctx); ok {
 			key = "account " + c.AccountID
 		}
-		r, err := a.admit.Admit(ctx, oc.Operation.Operation == ast.Mutation, key, class)
+		r, err := a.Admitter.Admit(ctx, oc.Operation.Operation == ast.Mutation, key, class)
 		if err != nil {
 			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{refusal(err)}})
 		}
 		release = r
 	}
-	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	ctx, cancel := context.WithTimeout(ctx, a.Timeout)
 	var once sync.Once
 	done := func() { once.Do(func() { release(); cancel() }) }
 	// The executor calls the handler once for a query or mutation, and
@@ -92,7 +95,7 @@ func (a admission) aroundOperations(ctx context.Context, next graphql.OperationH
 			// The executor ends a stream whose context is done without an
 			// answer: say why instead.
 			e := gqlerror.Errorf("the request took too long and was stopped")
-			e.Extensions = map[string]any{"code": CodeTimeout}
+			e.Extensions = map[string]any{"code": upstream.CodeTimeout.GraphQL()}
 			resp = &graphql.Response{Errors: gqlerror.List{e}}
 		}
 		first = false
@@ -105,7 +108,7 @@ func refusal(err error) *gqlerror.Error {
 	var r interface{ RetryAfter() time.Duration }
 	if !errors.As(err, &r) {
 		e := gqlerror.Errorf("the request was cancelled while it waited to execute")
-		e.Extensions = map[string]any{"code": CodeClientClosed}
+		e.Extensions = map[string]any{"code": upstream.CodeClientClosed.GraphQL()}
 		return e
 	}
 	e := gqlerror.Errorf("%s", err.Error())

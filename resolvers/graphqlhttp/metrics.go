@@ -1,13 +1,17 @@
-package resolvers
+package graphqlhttp
 
 import (
+	"context"
 	"regexp"
 	"sync"
+	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/resolvers"
 )
 
 // Metrics are the Prometheus metrics of the GraphQL API: requests and
@@ -68,12 +72,27 @@ func (m *Metrics) Strays() int64 {
 	return int64(d.GetCounter().GetValue())
 }
 
-// fastPath counts one outcome of the fast path (nothing for a skipped
-// field); m may be nil.
-func (m *Metrics) fastPath(o graph.FastOutcome) {
-	if m != nil && o != graph.FastSkipped {
-		m.fast.WithLabelValues(o.String()).Inc()
+// AddStrayLoads implements resolvers.Counters.
+func (m *Metrics) AddStrayLoads(n int) { m.strays.Add(float64(n)) }
+
+// CountFastPath implements resolvers.Counters.
+func (m *Metrics) CountFastPath(o graph.FastOutcome) { m.fast.WithLabelValues(o.String()).Inc() }
+
+var _ resolvers.Counters = (*Metrics)(nil)
+
+// aroundResponses is a gqlgen response middleware: it counts each answer
+// by operation and outcome, and times it.
+func (m *Metrics) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	start := time.Now()
+	resp := next(ctx)
+	op := m.opLabel(operationName(ctx))
+	outcome := "ok"
+	if resp == nil || len(resp.Errors) > 0 {
+		outcome = "error"
 	}
+	m.requests.WithLabelValues(op, outcome).Inc()
+	m.latency.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	return resp
 }
 
 // FastPath returns okrgate_graphql_fast_path_fields_total of outcome.

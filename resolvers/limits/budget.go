@@ -1,4 +1,4 @@
-package resolvers
+package limits
 
 import (
 	"context"
@@ -10,6 +10,13 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Codes (extensions.code) of an operation stopped by its Budget.
+const (
+	CodeNodeLimit        = "NODE_LIMIT_EXCEEDED"
+	CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
+	CodeServerBusy       = "SERVER_BUSY" // HTTP 503 with Retry-After
 )
 
 // Budget bounds what one operation may resolve while it executes, whatever
@@ -58,12 +65,13 @@ func (f *InFlight) release(n int64) {
 	}
 }
 
-// errBudget stops every field resolved after the budget ran out; the
-// response middleware replaces the errors it causes with one.
-var errBudget = errors.New("the request's budget is exhausted")
+// ErrBudget stops every field resolved after the budget ran out; the
+// response middleware (AroundResponses) replaces the errors it causes with
+// one, so an error presenter should pass it through unmasked.
+var ErrBudget = errors.New("the request's budget is exhausted")
 
-// spend is one operation's running total.
-type spend struct {
+// Spend is one operation's running total (SpendOf).
+type Spend struct {
 	nodes, bytes atomic.Int64
 	pooled       atomic.Int64 // nodes charged to Budget.InFlight
 	over         atomic.Int32 // 0, or 1 for nodes, 2 for bytes, 3 for the server's budget
@@ -74,26 +82,26 @@ type spend struct {
 // they know of one operation).
 const spendExtension = "okrgate.budget"
 
-// spendOf returns the running total of the operation ctx belongs to, or
+// SpendOf returns the running total of the operation ctx belongs to, or
 // nil outside one.
-func spendOf(ctx context.Context) *spend {
+func SpendOf(ctx context.Context) *Spend {
 	if !graphql.HasOperationContext(ctx) {
 		return nil
 	}
-	s, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(spendExtension).(*spend)
+	s, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(spendExtension).(*Spend)
 	return s
 }
 
-// aroundResponses gives each operation (each answer of a subscription) its
-// own running total and, when it ran out, answers with one error and no
-// data. The total is set before any field of the answer resolves, and read
-// by them only.
-func (b Budget) aroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+// AroundResponses is a gqlgen response middleware: it gives each operation
+// (each answer of a subscription) its own running total and, when it ran
+// out, answers with one error and no data. The total is set before any
+// field of the answer resolves, and read by them only.
+func (b Budget) AroundResponses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	// One spend for the operation: the deferred payloads of an incremental
 	// answer (later calls) count against the same limits as its first part.
-	s := spendOf(ctx)
+	s := SpendOf(ctx)
 	if s == nil {
-		s = &spend{}
+		s = &Spend{}
 		if graphql.HasOperationContext(ctx) {
 			graphql.GetOperationContext(ctx).Stats.SetExtension(spendExtension, s)
 		}
@@ -131,15 +139,15 @@ func budgetError(code, format string, limit int) *gqlerror.Error {
 	return err
 }
 
-// aroundFields charges every field to the operation's budget and refuses
-// fields once it ran out.
-func (b Budget) aroundFields(ctx context.Context, next graphql.Resolver) (any, error) {
-	s := spendOf(ctx)
+// AroundFields is a gqlgen field middleware: it charges every field to the
+// operation's budget and refuses fields once it ran out.
+func (b Budget) AroundFields(ctx context.Context, next graphql.Resolver) (any, error) {
+	s := SpendOf(ctx)
 	if s == nil {
 		return next(ctx)
 	}
 	if s.over.Load() != 0 {
-		return nil, errBudget
+		return nil, ErrBudget
 	}
 	res, err := next(ctx)
 	nodes, size := 1, 4 // "key":value,
@@ -147,42 +155,42 @@ func (b Budget) aroundFields(ctx context.Context, next graphql.Resolver) (any, e
 		size += len(fc.Field.Alias)
 	}
 	n, sz := valueSize(res)
-	if err := b.charge(s, nodes+n, size+sz); err != nil {
+	if err := b.Charge(s, nodes+n, size+sz); err != nil {
 		return nil, err
 	}
 	return res, err
 }
 
-// charge adds nodes and bytes to the operation's total s and to the
-// server's, and reports errBudget once either is spent.
-func (b Budget) charge(s *spend, nodes, bytes int) error {
+// Charge adds nodes and bytes to the operation's total s and to the
+// server's, and reports ErrBudget once either is spent.
+func (b Budget) Charge(s *Spend, nodes, bytes int) error {
 	if s == nil {
 		return nil
 	}
 	if s.over.Load() != 0 {
-		return errBudget
+		return ErrBudget
 	}
 	if b.Nodes > 0 && s.nodes.Add(int64(nodes)) > int64(b.Nodes) {
 		s.over.CompareAndSwap(0, 1)
-		return errBudget
+		return ErrBudget
 	}
 	if b.InFlight != nil {
 		s.pooled.Add(int64(nodes))
 		if !b.InFlight.take(int64(nodes)) {
 			s.over.CompareAndSwap(0, 3)
-			return errBudget
+			return ErrBudget
 		}
 	}
 	if b.Bytes > 0 && s.bytes.Add(int64(bytes)) > int64(b.Bytes) {
 		s.over.CompareAndSwap(0, 2)
-		return errBudget
+		return ErrBudget
 	}
 	return nil
 }
 
-// refund takes back what charge added, for work that is done again (a
+// Refund takes back what Charge added, for work that is done again (a
 // subtree the fast path gave back to gqlgen), unless the budget ran out.
-func (b Budget) refund(s *spend, nodes, bytes int) {
+func (b Budget) Refund(s *Spend, nodes, bytes int) {
 	if s == nil || s.over.Load() != 0 {
 		return
 	}

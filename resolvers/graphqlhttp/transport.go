@@ -1,4 +1,4 @@
-package resolvers
+package graphqlhttp
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/limits"
 )
 
 // Media types of GraphQL responses.
@@ -66,7 +69,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	params.ReadTime.End = graphql.Now()
 	if err == nil && params.Query == "" && params.Extensions["persistedQuery"] == nil && params.Extensions["documentId"] == nil {
-		status, err = http.StatusBadRequest, requestError(CodeBadRequest, "the request has no query: send {\"query\": \"...\"}")
+		status, err = http.StatusBadRequest, requestError(resolvers.CodeBadRequest, "the request has no query: send {\"query\": \"...\"}")
 	}
 	if err != nil {
 		writeRequestErrors(w, status, gqlerror.List{err})
@@ -89,7 +92,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		// GET is safe: it must never change data (a link or an <img> can
 		// send it cross-site).
 		w.Header().Set("Allow", "POST")
-		writeRequestErrors(w, http.StatusMethodNotAllowed, gqlerror.List{requestError(CodeBadRequest,
+		writeRequestErrors(w, http.StatusMethodNotAllowed, gqlerror.List{requestError(resolvers.CodeBadRequest,
 			"GET requests may only run queries: send mutations with POST")})
 		return
 	}
@@ -104,15 +107,15 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	b, merr := json.Marshal(resp)
 	if merr != nil {
-		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(CodeInternal, "internal error")})
+		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(resolvers.CodeInternal, "internal error")})
 		return
 	}
 	if len(resp.Errors) == 1 {
 		switch resp.Errors[0].Extensions["code"] {
-		case CodeServerBusy:
+		case limits.CodeServerBusy:
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
-		case CodeOverloaded:
+		case limits.CodeOverloaded:
 			w.Header().Set("Retry-After", fmt.Sprint(resp.Errors[0].Extensions["retryAfter"]))
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
@@ -132,7 +135,7 @@ func (t httpTransport) readPOST(w http.ResponseWriter, r *http.Request, p *graph
 		}
 		// The error names the socket's addresses (a read timeout, a reset
 		// connection): say what happened, not where.
-		return http.StatusBadRequest, requestError(CodeBadRequest, "the request body could not be read completely")
+		return http.StatusBadRequest, requestError(resolvers.CodeBadRequest, "the request body could not be read completely")
 	}
 	if err := decodeParams(body, p); err != nil {
 		return http.StatusBadRequest, err
@@ -141,7 +144,7 @@ func (t httpTransport) readPOST(w http.ResponseWriter, r *http.Request, p *graph
 }
 
 func tooLarge(limit int64) *gqlerror.Error {
-	err := requestError(CodeRequestTooLarge, fmt.Sprintf("the request body exceeds the limit of %d bytes", limit))
+	err := requestError(resolvers.CodeRequestTooLarge, fmt.Sprintf("the request body exceeds the limit of %d bytes", limit))
 	err.Extensions["limit"] = limit
 	return err
 }
@@ -166,7 +169,7 @@ func decodeParams(body []byte, p *graphql.RawParams) *gqlerror.Error {
 		return decodeError("the request body", err)
 	}
 	if dec.More() {
-		return requestError(CodeBadRequest, "the request body holds more than one JSON value")
+		return requestError(resolvers.CodeBadRequest, "the request body holds more than one JSON value")
 	}
 	if in.Query != nil {
 		p.Query = *in.Query
@@ -205,7 +208,7 @@ func decodeError(what string, err error) *gqlerror.Error {
 	} else if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		msg = fmt.Sprintf("%s: %q must be a JSON %s, not a JSON %s", what, te.Field, jsonKind(te.Type), te.Value)
 	}
-	return requestError(CodeBadRequest, msg)
+	return requestError(resolvers.CodeBadRequest, msg)
 }
 
 // jsonKind names the JSON value a Go type decodes from.
@@ -227,7 +230,7 @@ func jsonKind(t reflect.Type) string {
 func readGET(r *http.Request, p *graphql.RawParams) (int, *gqlerror.Error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return http.StatusBadRequest, requestError(CodeBadRequest, "the URL's query string is malformed")
+		return http.StatusBadRequest, requestError(resolvers.CodeBadRequest, "the URL's query string is malformed")
 	}
 	p.Query = q.Get("query")
 	p.OperationName = q.Get("operationName")

@@ -1,4 +1,4 @@
-package resolvers_test
+package graphqlhttp_test
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/limits"
 )
 
 // rawResponse is an HTTP answer of /graphql kept as bytes, to check which
@@ -50,8 +52,7 @@ func rawDo(t *testing.T, req *http.Request) rawResponse {
 // TestGraphQLOverHTTPStatuses: the statuses and bodies the GraphQL-over-HTTP
 // spec asks for (what .ci/graphql-http-audit.sh checks from outside).
 func TestGraphQLOverHTTPStatuses(t *testing.T) {
-	f := newFixture(t, "overhttp", resolvers.Config{}, nil)
-	defer f.srv.Close()
+	f := newFixture(t, graphqlhttp.Config{})
 	post := func(body, accept string) rawResponse {
 		req, _ := http.NewRequest(http.MethodPost, f.srv.URL, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+f.token)
@@ -72,7 +73,7 @@ func TestGraphQLOverHTTPStatuses(t *testing.T) {
 		{"validation error, json", `{"query":"{ nope }"}`, "application/json", 200, resolvers.CodeValidationFailed, false},
 		{"parse error, graphql-response", `{"query":"{"}`, grj, 400, resolvers.CodeParseFailed, false},
 		{"validation error, graphql-response", `{"query":"{ nope }"}`, grj, 400, resolvers.CodeValidationFailed, false},
-		{"limit, graphql-response", `{"query":"{ __typename @skip(if: false) @skip(if: false) }", "variables": {"a": [` + strings.Repeat("1,", 10_000) + `1]}}`, grj, 400, resolvers.CodeVariablesLimit, false},
+		{"limit, graphql-response", `{"query":"{ __typename @skip(if: false) @skip(if: false) }", "variables": {"a": [` + strings.Repeat("1,", 10_000) + `1]}}`, grj, 400, limits.CodeVariablesLimit, false},
 		{"no query", `{}`, "", 400, resolvers.CodeBadRequest, false},
 		{"query not a string", `{"query": 1}`, "", 400, resolvers.CodeBadRequest, false},
 		{"variables not an object", `{"query":"{ __typename }","variables":[1]}`, "", 400, resolvers.CodeBadRequest, false},
@@ -107,8 +108,7 @@ func TestGraphQLOverHTTPStatuses(t *testing.T) {
 // not; an undecodable body is 400 and never echoed; a read error never
 // reveals the addresses it names.
 func TestBadBodies(t *testing.T) {
-	f := newFixture(t, "badbodies", resolvers.Config{}, nil)
-	defer f.srv.Close()
+	f := newFixture(t, graphqlhttp.Config{})
 	hdr := func(req *http.Request) *http.Request {
 		req.Header.Set("Authorization", "Bearer "+f.token)
 		req.Header.Set("Content-Type", "application/json")
@@ -147,7 +147,7 @@ func TestBadBodies(t *testing.T) {
 	}
 	// A read error (a timeout) names the socket's addresses: they stay out
 	// of the answer.
-	h := resolvers.NewHandler(resolvers.Config{API: f.store, Auth: f.store})
+	h := graphqlhttp.NewHandler(graphqlhttp.Config{API: f.store, Auth: f.store})
 	rec := httptest.NewRecorder()
 	req = httptest.NewRequest(http.MethodPost, "/graphql", io.MultiReader(strings.NewReader(`{"query":`), failingReader{}))
 	h.ServeHTTP(rec, hdr(req))

@@ -1,0 +1,27 @@
+package resolvers
+
+import (
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// NewExecutableSchema returns the executable schema the GraphQL endpoint
+// serves: the resolvers over api, live serving the subscriptions (nil
+// answers them with an error), the cost functions of limits.SetComplexity,
+// and ServedSchema, or FederatedSchema when federated.
+func NewExecutableSchema(api upstream.API, live *Live, federated bool) (graphql.ExecutableSchema, error) {
+	serve := ServedSchema
+	if federated {
+		serve = FederatedSchema
+	}
+	schema, err := serve()
+	if err != nil {
+		return nil, err
+	}
+	cfg := graph.Config{Resolvers: &Resolver{API: api, Live: live}, Schema: schema}
+	limits.SetComplexity(&cfg)
+	return graph.NewExecutableSchema(cfg), nil
+}
