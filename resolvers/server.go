@@ -19,6 +19,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/resolvers/trusted"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/authn"
@@ -59,12 +60,12 @@ type Config struct {
 	// Metrics, when not nil, records requests and latency per operation.
 	Metrics *Metrics
 	Logger  *slog.Logger
-	// Live, when not nil, serves subscriptions (live.go) over websockets
-	// and server-sent events; its Auth defaults to Config.Auth.
-	Live *Live
+	// Live, when not nil, serves subscriptions (package live) over
+	// websockets and server-sent events; its Auth defaults to Config.Auth.
+	Live *live.Hub
 	// MaxConnLifetime is how long a websocket may stay open before the
-	// server closes it (CloseLifetime) for the client to reconnect;
-	// DefaultMaxConnLifetime.
+	// server closes it (live.CloseLifetime) for the client to reconnect;
+	// live.DefaultMaxConnLifetime.
 	MaxConnLifetime time.Duration
 
 	MaxDepth         int // DefaultMaxDepth
@@ -140,13 +141,6 @@ func (c *Config) defaults() {
 	if c.Authn == nil && c.Auth != nil {
 		c.Authn = authn.New(c.Auth, nil)
 	}
-	if c.Live != nil {
-		if c.Live.Auth == nil && c.Authn != nil {
-			// Streams re-authenticate their token as requests are.
-			c.Live.Auth = c.Authn
-		}
-		c.Live.defaults()
-	}
 }
 
 // NewServer returns the gqlgen server: one HTTP transport (POST JSON and GET
@@ -171,11 +165,16 @@ func NewServer(cfg Config) *handler.Server {
 	srv := handler.New(es)
 	if cfg.Live != nil {
 		// Before the HTTP transport, which would take an SSE request (a
-		// JSON POST) as a plain one.
-		srv.AddTransport(websocketTransport(cfg.Live, cfg.API, cfg.MaxConnLifetime))
-		srv.AddTransport(sseTransport(cfg.Live))
-		srv.AroundOperations(cfg.Live.operations)
-		srv.AroundResponses(liveResponses(cfg.Live, cfg.API))
+		// JSON POST) as a plain one. Streams re-authenticate their token
+		// as requests are.
+		var auth upstream.AuthService
+		if cfg.Authn != nil {
+			auth = cfg.Authn
+		}
+		cfg.Live.Install(srv, auth, func() live.Scope {
+			lo := NewLoaders(cfg.API)
+			return func(ctx context.Context) context.Context { return WithLoaders(ctx, lo) }
+		}, cfg.MaxConnLifetime)
 	}
 	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
@@ -248,18 +247,18 @@ func NewHandler(cfg Config) http.Handler {
 	h = LoaderMiddleware(cfg.API, cfg.Metrics, h)
 	// websocket: authenticated by connection_init; each operation gets
 	// its loaders from its session, not one set for the connection.
-	live := liveHandler(srv)
+	ws := live.Handler(srv)
 	authenticated := cfg.Authn.Middleware(refuse(cfg.Logger))
 	h = authenticated(h)
-	sse := authenticated(liveHandler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))
+	sse := authenticated(live.Handler(LoaderMiddleware(cfg.API, cfg.Metrics, srv)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		observe.FromContext(ctx).SetFacade("graphql")
-		if cfg.Live != nil && IsLive(r) {
+		if cfg.Live != nil && live.IsRequest(r) {
 			// No request timeout: a subscription lasts as long as its
 			// connection. Websockets check the origin (same origin only).
 			if r.Method == http.MethodGet {
-				live.ServeHTTP(w, r)
+				ws.ServeHTTP(w, r)
 			} else {
 				sse.ServeHTTP(w, r)
 			}

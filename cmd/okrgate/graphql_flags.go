@@ -4,6 +4,7 @@ import (
 	"flag"
 
 	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/live"
 )
 
 // graphqlLimitFlags defines the serve flags of the GraphQL limits
@@ -23,7 +24,7 @@ func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*resolvers.Config)) {
 	inFlight := fs.Int("graphql-max-nodes-in-flight", resolvers.DefaultMaxNodesInFlight, "GraphQL: nodes of all operations executing at once (503 beyond)")
 	respBytes := fs.Int("graphql-max-response-bytes", resolvers.DefaultMaxResponseBytes, "GraphQL: `bytes` of JSON per answer")
 	body := fs.Int64("graphql-max-body-bytes", resolvers.DefaultMaxBodyBytes, "GraphQL: request body `bytes`")
-	lifetime := fs.Duration("graphql-ws-max-lifetime", resolvers.DefaultMaxConnLifetime, "GraphQL: longest life of a websocket; then the server closes it (1001, \"connection lifetime reached: reconnect\") and the client reconnects")
+	lifetime := fs.Duration("graphql-ws-max-lifetime", live.DefaultMaxConnLifetime, "GraphQL: longest life of a websocket; then the server closes it (1001, \"connection lifetime reached: reconnect\") and the client reconnects")
 	return func(c *resolvers.Config) {
 		c.ParserTokenLimit, c.MaxFields, c.MaxAliases, c.MaxDirectives = *tokens, *fields, *aliases, *directives
 		c.MaxOperations, c.MaxFragments, c.MaxVariables, c.MaxNodesInFlight = *operations, *fragments, *variables, *inFlight
