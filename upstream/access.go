@@ -61,7 +61,7 @@ func (f SubjectFacts) Principals() []string {
 func ResolveRoleIDs(roles []UserRole, teamRoleIDs []string) []string {
 	ids := make([]string, 0, len(roles)+len(teamRoleIDs))
 	for _, r := range roles {
-		if b, ok := BuiltinRoleByName(r.Name); ok && (r.ID == "" || r.ID == b.ID || r.ID == "role-"+b.Name) {
+		if b := builtinRoleNamed(r.Name); b != nil && (r.ID == "" || r.ID == b.ID || r.ID == "role-"+b.Name) {
 			ids = append(ids, b.ID)
 			continue
 		}
@@ -101,8 +101,8 @@ func NewSubject(f SubjectFacts) *Subject {
 		sub.principals[p] = true
 	}
 	for _, id := range f.RoleIDs {
-		b, ok := BuiltinRoleByID(id)
-		if !ok {
+		b := builtinRole(id)
+		if b == nil {
 			continue
 		}
 		sub.RoleNames = append(sub.RoleNames, b.Name)

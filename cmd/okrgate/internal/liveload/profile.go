@@ -14,7 +14,10 @@ import (
 // With --profile DIR each server is started with a loopback pprof
 // listener (okrgate serve --pprof-addr), and liveload saves, per server i:
 // DIR/cpu-i.pprof, a CPU profile taken over the measured check-ins, and
-// DIR/heap-i.pprof, the heap after them (with every connection open).
+// DIR/heap-i.pprof, the heap after them (with every connection open), and
+// DIR/goroutine-i.pprof, its goroutines then. GODEBUG=memprofilerate=N in
+// liveload's environment (which the servers inherit) samples the heap
+// finer than Go's default of one sample per 512 KB.
 // Read them with go tool pprof.
 
 // freeAddr returns a loopback address with a port free at this moment, for
@@ -54,10 +57,14 @@ func (p *profiler) cpu(ctx context.Context, seconds int) func() error {
 	}
 }
 
-// heap saves every server's heap profile, after a collection.
+// heap saves every server's heap profile, after a collection, and its
+// goroutines.
 func (p *profiler) heap(ctx context.Context) error {
 	for i, a := range p.addrs {
 		if err := p.save(ctx, a, "heap?gc=1", fmt.Sprintf("heap-%d.pprof", i)); err != nil {
+			return err
+		}
+		if err := p.save(ctx, a, "goroutine", fmt.Sprintf("goroutine-%d.pprof", i)); err != nil {
 			return err
 		}
 	}
