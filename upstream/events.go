@@ -195,7 +195,17 @@ func VisibilityClassOf(sub *Subject, named bool) string {
 		b.WriteByte(',')
 	}
 	b.WriteByte('|')
-	b.WriteString(strings.Join(sub.ActionList(), ","))
+	first := true
+	sub.eachAction(func(a Action, own bool) { // ActionList, joined by commas
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(string(a))
+		if own {
+			b.WriteString(":own")
+		}
+	})
 	b.WriteByte('|')
 	if named {
 		b.WriteString(sub.UserID)

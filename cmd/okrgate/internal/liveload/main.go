@@ -175,6 +175,9 @@ func run() error {
 	rssSubscribed := rssOf(servers)
 	var profiled func() error
 	if prof != nil {
+		if err := prof.heap(ctx, "heap-before"); err != nil {
+			return err
+		}
 		// Over the measured check-ins: their gaps and about a second each.
 		profiled = prof.cpu(ctx, int((time.Duration(c.checkins) * (c.gap + time.Second)).Seconds()))
 	}
@@ -193,7 +196,7 @@ func run() error {
 		if err := profiled(); err != nil {
 			return err
 		}
-		if err := prof.heap(ctx); err != nil {
+		if err := prof.heap(ctx, "heap"); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "profiles in %s: go tool pprof -top %s\n", c.profile, filepath.Join(c.profile, "cpu-0.pprof"))

@@ -14,8 +14,11 @@ import (
 // With --profile DIR each server is started with a loopback pprof
 // listener (okrgate serve --pprof-addr), and liveload saves, per server i:
 // DIR/cpu-i.pprof, a CPU profile taken over the measured check-ins, and
-// DIR/heap-i.pprof, the heap after them (with every connection open), and
-// DIR/goroutine-i.pprof, its goroutines then. GODEBUG=memprofilerate=N in
+// DIR/heap-i.pprof, the heap after them (with every connection open),
+// DIR/heap-before-i.pprof, the heap before them (go tool pprof
+// -sample_index=alloc_space -base DIR/heap-before-i.pprof DIR/heap-i.pprof
+// shows what the check-ins allocated), and DIR/goroutine-i.pprof, its
+// goroutines. GODEBUG=memprofilerate=N in
 // liveload's environment (which the servers inherit) samples the heap
 // finer than Go's default of one sample per 512 KB.
 // Read them with go tool pprof.
@@ -57,11 +60,11 @@ func (p *profiler) cpu(ctx context.Context, seconds int) func() error {
 	}
 }
 
-// heap saves every server's heap profile, after a collection, and its
-// goroutines.
-func (p *profiler) heap(ctx context.Context) error {
+// heap saves every server's heap profile as name-i.pprof, after a
+// collection, and its goroutines as goroutine-i.pprof.
+func (p *profiler) heap(ctx context.Context, name string) error {
 	for i, a := range p.addrs {
-		if err := p.save(ctx, a, "heap?gc=1", fmt.Sprintf("heap-%d.pprof", i)); err != nil {
+		if err := p.save(ctx, a, "heap?gc=1", fmt.Sprintf("%s-%d.pprof", name, i)); err != nil {
 			return err
 		}
 		if err := p.save(ctx, a, "goroutine", fmt.Sprintf("goroutine-%d.pprof", i)); err != nil {
