@@ -48,7 +48,6 @@ finish.`)
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
 	ops := addOpsFlags(fs.FlagSet)
-	profiles := addPprofFlags(fs.FlagSet)      // pprof.go
 	webhooks := addWebhookFlags(fs.FlagSet)    // webhooks.go
 	signin := addOIDCFlags(fs.FlagSet)         // signin.go
 	trustedDocs := addTrustedFlags(fs.FlagSet) // trusted.go
@@ -144,10 +143,6 @@ finish.`)
 	}
 	fmt.Fprintf(stdout, "okrgate listening on %s (%s)\n", base, be.where)
 	if err := ops.startMetrics(ctx, obs, stdout); err != nil {
-		ln.Close()
-		return err
-	}
-	if err := profiles.start(ctx, log, stdout); err != nil {
 		ln.Close()
 		return err
 	}

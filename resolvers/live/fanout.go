@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -444,7 +445,7 @@ func (l *Hub) authenticate(ctx context.Context, subs []*subscriber) (out []upstr
 func (l *Hub) group(ctx context.Context, subs []*subscriber, callers []upstream.Caller, who []int) []*group {
 	type userKey struct{ account, user, roles string }
 	keyOf := func(c upstream.Caller) userKey {
-		return userKey{c.AccountID, c.UserID, fmt.Sprint(c.Roles)}
+		return userKey{c.AccountID, c.UserID, strings.Join(c.Roles, ",")}
 	}
 	// The class of each identity, by way of its user key: identities of
 	// one user and roles (several tokens of one user) share a class.
@@ -460,7 +461,7 @@ func (l *Hub) group(ctx context.Context, subs []*subscriber, callers []upstream.
 		k := keyOf(c)
 		keys[who[i]] = k
 		if _, ok := classOf[k]; !ok {
-			classOf[k] = fmt.Sprintf("%s/%s/%s", k.account, k.user, k.roles)
+			classOf[k] = k.account + "/" + k.user + "/" + k.roles
 			distinct = append(distinct, c)
 		}
 	}

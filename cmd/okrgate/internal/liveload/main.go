@@ -73,7 +73,7 @@ func run() error {
 	flag.IntVar(&c.replicas, "replicas", 1, "servers; more than one needs --postgres")
 	flag.StringVar(&c.postgres, "postgres", "", "PostgreSQL URL of a role that may create databases: the run uses a fresh database and drops it")
 	flag.StringVar(&c.serveFlags, "serve-flags", "--rate-limit off", "extra flags for okrgate serve")
-	flag.StringVar(&c.profile, "profile", "", "a `dir` for each server's CPU profile over the measured check-ins and heap profile after them (okrgate serve --pprof-addr)")
+	flag.StringVar(&c.profile, "profile", "", "a `dir` for each server's CPU profile over the measured check-ins and heap profile after them (okrgate serve --pprof)")
 	flag.Parse()
 	switch {
 	case c.bin == "":
@@ -136,7 +136,7 @@ func run() error {
 				return err
 			}
 			prof.addrs = append(prof.addrs, addr)
-			flags = append(flags, "--pprof-addr", addr)
+			flags = append(flags, "--metrics-addr", addr, "--pprof")
 		}
 		s, err := binary.Serve(c.bin, db, flags...)
 		if err != nil {

@@ -11,8 +11,9 @@ import (
 	"strconv"
 )
 
-// With --profile DIR each server is started with a loopback pprof
-// listener (okrgate serve --pprof-addr), and liveload saves, per server i:
+// With --profile DIR each server is started with Go's profiles on its
+// metrics listener, on a loopback port chosen here (okrgate serve
+// --metrics-addr ADDR --pprof), and liveload saves, per server i:
 // DIR/cpu-i.pprof, a CPU profile taken over the measured check-ins, and
 // DIR/heap-i.pprof, the heap after them (with every connection open),
 // DIR/heap-before-i.pprof, the heap before them (go tool pprof
@@ -24,7 +25,7 @@ import (
 // Read them with go tool pprof.
 
 // freeAddr returns a loopback address with a port free at this moment, for
-// a server's pprof listener.
+// a server's metrics listener.
 func freeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
