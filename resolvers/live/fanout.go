@@ -286,17 +286,14 @@ func (l *Hub) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) 
 	rep := g.subs[0]
 	rctx := upstream.WithMemo(upstream.NewContext(valuesOnly{rep.ctx, ctx}, g.caller[0]))
 	gone := map[*subscriber]bool{}
+	items, oks := l.loadAll(rctx, rep, evs)
 	// The items rendered for the group's websockets, in log order.
 	var positions []int64
 	var payloads [][]byte
-	for _, e := range evs {
-		if !rep.match(e) {
-			continue
-		}
-		item, ok := rep.load(rctx, e)
-		l.reads.Add(1)
+	for k, e := range evs {
+		item, ok := items[k], oks[k]
 		if !ok {
-			continue // not readable by the group (or gone): nothing about it is sent
+			continue // not selected, not readable by the group (or gone): nothing about it is sent
 		}
 		scope, shared := l.scope(), &sharedResponse{}
 		var payload []byte // the item rendered for the group's websockets, once
@@ -341,6 +338,34 @@ func (l *Hub) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) 
 			l.slowConsumer(s)
 		}
 	}
+}
+
+// maxLoadsInFlight bounds the reads of one group's items at once.
+const maxLoadsInFlight = 4
+
+// loadAll reads, as rep, the item of each event of evs its view selects
+// (ok[k] false for an event it does not select, or whose item it may not
+// read), up to maxLoadsInFlight at a time: each read is a round trip to
+// the store, and the batch of one check-in at the leaf of a deep chain
+// has an event per level, which the group's first delivery would
+// otherwise wait for one after the other.
+func (l *Hub) loadAll(ctx context.Context, rep *subscriber, evs []upstream.Event) (items []any, ok []bool) {
+	items, ok = make([]any, len(evs)), make([]bool, len(evs))
+	sem := make(chan struct{}, maxLoadsInFlight)
+	var wg sync.WaitGroup
+	for k, e := range evs {
+		if !rep.match(e) {
+			continue
+		}
+		l.reads.Add(1)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			items[k], ok[k] = rep.load(ctx, e)
+		})
+	}
+	wg.Wait()
+	return items, ok
 }
 
 // slowConsumer ends s's connection: its client has not read a whole
