@@ -19,6 +19,7 @@ import (
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -91,7 +92,7 @@ func newAdmissionEnv(t *testing.T, adm limits.Admitter, timeout time.Duration) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st},
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: &live.Hub{Log: st, Classes: st},
 		Admission: adm, CostClass: func(cost int) string { return "cost " + strconv.Itoa(cost) }, Timeout: timeout}))
 	t.Cleanup(srv.Close)
 	return &admissionEnv{t: t, store: st, boot: boot, ctx: cctx, session: ss.ID, base: srv.URL}

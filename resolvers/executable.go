@@ -5,14 +5,15 @@ import (
 
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 )
 
 // NewExecutableSchema returns the executable schema the GraphQL endpoint
-// serves: the resolvers over api, live serving the subscriptions (nil
+// serves: the resolvers over api, hub serving the subscriptions (nil
 // answers them with an error), the cost functions of limits.SetComplexity,
 // and ServedSchema, or FederatedSchema when federated.
-func NewExecutableSchema(api upstream.API, live *Live, federated bool) (graphql.ExecutableSchema, error) {
+func NewExecutableSchema(api upstream.API, hub *live.Hub, federated bool) (graphql.ExecutableSchema, error) {
 	serve := ServedSchema
 	if federated {
 		serve = FederatedSchema
@@ -21,7 +22,7 @@ func NewExecutableSchema(api upstream.API, live *Live, federated bool) (graphql.
 	if err != nil {
 		return nil, err
 	}
-	cfg := graph.Config{Resolvers: &Resolver{API: api, Live: live}, Schema: schema}
+	cfg := graph.Config{Resolvers: &Resolver{API: api, Live: hub}, Schema: schema}
 	limits.SetComplexity(&cfg)
 	return graph.NewExecutableSchema(cfg), nil
 }

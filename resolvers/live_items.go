@@ -7,10 +7,6 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-// newLoaders returns fresh loaders of the resolver's API: a group of
-// subscribers renders one item's nested fields with one set.
-func (r *Resolver) newLoaders() *Loaders { return NewLoaders(r.API) }
-
 // maxLiveDepth bounds the walk up a goal's parents when an event does not
 // name its ancestors.
 const maxLiveDepth = 64

@@ -9,6 +9,7 @@
 package resolvers
 
 import (
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -17,5 +18,5 @@ import (
 type Resolver struct {
 	API upstream.API
 	// Live serves subscriptions; nil answers them with an error.
-	Live *Live
+	Live *live.Hub
 }

@@ -9,31 +9,32 @@ import (
 	"context"
 
 	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 )
 
 // CheckInCreated is the resolver for the checkInCreated field.
 func (r *subscriptionResolver) CheckInCreated(ctx context.Context, goalID *string, sessionID *string, after *int) (<-chan *upstream.CheckIn, error) {
 	f := upstream.CheckInFilter{GoalID: deref(goalID), SessionID: deref(sessionID)}
-	return stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.CheckIn, bool, error) {
+	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.CheckIn, bool, error) {
 		return r.liveCheckIn(ctx, e)
-	}, r.newLoaders)
+	})
 }
 
 // GoalChanged is the resolver for the goalChanged field.
 func (r *subscriptionResolver) GoalChanged(ctx context.Context, sessionID *string, rootGoalID *string, after *int) (<-chan *upstream.Goal, error) {
 	f := upstream.GoalChangeFilter{SessionID: deref(sessionID), RootGoalID: deref(rootGoalID)}
-	return stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Goal, bool, error) {
+	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Goal, bool, error) {
 		return r.liveGoal(ctx, e, f.RootGoalID)
-	}, r.newLoaders)
+	})
 }
 
 // TaskChanged is the resolver for the taskChanged field.
 func (r *subscriptionResolver) TaskChanged(ctx context.Context, goalID *string, after *int) (<-chan *upstream.Task, error) {
 	f := upstream.TaskFilter{}
-	return stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Task, bool, error) {
+	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Task, bool, error) {
 		return r.liveTask(ctx, e, deref(goalID))
-	}, r.newLoaders)
+	})
 }
 
 // Subscription returns graph.SubscriptionResolver implementation.

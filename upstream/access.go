@@ -61,7 +61,7 @@ func (f SubjectFacts) Principals() []string {
 func ResolveRoleIDs(roles []UserRole, teamRoleIDs []string) []string {
 	ids := make([]string, 0, len(roles)+len(teamRoleIDs))
 	for _, r := range roles {
-		if b, ok := BuiltinRoleByName(r.Name); ok && (r.ID == "" || r.ID == b.ID || r.ID == "role-"+b.Name) {
+		if b := builtinRoleNamed(r.Name); b != nil && (r.ID == "" || r.ID == b.ID || r.ID == "role-"+b.Name) {
 			ids = append(ids, b.ID)
 			continue
 		}
@@ -101,8 +101,8 @@ func NewSubject(f SubjectFacts) *Subject {
 		sub.principals[p] = true
 	}
 	for _, id := range f.RoleIDs {
-		b, ok := BuiltinRoleByID(id)
-		if !ok {
+		b := builtinRole(id)
+		if b == nil {
 			continue
 		}
 		sub.RoleNames = append(sub.RoleNames, b.Name)
@@ -154,16 +154,28 @@ func (sub *Subject) OwnerPrincipals() []string {
 // order; actions it holds only on what it owns are suffixed ":own".
 func (sub *Subject) ActionList() []string {
 	out := []string{}
-	for _, d := range Actions() {
-		a := Action(d.Name)
-		switch {
+	sub.eachAction(func(a Action, own bool) {
+		if own {
+			out = append(out, string(a)+":own")
+		} else {
+			out = append(out, string(a))
+		}
+	})
+	return out
+}
+
+// eachAction calls f with each action of the catalogue the subject may
+// take, in the catalogue's order: own is set for one it may take only on
+// what it owns.
+func (sub *Subject) eachAction(f func(a Action, own bool)) {
+	for _, info := range actionInfo {
+		switch a := info.a; {
 		case sub.Admin || sub.always[a]:
-			out = append(out, d.Name)
+			f(a, false)
 		case sub.own[a]:
-			out = append(out, d.Name+":own")
+			f(a, true)
 		}
 	}
-	return out
 }
 
 // marks reports whether an access map (grant or deny) sets a, by name or "*".

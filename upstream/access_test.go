@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -349,5 +350,41 @@ func TestSelfPatch(t *testing.T) {
 		if got := SelfPatch(tc.caller, tc.user, tc.in); got != tc.want {
 			t.Errorf("%s: SelfPatch = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestVisibilityClassOfListsTheSubjectsActions: a visibility class names
+// the subject's other principals, its actions as ActionList lists them,
+// and the user when documents name it; subjects whose roles give other
+// actions are in other classes.
+func TestVisibilityClassOfListsTheSubjectsActions(t *testing.T) {
+	member, _ := BuiltinRoleByName(RoleMember)
+	viewer, _ := BuiltinRoleByName(RoleViewer)
+	admin, _ := BuiltinRoleByName(RoleAdmin)
+	for _, f := range []SubjectFacts{
+		{UserID: "u1", RoleIDs: []string{member.ID}, TeamIDs: []string{"t1"}},
+		{UserID: "u2", RoleIDs: []string{viewer.ID}, Grants: []Action{GoalsCreate}},
+		{UserID: "u3", RoleIDs: []string{viewer.ID, member.ID}},
+	} {
+		sub := NewSubject(f)
+		var others []string
+		for _, p := range sub.Principals() {
+			if p != f.UserID {
+				others = append(others, p+",")
+			}
+		}
+		want := strings.Join(others, "") + "|" + strings.Join(sub.ActionList(), ",") + "|"
+		if got := VisibilityClassOf(sub, false); got != want {
+			t.Errorf("VisibilityClassOf(%v) = %q, want %q", f, got, want)
+		}
+		if got := VisibilityClassOf(sub, true); got != want+f.UserID {
+			t.Errorf("VisibilityClassOf(%v, named) = %q, want %q", f, got, want+f.UserID)
+		}
+	}
+	if m, v := NewSubject(SubjectFacts{UserID: "a", RoleIDs: []string{member.ID}}), NewSubject(SubjectFacts{UserID: "b", RoleIDs: []string{viewer.ID}}); VisibilityClassOf(m, false) == VisibilityClassOf(v, false) {
+		t.Error("a member and a viewer share a visibility class")
+	}
+	if got := VisibilityClassOf(NewSubject(SubjectFacts{UserID: "a", RoleIDs: []string{admin.ID}}), true); got != "admin" {
+		t.Errorf("an admin's class = %q, want admin", got)
 	}
 }

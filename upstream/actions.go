@@ -1,5 +1,7 @@
 package upstream
 
+import "slices"
+
 // Action names one protected operation kind: "<resource>:<verb>". Roles
 // bundle actions; grants and per-item access allow or deny them. The
 // catalogue (Actions) is what GET /api/v1/permissions/actions lists.
@@ -137,6 +139,19 @@ func readActions() []Action {
 // BuiltinRoles returns admin, member and viewer. Their ids are fixed and
 // the same in every account.
 func BuiltinRoles() []BuiltinRole {
+	out := make([]BuiltinRole, len(builtinRoles))
+	for i := range builtinRoles {
+		out[i] = builtinRoles[i].clone()
+	}
+	return out
+}
+
+// builtinRoles is the table BuiltinRoles copies: built once, never
+// changed, read by NewSubject and ResolveRoleIDs for every caller without
+// building the roles' action lists anew.
+var builtinRoles = newBuiltinRoles()
+
+func newBuiltinRoles() []BuiltinRole {
 	all := make([]Action, len(actionInfo))
 	for i, a := range actionInfo {
 		all[i] = a.a
@@ -152,22 +167,45 @@ func BuiltinRoles() []BuiltinRole {
 	}
 }
 
+// clone returns r with its own action lists.
+func (r BuiltinRole) clone() BuiltinRole {
+	r.Actions, r.OwnActions = slices.Clone(r.Actions), slices.Clone(r.OwnActions)
+	return r
+}
+
+// builtinRole returns the shared table's role with id (read only), or nil.
+func builtinRole(id string) *BuiltinRole {
+	for i := range builtinRoles {
+		if builtinRoles[i].ID == id {
+			return &builtinRoles[i]
+		}
+	}
+	return nil
+}
+
+// builtinRoleNamed returns the shared table's role named name (read only),
+// or nil.
+func builtinRoleNamed(name string) *BuiltinRole {
+	for i := range builtinRoles {
+		if builtinRoles[i].Name == name {
+			return &builtinRoles[i]
+		}
+	}
+	return nil
+}
+
 // BuiltinRoleByID returns the built-in role with id, if any.
 func BuiltinRoleByID(id string) (BuiltinRole, bool) {
-	for _, r := range BuiltinRoles() {
-		if r.ID == id {
-			return r, true
-		}
+	if r := builtinRole(id); r != nil {
+		return r.clone(), true
 	}
 	return BuiltinRole{}, false
 }
 
 // BuiltinRoleByName returns the built-in role named name, if any.
 func BuiltinRoleByName(name string) (BuiltinRole, bool) {
-	for _, r := range BuiltinRoles() {
-		if r.Name == name {
-			return r, true
-		}
+	if r := builtinRoleNamed(name); r != nil {
+		return r.clone(), true
 	}
 	return BuiltinRole{}, false
 }

@@ -165,7 +165,7 @@ func (f TaskFilter) Match(e Event) bool {
 // VisibilityClasser is implemented by an event log's store when it can tell
 // which callers read alike, so that live subscriptions read each event's
 // item once per class instead of once per subscriber. It is optional, and
-// given as such (resolvers.Live.Classes) rather than found by a type
+// given as such (live.Hub.Classes) rather than found by a type
 // assertion on the log: without it a subscriber's class is its caller
 // (user and roles).
 type VisibilityClasser interface {
@@ -195,7 +195,17 @@ func VisibilityClassOf(sub *Subject, named bool) string {
 		b.WriteByte(',')
 	}
 	b.WriteByte('|')
-	b.WriteString(strings.Join(sub.ActionList(), ","))
+	first := true
+	sub.eachAction(func(a Action, own bool) { // ActionList, joined by commas
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(string(a))
+		if own {
+			b.WriteString(":own")
+		}
+	})
 	b.WriteByte('|')
 	if named {
 		b.WriteString(sub.UserID)

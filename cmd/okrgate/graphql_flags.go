@@ -3,8 +3,8 @@ package main
 import (
 	"flag"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/live"
 )
 
 // graphqlLimitFlags defines the serve flags of the GraphQL limits
@@ -24,7 +24,7 @@ func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*graphqlhttp.Config)) {
 	inFlight := fs.Int("graphql-max-nodes-in-flight", graphqlhttp.DefaultMaxNodesInFlight, "GraphQL: nodes of all operations executing at once (503 beyond)")
 	respBytes := fs.Int("graphql-max-response-bytes", graphqlhttp.DefaultMaxResponseBytes, "GraphQL: `bytes` of JSON per answer")
 	body := fs.Int64("graphql-max-body-bytes", graphqlhttp.DefaultMaxBodyBytes, "GraphQL: request body `bytes`")
-	lifetime := fs.Duration("graphql-ws-max-lifetime", resolvers.DefaultMaxConnLifetime, "GraphQL: longest life of a websocket; then the server closes it (1001, \"connection lifetime reached: reconnect\") and the client reconnects")
+	lifetime := fs.Duration("graphql-ws-max-lifetime", live.DefaultMaxConnLifetime, "GraphQL: longest life of a websocket; then the server closes it (1001, \"connection lifetime reached: reconnect\") and the client reconnects")
 	return func(c *graphqlhttp.Config) {
 		c.ParserTokenLimit, c.MaxFields, c.MaxAliases, c.MaxDirectives = *tokens, *fields, *aliases, *directives
 		c.MaxOperations, c.MaxFragments, c.MaxVariables, c.MaxNodesInFlight = *operations, *fragments, *variables, *inFlight

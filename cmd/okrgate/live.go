@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/okrgate/okrgate/resolvers"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -18,12 +18,12 @@ const pruneInterval = time.Hour
 // mode: the upstream's REST API has no event stream) and prunes its event
 // log every pruneInterval, keeping upstream.DefaultEventRetention, until
 // ctx ends.
-func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Live {
+func startLive(ctx context.Context, be *backend, log *slog.Logger) *live.Hub {
 	if be.store == nil {
 		if be.events == nil {
 			return nil
 		}
-		return &resolvers.Live{Log: be.events} // gateway mode: the upstream's event feed
+		return &live.Hub{Log: be.events} // gateway mode: the upstream's event feed
 	}
 	go func() {
 		t := time.NewTicker(pruneInterval)
@@ -49,12 +49,12 @@ func startLive(ctx context.Context, be *backend, log *slog.Logger) *resolvers.Li
 			}
 		}
 	}()
-	return &resolvers.Live{Log: be.store, Classes: be.store}
+	return &live.Hub{Log: be.store, Classes: be.store}
 }
 
 // registerLiveMetrics registers the subscription metrics of l (nil in
 // gateway mode: none) on reg.
-func registerLiveMetrics(reg prometheus.Registerer, l *resolvers.Live) error {
+func registerLiveMetrics(reg prometheus.Registerer, l *live.Hub) error {
 	if l == nil {
 		return nil
 	}

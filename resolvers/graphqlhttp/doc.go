@@ -4,7 +4,7 @@
 // NewServer, the gqlgen server of package resolvers' executable schema
 // with its transports (POST and GET as the GraphQL over HTTP
 // specification says, multipart/mixed for @defer, and the live transports
-// of resolvers.Live), the limits of package limits, automatic persisted
+// of live.Hub), the limits of package limits, automatic persisted
 // queries and trusted documents, tracing and Prometheus metrics (Metrics).
 //
 // docs/graphql.md describes the endpoint; docs/graphql.md ("Limits") its

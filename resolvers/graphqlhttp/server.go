@@ -18,6 +18,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/resolvers/trusted"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/authn"
@@ -58,12 +59,12 @@ type Config struct {
 	// Metrics, when not nil, records requests and latency per operation.
 	Metrics *Metrics
 	Logger  *slog.Logger
-	// Live, when not nil, serves subscriptions over websockets and
-	// server-sent events; its Auth defaults to Authn.
-	Live *resolvers.Live
+	// Live, when not nil, serves subscriptions (package live) over
+	// websockets and server-sent events; its Auth defaults to Config.Auth.
+	Live *live.Hub
 	// MaxConnLifetime is how long a websocket may stay open before the
-	// server closes it (CloseLifetime) for the client to reconnect;
-	// DefaultMaxConnLifetime.
+	// server closes it (live.CloseLifetime) for the client to reconnect;
+	// live.DefaultMaxConnLifetime.
 	MaxConnLifetime time.Duration
 
 	MaxDepth         int // DefaultMaxDepth
@@ -165,12 +166,16 @@ func NewServer(cfg Config) *handler.Server {
 	srv := handler.New(es)
 	if cfg.Live != nil {
 		// Before the HTTP transport, which would take an SSE request (a
-		// JSON POST) as a plain one.
+		// JSON POST) as a plain one. Streams re-authenticate their token
+		// as requests are.
 		var auth upstream.AuthService
 		if cfg.Authn != nil {
-			auth = cfg.Authn // streams re-authenticate their token as requests are
+			auth = cfg.Authn
 		}
-		cfg.Live.Install(srv, auth, cfg.API, cfg.MaxConnLifetime)
+		cfg.Live.Install(srv, auth, func() live.Scope {
+			lo := resolvers.NewLoaders(cfg.API)
+			return func(ctx context.Context) context.Context { return resolvers.WithLoaders(ctx, lo) }
+		}, cfg.MaxConnLifetime)
 	}
 	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
@@ -228,18 +233,18 @@ func NewHandler(cfg Config) http.Handler {
 	h = resolvers.LoaderMiddleware(cfg.API, cfg.counters(), h)
 	// websocket: authenticated by connection_init; each operation gets
 	// its loaders from its session, not one set for the connection.
-	live := resolvers.LiveHandler(srv)
+	ws := live.Handler(srv)
 	authenticated := cfg.Authn.Middleware(refuse(cfg.Logger))
 	h = authenticated(h)
-	sse := authenticated(resolvers.LiveHandler(resolvers.LoaderMiddleware(cfg.API, cfg.counters(), srv)))
+	sse := authenticated(live.Handler(resolvers.LoaderMiddleware(cfg.API, cfg.counters(), srv)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		observe.FromContext(ctx).SetFacade("graphql")
-		if cfg.Live != nil && resolvers.IsLive(r) {
+		if cfg.Live != nil && live.IsRequest(r) {
 			// No request timeout: a subscription lasts as long as its
 			// connection. Websockets check the origin (same origin only).
 			if r.Method == http.MethodGet {
-				live.ServeHTTP(w, r)
+				ws.ServeHTTP(w, r)
 			} else {
 				sse.ServeHTTP(w, r)
 			}

@@ -38,7 +38,7 @@ type CostClass func(cost int) string
 // after parsing, validation and the cost limit, so it knows the kind of
 // operation and its estimated cost; subscriptions pass through: they last
 // as long as their connection and their reads are bounded per subscription
-// (resolvers.Live).
+// (live.Hub).
 type Admission struct {
 	Admitter Admitter  // nil: none
 	Class    CostClass // nil: every operation in class ""

@@ -16,6 +16,9 @@
 //	go run ./cmd/okrgate/internal/liveload --bin /tmp/okrgate --users 1000 --conns 10 --replicas 2 \
 //	    --postgres 'postgres://USER:PASS@127.0.0.1:5432/postgres?sslmode=disable'
 //
+// --profile DIR saves each server's CPU profile over the measured
+// check-ins and its heap after them (profile.go), for go tool pprof.
+//
 // Every connection is a file descriptor here and one in a server: raise
 // ulimit -n above the connection count.
 package main
@@ -55,6 +58,7 @@ type config struct {
 	replicas   int
 	postgres   string
 	serveFlags string
+	profile    string
 }
 
 func run() error {
@@ -69,6 +73,7 @@ func run() error {
 	flag.IntVar(&c.replicas, "replicas", 1, "servers; more than one needs --postgres")
 	flag.StringVar(&c.postgres, "postgres", "", "PostgreSQL URL of a role that may create databases: the run uses a fresh database and drops it")
 	flag.StringVar(&c.serveFlags, "serve-flags", "--rate-limit off", "extra flags for okrgate serve")
+	flag.StringVar(&c.profile, "profile", "", "a `dir` for each server's CPU profile over the measured check-ins and heap profile after them (okrgate serve --pprof)")
 	flag.Parse()
 	switch {
 	case c.bin == "":
@@ -116,8 +121,24 @@ func run() error {
 			s.Stop()
 		}
 	}()
+	var prof *profiler
+	if c.profile != "" {
+		if err := os.MkdirAll(c.profile, 0o755); err != nil {
+			return err
+		}
+		prof = &profiler{dir: c.profile}
+	}
 	for range c.replicas {
-		s, err := binary.Serve(c.bin, db, strings.Fields(c.serveFlags)...)
+		flags := strings.Fields(c.serveFlags)
+		if prof != nil {
+			addr, err := freeAddr()
+			if err != nil {
+				return err
+			}
+			prof.addrs = append(prof.addrs, addr)
+			flags = append(flags, "--metrics-addr", addr, "--pprof")
+		}
+		s, err := binary.Serve(c.bin, db, flags...)
 		if err != nil {
 			return err
 		}
@@ -152,6 +173,14 @@ func run() error {
 		time.Sleep(c.gap)
 	}
 	rssSubscribed := rssOf(servers)
+	var profiled func() error
+	if prof != nil {
+		if err := prof.heap(ctx, "heap-before"); err != nil {
+			return err
+		}
+		// Over the measured check-ins: their gaps and about a second each.
+		profiled = prof.cpu(ctx, int((time.Duration(c.checkins) * (c.gap + time.Second)).Seconds()))
+	}
 	var rounds []round
 	for i := 1; i <= c.checkins; i++ {
 		k++
@@ -163,6 +192,15 @@ func run() error {
 		fmt.Fprintf(os.Stderr, "check-in %d: %d/%d delivered, p50 %s p99 %s\n", i, r.delivered, r.expected, r.p(0.50), r.p(0.99))
 	}
 	rssAfter := rssOf(servers)
+	if prof != nil {
+		if err := profiled(); err != nil {
+			return err
+		}
+		if err := prof.heap(ctx, "heap"); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "profiles in %s: go tool pprof -top %s\n", c.profile, filepath.Join(c.profile, "cpu-0.pprof"))
+	}
 	leaks := subs.leaks()
 	report(os.Stdout, c, n, rounds, leaks, rssBefore, rssSubscribed, rssAfter)
 	for _, r := range rounds {

@@ -1,10 +1,11 @@
-package resolvers
+package live
 
 import (
 	"context"
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,12 +20,12 @@ import (
 // by view (the operation's text and variables: the same selection and
 // filter) and class, and reads each event's item once per group, as the
 // group's first subscriber. On a websocket the group's first subscriber
-// renders the item here (with loaders the group shares), the response is
+// renders the item here (in a Scope the group shares), the response is
 // encoded once, and every subscriber's connection queues the same bytes in
 // its own message (graphqlws.Stream.Send), each connection written once per
 // batch; over SSE every subscriber is sent the item and the first of them
 // to render it renders it, the others sending the same data
-// (liveResponses). What a subscriber costs per event is its share of a
+// (Hub.responses). What a subscriber costs per event is its share of a
 // write. docs/graphql.md ("Subscriptions") describes it and its limits.
 
 // subscriber is one subscription in a fanout.
@@ -41,27 +42,24 @@ type subscriber struct {
 	load func(ctx context.Context, e upstream.Event) (any, bool)
 	// send queues an item without blocking; false when the buffer is full.
 	send func(item any, d delivery) bool
-	// loaders returns fresh loaders, shared by a group's renderings of one
-	// item.
-	loaders func() *Loaders
 
 	pos int64  // last position delivered or passed over; the reader's only once joined
 	seq uint64 // order of joining its fanout: the oldest member reads the log
 }
 
 // delivery is what goes with an item to the response that renders it: its
-// log position, the loaders its nested fields share with the item's
+// log position, the Scope its nested fields share with the item's
 // group, and the subscriber's caller as it was when the item was read.
 type delivery struct {
-	pos     int64
-	loaders *Loaders
-	caller  upstream.Caller
-	shared  *sharedResponse // the group's rendering of the item, once made
+	pos    int64
+	scope  Scope
+	caller upstream.Caller
+	shared *sharedResponse // the group's rendering of the item, once made
 }
 
 // fanout reads one account's log for the subscriptions of this process.
 type fanout struct {
-	l       *Live
+	l       *Hub
 	account string
 	cancel  context.CancelFunc
 
@@ -75,7 +73,7 @@ type fanout struct {
 // The fanout delivers events after s.pos; when the fanout has already read
 // past s.pos, s first catches up alone (reading the log itself) until it
 // has not.
-func (l *Live) join(s *subscriber, account string) error {
+func (l *Hub) join(s *subscriber, account string) error {
 	for {
 		l.mu.Lock()
 		f := l.fanouts[account]
@@ -117,7 +115,7 @@ func (l *Live) join(s *subscriber, account string) error {
 }
 
 // leave removes s from its account's fanout; the last one out stops it.
-func (l *Live) leave(s *subscriber, account string) {
+func (l *Hub) leave(s *subscriber, account string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f := l.fanouts[account]
@@ -227,7 +225,7 @@ type group struct {
 // visibility classes, then reads each matching event's item once per
 // group and sends it to the group's subscribers that have not seen it. It
 // returns false when ctx ended.
-func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscriber) bool {
+func (l *Hub) deliver(ctx context.Context, evs []upstream.Event, subs []*subscriber) bool {
 	if len(subs) == 0 {
 		return ctx.Err() == nil
 	}
@@ -284,29 +282,26 @@ func (l *Live) deliver(ctx context.Context, evs []upstream.Event, subs []*subscr
 // SSE each item is sent as it is read; on websockets each item is rendered
 // once, and then each subscriber's connection queues all the batch's items
 // it has not seen in one turn (graphqlws.Stream.SendAll).
-func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) {
+func (l *Hub) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) {
 	rep := g.subs[0]
 	rctx := upstream.WithMemo(upstream.NewContext(valuesOnly{rep.ctx, ctx}, g.caller[0]))
 	gone := map[*subscriber]bool{}
+	items, oks := l.loadAll(rctx, rep, evs)
 	// The items rendered for the group's websockets, in log order.
 	var positions []int64
 	var payloads [][]byte
-	for _, e := range evs {
-		if !rep.match(e) {
-			continue
-		}
-		item, ok := rep.load(rctx, e)
-		l.reads.Add(1)
+	for k, e := range evs {
+		item, ok := items[k], oks[k]
 		if !ok {
-			continue // not readable by the group (or gone): nothing about it is sent
+			continue // not selected, not readable by the group (or gone): nothing about it is sent
 		}
-		loaders, shared := rep.loaders(), &sharedResponse{}
+		scope, shared := l.scope(), &sharedResponse{}
 		var payload []byte // the item rendered for the group's websockets, once
 		for i, s := range g.subs {
 			if gone[s] || e.Position <= s.pos {
 				continue
 			}
-			d := delivery{pos: e.Position, loaders: loaders, caller: g.caller[i], shared: shared}
+			d := delivery{pos: e.Position, scope: scope, caller: g.caller[i], shared: shared}
 			if s.sink != nil {
 				if payload == nil {
 					payload = s.render(item, d) // nil: it ended, the next renders
@@ -345,9 +340,37 @@ func (l *Live) deliverGroup(ctx context.Context, g *group, evs []upstream.Event)
 	}
 }
 
+// maxLoadsInFlight bounds the reads of one group's items at once.
+const maxLoadsInFlight = 4
+
+// loadAll reads, as rep, the item of each event of evs its view selects
+// (ok[k] false for an event it does not select, or whose item it may not
+// read), up to maxLoadsInFlight at a time: each read is a round trip to
+// the store, and the batch of one check-in at the leaf of a deep chain
+// has an event per level, which the group's first delivery would
+// otherwise wait for one after the other.
+func (l *Hub) loadAll(ctx context.Context, rep *subscriber, evs []upstream.Event) (items []any, ok []bool) {
+	items, ok = make([]any, len(evs)), make([]bool, len(evs))
+	sem := make(chan struct{}, maxLoadsInFlight)
+	var wg sync.WaitGroup
+	for k, e := range evs {
+		if !rep.match(e) {
+			continue
+		}
+		l.reads.Add(1)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			items[k], ok[k] = rep.load(ctx, e)
+		})
+	}
+	wg.Wait()
+	return items, ok
+}
+
 // slowConsumer ends s's connection: its client has not read a whole
 // buffer of updates.
-func (l *Live) slowConsumer(s *subscriber) {
+func (l *Hub) slowConsumer(s *subscriber) {
 	l.slow.Add(1)
 	s.conn.kill(4008, fmt.Sprintf("slow consumer: more than %d updates unread", l.Buffer))
 }
@@ -383,7 +406,7 @@ func (s *subscriber) render(item any, d delivery) []byte {
 // subscriber keeps the caller it subscribed with. who names each
 // subscriber's identity: subscribers of one token share one (their
 // callers are the same), each subscriber without a token has its own.
-func (l *Live) authenticate(ctx context.Context, subs []*subscriber) (out []upstream.Caller, who []int) {
+func (l *Hub) authenticate(ctx context.Context, subs []*subscriber) (out []upstream.Caller, who []int) {
 	out = make([]upstream.Caller, len(subs))
 	who = make([]int, len(subs))
 	at := map[string]int{} // a token: its index in tokens
@@ -444,10 +467,10 @@ func (l *Live) authenticate(ctx context.Context, subs []*subscriber) (out []upst
 // one visibility class (l.Classes when set, else the caller's user and
 // roles). who names each subscriber's identity (authenticate): the class
 // is derived once per identity, not per subscriber.
-func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream.Caller, who []int) []*group {
+func (l *Hub) group(ctx context.Context, subs []*subscriber, callers []upstream.Caller, who []int) []*group {
 	type userKey struct{ account, user, roles string }
 	keyOf := func(c upstream.Caller) userKey {
-		return userKey{c.AccountID, c.UserID, fmt.Sprint(c.Roles)}
+		return userKey{c.AccountID, c.UserID, strings.Join(c.Roles, ",")}
 	}
 	// The class of each identity, by way of its user key: identities of
 	// one user and roles (several tokens of one user) share a class.
@@ -463,7 +486,7 @@ func (l *Live) group(ctx context.Context, subs []*subscriber, callers []upstream
 		k := keyOf(c)
 		keys[who[i]] = k
 		if _, ok := classOf[k]; !ok {
-			classOf[k] = fmt.Sprintf("%s/%s/%s", k.account, k.user, k.roles)
+			classOf[k] = k.account + "/" + k.user + "/" + k.roles
 			distinct = append(distinct, c)
 		}
 	}

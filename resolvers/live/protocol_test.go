@@ -1,4 +1,4 @@
-package resolvers_test
+package live_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlws"
+	"github.com/okrgate/okrgate/resolvers/live"
 )
 
 // rawWS opens a websocket on /graphql with subprotocol, without
@@ -59,8 +59,8 @@ func (c *wsClient) closedWith() (websocket.StatusCode, string) {
 // for an id in use, 4400 for a message the protocol does not have or that
 // is not JSON, 4403 for a token that does not authenticate.
 func TestWebsocketProtocolCloseCodes(t *testing.T) {
-	live := &resolvers.Live{InitTimeout: 300 * time.Millisecond}
-	e := newLiveEnv(t, live)
+	hub := &live.Hub{InitTimeout: 300 * time.Millisecond}
+	e := newLiveEnv(t, hub)
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -111,8 +111,8 @@ func TestWebsocketProtocolCloseCodes(t *testing.T) {
 // subscription the client completes receives nothing more while another
 // on the same connection does.
 func TestWebsocketPingPongComplete(t *testing.T) {
-	live := &resolvers.Live{PingInterval: 100 * time.Millisecond}
-	e := newLiveEnv(t, live)
+	hub := &live.Hub{PingInterval: 100 * time.Millisecond}
+	e := newLiveEnv(t, hub)
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -194,7 +194,7 @@ func TestWebsocketPingPongComplete(t *testing.T) {
 // transport-ws) keeps working: connection_ack and ka, start → data,
 // stop, and a connection_error with close 4403 for a bad token.
 func TestLegacyGraphQLWS(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -1,4 +1,4 @@
-package resolvers
+package live
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // revealer reads the hidden events of one batch again for each visibility
 // class that receives the batch.
 type revealer struct {
-	l   *Live
+	l   *Hub
 	evs []upstream.Event // the batch as the fanout read it
 
 	mu      sync.Mutex

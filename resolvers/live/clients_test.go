@@ -1,4 +1,4 @@
-package resolvers_test
+package live_test
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package resolvers_test
+package live_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -51,12 +51,12 @@ func (e *liveEnv) user(email, role string) sqlstore.BootstrapResult {
 
 // waitJoined waits until n subscriptions are served by their account's
 // reader, so that what follows is read by it alone.
-func waitJoined(t *testing.T, live *resolvers.Live, n int64) {
+func waitJoined(t *testing.T, hub *live.Hub, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for live.Joined() != n {
+	for hub.Joined() != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d subscriptions joined, want %d", live.Joined(), n)
+			t.Fatalf("%d subscriptions joined, want %d", hub.Joined(), n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -68,10 +68,10 @@ func waitJoined(t *testing.T, live *resolvers.Live, n int64) {
 // and counts the store's reads of each changed goal: one per class, not
 // one per subscriber, while every subscriber receives every change.
 func TestFanoutReadsEachItemOncePerGroup(t *testing.T) {
-	live := &resolvers.Live{}
-	e := newLiveEnv(t, live)
+	hub := &live.Hub{}
+	e := newLiveEnv(t, hub)
 	api := &countingAPI{Store: e.store, reads: map[string]int{}}
-	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: e.store, Live: live}))
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: e.store, Live: hub}))
 	t.Cleanup(srv.Close)
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -84,7 +84,7 @@ func TestFanoutReadsEachItemOncePerGroup(t *testing.T) {
 			clients = append(clients, c)
 		}
 	}
-	waitJoined(t, live, int64(len(clients)))
+	waitJoined(t, hub, int64(len(clients)))
 	e.checkIn(e.adminCtx, tr.kr.ID, 5)
 	for _, c := range clients {
 		waitGoals(t, e, c.next, tr.leaf, tr.mid)
@@ -107,8 +107,8 @@ func TestFanoutReadsEachItemOncePerGroup(t *testing.T) {
 // one view: only the team's member receives the private goal. Then the
 // member leaves the team; from the next event on it no longer receives it.
 func TestFanoutKeepsClassesApart(t *testing.T) {
-	live := &resolvers.Live{}
-	e := newLiveEnv(t, live)
+	hub := &live.Hub{}
+	e := newLiveEnv(t, hub)
 	tr := e.tree(e.adminCtx)
 	inTeam, outside := e.user("in@acme.test", "member"), e.user("out@acme.test", "member")
 	team, err := e.store.CreateTeam(e.adminCtx, sqlstore.TeamInput{Name: "Planning", Members: []string{inTeam.UserID}})
@@ -134,7 +134,7 @@ func TestFanoutKeepsClassesApart(t *testing.T) {
 			clients[name] = append(clients[name], c)
 		}
 	}
-	waitJoined(t, live, 6)
+	waitJoined(t, hub, 6)
 	// round checks in on the private goal, then on the leaf (a fence every
 	// subscriber receives), and returns whether each saw the private goal.
 	round := func(private, fence float64) map[string]bool {

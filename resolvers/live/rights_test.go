@@ -1,4 +1,4 @@
-package resolvers_test
+package live_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -22,7 +22,7 @@ import (
 // loaders), and a revoked token's next operation is refused with
 // UNAUTHENTICATED and closes the connection with 4403.
 func TestWebsocketOperationsActAsTheTokenIsNow(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	tr := e.tree(e.adminCtx)
 	roles, err := e.store.ListRoles(e.adminCtx, upstream.ListQuery{Limit: 100})
 	if err != nil {
@@ -83,8 +83,8 @@ func TestWebsocketOperationsActAsTheTokenIsNow(t *testing.T) {
 	for {
 		m, err := ws.tryRead()
 		if err != nil {
-			if code := websocket.CloseStatus(err); code != resolvers.CloseForbidden {
-				t.Errorf("closed with %v (%d), want %d", err, code, resolvers.CloseForbidden)
+			if code := websocket.CloseStatus(err); code != live.CloseForbidden {
+				t.Errorf("closed with %v (%d), want %d", err, code, live.CloseForbidden)
 			}
 			break
 		}
@@ -104,7 +104,7 @@ func TestWebsocketOperationsActAsTheTokenIsNow(t *testing.T) {
 // nothing (no operation, no subscription) is closed with 4403 by the idle
 // check once its token is revoked, pings or not.
 func TestIdleWebsocketClosedWhenTokenRevoked(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{Reauth: 50 * time.Millisecond, PingInterval: 20 * time.Millisecond})
+	e := newLiveEnv(t, &live.Hub{Reauth: 50 * time.Millisecond, PingInterval: 20 * time.Millisecond})
 	tok, err := e.store.IssueToken(e.adminCtx, e.admin.UserID, upstream.TokenInput{Name: "idle"})
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +118,8 @@ func TestIdleWebsocketClosedWhenTokenRevoked(t *testing.T) {
 	for {
 		m, err := ws.tryRead() // answers pings
 		if err != nil {
-			if code := websocket.CloseStatus(err); code != resolvers.CloseForbidden {
-				t.Errorf("closed with %v (%d), want %d", err, code, resolvers.CloseForbidden)
+			if code := websocket.CloseStatus(err); code != live.CloseForbidden {
+				t.Errorf("closed with %v (%d), want %d", err, code, live.CloseForbidden)
 			}
 			return
 		}
@@ -143,7 +143,7 @@ func BenchmarkWebsocketQuery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: &resolvers.Live{Log: st, Classes: st}}))
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: &live.Hub{Log: st, Classes: st}}))
 	defer srv.Close()
 
 	b.Run("authenticate", func(b *testing.B) {

@@ -1,4 +1,4 @@
-package resolvers_test
+package live_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -59,10 +59,10 @@ func (r *rightsCounter) reset() {
 // classes in one VisibilityClasses, whatever the number of subscribers,
 // and no connection checks its token on its own.
 func TestFanoutChecksRightsPerDistinctToken(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	rc := &rightsCounter{Store: e.store}
-	live := &resolvers.Live{Log: rc, Classes: rc, Poll: time.Hour} // woken by the store only: no extra batch
-	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: e.store, Auth: rc, Live: live}))
+	hub := &live.Hub{Log: rc, Classes: rc, Poll: time.Hour} // woken by the store only: no extra batch
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: e.store, Auth: rc, Live: hub}))
 	t.Cleanup(srv.Close)
 	tr := e.tree(e.adminCtx)
 	users := []sqlstore.BootstrapResult{e.viewer, e.user("v2@acme.test", "viewer"), e.admin}
@@ -78,7 +78,7 @@ func TestFanoutChecksRightsPerDistinctToken(t *testing.T) {
 				clients = append(clients, c)
 			}
 		}
-		waitJoined(t, live, int64(len(clients)))
+		waitJoined(t, hub, int64(len(clients)))
 		rc.reset()
 		actual++
 		e.checkIn(e.adminCtx, tr.kr.ID, actual)

@@ -1,4 +1,4 @@
-package resolvers_test
+package live_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
@@ -26,7 +26,7 @@ import (
 type liveEnv struct {
 	t             *testing.T
 	store         *sqlstore.Store
-	live          *resolvers.Live
+	hub           *live.Hub
 	srv           *httptest.Server
 	admin, viewer sqlstore.BootstrapResult
 	other         sqlstore.BootstrapResult
@@ -34,7 +34,7 @@ type liveEnv struct {
 	otherCtx      context.Context
 }
 
-func newLiveEnv(t *testing.T, live *resolvers.Live) *liveEnv {
+func newLiveEnv(t *testing.T, hub *live.Hub) *liveEnv {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "live.db"))
@@ -42,7 +42,7 @@ func newLiveEnv(t *testing.T, live *resolvers.Live) *liveEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	e := &liveEnv{t: t, store: st, live: live}
+	e := &liveEnv{t: t, store: st, hub: hub}
 	if e.admin, err = st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "admin@acme.test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,8 @@ func newLiveEnv(t *testing.T, live *resolvers.Live) *liveEnv {
 		t.Fatal(err)
 	}
 	e.viewer = sqlstore.BootstrapResult{AccountID: e.admin.AccountID, UserID: u.ID, Token: tok}
-	live.Log, live.Classes = st, st
-	e.srv = httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: live}))
+	hub.Log, hub.Classes = st, st
+	e.srv = httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: st, Auth: st, Live: hub}))
 	t.Cleanup(e.srv.Close)
 	return e
 }
@@ -184,7 +184,7 @@ func waitGoals(t *testing.T, e *liveEnv, next func() update, want ...upstream.Go
 // graphql-transport-ws, checks in on the deep key result, and receives the
 // key result's goal and every ancestor with its new attainment.
 func TestGoalChangedOverWebsocket(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -196,7 +196,7 @@ func TestGoalChangedOverWebsocket(t *testing.T) {
 
 // TestGoalChangedOverSSE receives the same over server-sent events.
 func TestGoalChangedOverSSE(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -210,7 +210,7 @@ func TestGoalChangedOverSSE(t *testing.T) {
 // another account reaches neither; a later public check-in, which both
 // receive, shows the viewer's stream skipped what it may not read.
 func TestSubscriptionsDoNotLeak(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	tr := e.tree(e.adminCtx)
 	otr := e.tree(e.otherCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -253,7 +253,7 @@ func TestSubscriptionsDoNotLeak(t *testing.T) {
 // next event ends its connection with close code 4403 instead of
 // delivering anything.
 func TestRevokedTokenEndsSubscriptions(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -289,8 +289,8 @@ func TestRevokedTokenEndsSubscriptions(t *testing.T) {
 // the 1,000 updates and then the close reason.
 func TestSlowConsumerDisconnected(t *testing.T) {
 	const buffer, events = 8, 1000
-	live := &resolvers.Live{Buffer: buffer, WriteGrace: 10 * time.Minute}
-	e := newLiveEnv(t, live)
+	hub := &live.Hub{Buffer: buffer, WriteGrace: 10 * time.Minute}
+	e := newLiveEnv(t, hub)
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -319,7 +319,7 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 	}
 	// The subscription is ended as soon as its buffer overflows, which
 	// the production above forces; wait for that without a clock.
-	for live.SlowConsumers() == 0 {
+	for hub.SlowConsumers() == 0 {
 		select {
 		case <-ctx.Done():
 			t.Fatal("the slow consumer was not disconnected")
@@ -352,13 +352,13 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 	if got >= events {
 		t.Errorf("the slow consumer received all %d updates", got)
 	}
-	if live.Delivered() < int64(buffer) {
-		t.Errorf("Delivered() = %d, want at least the buffer (%d)", live.Delivered(), buffer)
+	if hub.Delivered() < int64(buffer) {
+		t.Errorf("Delivered() = %d, want at least the buffer (%d)", hub.Delivered(), buffer)
 	}
-	for live.Active() != 0 { // the metrics' gauge: the ended subscription is released
+	for hub.Active() != 0 { // the metrics' gauge: the ended subscription is released
 		select {
 		case <-ctx.Done():
-			t.Fatalf("Active() = %d after the disconnect", live.Active())
+			t.Fatalf("Active() = %d after the disconnect", hub.Active())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
@@ -369,7 +369,7 @@ func TestSlowConsumerDisconnected(t *testing.T) {
 // limit with TOO_MANY_SUBSCRIPTIONS, and the token's limit across
 // connections, while the ones within keep working.
 func TestSubscriptionLimits(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{MaxPerConn: 1, MaxPerToken: 2})
+	e := newLiveEnv(t, &live.Hub{MaxPerConn: 1, MaxPerToken: 2})
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -392,8 +392,8 @@ func TestSubscriptionLimits(t *testing.T) {
 			if m.Type != "error" && m.Type != "next" {
 				t.Fatalf("subscription %s: %s %s, want an error", id, m.Type, m.Payload)
 			}
-			if !strings.Contains(string(m.Payload), resolvers.CodeTooManySubscriptions) {
-				t.Fatalf("subscription %s: %s, want %s", id, m.Payload, resolvers.CodeTooManySubscriptions)
+			if !strings.Contains(string(m.Payload), live.CodeTooManySubscriptions) {
+				t.Fatalf("subscription %s: %s, want %s", id, m.Payload, live.CodeTooManySubscriptions)
 			}
 			return
 		}
@@ -423,7 +423,7 @@ func TestSubscriptionLimits(t *testing.T) {
 // result, and a task created on that key result through the goal's
 // taskChanged, but not a task of another goal.
 func TestCheckInAndTaskSubscriptions(t *testing.T) {
-	e := newLiveEnv(t, &resolvers.Live{})
+	e := newLiveEnv(t, &live.Hub{})
 	tr := e.tree(e.adminCtx)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

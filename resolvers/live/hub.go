@@ -1,4 +1,11 @@
-package resolvers
+// Package live serves GraphQL subscriptions from the event log: the
+// fan-out that reads each event's item once per group of subscribers with
+// the same view and visibility class (fanout.go), the re-authentication of
+// their tokens (rights.go), and the websocket (graphql-transport-ws, with
+// package graphqlws) and server-sent events transports of a gqlgen server
+// (transport.go). Install adds them to a server; the subscription
+// resolvers start their streams with Stream.
+package live
 
 import (
 	"bytes"
@@ -11,13 +18,14 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/upstream"
 )
 
-// Defaults of Live. docs/graphql.md ("Subscriptions") says why.
+// Defaults of Hub. docs/graphql.md ("Subscriptions") says why.
 const (
 	DefaultLiveBuffer      = 64               // items waiting to be written, per subscription
 	DefaultMaxSubsPerConn  = 20               // subscriptions on one connection
@@ -30,11 +38,12 @@ const (
 
 // Error codes of subscriptions (extensions.code).
 const (
+	CodeBadRequest           = "BAD_REQUEST"
 	CodeTooManySubscriptions = "TOO_MANY_SUBSCRIPTIONS"
 	CodeSlowConsumer         = "SLOW_CONSUMER"
 )
 
-// Live serves subscriptions from the event log: one reader per account
+// Hub serves subscriptions from the event log: one reader per account
 // reads the account's log by position, woken by the store after every
 // commit that appended events and polling besides (so writes of other
 // processes on the same database are seen), and fans each event out to the
@@ -42,7 +51,7 @@ const (
 // of subscriptions with the same view and visibility class, judged as they
 // are at that moment (live_fanout.go). Nothing is held per event beyond a
 // subscription's buffer: the log is the queue.
-type Live struct {
+type Hub struct {
 	Log upstream.EventLog
 	// Classes, when set, sorts the subscribers of a batch of events into
 	// visibility classes, so that each class reads the changed items once
@@ -65,6 +74,9 @@ type Live struct {
 	// dropped without one. DefaultWriteGrace.
 	WriteGrace time.Duration
 
+	// scope returns a fresh Scope for a rendering (Install).
+	scope func() Scope
+
 	slow      atomic.Int64 // subscriptions ended as slow consumers
 	active    atomic.Int64 // subscriptions open
 	delivered atomic.Int64 // items sent to subscribers
@@ -78,7 +90,35 @@ type Live struct {
 	fanouts map[string]*fanout // by account
 }
 
-func (l *Live) defaults() {
+// Scope adds to a context what the resolvers render with besides the
+// caller (their loaders). A fresh one is made for each query and mutation;
+// the renderings of one item for one group of subscribers share one.
+type Scope func(context.Context) context.Context
+
+// Install serves subscriptions of h on srv: the websocket transport
+// (graphql-transport-ws and the legacy graphql-ws; connections closed
+// after lifetime, 0: DefaultMaxConnLifetime) and the SSE transport, both
+// before any other transport, which would take an SSE request (a JSON
+// POST) as a plain one, and the operation and response middleware that
+// bind each subscription to its stream. newScope makes the Scope of a
+// rendering. Install fills in the defaults of h's zero fields; auth, when
+// h.Auth is nil, re-authenticates the streams' tokens.
+func (l *Hub) Install(srv *handler.Server, auth upstream.AuthService, newScope func() Scope, lifetime time.Duration) {
+	if l.Auth == nil {
+		l.Auth = auth
+	}
+	l.defaults()
+	if newScope == nil {
+		newScope = func() Scope { return func(ctx context.Context) context.Context { return ctx } }
+	}
+	l.scope = newScope
+	srv.AddTransport(websocketTransport(l, lifetime))
+	srv.AddTransport(sseTransport(l))
+	srv.AroundOperations(l.operations)
+	srv.AroundResponses(l.responses)
+}
+
+func (l *Hub) defaults() {
 	if l.Buffer <= 0 {
 		l.Buffer = DefaultLiveBuffer
 	}
@@ -119,7 +159,7 @@ type liveConn struct {
 
 // deliveries carries, in order, what goes with each item a subscription
 // sends to its channel (delivery): the response that renders the item
-// waits for its entry, renders with its loaders and caller, and names its
+// waits for its entry, renders in its Scope and as its caller, and names its
 // position (extensions.position).
 type deliveries struct {
 	mu     sync.Mutex
@@ -191,7 +231,7 @@ var errNoLive = liveError(CodeBadRequest, "subscriptions are not served here: th
 
 // acquire counts a new subscription against the connection's and the
 // token's limits; release undoes it.
-func (l *Live) acquire(c *liveConn) error {
+func (l *Hub) acquire(c *liveConn) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.subs >= l.MaxPerConn {
@@ -211,7 +251,7 @@ func (l *Live) acquire(c *liveConn) error {
 	return nil
 }
 
-func (l *Live) release(c *liveConn) {
+func (l *Hub) release(c *liveConn) {
 	l.active.Add(-1)
 	c.mu.Lock()
 	c.subs--
@@ -229,17 +269,17 @@ func liveError(code, format string, args ...any) *gqlerror.Error {
 	return err
 }
 
-// stream starts a subscription: events after `after` (0: from the oldest
-// kept; nil: from the head, what happens from now on) that match, each
-// loaded by load as the subscriber's group (false for an item the group
-// may not read, or that is gone), sent on the returned channel. Its nested
-// fields render with the loaders of newLoaders, one per item and group. It
+// Stream starts a subscription of l: events after `after` (0: from the
+// oldest kept; nil: from the head, what happens from now on) that match,
+// each loaded by load as the subscriber's group (false for an item the
+// group may not read, or that is gone), sent on the returned channel. Its
+// nested fields render in one Scope per item and group. It
 // ends when ctx ends, when the token stops authenticating (revoked, user
 // deactivated, account suspended), or when the subscriber falls a whole
 // buffer behind (a slow consumer: the connection is closed with that
 // reason).
-func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream.Event) bool,
-	load func(context.Context, upstream.Event) (*T, bool, error), newLoaders func() *Loaders) (<-chan *T, error) {
+func Stream[T any](ctx context.Context, l *Hub, after *int, match func(upstream.Event) bool,
+	load func(context.Context, upstream.Event) (*T, bool, error)) (<-chan *T, error) {
 	if l == nil || l.Log == nil {
 		return nil, errNoLive
 	}
@@ -275,7 +315,7 @@ func stream[T any](ctx context.Context, l *Live, after *int, match func(upstream
 	dq.take = func() { <-out }
 	var mu sync.Mutex
 	closed := false
-	s := &subscriber{ctx: ctx, conn: c, sink: op.sink, view: viewOf(ctx), match: match, pos: pos, loaders: newLoaders,
+	s := &subscriber{ctx: ctx, conn: c, sink: op.sink, view: viewOf(ctx), match: match, pos: pos,
 		load: func(ctx context.Context, e upstream.Event) (any, bool) {
 			item, ok, err := load(ctx, e)
 			return item, ok && err == nil
@@ -349,86 +389,79 @@ func viewOf(ctx context.Context) string {
 
 // SlowConsumers returns how many subscriptions were ended because their
 // consumer fell a whole buffer behind.
-func (l *Live) SlowConsumers() int64 { return l.slow.Load() }
+func (l *Hub) SlowConsumers() int64 { return l.slow.Load() }
 
 // Active returns how many subscriptions are open.
-func (l *Live) Active() int64 { return l.active.Load() }
+func (l *Hub) Active() int64 { return l.active.Load() }
 
 // Delivered returns how many items were sent to subscribers.
-func (l *Live) Delivered() int64 { return l.delivered.Load() }
+func (l *Hub) Delivered() int64 { return l.delivered.Load() }
 
 // Joined returns how many subscriptions are served by their account's
 // reader (the others are starting, or catching up from an older position).
-func (l *Live) Joined() int64 { return l.joined.Load() }
+func (l *Hub) Joined() int64 { return l.joined.Load() }
 
 // ItemReads returns how many items were read for groups of subscribers
 // (one per event and group its filter selects).
-func (l *Live) ItemReads() int64 { return l.reads.Load() }
+func (l *Hub) ItemReads() int64 { return l.reads.Load() }
 
-// liveResponses gives a query or a mutation on a websocket fresh loaders
-// (the connection holds none), and wraps each response of a subscription:
-// it waits for the
-// next item's delivery, renders it with the loaders the item's group shares
-// and the subscriber's caller as it was when the item was read, with a
-// fresh memo (nothing derived for an earlier event is reused), and names
-// the item's log position in extensions.position.
-// Without a group's loaders (an item sent otherwise) it renders with fresh
-// loaders of api.
-func liveResponses(l *Live, api upstream.API) graphql.ResponseMiddleware {
-	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-		oc := graphql.GetOperationContext(ctx)
-		if oc == nil || oc.Operation == nil || oc.Operation.Operation != "subscription" {
-			if LoadersFrom(ctx) == nil { // a query or mutation on a websocket
-				ctx = WithLoaders(ctx, NewLoaders(api))
-			}
-			return next(ctx)
+// responses wraps each response of a subscription: it waits for the next
+// item's delivery, renders it in the Scope the item's group shares and as
+// the subscriber's caller as it was when the item was read, with a fresh
+// memo (nothing derived for an earlier event is reused), and names the
+// item's log position in extensions.position. An item sent otherwise
+// (without a group's Scope) renders in a fresh one. Queries and mutations
+// pass through: their transport gave them their Scope.
+func (l *Hub) responses(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil || oc.Operation == nil || oc.Operation.Operation != "subscription" {
+		return next(ctx)
+	}
+	op := l.opOf(ctx)
+	if op == nil || op.dq == nil {
+		return next(l.scope()(ctx))
+	}
+	dq := op.dq
+	d, ok := dq.wait(ctx)
+	if !ok {
+		return next(ctx) // the channel is closed or the context ended: the end of the stream
+	}
+	defer dq.pop()
+	render := func() *graphql.Response {
+		rctx := upstream.WithMemo(ctx)
+		if d.caller.AccountID != "" {
+			rctx = upstream.NewContext(rctx, d.caller)
 		}
-		op := l.opOf(ctx)
-		if op == nil || op.dq == nil {
-			return next(WithLoaders(ctx, NewLoaders(api)))
+		if d.scope == nil {
+			d.scope = l.scope()
 		}
-		dq := op.dq
-		d, ok := dq.wait(ctx)
-		if !ok {
-			return next(ctx) // the channel is closed or the context ended: the end of the stream
-		}
-		defer dq.pop()
-		render := func() *graphql.Response {
-			rctx := upstream.WithMemo(ctx)
-			if d.caller.AccountID != "" {
-				rctx = upstream.NewContext(rctx, d.caller)
-			}
-			if d.loaders == nil {
-				d.loaders = NewLoaders(api)
-			}
-			resp := next(WithLoaders(rctx, d.loaders))
-			if resp != nil {
-				if resp.Extensions == nil {
-					resp.Extensions = map[string]any{}
-				}
-				resp.Extensions["position"] = d.pos
-			}
-			return resp
-		}
-		if d.shared == nil {
-			return render()
-		}
-		// The group's first subscriber here renders; the others send the
-		// same data (same view, same class, same item: the same answer).
-		d.shared.mu.Lock()
-		defer d.shared.mu.Unlock()
-		if r := d.shared.resp; r != nil {
-			dq.take()
-			return &graphql.Response{Data: r.Data, Errors: r.Errors, Extensions: map[string]any{"position": d.pos}}
-		}
-		resp := render()
+		resp := next(d.scope(rctx))
 		if resp != nil {
-			// A subscription's data is written into a buffer it reuses
-			// for its next response: the group keeps a copy.
-			d.shared.resp = &graphql.Response{Data: bytes.Clone(resp.Data), Errors: resp.Errors}
+			if resp.Extensions == nil {
+				resp.Extensions = map[string]any{}
+			}
+			resp.Extensions["position"] = d.pos
 		}
 		return resp
 	}
+	if d.shared == nil {
+		return render()
+	}
+	// The group's first subscriber here renders; the others send the
+	// same data (same view, same class, same item: the same answer).
+	d.shared.mu.Lock()
+	defer d.shared.mu.Unlock()
+	if r := d.shared.resp; r != nil {
+		dq.take()
+		return &graphql.Response{Data: r.Data, Errors: r.Errors, Extensions: map[string]any{"position": d.pos}}
+	}
+	resp := render()
+	if resp != nil {
+		// A subscription's data is written into a buffer it reuses
+		// for its next response: the group keeps a copy.
+		d.shared.resp = &graphql.Response{Data: bytes.Clone(resp.Data), Errors: resp.Errors}
+	}
+	return resp
 }
 
 // sharedResponse is the rendering of one item for one group of

@@ -1,4 +1,4 @@
-package resolvers
+package live
 
 import (
 	"context"
@@ -18,9 +18,10 @@ import (
 	"github.com/okrgate/okrgate/upstream/authn"
 )
 
-// IsLive reports whether r opens a subscription: a websocket upgrade, or a
-// POST that accepts text/event-stream (gqlgen's SSE transport).
-func IsLive(r *http.Request) bool {
+// IsRequest reports whether r asks for a live transport: a websocket
+// upgrade, or a POST that accepts text/event-stream (gqlgen's SSE
+// transport).
+func IsRequest(r *http.Request) bool {
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		return true
 	}
@@ -38,7 +39,7 @@ func IsLive(r *http.Request) bool {
 // (slow consumer 4008, token no longer valid 4403) and after lifetime
 // (1001, CloseLifetimeReason; 0 = DefaultMaxConnLifetime). The fan-out
 // drives its subscriptions' streams (stream).
-func websocketTransport(l *Live, api upstream.API, lifetime time.Duration) graphqlws.Transport {
+func websocketTransport(l *Hub, lifetime time.Duration) graphqlws.Transport {
 	if lifetime <= 0 {
 		lifetime = DefaultMaxConnLifetime
 	}
@@ -72,7 +73,7 @@ func websocketTransport(l *Live, api upstream.API, lifetime time.Duration) graph
 			}
 			rights := &wsRights{token: token, kill: kill, end: lifetimeEnd(time.Now(), lifetime)}
 			rights.watch(ctx, l.Auth, l.Reauth)
-			return &wsSession{l: l, api: api, rights: rights, conn: &liveConn{token: token, kill: kill, checked: rights.markChecked}, cancel: cancel}, nil
+			return &wsSession{l: l, rights: rights, conn: &liveConn{token: token, kill: kill, checked: rights.markChecked}, cancel: cancel}, nil
 		},
 	}
 }
@@ -85,8 +86,7 @@ func bearer(auth string) string {
 
 // wsSession is an authenticated websocket.
 type wsSession struct {
-	l      *Live
-	api    upstream.API
+	l      *Hub
 	rights *wsRights
 	conn   *liveConn
 	cancel context.CancelFunc
@@ -98,15 +98,15 @@ type wsSession struct {
 // the connection closed with CloseForbidden), so a mutation sent after its
 // token was revoked changes nothing. An operation that runs acts as the
 // caller the token is now (its roles as they are now), with its own memo
-// and loaders (a subscription's items render with their group's), never
+// and Scope (a subscription's items render in their group's), never
 // the connection's. A subscription's stream is bound to its operation for
 // stream to find.
 func (s *wsSession) Operation(ctx context.Context, op *graphqlws.Operation) (context.Context, func(), error) {
 	c, err := s.rights.authorize(ctx, s.l.Auth)
 	if err != nil {
-		code := GraphQLCode(upstream.ErrorCode(err))
+		code := upstream.ErrorCode(err).GraphQL()
 		msg := upstream.ErrorMessage(err)
-		if code == CodeInternal {
+		if code == upstream.CodeInternal.GraphQL() {
 			msg = "internal error"
 		}
 		e := gqlerror.Errorf("%s", msg)
@@ -115,7 +115,7 @@ func (s *wsSession) Operation(ctx context.Context, op *graphqlws.Operation) (con
 	}
 	ctx = upstream.WithMemo(upstream.NewContext(ctx, c))
 	if op.Stream == nil {
-		return WithLoaders(ctx, NewLoaders(s.api)), nil, nil
+		return s.l.scope()(ctx), nil, nil
 	}
 	lo := &liveOp{conn: s.conn, sink: op.Stream}
 	s.l.bind(op.OC, lo)
@@ -131,14 +131,14 @@ func (s *wsSession) Close() { s.cancel() }
 
 // sseTransport is gqlgen's SSE transport: authenticated by the
 // Authorization header like any request.
-func sseTransport(l *Live) transport.SSE {
+func sseTransport(l *Hub) transport.SSE {
 	return transport.SSE{KeepAlivePingInterval: l.PingInterval}
 }
 
-// liveHandler serves a subscription request over SSE (authenticated by
+// Handler serves a live request (IsRequest; over SSE authenticated by
 // package authn's middleware already): without the server's write timeout,
 // which is for requests, not for a stream.
-func liveHandler(next http.Handler) http.Handler {
+func Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
@@ -157,10 +157,10 @@ type liveOp struct {
 	dq   *deliveries
 }
 
-func (l *Live) bind(oc *graphql.OperationContext, op *liveOp) { l.ops.Store(oc, op) }
+func (l *Hub) bind(oc *graphql.OperationContext, op *liveOp) { l.ops.Store(oc, op) }
 
 // opOf returns the subscription operation of ctx, or nil.
-func (l *Live) opOf(ctx context.Context) *liveOp {
+func (l *Hub) opOf(ctx context.Context) *liveOp {
 	oc := graphql.GetOperationContext(ctx)
 	if oc == nil {
 		return nil
@@ -173,7 +173,7 @@ func (l *Live) opOf(ctx context.Context) *liveOp {
 // operations gives each subscription its deliveries queue, and one over
 // SSE its connection (its token, and ending it ends the response), kept
 // in l.ops until it ends.
-func (l *Live) operations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+func (l *Hub) operations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	oc := graphql.GetOperationContext(ctx)
 	if oc == nil || oc.Operation == nil || oc.Operation.Operation != "subscription" {
 		return next(ctx)
