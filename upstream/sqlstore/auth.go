@@ -37,16 +37,26 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 	if token == "" || len(token) > 256 {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
 	}
-	var accountID, userID, tokenID, scopes, expires, lastUsed string
-	var userDoc, accountDoc []byte
 	hash := hashToken(token)
-	// The one read that starts from no account: the token names it. The
-	// joins still keep to the token's account.
-	err := s.read().QueryRowContext(ctx, `/* all accounts: authentication */
-		SELECT t.account_id, t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
-		FROM tokens t JOIN users u ON u.id = t.user_id AND u.account_id = t.account_id JOIN accounts a ON a.id = t.account_id
-		WHERE t.hash = ?`, hash).Scan(&accountID, &userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc)
+	// The token's account first, from the table shared by every account
+	// (on Citus a reference table, read on one node), then the token, its
+	// user and its account on the account's shard.
+	q := s.read()
+	var accountID string
+	err := q.QueryRowContext(ctx, "SELECT account_id FROM token_accounts WHERE hash = ?", hash).Scan(&accountID)
 	if errors.Is(err, sql.ErrNoRows) {
+		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
+	}
+	if err != nil {
+		return upstream.Caller{}, fmt.Errorf("sqlstore: authenticate: %w", err)
+	}
+	var userID, tokenID, scopes, expires, lastUsed string
+	var userDoc, accountDoc []byte
+	err = q.QueryRowContext(ctx, `SELECT t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
+		FROM tokens t JOIN users u ON u.account_id = t.account_id AND u.id = t.user_id JOIN accounts a ON a.id = t.account_id
+		WHERE t.account_id = ? AND t.hash = ?`, accountID, hash).Scan(&userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Revoked between the two reads.
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
 	}
 	if err != nil {

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	fastjson "github.com/goccy/go-json"
@@ -13,9 +15,10 @@ import (
 // AuthenticateMany authenticates tokens at once (upstream.AuthService):
 // each distinct token is decided exactly as Authenticate decides it —
 // unknown, expired, a deactivated user, a suspended account — from one
-// read of all of them, and the lastUsedAt of those whose record is stale
-// is written by one statement per account. Each account's and user's
-// document is decoded once however many tokens name it.
+// read of their accounts and one read of each account's tokens, and the
+// lastUsedAt of those whose record is stale is written by one statement
+// per account. Each account's and user's document is decoded once however
+// many tokens name it.
 func (s *Store) AuthenticateMany(ctx context.Context, tokens []string) ([]upstream.Authentication, error) {
 	out := make([]upstream.Authentication, len(tokens))
 	at := map[string][]int{} // a token's hash: its positions in tokens
@@ -34,40 +37,33 @@ func (s *Store) AuthenticateMany(ctx context.Context, tokens []string) ([]upstre
 	if len(hashes) == 0 {
 		return out, nil
 	}
-	// The one read that starts from no account, as in Authenticate: the
-	// tokens name their accounts, and the joins keep to them.
-	rows, err := s.read().QueryContext(ctx, `/* all accounts: authentication */
-		SELECT t.hash, t.account_id, t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
-		FROM tokens t JOIN users u ON u.id = t.user_id AND u.account_id = t.account_id JOIN accounts a ON a.id = t.account_id
-		WHERE t.hash IN `+idList, idsParam(hashes))
+	// The tokens' accounts first, as in Authenticate, then each account's
+	// tokens with their users and account, on the account's shard.
+	q := s.read()
+	byAccount, err := tokenAccounts(ctx, q, hashes)
 	if err != nil {
-		return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	now := s.now()
 	decided := make(map[string]upstream.Authentication, len(hashes))
 	accountDocs := map[string]*upstream.Account{}
 	userDocs := map[string]*upstream.User{}
 	stale := map[string][]string{} // account: hashes of tokens whose use is to be recorded
-	for rows.Next() {
-		var hash, accountID, userID, tokenID, scopes, expires, lastUsed string
-		var userDoc, accountDoc []byte
-		if err := rows.Scan(&hash, &accountID, &userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc); err != nil {
-			return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
+	for _, accountID := range slices.Sorted(maps.Keys(byAccount)) {
+		rows, err := readTokens(ctx, q, accountID, byAccount[accountID])
+		if err != nil {
+			return nil, err
 		}
-		token := tokens[at[hash][0]]
-		c, touch, err := decideToken(now, token, accountID, userID, tokenID, scopes, expires, lastUsed,
-			func() (*upstream.User, error) { return decodeOnce(userDocs, accountID+"/"+userID, userDoc, "user") },
-			func() (*upstream.Account, error) { return decodeOnce(accountDocs, accountID, accountDoc, "account") })
-		decided[hash] = upstream.Authentication{Caller: c, Err: err}
-		if touch {
-			stale[accountID] = append(stale[accountID], hash)
+		for _, r := range rows {
+			c, touch, err := decideToken(now, tokens[at[r.hash][0]], accountID, r.userID, r.tokenID, r.scopes, r.expires, r.lastUsed,
+				func() (*upstream.User, error) { return decodeOnce(userDocs, accountID+"/"+r.userID, r.userDoc, "user") },
+				func() (*upstream.Account, error) { return decodeOnce(accountDocs, accountID, r.accountDoc, "account") })
+			decided[r.hash] = upstream.Authentication{Caller: c, Err: err}
+			if touch {
+				stale[accountID] = append(stale[accountID], r.hash)
+			}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
-	}
-	rows.Close()
 	for account, hs := range stale {
 		if err := s.touchTokens(ctx, account, hs, now); err != nil {
 			for _, h := range hs {
@@ -83,6 +79,59 @@ func (s *Store) AuthenticateMany(ctx context.Context, tokens []string) ([]upstre
 		for _, i := range at[h] {
 			out[i] = a
 		}
+	}
+	return out, nil
+}
+
+// tokenAccounts returns the hashes of the known tokens among hashes by
+// their account, from the table shared by every account.
+func tokenAccounts(ctx context.Context, q querier, hashes []string) (map[string][]string, error) {
+	rows, err := q.QueryContext(ctx, "SELECT hash, account_id FROM token_accounts WHERE hash IN "+idList, idsParam(hashes))
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var hash, account string
+		if err := rows.Scan(&hash, &account); err != nil {
+			return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
+		}
+		out[account] = append(out[account], hash)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
+	}
+	return out, nil
+}
+
+// tokenRow is a token as authentication reads it, with its user's and
+// its account's documents.
+type tokenRow struct {
+	hash, userID, tokenID, scopes, expires, lastUsed string
+	userDoc, accountDoc                              []byte
+}
+
+// readTokens reads the tokens of account among hashes: one read, on the
+// account's shard.
+func readTokens(ctx context.Context, q querier, account string, hashes []string) ([]tokenRow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT t.hash, t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
+		FROM tokens t JOIN users u ON u.account_id = t.account_id AND u.id = t.user_id JOIN accounts a ON a.id = t.account_id
+		WHERE t.account_id = ? AND t.hash IN `+idList, account, idsParam(hashes))
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
+	}
+	defer rows.Close()
+	var out []tokenRow
+	for rows.Next() {
+		var r tokenRow
+		if err := rows.Scan(&r.hash, &r.userID, &r.tokenID, &r.scopes, &r.expires, &r.lastUsed, &r.userDoc, &r.accountDoc); err != nil {
+			return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: authenticate: %w", err)
 	}
 	return out, nil
 }

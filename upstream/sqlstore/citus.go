@@ -20,20 +20,29 @@ import (
 // column by that column, all in accounts' co-location group, so joins on
 // account_id and the foreign keys to accounts stay within one shard, and
 // a write's lock of its account's row (lockAccount) is taken on the shard
-// of its account. The migration tool's goose_db_version stays a local
-// table of the coordinator, which only migrations read.
+// of its account. The tables shared by every account (referenceTables)
+// are reference tables: a copy on every node, which a statement joins or
+// reads on whichever node it runs. The migration tool's goose_db_version
+// stays a local table of the coordinator, which only migrations read.
+
+// referenceTables are the tables shared by every account: token_accounts,
+// the account of each token by its hash, which authentication reads
+// before it knows the account (auth.go).
+var referenceTables = []string{"token_accounts"}
 
 // citusTablesSQL lists the tables of the current schema that Citus does not
-// distribute yet, with their distribution column: id for accounts,
-// account_id for the tables that have one. accounts comes first: the
-// others are co-located with it.
-const citusTablesSQL = `SELECT c.relname, CASE WHEN c.relname = 'accounts' THEN 'id' ELSE 'account_id' END
+// distribute yet, with their distribution column: none (the empty
+// string) for a reference table ($1 lists them), id for accounts,
+// account_id for the tables that have one. The reference tables come
+// first, then accounts: the others are co-located with it.
+const citusTablesSQL = `SELECT c.relname, CASE WHEN c.relname = ANY ($1) THEN ''
+		WHEN c.relname = 'accounts' THEN 'id' ELSE 'account_id' END
 	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
-		AND (c.relname = 'accounts' OR EXISTS (SELECT 1 FROM pg_attribute a
+		AND (c.relname = ANY ($1) OR c.relname = 'accounts' OR EXISTS (SELECT 1 FROM pg_attribute a
 			WHERE a.attrelid = c.oid AND a.attname = 'account_id' AND NOT a.attisdropped))
 		AND NOT EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid)
-	ORDER BY c.relname <> 'accounts', c.relname`
+	ORDER BY c.relname <> ALL ($1), c.relname <> 'accounts', c.relname`
 
 // citusForeignKeysSQL lists the foreign keys of the current schema's
 // tables, each with its table and definition, to drop before distributing
@@ -108,9 +117,12 @@ func (p *pgStore) distribute(ctx context.Context, db *sql.DB, lockID int64) (err
 	}
 	for _, t := range tables {
 		var err error
-		if t.name == "accounts" {
+		switch {
+		case t.column == "":
+			_, err = tx.ExecContext(ctx, "SELECT create_reference_table($1)", t.name)
+		case t.name == "accounts":
 			_, err = tx.ExecContext(ctx, "SELECT create_distributed_table($1, $2)", t.name, t.column)
-		} else {
+		default:
 			_, err = tx.ExecContext(ctx, "SELECT create_distributed_table($1, $2, colocate_with => 'accounts')", t.name, t.column)
 		}
 		if err != nil {
@@ -130,11 +142,12 @@ func (p *pgStore) distribute(ctx context.Context, db *sql.DB, lockID int64) (err
 	return tx.Commit()
 }
 
-// citusTable is a table to distribute and its distribution column.
+// citusTable is a table to distribute and its distribution column, or
+// none for a reference table.
 type citusTable struct{ name, column string }
 
 func citusTables(ctx context.Context, q querier) ([]citusTable, error) {
-	rows, err := q.QueryContext(ctx, citusTablesSQL)
+	rows, err := q.QueryContext(ctx, citusTablesSQL, referenceTables)
 	if err != nil {
 		return nil, err
 	}

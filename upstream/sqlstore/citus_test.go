@@ -27,7 +27,8 @@ func citusOnly(t *testing.T) {
 
 // TestCitusDistributesByAccount: on a Citus coordinator the store
 // distributes accounts by id and every other table of the store by
-// account_id, all co-located; the migration tool's table stays on the
+// account_id, all co-located, but for token_accounts, shared by every
+// account, a reference table; the migration tool's table stays on the
 // coordinator; and ten accounts' rows spread over every worker.
 func TestCitusDistributesByAccount(t *testing.T) {
 	citusOnly(t)
@@ -54,7 +55,7 @@ func TestCitusDistributesByAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	colocation := map[int]bool{}
-	n := 0
+	n, references := 0, 0
 	for rows.Next() {
 		var table, method, column string
 		var group int
@@ -66,6 +67,11 @@ func TestCitusDistributesByAccount(t *testing.T) {
 			if method != "" {
 				t.Errorf("goose_db_version is distributed (%q): it belongs to the coordinator", method)
 			}
+		case table == "token_accounts":
+			if method != "n" {
+				t.Errorf("token_accounts: partition method %q, want a reference table (n)", method)
+			}
+			references++
 		case table == "accounts" && (method != "h" || column != "id"):
 			t.Errorf("accounts: partition method %q column %q, want hash on id", method, column)
 		case table != "accounts" && (method != "h" || column != "account_id"):
@@ -80,6 +86,9 @@ func TestCitusDistributesByAccount(t *testing.T) {
 	}
 	if n < 20 || len(colocation) != 1 {
 		t.Errorf("%d tables distributed in %d co-location groups, want every table in one", n, len(colocation))
+	}
+	if references != 1 {
+		t.Errorf("%d reference tables, want token_accounts", references)
 	}
 
 	for i := range 10 {
@@ -111,7 +120,8 @@ func TestCitusDistributesByAccount(t *testing.T) {
 
 // TestCitusRouterPlans: on a Citus coordinator, every statement of a read
 // of the goal tree level by level (the roots, their children, their key
-// results and tasks, as GraphQL's edges load them) and of a check-in runs
+// results and tasks, as GraphQL's edges load them), of authenticating a
+// token (alone and in a batch, recording its use) and of a check-in runs
 // on one shard: EXPLAIN of each shows one task, or no distributed table.
 func TestCitusRouterPlans(t *testing.T) {
 	citusOnly(t)
@@ -124,6 +134,8 @@ func TestCitusRouterPlans(t *testing.T) {
 	}
 	defer st.Close()
 	var admin context.Context
+	var account string
+	var tokens []string
 	for i := range 3 { // other accounts' rows in other shards
 		b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: fmt.Sprintf("Plan %d", i), Email: fmt.Sprintf("a%d@plan.test", i)})
 		if err != nil {
@@ -134,6 +146,7 @@ func TestCitusRouterPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 		admin = upstream.NewContext(ctx, c)
+		account, tokens = c.AccountID, append(tokens, b.Token)
 		if _, err := seed.Synthetic(admin, st, seed.Options{Goals: 12, Seed: uint64(i)}); err != nil {
 			t.Fatal(err)
 		}
@@ -176,6 +189,26 @@ func TestCitusRouterPlans(t *testing.T) {
 			_, err := st.GetGoal(ctx, children[0].(string))
 			return err
 		}},
+		{"authentication", func(ctx context.Context) error {
+			// Stale records of use, so that the write is seen too.
+			if _, err := db.ExecContext(ctx, "UPDATE tokens SET last_used = '' WHERE account_id = $1", account); err != nil {
+				return err
+			}
+			rec.reset()
+			_, err := st.Authenticate(ctx, tokens[len(tokens)-1])
+			return err
+		}},
+		{"authentication of a batch", func(ctx context.Context) error {
+			if _, err := db.ExecContext(ctx, "UPDATE tokens SET last_used = '' WHERE account_id = $1", account); err != nil {
+				return err
+			}
+			rec.reset()
+			res, err := st.AuthenticateMany(ctx, tokens[len(tokens)-1:])
+			if err == nil && res[0].Err != nil {
+				err = res[0].Err
+			}
+			return err
+		}},
 		{"check-in", func(ctx context.Context) error {
 			m, err := st.ListMetrics(ctx, upstream.ListQuery{Filter: query.In("goalId", children...), Limit: 1})
 			if err != nil || len(m.Items) == 0 {
@@ -203,7 +236,7 @@ func TestCitusRouterPlans(t *testing.T) {
 			if tasks := taskCounts.FindAllStringSubmatch(plan, -1); len(tasks) > 0 {
 				for _, m := range tasks {
 					if m[1] != "1" {
-						t.Errorf("%s: %d shards for\n%s\nplan:\n%s", level.name, len(tasks), s.text, plan)
+						t.Errorf("%s: %s shards for\n%s\nplan:\n%s", level.name, m[1], s.text, plan)
 					}
 				}
 			} else if strings.Contains(plan, "Citus") {

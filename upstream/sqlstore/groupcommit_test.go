@@ -162,7 +162,7 @@ func TestGroupCommit(t *testing.T) {
 	}
 
 	// The check-in events in the order of the queue; positions 1..n.
-	r, err := raw.QueryContext(ctx, raw.Q(`SELECT c.metric_id FROM events e JOIN checkins c ON c.id = e.item_id
+	r, err := raw.QueryContext(ctx, raw.Q(`SELECT c.metric_id FROM events e JOIN checkins c ON c.account_id = e.account_id AND c.id = e.item_id
 		WHERE e.account_id = ? AND e.type = ? ORDER BY e.position`), account, string(upstream.EventCheckInCreated))
 	if err != nil {
 		t.Fatal(err)

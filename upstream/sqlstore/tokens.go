@@ -60,9 +60,14 @@ func (s *Store) insertToken(ctx context.Context, q querier, accountID, userID st
 			ExpiresAt: upstream.FormatTime(exp), Scopes: scopes},
 		Secret: newToken(),
 	}
+	hash := hashToken(t.Secret)
 	if _, err := q.ExecContext(ctx, `INSERT INTO tokens (hash, account_id, user_id, created, id, name, scopes, expires)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		hashToken(t.Secret), accountID, userID, t.CreatedAt, t.ID, t.Name, joinScopes(scopes), t.ExpiresAt); err != nil {
+		hash, accountID, userID, t.CreatedAt, t.ID, t.Name, joinScopes(scopes), t.ExpiresAt); err != nil {
+		return upstream.NewToken{}, fmt.Errorf("sqlstore: insert token: %w", err)
+	}
+	// Authentication finds the token's account here (auth.go).
+	if _, err := q.ExecContext(ctx, "INSERT INTO token_accounts (hash, account_id) VALUES (?, ?)", hash, accountID); err != nil {
 		return upstream.NewToken{}, fmt.Errorf("sqlstore: insert token: %w", err)
 	}
 	return t, nil
@@ -167,8 +172,8 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 		return err
 	}
 	return s.tx(ctx, func(q querier) error {
-		var owner string
-		err := q.QueryRowContext(ctx, "SELECT user_id FROM tokens WHERE id = ? AND account_id = ?", id, c.AccountID).Scan(&owner)
+		var owner, hash string
+		err := q.QueryRowContext(ctx, "SELECT user_id, hash FROM tokens WHERE id = ? AND account_id = ?", id, c.AccountID).Scan(&owner, &hash)
 		if err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return upstream.NotFound("token", id)
@@ -179,6 +184,9 @@ func (s *Store) RevokeToken(ctx context.Context, id string) error {
 			return err
 		}
 		if _, err := q.ExecContext(ctx, "DELETE FROM tokens WHERE id = ? AND account_id = ?", id, c.AccountID); err != nil {
+			return fmt.Errorf("sqlstore: revoke token: %w", err)
+		}
+		if _, err := q.ExecContext(ctx, "DELETE FROM token_accounts WHERE hash = ? AND account_id = ?", hash, c.AccountID); err != nil {
 			return fmt.Errorf("sqlstore: revoke token: %w", err)
 		}
 		return nil

@@ -28,13 +28,14 @@ const (
 // TestUpgradeKeepsEveryRow: a database of the schema before the account
 // keys, holding a seeded account's data, upgrades in place when a store
 // opens it: every row of every table is the same afterwards, the keys
-// carry account_id (PostgreSQL), and every goal's figures still equal a
-// computation from scratch. The data is seeded through the store into a
+// carry account_id (PostgreSQL), every token has its row in token_accounts
+// and the account's token still authenticates, and every goal's figures
+// still equal a computation from scratch. The data is seeded through the store into a
 // SQLite file and copied into a database migrated only to the old version.
 func TestUpgradeKeepsEveryRow(t *testing.T) {
 	ctx := context.Background()
 	src := filepath.Join(t.TempDir(), "seeded.db")
-	account := seedForUpgrade(t, src)
+	account, token := seedForUpgrade(t, src)
 
 	dsn := sqlstoretest.DSN(t)
 	driver, dir, version := "sqlite", "migrations/sqlite", int64(sqliteBeforeAccountKeys)
@@ -80,8 +81,19 @@ func TestUpgradeKeepsEveryRow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}
+	if c, err := st.Authenticate(ctx, token); err != nil || c.AccountID != account {
+		t.Errorf("the account's token after the upgrade: %+v, %v", c, err)
+	}
 	st.Close()
 	after := dumpRows(t, old, sqlstoretest.Postgres())
+	var tokens, found int
+	if err := old.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tokens),
+		(SELECT count(*) FROM tokens t JOIN token_accounts k ON k.hash = t.hash AND k.account_id = t.account_id)`).Scan(&tokens, &found); err != nil {
+		t.Fatal(err)
+	}
+	if tokens == 0 || found != tokens {
+		t.Errorf("%d of %d tokens in token_accounts after the upgrade, want every one", found, tokens)
+	}
 	for table, rows := range before {
 		if !slices.Equal(rows, after[table]) {
 			t.Errorf("%s: %d rows before the upgrade, %d after, or they differ", table, len(rows), len(after[table]))
@@ -95,7 +107,7 @@ func TestUpgradeKeepsEveryRow(t *testing.T) {
 		rows, err := old.QueryContext(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
 			JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
 			WHERE i.indisprimary AND c.relnamespace = current_schema()::regnamespace
-				AND c.relname NOT IN ('accounts', 'goose_db_version') AND a.attname <> 'account_id'`)
+				AND c.relname NOT IN ('accounts', 'token_accounts', 'goose_db_version') AND a.attname <> 'account_id'`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,8 +132,8 @@ func TestUpgradeKeepsEveryRow(t *testing.T) {
 
 // seedForUpgrade fills a new SQLite store at path with an account's data
 // that reaches every table whose keys the upgrade changes, and returns the
-// account.
-func seedForUpgrade(t *testing.T, path string) string {
+// account and its admin's token.
+func seedForUpgrade(t *testing.T, path string) (account, token string) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, path)
@@ -161,7 +173,10 @@ func seedForUpgrade(t *testing.T, path string) string {
 	if _, err := st.CreateKPIGroup(ctx, upstream.KPIGroupInput{Name: "Upgrade"}); err != nil {
 		t.Fatal(err)
 	}
-	return c.AccountID
+	if _, err := st.IssueToken(ctx, "", upstream.TokenInput{Name: "second"}); err != nil {
+		t.Fatal(err)
+	}
+	return c.AccountID, b.Token
 }
 
 // copySQLite copies every row of the store's tables in the SQLite file src

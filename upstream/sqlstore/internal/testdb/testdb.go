@@ -34,6 +34,11 @@ const EnvPostgres = "OKRGATE_TEST_POSTGRES"
 // a third time, on Citus: every table distributed by account.
 const EnvCitus = "OKRGATE_TEST_CITUS"
 
+// EnvCitusOnly, set to 1 beside OKRGATE_TEST_CITUS, makes Main run a
+// package's tests on Citus alone: for CI, whose earlier step ran them on
+// SQLite and PostgreSQL.
+const EnvCitusOnly = "OKRGATE_TEST_CITUS_ONLY"
+
 // citusShardCount is the number of shards of a test's tables on Citus:
 // two per worker of a two-worker cluster, so that accounts spread over
 // both, and fewer shards to create for each test's schema than Citus's
@@ -296,6 +301,14 @@ func WithSearchPath(u, schema string) string {
 //
 //	func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 func Main(m *testing.M) int {
+	if !Postgres() && os.Getenv(EnvCitus) != "" && os.Getenv(EnvCitusOnly) == "1" {
+		fmt.Println("=== RUN on Citus alone (" + EnvCitusOnly + " is set)")
+		if err := rerun("citus", os.Getenv(EnvCitus)); err != nil {
+			fmt.Println("FAIL on Citus:", err)
+			return 1
+		}
+		return 0
+	}
 	code := m.Run()
 	if Postgres() {
 		if err := spare.drain(os.Getenv(EnvPostgres)); err != nil {
