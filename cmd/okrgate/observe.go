@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ import (
 type opsFlags struct {
 	logFormat, logLevel       string
 	metricsAddr, metricsToken string
+	pprof                     bool
 	fs                        *flag.FlagSet
 }
 
@@ -40,6 +42,7 @@ func addOpsFlags(fs *flag.FlagSet) *opsFlags {
 	fs.StringVar(&o.logLevel, "log-level", "info", "least `level` logged: debug (adds probes and scrapes), info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "127.0.0.1:9090", "listen `address` of the Prometheus /metrics endpoint, apart from the API (off for none)")
 	fs.StringVar(&o.metricsToken, "metrics-token", "", "also serve /metrics on the main address, to requests with \"Authorization: Bearer `token`\" (none by default: there it is 404)")
+	fs.BoolVar(&o.pprof, "pprof", false, "also serve Go's runtime profiles (net/http/pprof: heap, CPU, goroutines) under /debug/pprof/ on the metrics listener, for diagnosing memory and CPU")
 	return o
 }
 
@@ -52,7 +55,7 @@ func (o *opsFlags) startMetrics(ctx context.Context, obs *observability, stdout 
 	if o.metricsAddr == "" || o.metricsAddr == "off" {
 		return nil
 	}
-	addr, err := obs.serveMetrics(ctx, o.metricsAddr)
+	addr, err := obs.serveMetrics(ctx, o.metricsAddr, o.pprof)
 	if err != nil {
 		chosen := false
 		o.fs.Visit(func(f *flag.Flag) { chosen = chosen || f.Name == "metrics-addr" }) // flag or variable
@@ -161,13 +164,22 @@ func (o *observability) mainMetrics(token string) http.Handler {
 // serveMetrics serves /metrics (and the probes' liveness) on addr until ctx
 // ends; it returns the address it listens on. The listener is separate from
 // the API's so that the default (loopback) keeps it off the public address.
-func (o *observability) serveMetrics(ctx context.Context, addr string) (string, error) {
+// With profiles, it also serves net/http/pprof's /debug/pprof/ (opt-in:
+// a CPU profile costs the server CPU while it runs).
+func (o *observability) serveMetrics(ctx context.Context, addr string, profiles bool) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("metrics listen: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", o.handler())
+	if profiles {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	srv := &http.Server{Handler: o.stack(mux), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(o.log.Handler(), slog.LevelWarn)}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

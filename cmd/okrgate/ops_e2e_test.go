@@ -187,6 +187,27 @@ func TestMetricsToken(t *testing.T) {
 	srv.stop(t)
 }
 
+// TestProfilesOptIn: the metrics listener serves Go's heap profile with
+// --pprof only; the main address never does.
+func TestProfilesOptIn(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "prof.db")
+	bootstrapDB(t, db, "Acme", "admin@acme.test")
+	off := startServer(t, db)
+	if code, _ := get(t, "GET", strings.TrimSuffix(off.metrics, "/metrics")+"/debug/pprof/heap", "", nil); code != 404 {
+		t.Errorf("heap profile without --pprof: %d, want 404", code)
+	}
+	off.stop(t)
+	on := startServer(t, db, "--pprof")
+	code, body := get(t, "GET", strings.TrimSuffix(on.metrics, "/metrics")+"/debug/pprof/heap?debug=1", "", nil)
+	if code != 200 || !strings.Contains(body, "heap profile:") {
+		t.Errorf("heap profile with --pprof: %d %.200s", code, body)
+	}
+	if code, _ := get(t, "GET", on.base+"/debug/pprof/heap", "", nil); code == 200 {
+		t.Errorf("heap profile on the main address: %d", code)
+	}
+	on.stop(t)
+}
+
 // TestMetricsListenerNotPublicByDefault: without --metrics-addr, metrics
 // listen on a loopback address apart from the API's (or, when that port is
 // taken on this machine, serve warns, naming the loopback address, and
