@@ -102,7 +102,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeIncremental(ctx, w, resp, responses)
 		return
 	}
-	b, merr := json.Marshal(resp)
+	body, merr := encodeResponse(resp)
 	if merr != nil {
 		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(CodeInternal, "internal error")})
 		return
@@ -117,7 +117,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}
-	_, _ = w.Write(b)
+	_, _ = body.WriteTo(w)
 }
 
 // readPOST decodes a JSON body of at most maxBody bytes.

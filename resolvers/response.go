@@ -1,0 +1,91 @@
+package resolvers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// encodeResponse encodes resp as json.Marshal does, byte for byte, without
+// copying its data when it can: the errors and the members after the data
+// are encoded, the data (which the executor already wrote as compact JSON)
+// is sent as is between them. json.Marshal copied a large answer twice (its
+// buffer, then the slice it returns) and scanned it to compact it while the
+// tree's levels were still live, at the request's peak memory
+// (docs/decisions.md, "The tree's memory").
+//
+// Data with a byte that json.Marshal would rewrite — <, > and & (escaped
+// for HTML), U+2028 and U+2029, or white space outside strings, which the
+// executor never writes but a scalar's marshaler might — goes through
+// json.Marshal, so the bytes never differ.
+func encodeResponse(resp *graphql.Response) (net.Buffers, error) {
+	if !sendAsIs(resp.Data) {
+		b, err := json.Marshal(resp)
+		return net.Buffers{b}, err
+	}
+	var head []byte
+	if len(resp.Errors) > 0 {
+		errs, err := json.Marshal(resp.Errors)
+		if err != nil {
+			return nil, fmt.Errorf("encode errors: %w", err)
+		}
+		head = append(append(append(head, `{"errors":`...), errs...), `,"data":`...)
+	} else {
+		head = []byte(`{"data":`)
+	}
+	data := []byte(resp.Data)
+	if data == nil {
+		data = []byte("null")
+	}
+	tail, err := json.Marshal(struct {
+		Label      string         `json:"label,omitempty"`
+		Path       ast.Path       `json:"path,omitempty"`
+		HasNext    *bool          `json:"hasNext,omitempty"`
+		Extensions map[string]any `json:"extensions,omitempty"`
+	}{resp.Label, resp.Path, resp.HasNext, resp.Extensions})
+	if err != nil {
+		return nil, fmt.Errorf("encode response: %w", err)
+	}
+	if len(tail) > 2 { // more members: ,"label":...}
+		tail[0] = ','
+	} else {
+		tail = []byte("}")
+	}
+	return net.Buffers{head, data, tail}, nil
+}
+
+// sendAsIs reports whether json.Marshal would copy data (a
+// json.RawMessage, valid JSON) unchanged: no <, > or &, no U+2028 or
+// U+2029 (all inside strings in valid JSON), no white space outside
+// strings. One pass, without the decoder's state machine.
+func sendAsIs(data []byte) bool {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inString {
+			switch c {
+			case '"':
+				inString = true
+			case ' ', '\t', '\n', '\r':
+				return false
+			}
+			continue
+		}
+		switch c {
+		case '\\':
+			i++ // the escaped byte
+		case '"':
+			inString = false
+		case '<', '>', '&':
+			return false
+		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+			if i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9) {
+				return false
+			}
+		}
+	}
+	return true
+}
