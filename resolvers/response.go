@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -88,4 +90,34 @@ func sendAsIs(data []byte) bool {
 		}
 	}
 	return true
+}
+
+// largeAnswer is the size of data from which the transport collects the
+// heap after writing the answer (collectAfter). A collection costs about
+// what marking the idle heap costs (a few milliseconds); an answer this
+// large took tens of megabytes of allocation and far longer to make.
+const largeAnswer = 512 << 10
+
+// collector runs a garbage collection after a large answer, one at a time.
+//
+// A large tree's levels are garbage once its answer is written, but the
+// collector's goal was set by its last collection inside the request, at
+// about twice the levels' live heap: the next request then allocates on top
+// of that garbage until the goal, and the process peaks there
+// (docs/decisions.md, "The tree's memory"). Collecting right after the
+// answer starts the next request from the idle heap. It runs in its own
+// goroutine (the handler returns at once) and never twice at a time, so
+// concurrent large answers share one collection.
+type collector struct{ running atomic.Bool }
+
+// collectAfter starts a collection when n bytes of data were written and
+// none is running. A nil collector does nothing.
+func (c *collector) collectAfter(n int) {
+	if c == nil || n < largeAnswer || !c.running.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer c.running.Store(false)
+		runtime.GC()
+	}()
 }

@@ -3,7 +3,10 @@ package resolvers
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -51,5 +54,33 @@ func TestEncodeResponseAsJSONMarshal(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got.Bytes(), want)
 			}
 		})
+	}
+}
+
+// TestCollectorAfterLargeAnswers: a large answer starts a collection, a
+// small one does not; a nil collector does nothing. Automatic collections
+// are off during the test, so every collection counted is the collector's.
+func TestCollectorAfterLargeAnswers(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	gcs := func() uint32 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.NumGC
+	}
+	var nilCollector *collector
+	nilCollector.collectAfter(largeAnswer)
+	c := &collector{}
+	before := gcs()
+	c.collectAfter(largeAnswer - 1)
+	if c.running.Load() || gcs() != before {
+		t.Fatalf("a small answer started a collection")
+	}
+	c.collectAfter(largeAnswer)
+	deadline := time.Now().Add(10 * time.Second) // bounds a failure; asserts no timing
+	for gcs() == before || c.running.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("no collection after a large answer")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -177,7 +177,7 @@ func NewServer(cfg Config) *handler.Server {
 		srv.AroundOperations(cfg.Live.operations)
 		srv.AroundResponses(liveResponses(cfg.Live, cfg.API))
 	}
-	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
+	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes, gc: &collector{}})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(cfg.ParserTokenLimit)

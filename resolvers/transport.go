@@ -34,6 +34,7 @@ const (
 // addresses an I/O error names.
 type httpTransport struct {
 	maxBody int64
+	gc      *collector // collects the heap after large answers (nil: never)
 }
 
 var _ graphql.Transport = httpTransport{}
@@ -118,6 +119,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		}
 	}
 	_, _ = body.WriteTo(w)
+	t.gc.collectAfter(len(resp.Data))
 }
 
 // readPOST decodes a JSON body of at most maxBody bytes.
