@@ -93,10 +93,12 @@ func sendAsIs(data []byte) bool {
 }
 
 // largeAnswer is the size of data from which the transport collects the
-// heap after writing the answer (collectAfter). A collection costs about
-// what marking the idle heap costs (a few milliseconds); an answer this
-// large took tens of megabytes of allocation and far longer to make.
-const largeAnswer = 512 << 10
+// heap after writing the answer (collectAfter). The next request then
+// starts from a low collection goal and collects more often: at 512 KiB the
+// 0.83 MiB lean tree cost ~13% more server CPU for 14 MiB less peak RSS,
+// at 1 MiB the 1.86 MiB tree ~5% for 10 MiB (docs/decisions.md, "The tree's
+// memory").
+const largeAnswer = 1 << 20
 
 // collector runs a garbage collection after a large answer, one at a time.
 //
