@@ -1,10 +1,8 @@
 package graph
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -189,7 +187,7 @@ func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, defers *Fas
 	if r.deferring {
 		defers.add(r)
 	}
-	return fastJSON(r.buf.Bytes()), FastServed, nil
+	return fastJSON{&r.buf}, FastServed, nil
 }
 
 // serves reports whether the fast path serves the selection of f,
@@ -279,7 +277,7 @@ type fastRun struct {
 	ec      *executionContext
 	oc      *graphql.OperationContext
 	charge  func(nodes, bytes int) error
-	buf     bytes.Buffer
+	buf     fastBuffer
 	charged int // bytes of buf charged so far
 
 	// With deferred fragments: the path of the value being written, and
@@ -563,9 +561,3 @@ func (r *fastRun) chargeBytes(final bool) error {
 	r.charged = r.buf.Len()
 	return r.charge(0, n)
 }
-
-// fastJSON is an answer the fast path wrote.
-type fastJSON []byte
-
-// MarshalGQL writes the answer.
-func (b fastJSON) MarshalGQL(w io.Writer) { w.Write(b) }

@@ -175,7 +175,7 @@ func (g *fastDeferGroup) resolve() (out []*graphql.Response, ok bool) {
 			if err := r.chargeBytes(true); err != nil {
 				return nil, false
 			}
-			out = append(out, &graphql.Response{Data: bytes.Clone(r.buf.Bytes()), Path: g.path(k), Label: label})
+			out = append(out, &graphql.Response{Data: r.buf.Bytes(), Path: g.path(k), Label: label})
 		}
 	}
 	return out, true

@@ -177,7 +177,7 @@ func NewServer(cfg Config) *handler.Server {
 			return func(ctx context.Context) context.Context { return resolvers.WithLoaders(ctx, lo) }
 		}, cfg.MaxConnLifetime)
 	}
-	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes})
+	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes, gc: &collector{}})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(cfg.ParserTokenLimit)

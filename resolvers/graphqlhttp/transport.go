@@ -37,6 +37,7 @@ const (
 // addresses an I/O error names.
 type httpTransport struct {
 	maxBody int64
+	gc      *collector // collects the heap after large answers (nil: never)
 }
 
 var _ graphql.Transport = httpTransport{}
@@ -105,7 +106,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeIncremental(ctx, w, resp, responses)
 		return
 	}
-	b, merr := json.Marshal(resp)
+	body, merr := encodeResponse(resp)
 	if merr != nil {
 		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(resolvers.CodeInternal, "internal error")})
 		return
@@ -120,7 +121,8 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}
-	_, _ = w.Write(b)
+	_, _ = body.WriteTo(w)
+	t.gc.collectAfter(len(resp.Data))
 }
 
 // readPOST decodes a JSON body of at most maxBody bytes.

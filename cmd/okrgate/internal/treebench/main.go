@@ -51,6 +51,7 @@ fragment O on Owner { __typename ... on User { id name } ... on Team { id name }
 
 type config struct {
 	bin    string
+	base   string // with --peer: a second binary (main's, say) measured in the same rounds
 	goals  []int
 	rounds int
 	gets   int
@@ -66,6 +67,7 @@ func main() {
 	gateway := flag.Bool("gateway", false, "measure the tree through a gateway (serve --upstream) beside the direct server, as a ratio")
 	peer := flag.Bool("peer", false, "compare okrgate on SQLite and PostgreSQL with PostGraphile 4 and the one-statement floor (needs --postgres, node and npm)")
 	pgURL := flag.String("postgres", "", "with --peer: a PostgreSQL URL whose role may create databases")
+	flag.StringVar(&c.base, "baseline", "", "with --peer: another okrgate binary (say, main's) measured as more sides of the same interleaved rounds, so that a change compares with it on one machine state")
 	seedN := flag.Int("seed", 1, "the seed of okrgate seed")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {

@@ -28,7 +28,8 @@ import (
 // The peer comparison (--peer): the same tree of the same data answered, in
 // interleaved rounds, by
 //
-//   - okrgate on SQLite and okrgate on PostgreSQL (the built binary);
+//   - okrgate on SQLite and okrgate on PostgreSQL (the built binary, and
+//     with --baseline another binary, main's say, beside it);
 //   - PostGraphile 4, installed from npm into a temporary directory of this
 //     program, over a relational copy of the data in PostgreSQL (users,
 //     sessions, goals, metrics, checkins with foreign keys and indexes);
@@ -217,23 +218,33 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 		return nil, fmt.Errorf("relational copy: %w", err)
 	}
 
-	lite, err := binary.Serve(c.bin, db)
-	if err != nil {
-		return nil, err
+	type build struct{ label, bin string }
+	builds := []build{{"okrgate", c.bin}}
+	if c.base != "" {
+		builds = append(builds, build{"baseline okrgate", c.base})
 	}
-	defer lite.Stop()
-	pg, err := binary.Serve(c.bin, dsn)
-	if err != nil {
-		return nil, err
+	type servers struct{ lite, pg *binary.Server }
+	running := make([]servers, len(builds))
+	for i, b := range builds {
+		lite, err := binary.Serve(b.bin, db)
+		if err != nil {
+			return nil, err
+		}
+		defer lite.Stop()
+		pg, err := binary.Serve(b.bin, dsn)
+		if err != nil {
+			return nil, err
+		}
+		defer pg.Stop()
+		running[i] = servers{lite, pg}
 	}
-	defer pg.Stop()
 	pgl, err := startPostGraphile(pgDir, dsn)
 	if err != nil {
 		return nil, err
 	}
 	defer pgl.stop()
 
-	liteC := &client{base: lite.Base, token: boot.Token, account: boot.AccountID}
+	liteC := &client{base: running[0].lite.Base, token: boot.Token, account: boot.AccountID}
 	sid, goals, err := liteC.largestSession()
 	if err != nil {
 		return nil, err
@@ -250,17 +261,24 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 			return b, err
 		}
 	}
-	pgC := &client{base: pg.Base, token: boot.Token, account: boot.AccountID}
-	sides := []*side{
-		{name: "okrgate on SQLite", ask: gql(liteC, peerTree), pid: lite.Pid()},
-		{name: "okrgate on PostgreSQL", ask: gql(pgC, peerTree), pid: pg.Pid()},
+	var sides []*side
+	for i, b := range builds {
+		for _, srv := range []struct {
+			db string
+			s  *binary.Server
+		}{{"SQLite", running[i].lite}, {"PostgreSQL", running[i].pg}} {
+			cl := &client{base: srv.s.Base, token: boot.Token, account: boot.AccountID}
+			sides = append(sides, &side{name: b.label + " on " + srv.db, ask: gql(cl, peerTree), pid: srv.s.Pid()})
+		}
+	}
+	sides = append(sides, []*side{
 		{name: "PostGraphile 4", ask: gql(&client{base: pgl.base}, postgraphileTree)},
 		{name: "floor (one SQL statement)", ask: func() ([]byte, error) {
 			var s string
 			err := conn.QueryRow(ctx, floorSQL, sid).Scan(&s)
 			return []byte(s), err
 		}},
-	}
+	}...)
 	for _, s := range sides {
 		if s.pid > 0 {
 			if s.idle, err = procStatus(s.pid, "VmRSS"); err != nil {
@@ -295,33 +313,43 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 			}
 		}
 	}
-	// Lean selection: a fresh server, so that its peak RSS is its own.
-	lean, err := binary.Serve(c.bin, db)
-	if err != nil {
-		return nil, err
-	}
-	defer lean.Stop()
-	ls := &side{name: "okrgate on SQLite, lean selection (ids only)", ask: gql(&client{base: lean.Base, token: boot.Token, account: boot.AccountID}, peerLean), pid: lean.Pid()}
-	if ls.idle, err = procStatus(ls.pid, "VmRSS"); err != nil {
-		return nil, err
-	}
-	if _, err := ls.ask(); err != nil { // warm up, as the other sides
-		return nil, fmt.Errorf("lean: %w", err)
-	}
-	for range c.rounds {
-		t0 := time.Now()
-		b, err := ls.ask()
+	// Lean selection: a fresh server of each binary, so that its peak RSS
+	// is its own; their rounds interleave too.
+	var leans []*side
+	for _, b := range builds {
+		lean, err := binary.Serve(b.bin, db)
 		if err != nil {
+			return nil, err
+		}
+		defer lean.Stop()
+		ls := &side{name: b.label + " on SQLite, lean selection (ids only)", ask: gql(&client{base: lean.Base, token: boot.Token, account: boot.AccountID}, peerLean), pid: lean.Pid()}
+		if ls.idle, err = procStatus(ls.pid, "VmRSS"); err != nil {
+			return nil, err
+		}
+		if _, err := ls.ask(); err != nil { // warm up, as the other sides
 			return nil, fmt.Errorf("lean: %w", err)
 		}
-		ls.took = append(ls.took, time.Since(t0))
-		ls.size = len(b)
+		leans = append(leans, ls)
 	}
-	slices.Sort(ls.took)
-	if ls.rss, err = peakRSS(ls.pid); err != nil {
-		return nil, err
+	for r := range c.rounds {
+		for i := range leans {
+			ls := leans[(i+r)%len(leans)]
+			t0 := time.Now()
+			b, err := ls.ask()
+			if err != nil {
+				return nil, fmt.Errorf("lean: %w", err)
+			}
+			ls.took = append(ls.took, time.Since(t0))
+			ls.size = len(b)
+		}
 	}
-	return append(sides, ls), nil
+	for _, ls := range leans {
+		slices.Sort(ls.took)
+		if ls.rss, err = peakRSS(ls.pid); err != nil {
+			return nil, err
+		}
+	}
+	return append(sides, leans...), nil
 }
 
 // postgraphile is a running PostGraphile server.

@@ -1,0 +1,102 @@
+package graph
+
+import "io"
+
+// fastBuffer is the answer the fast path writes: chunks that are never
+// copied once written. A bytes.Buffer doubles as it grows, so a 2 MB answer
+// left up to 4 MB of earlier arrays as garbage and its last array was up
+// to twice the answer, all while the tree's levels were still live — the
+// moment of the request's peak memory (docs/decisions.md, "The tree's
+// memory").
+type fastBuffer struct {
+	full [][]byte // filled chunks
+	cur  []byte   // the chunk being written
+	n    int      // bytes in full
+}
+
+// Chunk sizes: the first chunk is small (most answers are), each next one
+// twice the last up to fastChunkMax.
+const (
+	fastChunkMin = 512
+	fastChunkMax = 64 << 10
+)
+
+// Len is the number of bytes written.
+func (b *fastBuffer) Len() int { return b.n + len(b.cur) }
+
+// Reset empties the buffer. It keeps none of its chunks, so that an
+// answer handed out before (fastJSON) stays intact.
+func (b *fastBuffer) Reset() { *b = fastBuffer{} }
+
+// room makes room in cur for at least one byte.
+func (b *fastBuffer) room() {
+	if len(b.cur) < cap(b.cur) {
+		return
+	}
+	size := fastChunkMin
+	if c := cap(b.cur); c > 0 {
+		size = min(2*c, fastChunkMax)
+		b.full = append(b.full, b.cur)
+		b.n += len(b.cur)
+	}
+	b.cur = make([]byte, 0, size)
+}
+
+// Write appends p; it never fails.
+func (b *fastBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		b.room()
+		k := min(len(p), cap(b.cur)-len(b.cur))
+		b.cur = append(b.cur, p[:k]...)
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// WriteString appends s; it never fails.
+func (b *fastBuffer) WriteString(s string) (int, error) {
+	n := len(s)
+	for len(s) > 0 {
+		b.room()
+		k := min(len(s), cap(b.cur)-len(b.cur))
+		b.cur = append(b.cur, s[:k]...)
+		s = s[k:]
+	}
+	return n, nil
+}
+
+// WriteByte appends c; it never fails.
+func (b *fastBuffer) WriteByte(c byte) error {
+	b.room()
+	b.cur = append(b.cur, c)
+	return nil
+}
+
+// WriteTo writes the buffer's bytes to w, chunk by chunk.
+func (b *fastBuffer) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, c := range append(b.full, b.cur) {
+		k, err := w.Write(c)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Bytes returns a copy of the buffer's bytes in one slice.
+func (b *fastBuffer) Bytes() []byte {
+	out := make([]byte, 0, b.Len())
+	for _, c := range b.full {
+		out = append(out, c...)
+	}
+	return append(out, b.cur...)
+}
+
+// fastJSON is an answer the fast path wrote.
+type fastJSON struct{ b *fastBuffer }
+
+// MarshalGQL writes the answer.
+func (j fastJSON) MarshalGQL(w io.Writer) { _, _ = j.b.WriteTo(w) }
