@@ -1,4 +1,4 @@
-package resolvers
+package graphqlhttp
 
 import (
 	"encoding/json"
