@@ -158,27 +158,54 @@ func (s *Store) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream
 		return upstream.Task{}, err
 	}
 	err = s.tx(ctx, func(q querier) error {
-		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
+		f := &itemFacts{ownerIDs: []string{t.OwnerID}, countTasksOf: t.ParentID}
+		if t.ParentType != upstream.ParentMetric {
+			f.goalIDs = []string{t.ParentID}
+		}
+		if t.ParentType != upstream.ParentGoal {
+			f.metricIDs = []string{t.ParentID}
+		}
+		if t.ParentID == "" || s.bulk != nil {
+			f.countTasksOf = "" // no parent, or a batch counts at its end
+		}
+		if err := f.load(ctx, s, q, c); err != nil {
+			return err
+		}
+		goalID, err := f.taskParent(&t)
 		if err != nil {
 			return err
 		}
-		if err := s.authorizeTaskWrite(ctx, q, c, upstream.TasksCreate, t); err != nil {
+		it := f.taskItem(t)
+		if err := f.decide(ctx, s, q, c, upstream.TasksCreate, it); err != nil {
+			if upstream.ErrorCode(err) == upstream.CodeNotFound {
+				return upstream.Invalid("parentId", "no goal or key result %q", t.ParentID)
+			}
 			return err
 		}
-		if err := s.checkOwners(ctx, q, c.AccountID, "ownerId", []string{t.OwnerID}); err != nil {
+		if err := f.checkOwners("ownerId", []string{t.OwnerID}); err != nil {
 			return err
 		}
 		if err := queueInsert(ctx, s, q, tasks, c.AccountID, &t); err != nil {
 			return err
 		}
-		if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
-			return err
-		}
 		if s.bulk != nil {
+			if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
+				return err
+			}
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
-		t, err = s.getTask(ctx, q, c.AccountID, t.ID)
-		return err
+		if err := f.countNewTask(ctx, s, q, c.AccountID, t, goalID); err != nil {
+			return err
+		}
+		// The answer is the task as stored, with its owner, as GetTask
+		// would read it.
+		if t, err = asStored(t); err != nil {
+			return err
+		}
+		if a, ok := f.owners[t.OwnerID]; ok {
+			t.Assignee = &a
+		}
+		return nil
 	})
 	if err != nil {
 		return upstream.Task{}, err
