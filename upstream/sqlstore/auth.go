@@ -251,16 +251,7 @@ func (s *Store) createUser(ctx context.Context, q querier, acc upstream.Account,
 
 // ListUsers lists the users of the caller's account.
 func (s *Store) ListUsers(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.User], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.User]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.UsersRead, nil); err != nil {
-		return upstream.Page[upstream.User]{}, err
-	}
-	items, total, err := users.list(ctx, q, c.AccountID, lq)
-	return upstream.Page[upstream.User]{Items: items, TotalCount: total}, err
+	return listPage(ctx, s, listing[upstream.User]{action: upstream.UsersRead, table: users}, lq)
 }
 
 // GetUser returns one user of the caller's account.

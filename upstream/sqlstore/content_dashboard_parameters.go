@@ -12,19 +12,7 @@ import (
 
 // ListDashboardParameters lists the account's dashboard parameters.
 func (s *Store) ListDashboardParameters(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.DashboardParameter], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.DashboardParameter]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
-		return upstream.Page[upstream.DashboardParameter]{}, err
-	}
-	items, total, err := dashboardParams.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.DashboardParameter]{}, err
-	}
-	return upstream.Page[upstream.DashboardParameter]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.DashboardParameter]{action: upstream.DashboardsRead, table: dashboardParams}, lq)
 }
 
 // GetDashboardParameter returns one dashboard parameter.
@@ -97,14 +85,7 @@ func (s *Store) ReplaceDashboardParameter(ctx context.Context, id string, in ups
 
 // DeleteDashboardParameter deletes a parameter and takes it off dashboards.
 func (s *Store) DeleteDashboardParameter(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.DashboardsAdmin, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.DashboardsAdmin, func(q querier, c upstream.Caller) error {
 		if _, err := dashboardParams.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}

@@ -22,33 +22,16 @@ const maxName = upstream.MaxNameLength
 // ListGoals lists goals. Key results and tasks are embedded when the
 // projection names them.
 func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	q := s.read()
-	sc, err := s.scopeFor(ctx, q, c)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	src, args, err := s.goalSource(ctx, q, c.AccountID, sc)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	items, total, err := goals.listFrom(ctx, q, src, args, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	if err := s.enrichGoals(ctx, q, c.AccountID, items, lq.Fields, false); err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	if err := s.redactGoals(ctx, q, c, items, lq.Fields); err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	return upstream.Page[upstream.Goal]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Goal]{action: upstream.GoalsRead, table: goals,
+		source: func(ctx context.Context, q querier, c upstream.Caller, sc *scope) (string, []any, error) {
+			return s.goalSource(ctx, q, c.AccountID, sc)
+		},
+		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.Goal, lq upstream.ListQuery) ([]upstream.Goal, error) {
+			if err := s.enrichGoals(ctx, q, c.AccountID, items, lq.Fields, false); err != nil {
+				return nil, err
+			}
+			return items, s.redactGoals(ctx, q, c, items, lq.Fields)
+		}}, lq)
 }
 
 // GetGoal returns one goal with its key results.

@@ -27,6 +27,7 @@ type itemFacts struct {
 	pathOf                                   []string // goals whose paths to load (not in a batch)
 	tagsOf                                   string   // the item whose tags to load
 	countTasksOf                             string   // the parent whose tasks to count
+	noSubject                                bool     // the write decides through Store.authorize
 
 	// What was loaded.
 	goals    map[string]upstream.Goal
@@ -92,7 +93,7 @@ const itemTagsSQL = `SELECT it.item_id, t.doc FROM item_tags it JOIN tags t ON t
 func (f *itemFacts) load(ctx context.Context, s *Store, q querier, c upstream.Caller) error {
 	f.goals, f.metrics, f.sessions = map[string]upstream.Goal{}, map[string]upstream.Metric{}, map[string]upstream.Session{}
 	f.owners = map[string]upstream.Assignee{}
-	f.withSubject, f.withPath = s.bulk == nil, s.bulk == nil && len(f.pathOf) > 0
+	f.withSubject, f.withPath = s.bulk == nil && !f.noSubject, s.bulk == nil && len(f.pathOf) > 0
 	if s.bulk != nil && f.fromBatch(q) {
 		return nil
 	}
@@ -200,44 +201,42 @@ func (f *itemFacts) fromBatch(q querier) bool {
 	if b == nil || f.tagsOf != "" || f.countTasksOf != "" || len(f.kidsOf) > 0 || len(f.parentsOf) > 0 {
 		return false
 	}
-	var owners []string
-	for _, id := range nonEmpty(f.metricIDs) {
-		m, ok := cachedDoc[upstream.Metric](q, metrics.name, id)
-		if !ok {
-			return false
-		}
-		f.metrics[id] = m
-		owners = append(owners, m.OwnerIDs...)
+	if !fromCache(q, metrics, nonEmpty(f.metricIDs), f.metrics) {
+		return false
 	}
-	goalIDs := nonEmpty(f.goalIDs)
+	goalIDs, owners := nonEmpty(f.goalIDs), nonEmpty(f.ownerIDs)
 	for _, m := range f.metrics {
-		goalIDs = append(goalIDs, m.GoalID)
+		goalIDs, owners = append(goalIDs, m.GoalID), append(owners, m.OwnerIDs...)
 	}
-	for _, id := range goalIDs {
-		g, ok := cachedDoc[upstream.Goal](q, goals.name, id)
-		if !ok {
-			return false
-		}
-		f.goals[id] = g
-		owners = append(owners, g.OwnerIDs...)
+	if !fromCache(q, goals, goalIDs, f.goals) {
+		return false
 	}
 	sessionIDs := nonEmpty(f.sessionIDs)
 	for _, g := range f.goals {
-		sessionIDs = append(sessionIDs, g.SessionID)
+		sessionIDs, owners = append(sessionIDs, g.SessionID), append(owners, g.OwnerIDs...)
 	}
-	for _, id := range sessionIDs {
-		ss, ok := cachedDoc[upstream.Session](q, sessions.name, id)
-		if !ok {
-			return false
-		}
-		f.sessions[id] = ss
+	if !fromCache(q, sessions, sessionIDs, f.sessions) {
+		return false
 	}
-	for _, id := range append(owners, nonEmpty(f.ownerIDs)...) {
+	for _, id := range owners {
 		a, ok := b.assignees[id]
 		if !ok {
 			return false
 		}
 		f.owners[id] = a
+	}
+	return true
+}
+
+// fromCache fills into with the documents ids of t that q's Bulk batch
+// holds, and reports whether it held them all.
+func fromCache[T any](q querier, t table[T], ids []string, into map[string]T) bool {
+	for _, id := range ids {
+		v, ok := cachedDoc[T](q, t.name, id)
+		if !ok {
+			return false
+		}
+		into[id] = v
 	}
 	return true
 }

@@ -11,32 +11,17 @@ import (
 
 // ListMetrics lists key results.
 func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	q := s.read()
-	sc, err := s.scopeFor(ctx, q, c)
-	if err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	src, args := s.metricSource(c.AccountID, sc)
-	items, total, err := metrics.listFrom(ctx, q, src, args, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	if err := s.enrichMetrics(ctx, q, c.AccountID, items, lq.Fields); err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	if lq.Fields.Has("currentUserAllowedActions") {
-		if err := s.metricActionsFor(ctx, q, c, items); err != nil {
-			return upstream.Page[upstream.Metric]{}, err
-		}
-	}
-	return upstream.Page[upstream.Metric]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Metric]{action: upstream.MetricsRead, table: metrics,
+		source: scoped(s.metricSource),
+		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.Metric, lq upstream.ListQuery) ([]upstream.Metric, error) {
+			if err := s.enrichMetrics(ctx, q, c.AccountID, items, lq.Fields); err != nil {
+				return nil, err
+			}
+			if lq.Fields.Has("currentUserAllowedActions") {
+				return items, s.metricActionsFor(ctx, q, c, items)
+			}
+			return items, nil
+		}}, lq)
 }
 
 // GetMetric returns one key result.
@@ -405,21 +390,8 @@ func (s *Store) DeleteMetric(ctx context.Context, id string) error {
 
 // ListCheckIns lists check-ins.
 func (s *Store) ListCheckIns(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.CheckIn]{}, err
-	}
-	q := s.read()
-	sc, err := s.scopeFor(ctx, q, c)
-	if err != nil {
-		return upstream.Page[upstream.CheckIn]{}, err
-	}
-	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
-		return upstream.Page[upstream.CheckIn]{}, err
-	}
-	src, args := s.checkinSource(c.AccountID, sc)
-	items, total, err := checkins.listFrom(ctx, q, src, args, c.AccountID, lq)
-	return upstream.Page[upstream.CheckIn]{Items: items, TotalCount: total}, err
+	return listPage(ctx, s, listing[upstream.CheckIn]{action: upstream.MetricsRead, table: checkins,
+		source: scoped(s.checkinSource)}, lq)
 }
 
 // GetCheckInSnapshot returns the key result as it was right after a check-in.

@@ -221,14 +221,7 @@ func (s *Store) eachRoleHolder(ctx context.Context, q querier, account, id strin
 // DeleteRole deletes an account role with its mappings and grants; its
 // holders keep their other roles (or become members).
 func (s *Store) DeleteRole(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.RolesManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.RolesManage, func(q querier, c upstream.Caller) error {
 		if _, ok := upstream.BuiltinRoleByID(id); ok {
 			return upstream.Errorf(upstream.CodeForbidden, "built-in roles cannot be deleted")
 		}
@@ -335,14 +328,7 @@ func (s *Store) CreateRoleMapping(ctx context.Context, in upstream.RoleMappingIn
 // DeleteRoleMapping deletes a role mapping by its id; only an admin
 // unmaps the admin role from a team with members.
 func (s *Store) DeleteRoleMapping(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.RolesManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.RolesManage, func(q querier, c upstream.Caller) error {
 		m, err := roleMappings.get(ctx, q, c.AccountID, id)
 		if err != nil {
 			return err

@@ -118,14 +118,7 @@ func (s *Store) setMembers(ctx context.Context, q querier, d *delegation, accoun
 // DeleteTeam deletes a team: child teams become roots, members lose it,
 // its role mappings go.
 func (s *Store) DeleteTeam(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.TeamsManage, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err
@@ -185,14 +178,7 @@ func (s *Store) AddTeamMember(ctx context.Context, teamID, userID string) (upstr
 
 // RemoveTeamMember takes a user out of a team (and from its manager seat).
 func (s *Store) RemoveTeamMember(ctx context.Context, teamID, userID string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.TeamsManage, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err
