@@ -170,15 +170,8 @@ type UserInput = upstream.UserInput
 
 // CreateUser adds a user to the caller's account.
 func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.User{}, err
-	}
 	var u upstream.User
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.UsersManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.UsersManage, &u, func(q querier, c upstream.Caller) error {
 		acc, err := s.account(ctx, q, c.AccountID)
 		if err != nil {
 			return err
@@ -189,7 +182,6 @@ func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, er
 		u, err = s.createUser(ctx, q, acc, in, c.UserID)
 		return err
 	})
-	return u, err
 }
 
 func (s *Store) account(ctx context.Context, q querier, id string) (upstream.Account, error) {

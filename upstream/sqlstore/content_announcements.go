@@ -16,12 +16,8 @@ func (s *Store) ListAnnouncements(ctx context.Context, lq upstream.ListQuery) (u
 
 // GetAnnouncement returns one announcement.
 func (s *Store) GetAnnouncement(ctx context.Context, id string) (upstream.Announcement, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.AnnounceRead)
 	if err != nil {
-		return upstream.Announcement{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.AnnounceRead, nil); err != nil {
 		return upstream.Announcement{}, err
 	}
 	return announcements.get(ctx, q, c.AccountID, id)

@@ -14,12 +14,8 @@ func (s *Store) ListBadges(ctx context.Context, lq upstream.ListQuery) (upstream
 
 // GetBadge returns one badge.
 func (s *Store) GetBadge(ctx context.Context, id string) (upstream.Badge, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.BadgesRead)
 	if err != nil {
-		return upstream.Badge{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
 		return upstream.Badge{}, err
 	}
 	return badges.get(ctx, q, c.AccountID, id)
@@ -184,12 +180,8 @@ func (s *Store) ListAssignedBadges(ctx context.Context, lq upstream.ListQuery) (
 // team of the caller) that are not rejected, newest first, each with its
 // badge embedded.
 func (s *Store) CurrentUserBadges(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.BadgesRead)
 	if err != nil {
-		return upstream.Page[upstream.AssignedBadge]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
 		return upstream.Page[upstream.AssignedBadge]{}, err
 	}
 	holders := []string{c.UserID}
@@ -234,12 +226,8 @@ func (s *Store) CurrentUserBadges(ctx context.Context, lq upstream.ListQuery) (u
 
 // BadgeAssignees returns the users and teams holding a badge (approved).
 func (s *Store) BadgeAssignees(ctx context.Context, badgeID string) (upstream.BadgeAssignees, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.BadgesRead)
 	if err != nil {
-		return upstream.BadgeAssignees{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
 		return upstream.BadgeAssignees{}, err
 	}
 	if _, err := badges.get(ctx, q, c.AccountID, badgeID); err != nil {

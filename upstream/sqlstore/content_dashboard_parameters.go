@@ -17,12 +17,8 @@ func (s *Store) ListDashboardParameters(ctx context.Context, lq upstream.ListQue
 
 // GetDashboardParameter returns one dashboard parameter.
 func (s *Store) GetDashboardParameter(ctx context.Context, id string) (upstream.DashboardParameter, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.DashboardsRead)
 	if err != nil {
-		return upstream.DashboardParameter{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
 		return upstream.DashboardParameter{}, err
 	}
 	return dashboardParams.get(ctx, q, c.AccountID, id)

@@ -47,12 +47,8 @@ func (s *Store) ListKPIGroups(ctx context.Context, lq upstream.ListQuery) (upstr
 
 // GetKPIGroup returns one KPI group.
 func (s *Store) GetKPIGroup(ctx context.Context, id string) (upstream.KPIGroup, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.KPIsRead)
 	if err != nil {
-		return upstream.KPIGroup{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.KPIsRead, nil); err != nil {
 		return upstream.KPIGroup{}, err
 	}
 	return getKPIGroup(ctx, q, c, id)
@@ -197,12 +193,8 @@ func (s *Store) ListKPIs(ctx context.Context, lq upstream.ListQuery) (upstream.P
 
 // GetKPI returns one KPI.
 func (s *Store) GetKPI(ctx context.Context, id string) (upstream.KPI, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.KPIsRead)
 	if err != nil {
-		return upstream.KPI{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.KPIsRead, nil); err != nil {
 		return upstream.KPI{}, err
 	}
 	return kpis.get(ctx, q, c.AccountID, id)

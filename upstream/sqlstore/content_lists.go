@@ -40,12 +40,8 @@ func (s *Store) ListLists(ctx context.Context, lq upstream.ListQuery) (upstream.
 
 // GetList returns one saved list.
 func (s *Store) GetList(ctx context.Context, id string) (upstream.List, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.ListsRead)
 	if err != nil {
-		return upstream.List{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.ListsRead, nil); err != nil {
 		return upstream.List{}, err
 	}
 	return lists.get(ctx, q, c.AccountID, id)
@@ -190,12 +186,8 @@ func (s *Store) DeleteList(ctx context.Context, id string) error {
 // LoadList runs a list against the real listing of its target type (the
 // API's own list operation, so its rules and access checks apply).
 func (s *Store) LoadList(ctx context.Context, id string, in upstream.ListLoadInput) (upstream.ListData, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.ListsRead)
 	if err != nil {
-		return upstream.ListData{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.ListsRead, nil); err != nil {
 		return upstream.ListData{}, err
 	}
 	l, err := lists.get(ctx, q, c.AccountID, id)

@@ -15,12 +15,8 @@ import (
 // account's tags are few). The default order is by last use, most recent
 // first; a tag never used counts as used when it was created.
 func (s *Store) ListTags(ctx context.Context, tq upstream.TagQuery) (upstream.Page[upstream.TagDetail], error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.TagsRead)
 	if err != nil {
-		return upstream.Page[upstream.TagDetail]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.TagsRead, nil); err != nil {
 		return upstream.Page[upstream.TagDetail]{}, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT t.doc,

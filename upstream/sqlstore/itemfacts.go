@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -105,7 +106,7 @@ func (f *itemFacts) load(ctx context.Context, s *Store, q querier, c upstream.Ca
 		a, idsParam(nonEmpty(f.kidsOf)), a, idsParam(nonEmpty(f.kidsOf)),
 		a, idsParam(nonEmpty(f.ownerIDs)), a, idsParam(nonEmpty(f.ownerIDs)),
 		a, a, a,
-	}, f.add)
+	}, func(kind string, doc []byte) error { return f.add(q, kind, doc) })
 	stmts := []stmt{docs}
 	if f.withSubject {
 		stmts = append(stmts, subjectStmt(d, c, &f.subject))
@@ -157,24 +158,32 @@ func (f *itemFacts) load(ctx context.Context, s *Store, q querier, c upstream.Ca
 	return nil
 }
 
-// add records one document of itemFactsSQL.
-func (f *itemFacts) add(kind string, doc []byte) error {
+// add records one document of itemFactsSQL, and keeps it in q's Bulk
+// batch, if any, so that the batch's next writes need not read it.
+func (f *itemFacts) add(q querier, kind string, doc []byte) error {
+	b := batchDocsOf(q)
+	if b != nil {
+		doc = bytes.Clone(doc)
+	}
 	var err error
 	switch kind {
 	case "goal":
 		var g upstream.Goal
 		if err = json.Unmarshal(doc, &g); err == nil {
 			f.goals[g.ID] = g
+			keepDoc(q, goals.name, g.ID, doc)
 		}
 	case "metric":
 		var m upstream.Metric
 		if err = json.Unmarshal(doc, &m); err == nil {
 			f.metrics[m.ID] = m
+			keepDoc(q, metrics.name, m.ID, doc)
 		}
 	case "session":
 		var ss upstream.Session
 		if err = json.Unmarshal(doc, &ss); err == nil {
 			f.sessions[ss.ID] = ss
+			keepDoc(q, sessions.name, ss.ID, doc)
 		}
 	case "task":
 		var t upstream.Task
@@ -185,6 +194,9 @@ func (f *itemFacts) add(kind string, doc []byte) error {
 		var a upstream.Assignee
 		if a, err = decodeAssignee(kind, doc); err == nil {
 			f.owners[a.ID] = a
+			if b != nil {
+				b.assignees[a.ID] = a
+			}
 		}
 	}
 	if err != nil {

@@ -13,15 +13,8 @@ import (
 // UpdateTeam changes a team; a new members list replaces the old one (and
 // the users' teamIds follow).
 func (s *Store) UpdateTeam(ctx context.Context, id string, in upstream.TeamPatch) (upstream.Team, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Team{}, err
-	}
 	var t upstream.Team
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.TeamsManage, &t, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err
@@ -58,7 +51,6 @@ func (s *Store) UpdateTeam(ctx context.Context, id string, in upstream.TeamPatch
 		t.ModifiedByID = c.UserID
 		return teams.update(ctx, q, c.AccountID, &t)
 	})
-	return t, err
 }
 
 // checkTeamParent refuses an unknown parent and cycles.
@@ -149,15 +141,8 @@ func (s *Store) DeleteTeam(ctx context.Context, id string) error {
 
 // AddTeamMember adds a user to a team.
 func (s *Store) AddTeamMember(ctx context.Context, teamID, userID string) (upstream.Team, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Team{}, err
-	}
 	var t upstream.Team
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.TeamsManage, &t, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err
@@ -173,7 +158,6 @@ func (s *Store) AddTeamMember(ctx context.Context, teamID, userID string) (upstr
 		}
 		return teams.update(ctx, q, c.AccountID, &t)
 	})
-	return t, err
 }
 
 // RemoveTeamMember takes a user out of a team (and from its manager seat).
