@@ -168,23 +168,11 @@ func (f *itemFacts) add(q querier, kind string, doc []byte) error {
 	var err error
 	switch kind {
 	case "goal":
-		var g upstream.Goal
-		if err = json.Unmarshal(doc, &g); err == nil {
-			f.goals[g.ID] = g
-			keepDoc(q, goals.name, g.ID, doc)
-		}
+		err = keepFact(q, goals, f.goals, doc)
 	case "metric":
-		var m upstream.Metric
-		if err = json.Unmarshal(doc, &m); err == nil {
-			f.metrics[m.ID] = m
-			keepDoc(q, metrics.name, m.ID, doc)
-		}
+		err = keepFact(q, metrics, f.metrics, doc)
 	case "session":
-		var ss upstream.Session
-		if err = json.Unmarshal(doc, &ss); err == nil {
-			f.sessions[ss.ID] = ss
-			keepDoc(q, sessions.name, ss.ID, doc)
-		}
+		err = keepFact(q, sessions, f.sessions, doc)
 	case "task":
 		var t upstream.Task
 		if err = json.Unmarshal(doc, &t); err == nil && !slices.ContainsFunc(f.tasks, func(o upstream.Task) bool { return o.ID == t.ID }) {
@@ -202,6 +190,19 @@ func (f *itemFacts) add(q querier, kind string, doc []byte) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: decode %s: %w", kind, err)
 	}
+	return nil
+}
+
+// keepFact decodes a document of t into into, by id, and keeps it in q's
+// Bulk batch, if any.
+func keepFact[T any](q querier, t table[T], into map[string]T, doc []byte) error {
+	var v T
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return err
+	}
+	id := t.id(&v)
+	into[id] = v
+	keepDoc(q, t.name, id, doc)
 	return nil
 }
 
