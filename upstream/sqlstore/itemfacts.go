@@ -92,8 +92,10 @@ const itemTagsSQL = `SELECT it.item_id, t.doc FROM item_tags it JOIN tags t ON t
 // load reads f for caller c through q: from q's Bulk batch when it holds
 // every document, else in one round trip.
 func (f *itemFacts) load(ctx context.Context, s *Store, q querier, c upstream.Caller) error {
+	// A write that runs again (a group's, group commit) loads afresh.
 	f.goals, f.metrics, f.sessions = map[string]upstream.Goal{}, map[string]upstream.Metric{}, map[string]upstream.Session{}
-	f.owners = map[string]upstream.Assignee{}
+	f.owners, f.tasks, f.tags, f.counted = map[string]upstream.Assignee{}, nil, nil, taskCounts{}
+	f.subject, f.path = subjectFacts{}, pathFacts{}
 	f.withSubject, f.withPath = s.bulk == nil && !f.noSubject, s.bulk == nil && len(f.pathOf) > 0
 	if s.bulk != nil && f.fromBatch(q) {
 		return nil
