@@ -180,15 +180,8 @@ type UserInput = upstream.UserInput
 
 // CreateUser adds a user to the caller's account.
 func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.User{}, err
-	}
 	var u upstream.User
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.UsersManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.UsersManage, &u, func(q querier, c upstream.Caller) error {
 		acc, err := s.account(ctx, q, c.AccountID)
 		if err != nil {
 			return err
@@ -199,7 +192,6 @@ func (s *Store) CreateUser(ctx context.Context, in UserInput) (upstream.User, er
 		u, err = s.createUser(ctx, q, acc, in, c.UserID)
 		return err
 	})
-	return u, err
 }
 
 func (s *Store) account(ctx context.Context, q querier, id string) (upstream.Account, error) {
@@ -261,16 +253,7 @@ func (s *Store) createUser(ctx context.Context, q querier, acc upstream.Account,
 
 // ListUsers lists the users of the caller's account.
 func (s *Store) ListUsers(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.User], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.User]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.UsersRead, nil); err != nil {
-		return upstream.Page[upstream.User]{}, err
-	}
-	items, total, err := users.list(ctx, q, c.AccountID, lq)
-	return upstream.Page[upstream.User]{Items: items, TotalCount: total}, err
+	return listPage(ctx, s, listing[upstream.User]{action: upstream.UsersRead, table: users}, lq)
 }
 
 // GetUser returns one user of the caller's account.

@@ -11,29 +11,13 @@ const maxComment = 10000
 
 // ListAnnouncements lists announcements.
 func (s *Store) ListAnnouncements(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Announcement], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Announcement]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.AnnounceRead, nil); err != nil {
-		return upstream.Page[upstream.Announcement]{}, err
-	}
-	items, total, err := announcements.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Announcement]{}, err
-	}
-	return upstream.Page[upstream.Announcement]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Announcement]{action: upstream.AnnounceRead, table: announcements}, lq)
 }
 
 // GetAnnouncement returns one announcement.
 func (s *Store) GetAnnouncement(ctx context.Context, id string) (upstream.Announcement, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.AnnounceRead)
 	if err != nil {
-		return upstream.Announcement{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.AnnounceRead, nil); err != nil {
 		return upstream.Announcement{}, err
 	}
 	return announcements.get(ctx, q, c.AccountID, id)
@@ -105,19 +89,7 @@ func (s *Store) UpdateAnnouncement(ctx context.Context, id string, p upstream.An
 
 // DeleteAnnouncement deletes an announcement.
 func (s *Store) DeleteAnnouncement(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.AnnounceManage, nil); err != nil {
-			return err
-		}
-		if _, err := announcements.get(ctx, q, c.AccountID, id); err != nil {
-			return err
-		}
-		return announcements.deleteWhere(ctx, q, c.AccountID, "id = ?", id)
-	})
+	return deleteByID(ctx, s, announcements, upstream.AnnounceManage, id)
 }
 
 // ReactToAnnouncement adds the caller's reaction, once per reaction id.

@@ -9,29 +9,13 @@ import (
 
 // ListBadges lists the account's badges.
 func (s *Store) ListBadges(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Badge], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Badge]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
-		return upstream.Page[upstream.Badge]{}, err
-	}
-	items, total, err := badges.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Badge]{}, err
-	}
-	return upstream.Page[upstream.Badge]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Badge]{action: upstream.BadgesRead, table: badges}, lq)
 }
 
 // GetBadge returns one badge.
 func (s *Store) GetBadge(ctx context.Context, id string) (upstream.Badge, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.BadgesRead)
 	if err != nil {
-		return upstream.Badge{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
 		return upstream.Badge{}, err
 	}
 	return badges.get(ctx, q, c.AccountID, id)
@@ -77,15 +61,9 @@ func (s *Store) CreateBadge(ctx context.Context, in upstream.BadgeInput) (upstre
 
 // UpdateBadge changes a badge.
 func (s *Store) UpdateBadge(ctx context.Context, id string, p upstream.BadgePatch) (upstream.Badge, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Badge{}, err
-	}
 	var b upstream.Badge
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.BadgesManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.BadgesManage, &b, func(q querier, c upstream.Caller) error {
+		var err error
 		if b, err = badges.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -104,22 +82,11 @@ func (s *Store) UpdateBadge(ctx context.Context, id string, p upstream.BadgePatc
 		}
 		return badges.update(ctx, q, c.AccountID, &b)
 	})
-	if err != nil {
-		return upstream.Badge{}, err
-	}
-	return b, nil
 }
 
 // DeleteBadge deletes a badge and its assignments.
 func (s *Store) DeleteBadge(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.BadgesManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.BadgesManage, func(q querier, c upstream.Caller) error {
 		if _, err := badges.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -206,31 +173,15 @@ func (s *Store) AssignBadge(ctx context.Context, in upstream.AssignBadgeInput) (
 
 // ListAssignedBadges lists assignments in the approval-list form.
 func (s *Store) ListAssignedBadges(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.AssignedBadge]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
-		return upstream.Page[upstream.AssignedBadge]{}, err
-	}
-	items, total, err := badgeAssignments.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.AssignedBadge]{}, err
-	}
-	return upstream.Page[upstream.AssignedBadge]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.AssignedBadge]{action: upstream.BadgesRead, table: badgeAssignments}, lq)
 }
 
 // CurrentUserBadges lists the caller's assignments (directly or through a
 // team of the caller) that are not rejected, newest first, each with its
 // badge embedded.
 func (s *Store) CurrentUserBadges(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.BadgesRead)
 	if err != nil {
-		return upstream.Page[upstream.AssignedBadge]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
 		return upstream.Page[upstream.AssignedBadge]{}, err
 	}
 	holders := []string{c.UserID}
@@ -275,12 +226,8 @@ func (s *Store) CurrentUserBadges(ctx context.Context, lq upstream.ListQuery) (u
 
 // BadgeAssignees returns the users and teams holding a badge (approved).
 func (s *Store) BadgeAssignees(ctx context.Context, badgeID string) (upstream.BadgeAssignees, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.BadgesRead)
 	if err != nil {
-		return upstream.BadgeAssignees{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.BadgesRead, nil); err != nil {
 		return upstream.BadgeAssignees{}, err
 	}
 	if _, err := badges.get(ctx, q, c.AccountID, badgeID); err != nil {

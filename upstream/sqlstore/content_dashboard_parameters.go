@@ -12,29 +12,13 @@ import (
 
 // ListDashboardParameters lists the account's dashboard parameters.
 func (s *Store) ListDashboardParameters(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.DashboardParameter], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.DashboardParameter]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
-		return upstream.Page[upstream.DashboardParameter]{}, err
-	}
-	items, total, err := dashboardParams.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.DashboardParameter]{}, err
-	}
-	return upstream.Page[upstream.DashboardParameter]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.DashboardParameter]{action: upstream.DashboardsRead, table: dashboardParams}, lq)
 }
 
 // GetDashboardParameter returns one dashboard parameter.
 func (s *Store) GetDashboardParameter(ctx context.Context, id string) (upstream.DashboardParameter, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.DashboardsRead)
 	if err != nil {
-		return upstream.DashboardParameter{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
 		return upstream.DashboardParameter{}, err
 	}
 	return dashboardParams.get(ctx, q, c.AccountID, id)
@@ -42,45 +26,27 @@ func (s *Store) GetDashboardParameter(ctx context.Context, id string) (upstream.
 
 // CreateDashboardParameter creates a parameter with a key unique in the account.
 func (s *Store) CreateDashboardParameter(ctx context.Context, in upstream.DashboardParameterInput) (upstream.DashboardParameter, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.DashboardParameter{}, err
-	}
 	p, err := checkParameter(in)
 	if err != nil {
 		return upstream.DashboardParameter{}, err
 	}
 	p.ID = s.ids.New()
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.DashboardsAdmin, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.DashboardsAdmin, &p, func(q querier, c upstream.Caller) error {
 		if err := uniqueKey(ctx, q, c.AccountID, p.Key, ""); err != nil {
 			return err
 		}
 		return dashboardParams.insert(ctx, q, c.AccountID, &p)
 	})
-	if err != nil {
-		return upstream.DashboardParameter{}, err
-	}
-	return p, nil
 }
 
 // ReplaceDashboardParameter replaces a parameter's fields.
 func (s *Store) ReplaceDashboardParameter(ctx context.Context, id string, in upstream.DashboardParameterInput) (upstream.DashboardParameter, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.DashboardParameter{}, err
-	}
 	p, err := checkParameter(in)
 	if err != nil {
 		return upstream.DashboardParameter{}, err
 	}
 	p.ID = id
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.DashboardsAdmin, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.DashboardsAdmin, &p, func(q querier, c upstream.Caller) error {
 		if _, err := dashboardParams.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -89,22 +55,11 @@ func (s *Store) ReplaceDashboardParameter(ctx context.Context, id string, in ups
 		}
 		return dashboardParams.update(ctx, q, c.AccountID, &p)
 	})
-	if err != nil {
-		return upstream.DashboardParameter{}, err
-	}
-	return p, nil
 }
 
 // DeleteDashboardParameter deletes a parameter and takes it off dashboards.
 func (s *Store) DeleteDashboardParameter(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.DashboardsAdmin, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.DashboardsAdmin, func(q querier, c upstream.Caller) error {
 		if _, err := dashboardParams.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}

@@ -92,12 +92,8 @@ func (s *Store) present(ctx context.Context, q querier, c upstream.Caller, ds []
 // ListDashboards lists the dashboards the caller may read. Visibility is
 // per dashboard, so the page is cut after the access check.
 func (s *Store) ListDashboards(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Dashboard], error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.DashboardsRead)
 	if err != nil {
-		return upstream.Page[upstream.Dashboard]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
 		return upstream.Page[upstream.Dashboard]{}, err
 	}
 	all := lq
@@ -369,12 +365,8 @@ func (s *Store) DeleteDashboard(ctx context.Context, id string) error {
 // DashboardsByTag returns the readable dashboards carrying a tag (by id,
 // name or title), in name order; an unknown tag has none.
 func (s *Store) DashboardsByTag(ctx context.Context, ref string) ([]upstream.Dashboard, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.DashboardsRead)
 	if err != nil {
-		return nil, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
 		return nil, err
 	}
 	t, ok, err := tagByRef(ctx, q, c.AccountID, ref)
@@ -396,12 +388,8 @@ func (s *Store) DashboardsByTag(ctx context.Context, ref string) ([]upstream.Das
 // DashboardTagUsages returns, for each tag on a dashboard the caller may
 // read, those dashboards; in tag-name order.
 func (s *Store) DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTagUsage, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.DashboardsRead)
 	if err != nil {
-		return nil, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
 		return nil, err
 	}
 	ds, err := dashboards.where(ctx, q, c.AccountID, "1 = 1")
@@ -441,12 +429,8 @@ func (s *Store) DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTag
 
 // DashboardReports returns the readable report dashboards, in name order.
 func (s *Store) DashboardReports(ctx context.Context) ([]upstream.ReportSummary, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.DashboardsRead)
 	if err != nil {
-		return nil, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.DashboardsRead, nil); err != nil {
 		return nil, err
 	}
 	ds, err := dashboards.where(ctx, q, c.AccountID, "is_report = ?", true)

@@ -39,32 +39,16 @@ func favorites(ctx context.Context, q querier, c upstream.Caller, gs []upstream.
 
 // ListKPIGroups lists KPI groups with the caller's favourites marked.
 func (s *Store) ListKPIGroups(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.KPIGroup], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.KPIGroup]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.KPIsRead, nil); err != nil {
-		return upstream.Page[upstream.KPIGroup]{}, err
-	}
-	items, total, err := kpiGroups.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.KPIGroup]{}, err
-	}
-	if err := favorites(ctx, q, c, items); err != nil {
-		return upstream.Page[upstream.KPIGroup]{}, err
-	}
-	return upstream.Page[upstream.KPIGroup]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.KPIGroup]{action: upstream.KPIsRead, table: kpiGroups,
+		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.KPIGroup, _ upstream.ListQuery) ([]upstream.KPIGroup, error) {
+			return items, favorites(ctx, q, c, items)
+		}}, lq)
 }
 
 // GetKPIGroup returns one KPI group.
 func (s *Store) GetKPIGroup(ctx context.Context, id string) (upstream.KPIGroup, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.KPIsRead)
 	if err != nil {
-		return upstream.KPIGroup{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.KPIsRead, nil); err != nil {
 		return upstream.KPIGroup{}, err
 	}
 	return getKPIGroup(ctx, q, c, id)
@@ -140,14 +124,7 @@ func (s *Store) UpdateKPIGroup(ctx context.Context, id string, in upstream.KPIGr
 
 // DeleteKPIGroup deletes a group, its favourites and its memberships.
 func (s *Store) DeleteKPIGroup(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.KPIsManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.KPIsManage, func(q querier, c upstream.Caller) error {
 		if _, err := kpiGroups.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -170,14 +147,7 @@ func (s *Store) DeleteKPIGroup(ctx context.Context, id string) error {
 
 // SetKPIGroupFavorite adds or removes a group from the caller's favourites.
 func (s *Store) SetKPIGroupFavorite(ctx context.Context, groupID string, favorite bool) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.KPIsRead, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.KPIsRead, func(q querier, c upstream.Caller) error {
 		if _, err := kpiGroups.get(ctx, q, c.AccountID, groupID); err != nil {
 			return err
 		}
@@ -194,14 +164,7 @@ func (s *Store) SetKPIGroupFavorite(ctx context.Context, groupID string, favorit
 
 // SetKPIInGroup adds a KPI to a group or removes it.
 func (s *Store) SetKPIInGroup(ctx context.Context, kpiID, groupID string, member bool) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.KPIsManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.KPIsManage, func(q querier, c upstream.Caller) error {
 		k, err := kpis.get(ctx, q, c.AccountID, kpiID)
 		if err != nil {
 			return err
@@ -225,29 +188,13 @@ func (s *Store) SetKPIInGroup(ctx context.Context, kpiID, groupID string, member
 
 // ListKPIs lists KPIs.
 func (s *Store) ListKPIs(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.KPI], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.KPI]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.KPIsRead, nil); err != nil {
-		return upstream.Page[upstream.KPI]{}, err
-	}
-	items, total, err := kpis.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.KPI]{}, err
-	}
-	return upstream.Page[upstream.KPI]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.KPI]{action: upstream.KPIsRead, table: kpis}, lq)
 }
 
 // GetKPI returns one KPI.
 func (s *Store) GetKPI(ctx context.Context, id string) (upstream.KPI, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.KPIsRead)
 	if err != nil {
-		return upstream.KPI{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.KPIsRead, nil); err != nil {
 		return upstream.KPI{}, err
 	}
 	return kpis.get(ctx, q, c.AccountID, id)
@@ -316,15 +263,9 @@ func (s *Store) CreateKPI(ctx context.Context, in upstream.KPIInput) (upstream.K
 
 // UpdateKPI changes a KPI.
 func (s *Store) UpdateKPI(ctx context.Context, id string, p upstream.KPIPatch) (upstream.KPI, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.KPI{}, err
-	}
 	var k upstream.KPI
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.KPIsManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.KPIsManage, &k, func(q querier, c upstream.Caller) error {
+		var err error
 		if k, err = kpis.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -346,25 +287,9 @@ func (s *Store) UpdateKPI(ctx context.Context, id string, p upstream.KPIPatch) (
 		}
 		return kpis.update(ctx, q, c.AccountID, &k)
 	})
-	if err != nil {
-		return upstream.KPI{}, err
-	}
-	return k, nil
 }
 
 // DeleteKPI deletes a KPI (and so its group memberships).
 func (s *Store) DeleteKPI(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.KPIsManage, nil); err != nil {
-			return err
-		}
-		if _, err := kpis.get(ctx, q, c.AccountID, id); err != nil {
-			return err
-		}
-		return kpis.deleteWhere(ctx, q, c.AccountID, "id = ?", id)
-	})
+	return deleteByID(ctx, s, kpis, upstream.KPIsManage, id)
 }

@@ -35,29 +35,13 @@ func (s *Store) ListTargetSchema(ctx context.Context, targetType string) (upstre
 
 // ListLists lists the account's saved lists.
 func (s *Store) ListLists(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.List], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.List]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.ListsRead, nil); err != nil {
-		return upstream.Page[upstream.List]{}, err
-	}
-	items, total, err := lists.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.List]{}, err
-	}
-	return upstream.Page[upstream.List]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.List]{action: upstream.ListsRead, table: lists}, lq)
 }
 
 // GetList returns one saved list.
 func (s *Store) GetList(ctx context.Context, id string) (upstream.List, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.ListsRead)
 	if err != nil {
-		return upstream.List{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.ListsRead, nil); err != nil {
 		return upstream.List{}, err
 	}
 	return lists.get(ctx, q, c.AccountID, id)
@@ -147,15 +131,9 @@ func (s *Store) CreateList(ctx context.Context, in upstream.ListInput) (upstream
 
 // CloneList copies a list.
 func (s *Store) CloneList(ctx context.Context, id string) (upstream.List, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.List{}, err
-	}
 	var l upstream.List
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.ListsManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.ListsManage, &l, func(q querier, c upstream.Caller) error {
+		var err error
 		if l, err = lists.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -167,23 +145,13 @@ func (s *Store) CloneList(ctx context.Context, id string) (upstream.List, error)
 		}
 		return lists.insert(ctx, q, c.AccountID, &l)
 	})
-	if err != nil {
-		return upstream.List{}, err
-	}
-	return l, nil
 }
 
 // UpdateList changes a list.
 func (s *Store) UpdateList(ctx context.Context, id string, p upstream.ListPatch) (upstream.List, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.List{}, err
-	}
 	var l upstream.List
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.ListsManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.ListsManage, &l, func(q querier, c upstream.Caller) error {
+		var err error
 		if l, err = lists.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
@@ -208,38 +176,18 @@ func (s *Store) UpdateList(ctx context.Context, id string, p upstream.ListPatch)
 		}
 		return lists.update(ctx, q, c.AccountID, &l)
 	})
-	if err != nil {
-		return upstream.List{}, err
-	}
-	return l, nil
 }
 
 // DeleteList deletes a list.
 func (s *Store) DeleteList(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.ListsManage, nil); err != nil {
-			return err
-		}
-		if _, err := lists.get(ctx, q, c.AccountID, id); err != nil {
-			return err
-		}
-		return lists.deleteWhere(ctx, q, c.AccountID, "id = ?", id)
-	})
+	return deleteByID(ctx, s, lists, upstream.ListsManage, id)
 }
 
 // LoadList runs a list against the real listing of its target type (the
 // API's own list operation, so its rules and access checks apply).
 func (s *Store) LoadList(ctx context.Context, id string, in upstream.ListLoadInput) (upstream.ListData, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.ListsRead)
 	if err != nil {
-		return upstream.ListData{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.ListsRead, nil); err != nil {
 		return upstream.ListData{}, err
 	}
 	l, err := lists.get(ctx, q, c.AccountID, id)

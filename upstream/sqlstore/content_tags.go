@@ -15,12 +15,8 @@ import (
 // account's tags are few). The default order is by last use, most recent
 // first; a tag never used counts as used when it was created.
 func (s *Store) ListTags(ctx context.Context, tq upstream.TagQuery) (upstream.Page[upstream.TagDetail], error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.TagsRead)
 	if err != nil {
-		return upstream.Page[upstream.TagDetail]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.TagsRead, nil); err != nil {
 		return upstream.Page[upstream.TagDetail]{}, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT t.doc,
@@ -197,19 +193,7 @@ func (s *Store) AddInsightTag(ctx context.Context, insightID, title string) (ups
 
 // ListTaggings lists tag assignments; GraphQL edges batch on it.
 func (s *Store) ListTaggings(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Tagging], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Tagging]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.TagsRead, nil); err != nil {
-		return upstream.Page[upstream.Tagging]{}, err
-	}
-	items, total, err := taggings.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Tagging]{}, err
-	}
-	return upstream.Page[upstream.Tagging]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Tagging]{action: upstream.TagsRead, table: taggings}, lq)
 }
 
 // tagByRef finds a tag by id, name or title; ok is false when none matches.

@@ -22,33 +22,16 @@ const maxName = upstream.MaxNameLength
 // ListGoals lists goals. Key results and tasks are embedded when the
 // projection names them.
 func (s *Store) ListGoals(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	q := s.read()
-	sc, err := s.scopeFor(ctx, q, c)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	src, args, err := s.goalSource(ctx, q, c.AccountID, sc)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	items, total, err := goals.listFrom(ctx, q, src, args, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	if err := s.enrichGoals(ctx, q, c.AccountID, items, lq.Fields, false); err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	if err := s.redactGoals(ctx, q, c, items, lq.Fields); err != nil {
-		return upstream.Page[upstream.Goal]{}, err
-	}
-	return upstream.Page[upstream.Goal]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Goal]{action: upstream.GoalsRead, table: goals,
+		source: func(ctx context.Context, q querier, c upstream.Caller, sc *scope) (string, []any, error) {
+			return s.goalSource(ctx, q, c.AccountID, sc)
+		},
+		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.Goal, lq upstream.ListQuery) ([]upstream.Goal, error) {
+			if err := s.enrichGoals(ctx, q, c.AccountID, items, lq.Fields, false); err != nil {
+				return nil, err
+			}
+			return items, s.redactGoals(ctx, q, c, items, lq.Fields)
+		}}, lq)
 }
 
 // GetGoal returns one goal with its key results.
@@ -124,18 +107,30 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		}
 	}
 	err = s.tx(ctx, func(q querier) error {
-		ss, err := s.sessionFor(ctx, q, c.AccountID, g.SessionID)
-		if err != nil {
+		if g.SessionID == "" {
+			return upstream.Invalid("sessionId", "is required")
+		}
+		f := &itemFacts{goalIDs: []string{g.ParentID}, sessionIDs: []string{g.SessionID}, ownerIDs: g.OwnerIDs}
+		if g.ParentID != "" {
+			f.pathOf = []string{g.ParentID}
+		}
+		if err := f.load(ctx, s, q, c); err != nil {
 			return err
+		}
+		ss, ok := f.sessions[g.SessionID]
+		if !ok {
+			return upstream.Invalid("sessionId", "no session %q", g.SessionID)
 		}
 		if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+		if err := f.decide(ctx, s, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
 			return err
 		}
-		if err := s.visibleParent(ctx, q, c, g.ParentID); err != nil {
-			return err
+		if g.ParentID != "" {
+			if _, err := f.visibleGoal(ctx, s, q, c, g.ParentID, "parentId"); err != nil {
+				return err
+			}
 		}
 		if g.DateFrom == "" {
 			g.DateFrom = ss.Start
@@ -143,7 +138,7 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		if g.DateTo == "" {
 			g.DateTo = ss.End
 		}
-		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss, false); err != nil {
+		if err := checkGoal(&g, ss, f); err != nil {
 			return err
 		}
 		if err := s.checkGoalLimit(ctx, q, c.AccountID, ss, g.OwnerID, ""); err != nil {
@@ -157,15 +152,39 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 				return err
 			}
 		}
-		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
-			return err
+		if !f.withPath && g.ParentID != "" || s.bulk != nil {
+			if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
+				return err
+			}
+		} else {
+			if g.ParentID == "" {
+				f.path = pathFacts{path: map[string]*pathNode{}, kids: map[string][]upstream.Child{}, complete: true}
+			}
+			f.path.addGoal(goalRow{ID: g.ID, ParentID: g.ParentID, SessionID: g.SessionID, Mode: g.AttainmentTypeString})
+			if err := s.recomputePaths(ctx, q, c.AccountID, &f.path); err != nil {
+				return err
+			}
 		}
 		if s.bulk != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
-		if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+		figs, ok := f.path.folded[g.ID]
+		if !ok || len(in.Tags) > 0 {
+			// Folded from scratch (recomputeTree), or tagged: read it back.
+			if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+				return err
+			}
+			return s.goalView(ctx, q, c, &g)
+		}
+		// The answer is the goal as stored — its document with the
+		// figures just folded — with its owners, no tags and no key
+		// results, as GetGoal would read it.
+		applyFigures(&g, figs)
+		if g, err = asStored(g); err != nil {
 			return err
 		}
+		g.Assignee, g.Assignees = ownersOf(f.owners, g.OwnerID, g.OwnerIDs)
+		g.Tags, g.Metrics = []upstream.Tag{}, []upstream.Metric{}
 		return s.goalView(ctx, q, c, &g)
 	})
 	if err != nil {
@@ -197,22 +216,10 @@ func nonNil[T any](xs []T) []T {
 	return xs
 }
 
-// sessionFor loads the session a write names; a missing one is bad input.
-func (s *Store) sessionFor(ctx context.Context, q querier, account, id string) (upstream.Session, error) {
-	if id == "" {
-		return upstream.Session{}, upstream.Invalid("sessionId", "is required")
-	}
-	ss, err := sessions.get(ctx, q, account, id)
-	if upstream.ErrorCode(err) == upstream.CodeNotFound {
-		return upstream.Session{}, upstream.Invalid("sessionId", "no session %q", id)
-	}
-	return ss, err
-}
-
-// checkGoal validates a goal about to be written and fills what derives
-// from its fields. Only an existing goal can have goals below it that a
-// new parent would make a cycle with.
-func (s *Store) checkGoal(ctx context.Context, q querier, account string, g *upstream.Goal, ss upstream.Session, existing bool) error {
+// checkGoal validates a goal about to be written, on the facts f loaded
+// (its owners and its parent), and fills what derives from its fields.
+// Whether a new parent would make a cycle is the caller's to check.
+func checkGoal(g *upstream.Goal, ss upstream.Session, f *itemFacts) error {
 	if g.Name == "" {
 		return upstream.Invalid("name", "must not be empty")
 	}
@@ -231,7 +238,7 @@ func (s *Store) checkGoal(ctx context.Context, q querier, account string, g *ups
 	if len(g.OwnerIDs) > 1 && ss.Settings.MultipleOwners.DisabledForGoals {
 		return upstream.Invalid("ownerIds", "the session allows one owner per goal")
 	}
-	if err := s.checkOwners(ctx, q, account, "ownerIds", g.OwnerIDs); err != nil {
+	if err := f.checkOwners("ownerIds", g.OwnerIDs); err != nil {
 		return err
 	}
 	g.ParentType, g.ParentGoalSessionID = "", ""
@@ -239,18 +246,9 @@ func (s *Store) checkGoal(ctx context.Context, q querier, account string, g *ups
 		if g.ParentID == g.ID {
 			return upstream.Invalid("parentId", "a goal cannot be its own parent")
 		}
-		p, err := goals.get(ctx, q, account, g.ParentID)
-		if err != nil {
+		p, ok := f.goals[g.ParentID]
+		if !ok {
 			return upstream.Invalid("parentId", "no goal %q", g.ParentID)
-		}
-		below := false
-		if existing {
-			if below, err = isDescendant(ctx, q, account, g.ID, p.ID); err != nil {
-				return err
-			}
-		}
-		if below {
-			return upstream.Invalid("parentId", "goal %q is below this goal: that would make a cycle", p.ID)
 		}
 		g.ParentType, g.ParentGoalSessionID = "goal", p.SessionID
 	}
@@ -287,17 +285,46 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 	if err != nil {
 		return upstream.Goal{}, err
 	}
+	f := &itemFacts{goalIDs: []string{id}, parentsOf: []string{id}, kidsOf: []string{id}, tagsOf: id}
+	if in.ParentID != nil {
+		f.goalIDs = append(f.goalIDs, *in.ParentID)
+	}
+	if in.SessionID != nil {
+		f.sessionIDs = []string{*in.SessionID}
+	}
+	var ownerID string
+	var ownerIDs []string
+	if in.OwnerID != nil || in.OwnerIDs != nil {
+		var ids []string
+		if in.OwnerIDs != nil {
+			ids = *in.OwnerIDs
+		}
+		if in.OwnerID != nil {
+			ownerID = *in.OwnerID
+		}
+		if in.OwnerIDs == nil && ownerID != "" {
+			ids = []string{ownerID}
+		}
+		ownerID, ownerIDs = owners(ownerID, ids, c.UserID)
+		f.ownerIDs = ownerIDs
+	}
 	var g upstream.Goal
 	err = s.tx(ctx, func(q querier) error {
-		old, err := goals.get(ctx, q, c.AccountID, id)
-		if err != nil {
+		if !upstream.ValidID(id) {
+			return upstream.NotFound(goals.kind, id)
+		}
+		if err := f.load(ctx, s, q, c); err != nil {
 			return err
 		}
-		oldSession, err := sessions.get(ctx, q, c.AccountID, old.SessionID)
-		if err != nil {
-			return err
+		old, ok := f.goals[id]
+		if !ok {
+			return upstream.NotFound(goals.kind, id)
 		}
-		if err := s.authorize(ctx, q, c, upstream.GoalsUpdate, upstream.GoalItem(old)); err != nil {
+		oldSession, ok := f.sessions[old.SessionID]
+		if !ok {
+			return upstream.NotFound(sessions.kind, old.SessionID)
+		}
+		if err := f.decide(ctx, s, q, c, upstream.GoalsUpdate, upstream.GoalItem(old)); err != nil {
 			return err
 		}
 		if err := upstream.SessionGate(oldSession, upstream.GoalPatchChange(in)); err != nil {
@@ -310,19 +337,8 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		set(&g.SessionID, in.SessionID, nil)
 		set(&g.ParentID, in.ParentID, nil)
 		set(&g.AttainmentTypeString, in.AttainmentTypeString, nil)
-		if in.OwnerID != nil || in.OwnerIDs != nil {
-			var ids []string
-			if in.OwnerIDs != nil {
-				ids = *in.OwnerIDs
-			}
-			oid := ""
-			if in.OwnerID != nil {
-				oid = *in.OwnerID
-			}
-			if in.OwnerIDs == nil && oid != "" {
-				ids = []string{oid}
-			}
-			g.OwnerID, g.OwnerIDs = owners(oid, ids, c.UserID)
+		if ownerIDs != nil {
+			g.OwnerID, g.OwnerIDs = ownerID, slices.Clone(ownerIDs)
 		}
 		if in.DateFrom != nil {
 			if g.DateFrom, err = upstream.ParseTime("dateFrom", *in.DateFrom); err != nil {
@@ -348,23 +364,37 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		}
 		ss := oldSession
 		if g.SessionID != old.SessionID {
-			if ss, err = s.sessionFor(ctx, q, c.AccountID, g.SessionID); err != nil {
-				return err
+			if g.SessionID == "" {
+				return upstream.Invalid("sessionId", "is required")
+			}
+			if ss, ok = f.sessions[g.SessionID]; !ok {
+				return upstream.Invalid("sessionId", "no session %q", g.SessionID)
 			}
 			if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 				return err
 			}
-			if err := s.authorize(ctx, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
+			if err := f.decide(ctx, s, q, c, upstream.GoalsCreate, &upstream.Item{Kind: "goal", Owners: g.OwnerIDs, SessionID: ss.ID}); err != nil {
 				return err
 			}
 		}
-		if g.ParentID != old.ParentID {
-			if err := s.visibleParent(ctx, q, c, g.ParentID); err != nil {
+		moved := g.ParentID != old.ParentID
+		if moved && g.ParentID != "" {
+			if _, err := f.visibleGoal(ctx, s, q, c, g.ParentID, "parentId"); err != nil {
 				return err
 			}
 		}
-		if err := s.checkGoal(ctx, q, c.AccountID, &g, ss, true); err != nil {
+		if err := checkGoal(&g, ss, f); err != nil {
 			return err
+		}
+		if moved && g.ParentID != "" {
+			// Only a new parent can make a cycle.
+			below, err := isDescendant(ctx, q, c.AccountID, g.ID, g.ParentID)
+			if err != nil {
+				return err
+			}
+			if below {
+				return upstream.Invalid("parentId", "goal %q is below this goal: that would make a cycle", g.ParentID)
+			}
 		}
 		if g.OwnerID != old.OwnerID || g.SessionID != old.SessionID {
 			if err := s.checkGoalLimit(ctx, q, c.AccountID, ss, g.OwnerID, g.ID); err != nil {
@@ -372,21 +402,41 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 			}
 		}
 		g.ModifiedByID = c.UserID
-		if err := goals.update(ctx, q, c.AccountID, &g); err != nil {
+		up, doc, err := updateStmt(goals, c.AccountID, &g)
+		if err != nil {
 			return err
 		}
-		if err := s.syncGoalCopies(ctx, q, c.AccountID, old, g); err != nil {
+		if err := s.queue(ctx, q, up); err != nil {
 			return err
 		}
-		if g.ParentID != old.ParentID || g.SessionID != old.SessionID || g.AttainmentTypeString != old.AttainmentTypeString {
+		keepDoc(q, goals.name, g.ID, doc)
+		goals.emitFor(q, c.AccountID, &g, updated)
+		kids, err := s.syncGoalCopies(ctx, q, c.AccountID, old, g, f)
+		if err != nil {
+			return err
+		}
+		if moved || g.SessionID != old.SessionID || g.AttainmentTypeString != old.AttainmentTypeString {
 			// The old parent's path lost a child; the goal's own path
 			// (through its new parent) has a changed member.
 			if err := s.recompute(ctx, q, c.AccountID, old.ParentID, g.ID); err != nil {
 				return err
 			}
+			if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+				return err
+			}
+			return s.goalView(ctx, q, c, &g)
 		}
-		if g, err = s.getGoal(ctx, q, c.AccountID, g.ID); err != nil {
+		// The figures did not change: the answer is the goal as stored,
+		// with its owners, tags and key results, as GetGoal would read it.
+		if g, err = asStored(g); err != nil {
 			return err
+		}
+		g.Assignee, g.Assignees = ownersOf(f.owners, g.OwnerID, g.OwnerIDs)
+		g.Tags = nonNil(f.tags)
+		g.Metrics = make([]upstream.Metric, 0, len(kids))
+		for _, m := range kids {
+			m.Assignee, m.Assignees = ownersOf(f.owners, m.OwnerID, m.OwnerIDs)
+			g.Metrics = append(g.Metrics, m)
 		}
 		return s.goalView(ctx, q, c, &g)
 	})
@@ -396,40 +446,47 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 	return g, nil
 }
 
-// syncGoalCopies updates what key results and tasks copy from their goal.
-func (s *Store) syncGoalCopies(ctx context.Context, q querier, account string, old, g upstream.Goal) error {
-	if old.Name == g.Name && old.Description == g.Description && old.OwnerID == g.OwnerID &&
-		slices.Equal(old.OwnerIDs, g.OwnerIDs) && old.ClosedStatus == g.ClosedStatus && old.SessionID == g.SessionID {
-		return nil
-	}
-	ms, err := metrics.in(ctx, q, account, "goal_id", []string{g.ID})
-	if err != nil {
-		return err
-	}
-	for _, m := range ms {
-		copyGoal(&m, g)
-		if err := metrics.update(ctx, q, account, &m); err != nil {
-			return err
+// syncGoalCopies updates what the key results and tasks of g (loaded in f)
+// copy from it, and returns its key results as stored, in id order.
+func (s *Store) syncGoalCopies(ctx context.Context, q querier, account string, old, g upstream.Goal, f *itemFacts) ([]upstream.Metric, error) {
+	var ms []upstream.Metric
+	for _, m := range f.metrics {
+		if m.GoalID == g.ID {
+			ms = append(ms, m)
 		}
 	}
-	parents := []string{g.ID}
-	for _, m := range ms {
-		parents = append(parents, m.ID)
+	slices.SortFunc(ms, func(a, b upstream.Metric) int { return strings.Compare(a.ID, b.ID) })
+	if old.Name == g.Name && old.Description == g.Description && old.OwnerID == g.OwnerID &&
+		slices.Equal(old.OwnerIDs, g.OwnerIDs) && old.ClosedStatus == g.ClosedStatus && old.SessionID == g.SessionID {
+		return ms, nil
 	}
-	ts, err := tasks.in(ctx, q, account, "parent_id", parents)
-	if err != nil {
-		return err
+	var writes []stmt
+	for i := range ms {
+		copyGoal(&ms[i], g)
+		up, doc, err := updateStmt(metrics, account, &ms[i])
+		if err != nil {
+			return nil, err
+		}
+		writes = append(writes, up)
+		keepDoc(q, metrics.name, ms[i].ID, doc)
+		metrics.emitFor(q, account, &ms[i], updated)
+		if ms[i], err = asStored(ms[i]); err != nil {
+			return nil, err
+		}
 	}
-	for _, t := range ts {
+	for _, t := range f.tasks {
 		t.SessionID = g.SessionID
 		if t.ParentID == g.ID {
 			t.ParentName = g.Name
 		}
-		if err := tasks.update(ctx, q, account, &t); err != nil {
-			return err
+		up, _, err := updateStmt(tasks, account, &t)
+		if err != nil {
+			return nil, err
 		}
+		writes = append(writes, up)
+		tasks.emitFor(q, account, &t, updated)
 	}
-	return nil
+	return ms, s.queue(ctx, q, writes...)
 }
 
 // copyGoal sets the fields a key result copies from its goal.

@@ -11,32 +11,17 @@ import (
 
 // ListMetrics lists key results.
 func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	q := s.read()
-	sc, err := s.scopeFor(ctx, q, c)
-	if err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	src, args := s.metricSource(c.AccountID, sc)
-	items, total, err := metrics.listFrom(ctx, q, src, args, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	if err := s.enrichMetrics(ctx, q, c.AccountID, items, lq.Fields); err != nil {
-		return upstream.Page[upstream.Metric]{}, err
-	}
-	if lq.Fields.Has("currentUserAllowedActions") {
-		if err := s.metricActionsFor(ctx, q, c, items); err != nil {
-			return upstream.Page[upstream.Metric]{}, err
-		}
-	}
-	return upstream.Page[upstream.Metric]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Metric]{action: upstream.MetricsRead, table: metrics,
+		source: scoped(s.metricSource),
+		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.Metric, lq upstream.ListQuery) ([]upstream.Metric, error) {
+			if err := s.enrichMetrics(ctx, q, c.AccountID, items, lq.Fields); err != nil {
+				return nil, err
+			}
+			if lq.Fields.Has("currentUserAllowedActions") {
+				return items, s.metricActionsFor(ctx, q, c, items)
+			}
+			return items, nil
+		}}, lq)
 }
 
 // GetMetric returns one key result.
@@ -142,38 +127,63 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 	}
 	m.OwnerID, m.OwnerIDs = owners(in.OwnerID, in.OwnerIDs, c.UserID)
 	err = s.tx(ctx, func(q querier) error {
-		g, ss, err := s.goalFor(ctx, q, c.AccountID, in.GoalID)
-		if err != nil {
+		if in.GoalID == "" {
+			return upstream.Invalid("goalId", "is required")
+		}
+		f := &itemFacts{goalIDs: []string{in.GoalID}, ownerIDs: m.OwnerIDs, pathOf: []string{in.GoalID}}
+		if err := f.load(ctx, s, q, c); err != nil {
 			return err
+		}
+		g, ok := f.goals[in.GoalID]
+		if !ok {
+			return upstream.Invalid("goalId", "no goal %q", in.GoalID)
+		}
+		ss, ok := f.sessions[g.SessionID]
+		if !ok {
+			return upstream.NotFound(sessions.kind, g.SessionID)
 		}
 		if err := upstream.SessionGate(ss, upstream.Structure); err != nil {
 			return err
 		}
-		if err := s.visibleGoal(ctx, q, c, g, "goalId"); err != nil {
+		if _, err := f.visibleGoal(ctx, s, q, c, g.ID, "goalId"); err != nil {
 			return err
 		}
-		if err := s.authorize(ctx, q, c, upstream.MetricsCreate, upstream.MetricItem(m, g)); err != nil {
+		if err := f.decide(ctx, s, q, c, upstream.MetricsCreate, upstream.MetricItem(m, g)); err != nil {
 			return err
 		}
 		if err := checkMetricLimit(ctx, q, c.AccountID, ss, g.ID); err != nil {
 			return err
 		}
 		copyGoal(&m, g)
-		if err := s.checkMetric(ctx, q, c.AccountID, &m, ss); err != nil {
+		if err := upstream.CheckMetric(m, ss); err != nil {
 			return err
 		}
+		if err := f.checkOwners("ownerIds", m.OwnerIDs); err != nil {
+			return err
+		}
+		settle(&m)
 		if err := queueInsert(ctx, s, q, metrics, c.AccountID, &m); err != nil {
 			return err
 		}
-		if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
-			return err
+		if !f.withPath {
+			if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
+				return err
+			}
+		} else {
+			f.path.addMetric(m.ID, g.ID, m.Attainment)
+			if err := s.recomputePaths(ctx, q, c.AccountID, &f.path); err != nil {
+				return err
+			}
 		}
 		if s.bulk != nil {
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
-		if m, err = s.getMetric(ctx, q, c.AccountID, m.ID); err != nil {
+		// The answer is the key result as stored, with its owners, as
+		// GetMetric would read it.
+		if m, err = asStored(m); err != nil {
 			return err
 		}
+		m.Assignee, m.Assignees = ownersOf(f.owners, m.OwnerID, m.OwnerIDs)
 		return s.metricView(ctx, q, c, &m)
 	})
 	if err != nil {
@@ -380,21 +390,8 @@ func (s *Store) DeleteMetric(ctx context.Context, id string) error {
 
 // ListCheckIns lists check-ins.
 func (s *Store) ListCheckIns(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.CheckIn]{}, err
-	}
-	q := s.read()
-	sc, err := s.scopeFor(ctx, q, c)
-	if err != nil {
-		return upstream.Page[upstream.CheckIn]{}, err
-	}
-	if err := sc.rule.Sub.Decide(upstream.MetricsRead, nil, nil); err != nil {
-		return upstream.Page[upstream.CheckIn]{}, err
-	}
-	src, args := s.checkinSource(c.AccountID, sc)
-	items, total, err := checkins.listFrom(ctx, q, src, args, c.AccountID, lq)
-	return upstream.Page[upstream.CheckIn]{Items: items, TotalCount: total}, err
+	return listPage(ctx, s, listing[upstream.CheckIn]{action: upstream.MetricsRead, table: checkins,
+		source: scoped(s.checkinSource)}, lq)
 }
 
 // GetCheckInSnapshot returns the key result as it was right after a check-in.

@@ -94,12 +94,8 @@ func (s *Store) domainFree(ctx context.Context, q querier, except, domain string
 
 // CheckAccountDomain says whether a name and domain are free for the caller's account.
 func (s *Store) CheckAccountDomain(ctx context.Context, in upstream.DomainCheck) (upstream.DomainAvailability, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.AccountManage)
 	if err != nil {
-		return upstream.DomainAvailability{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.AccountManage, nil); err != nil {
 		return upstream.DomainAvailability{}, err
 	}
 	var out upstream.DomainAvailability

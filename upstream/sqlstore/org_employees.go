@@ -11,20 +11,14 @@ import (
 
 // ListEmployees lists users as employees, with their teams and managed teams.
 func (s *Store) ListEmployees(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Employee], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Employee]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.UsersRead, nil); err != nil {
-		return upstream.Page[upstream.Employee]{}, err
-	}
-	us, total, err := employees.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Employee]{}, err
-	}
-	es, err := s.toEmployees(ctx, q, c.AccountID, us, false)
-	return upstream.Page[upstream.Employee]{Items: es, TotalCount: total}, err
+	var es []upstream.Employee
+	p, err := listPage(ctx, s, listing[upstream.User]{action: upstream.UsersRead, table: employees,
+		then: func(ctx context.Context, q querier, c upstream.Caller, us []upstream.User, _ upstream.ListQuery) ([]upstream.User, error) {
+			var err error
+			es, err = s.toEmployees(ctx, q, c.AccountID, us, false)
+			return us, err
+		}}, lq)
+	return upstream.Page[upstream.Employee]{Items: es, TotalCount: p.TotalCount}, err
 }
 
 // GetEmployee returns one employee with its teams and managed teams.

@@ -16,12 +16,8 @@ import (
 
 // ListRoles lists the built-in roles and the account roles, with user counts.
 func (s *Store) ListRoles(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Role], error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.RolesRead)
 	if err != nil {
-		return upstream.Page[upstream.Role]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.RolesRead, nil); err != nil {
 		return upstream.Page[upstream.Role]{}, err
 	}
 	all, err := s.allRoles(ctx, q, c.AccountID)
@@ -94,12 +90,8 @@ func (s *Store) allRoles(ctx context.Context, q querier, account string) ([]upst
 
 // GetRole returns one role, built-in or of the account.
 func (s *Store) GetRole(ctx context.Context, id string) (upstream.Role, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.RolesRead)
 	if err != nil {
-		return upstream.Role{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.RolesRead, nil); err != nil {
 		return upstream.Role{}, err
 	}
 	all, err := s.allRoles(ctx, q, c.AccountID)
@@ -164,15 +156,9 @@ func (s *Store) roleNameFree(ctx context.Context, q querier, account, name, exce
 
 // UpdateRole changes an account role; users holding it see the new name.
 func (s *Store) UpdateRole(ctx context.Context, id string, in upstream.RolePatch) (upstream.Role, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Role{}, err
-	}
 	var r upstream.Role
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.RolesManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.RolesManage, &r, func(q querier, c upstream.Caller) error {
+		var err error
 		if _, ok := upstream.BuiltinRoleByID(id); ok {
 			return upstream.Errorf(upstream.CodeForbidden, "built-in roles cannot be changed")
 		}
@@ -199,7 +185,6 @@ func (s *Store) UpdateRole(ctx context.Context, id string, in upstream.RolePatch
 			}
 		})
 	})
-	return r, err
 }
 
 // eachRoleHolder applies fn to every user holding role id directly and saves it.
@@ -221,14 +206,7 @@ func (s *Store) eachRoleHolder(ctx context.Context, q querier, account, id strin
 // DeleteRole deletes an account role with its mappings and grants; its
 // holders keep their other roles (or become members).
 func (s *Store) DeleteRole(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.RolesManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.RolesManage, func(q querier, c upstream.Caller) error {
 		if _, ok := upstream.BuiltinRoleByID(id); ok {
 			return upstream.Errorf(upstream.CodeForbidden, "built-in roles cannot be deleted")
 		}
@@ -257,12 +235,8 @@ func (s *Store) DeleteRole(ctx context.Context, id string) error {
 // ListRoleMappings lists every role mapping of the account as roles with
 // their team and mapping id.
 func (s *Store) ListRoleMappings(ctx context.Context) ([]upstream.Role, error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.RolesRead)
 	if err != nil {
-		return nil, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.RolesRead, nil); err != nil {
 		return nil, err
 	}
 	ms, err := roleMappings.where(ctx, q, c.AccountID, trueSQL)
@@ -290,15 +264,8 @@ func (s *Store) ListRoleMappings(ctx context.Context) ([]upstream.Role, error) {
 // Under the delegation rule (upstream.MayConfer) a caller maps only a role
 // whose rights it holds, and only an admin maps the admin role.
 func (s *Store) CreateRoleMapping(ctx context.Context, in upstream.RoleMappingInput) (upstream.Role, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Role{}, err
-	}
 	var r upstream.Role
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.RolesManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.RolesManage, &r, func(q querier, c upstream.Caller) error {
 		byID, err := s.rolesByID(ctx, q, c.AccountID, []string{in.RoleID})
 		if err != nil {
 			return err
@@ -329,20 +296,12 @@ func (s *Store) CreateRoleMapping(ctx context.Context, in upstream.RoleMappingIn
 		r.TeamID, r.MappingID = m.TeamID, m.ID
 		return roleMappings.insert(ctx, q, c.AccountID, &m)
 	})
-	return r, err
 }
 
 // DeleteRoleMapping deletes a role mapping by its id; only an admin
 // unmaps the admin role from a team with members.
 func (s *Store) DeleteRoleMapping(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.RolesManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.RolesManage, func(q querier, c upstream.Caller) error {
 		m, err := roleMappings.get(ctx, q, c.AccountID, id)
 		if err != nil {
 			return err

@@ -13,15 +13,8 @@ import (
 // UpdateTeam changes a team; a new members list replaces the old one (and
 // the users' teamIds follow).
 func (s *Store) UpdateTeam(ctx context.Context, id string, in upstream.TeamPatch) (upstream.Team, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Team{}, err
-	}
 	var t upstream.Team
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.TeamsManage, &t, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err
@@ -58,7 +51,6 @@ func (s *Store) UpdateTeam(ctx context.Context, id string, in upstream.TeamPatch
 		t.ModifiedByID = c.UserID
 		return teams.update(ctx, q, c.AccountID, &t)
 	})
-	return t, err
 }
 
 // checkTeamParent refuses an unknown parent and cycles.
@@ -118,14 +110,7 @@ func (s *Store) setMembers(ctx context.Context, q querier, d *delegation, accoun
 // DeleteTeam deletes a team: child teams become roots, members lose it,
 // its role mappings go.
 func (s *Store) DeleteTeam(ctx context.Context, id string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.TeamsManage, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err
@@ -156,15 +141,8 @@ func (s *Store) DeleteTeam(ctx context.Context, id string) error {
 
 // AddTeamMember adds a user to a team.
 func (s *Store) AddTeamMember(ctx context.Context, teamID, userID string) (upstream.Team, error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Team{}, err
-	}
 	var t upstream.Team
-	err = s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return writeAs(ctx, s, upstream.TeamsManage, &t, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err
@@ -180,19 +158,11 @@ func (s *Store) AddTeamMember(ctx context.Context, teamID, userID string) (upstr
 		}
 		return teams.update(ctx, q, c.AccountID, &t)
 	})
-	return t, err
 }
 
 // RemoveTeamMember takes a user out of a team (and from its manager seat).
 func (s *Store) RemoveTeamMember(ctx context.Context, teamID, userID string) error {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(q querier) error {
-		if err := s.authorize(ctx, q, c, upstream.TeamsManage, nil); err != nil {
-			return err
-		}
+	return s.writeAsCaller(ctx, upstream.TeamsManage, func(q querier, c upstream.Caller) error {
 		d, err := s.delegationOf(ctx, q, c)
 		if err != nil {
 			return err

@@ -121,12 +121,8 @@ func (s *Store) keepAnAdmin(ctx context.Context, q querier, account string) erro
 // and name (case-insensitive substrings) and roles (role ids); terms on the
 // same property are alternatives, terms on different properties all apply.
 func (s *Store) ListUsersLegacy(ctx context.Context, lq upstream.LegacyUserQuery) (upstream.Page[upstream.User], error) {
-	c, err := upstream.MustCaller(ctx)
+	q, c, err := s.readAs(ctx, upstream.UsersRead)
 	if err != nil {
-		return upstream.Page[upstream.User]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.UsersRead, nil); err != nil {
 		return upstream.Page[upstream.User]{}, err
 	}
 	var and []any

@@ -57,6 +57,25 @@ type pathFacts struct {
 	metrics  []metricAttainment
 	// finish completes the facts once the rows are read.
 	finish func() error
+	// folded are the figures recomputePaths folded for the goals on the
+	// paths, so that a write can answer with them without reading again.
+	folded map[string]storedFigures
+}
+
+// addGoal makes f hold a goal about to be stored — with no children, key
+// results or tasks yet — on the path of its parent.
+func (f *pathFacts) addGoal(g goalRow) {
+	depth := 0
+	if p := f.path[g.ParentID]; p != nil {
+		depth = p.depth + 1
+		f.kids[g.ParentID] = append(f.kids[g.ParentID], upstream.Child{ID: g.ID, SessionID: g.SessionID})
+	}
+	f.path[g.ID] = &pathNode{goal: g, depth: depth}
+}
+
+// addMetric makes f hold a key result about to be stored under goal.
+func (f *pathFacts) addMetric(id, goal string, att float64) {
+	f.metrics = append(f.metrics, metricAttainment{id: id, goal: goal, att: att})
 }
 
 // metricAttainment is a key result's attainment.

@@ -428,22 +428,10 @@ func (s *Store) GetPermission(ctx context.Context, id string) (upstream.Permissi
 // ListPermissions lists the grants of the caller's account; like
 // GetPermission it needs permissions:manage.
 func (s *Store) ListPermissions(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Permission], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Permission]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.PermsManage, nil); err != nil {
-		return upstream.Page[upstream.Permission]{}, err
-	}
-	items, total, err := grants.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Permission]{}, err
-	}
-	if items == nil {
-		items = []upstream.Permission{}
-	}
-	return upstream.Page[upstream.Permission]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Permission]{action: upstream.PermsManage, table: grants,
+		then: func(_ context.Context, _ querier, _ upstream.Caller, items []upstream.Permission, _ upstream.ListQuery) ([]upstream.Permission, error) {
+			return nonNil(items), nil
+		}}, lq)
 }
 
 // CreatePermission grants an action to principals (users or roles of the

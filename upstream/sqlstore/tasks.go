@@ -13,27 +13,11 @@ func validTaskStatus(s string) bool {
 
 // ListTasks lists tasks.
 func (s *Store) ListTasks(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Task], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Task]{}, err
-	}
-	q := s.read()
-	sc, err := s.scopeFor(ctx, q, c)
-	if err != nil {
-		return upstream.Page[upstream.Task]{}, err
-	}
-	if err := sc.rule.Sub.Decide(upstream.TasksRead, nil, nil); err != nil {
-		return upstream.Page[upstream.Task]{}, err
-	}
-	src, args := s.taskSource(c.AccountID, sc)
-	items, total, err := tasks.listFrom(ctx, q, src, args, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Task]{}, err
-	}
-	if err := s.enrichTasks(ctx, q, c.AccountID, items, lq.Fields); err != nil {
-		return upstream.Page[upstream.Task]{}, err
-	}
-	return upstream.Page[upstream.Task]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Task]{action: upstream.TasksRead, table: tasks,
+		source: scoped(s.taskSource),
+		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.Task, lq upstream.ListQuery) ([]upstream.Task, error) {
+			return items, s.enrichTasks(ctx, q, c.AccountID, items, lq.Fields)
+		}}, lq)
 }
 
 // GetTask returns one task.
@@ -70,48 +54,20 @@ func (s *Store) getTask(ctx context.Context, q querier, account, id string) (ups
 	return ts[0], nil
 }
 
-// taskParent resolves a task's parent: it sets parentType (inferred when
-// empty), parentName and sessionId, checks the session's state, and returns
-// the goal whose figures the task counts in ("" for none).
-func (s *Store) taskParent(ctx context.Context, q querier, account string, t *upstream.Task) (string, error) {
-	t.ParentName, t.SessionID = "", ""
-	if t.ParentID == "" {
-		if t.ParentType != "" {
-			return "", upstream.Invalid("parentId", "is required when parentType is set")
-		}
-		return "", nil
+// taskParent resolves a task's parent (itemFacts.taskParent), loading
+// it, its goal and their sessions in one statement.
+func (s *Store) taskParent(ctx context.Context, q querier, c upstream.Caller, t *upstream.Task) (string, error) {
+	f := &itemFacts{noSubject: true}
+	if t.ParentID != "" && t.ParentType != upstream.ParentMetric {
+		f.goalIDs = []string{t.ParentID}
 	}
-	switch t.ParentType {
-	case "", upstream.ParentGoal, upstream.ParentMetric:
-	default:
-		return "", upstream.Invalid("parentType", "must be goal, metric or empty")
+	if t.ParentID != "" && t.ParentType != upstream.ParentGoal {
+		f.metricIDs = []string{t.ParentID}
 	}
-	var goalID string
-	if t.ParentType != upstream.ParentMetric {
-		if g, err := goals.get(ctx, q, account, t.ParentID); err == nil {
-			t.ParentType, t.ParentName, t.SessionID, goalID = upstream.ParentGoal, g.Name, g.SessionID, g.ID
-		} else if upstream.ErrorCode(err) != upstream.CodeNotFound {
-			return "", err
-		}
-	}
-	if goalID == "" && t.ParentType != upstream.ParentGoal {
-		if m, err := metrics.get(ctx, q, account, t.ParentID); err == nil {
-			t.ParentType, t.ParentName, t.SessionID, goalID = upstream.ParentMetric, m.Name, m.SessionID, ""
-		} else if upstream.ErrorCode(err) != upstream.CodeNotFound {
-			return "", err
-		}
-	}
-	if t.ParentName == "" && t.SessionID == "" {
-		return "", upstream.Invalid("parentId", "no goal or key result %q", t.ParentID)
-	}
-	ss, err := sessions.get(ctx, q, account, t.SessionID)
-	if err != nil {
+	if err := f.load(ctx, s, q, c); err != nil {
 		return "", err
 	}
-	if err := upstream.SessionGate(ss, upstream.Progress); err != nil {
-		return "", err
-	}
-	return goalID, nil
+	return f.taskParent(t)
 }
 
 func checkTask(t *upstream.Task) error {
@@ -158,27 +114,54 @@ func (s *Store) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream
 		return upstream.Task{}, err
 	}
 	err = s.tx(ctx, func(q querier) error {
-		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
+		f := &itemFacts{ownerIDs: []string{t.OwnerID}, countTasksOf: t.ParentID}
+		if t.ParentType != upstream.ParentMetric {
+			f.goalIDs = []string{t.ParentID}
+		}
+		if t.ParentType != upstream.ParentGoal {
+			f.metricIDs = []string{t.ParentID}
+		}
+		if t.ParentID == "" || s.bulk != nil {
+			f.countTasksOf = "" // no parent, or a batch counts at its end
+		}
+		if err := f.load(ctx, s, q, c); err != nil {
+			return err
+		}
+		goalID, err := f.taskParent(&t)
 		if err != nil {
 			return err
 		}
-		if err := s.authorizeTaskWrite(ctx, q, c, upstream.TasksCreate, t); err != nil {
+		it := f.taskItem(t)
+		if err := f.decide(ctx, s, q, c, upstream.TasksCreate, it); err != nil {
+			if upstream.ErrorCode(err) == upstream.CodeNotFound {
+				return upstream.Invalid("parentId", "no goal or key result %q", t.ParentID)
+			}
 			return err
 		}
-		if err := s.checkOwners(ctx, q, c.AccountID, "ownerId", []string{t.OwnerID}); err != nil {
+		if err := f.checkOwners("ownerId", []string{t.OwnerID}); err != nil {
 			return err
 		}
 		if err := queueInsert(ctx, s, q, tasks, c.AccountID, &t); err != nil {
 			return err
 		}
-		if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
-			return err
-		}
 		if s.bulk != nil {
+			if err := s.taskCounts(ctx, q, c.AccountID, t, goalID); err != nil {
+				return err
+			}
 			return nil // a batch returns what it wrote, without a read's enrichment
 		}
-		t, err = s.getTask(ctx, q, c.AccountID, t.ID)
-		return err
+		if err := f.countNewTask(ctx, s, q, c.AccountID, t, goalID); err != nil {
+			return err
+		}
+		// The answer is the task as stored, with its owner, as GetTask
+		// would read it.
+		if t, err = asStored(t); err != nil {
+			return err
+		}
+		if a, ok := f.owners[t.OwnerID]; ok {
+			t.Assignee = &a
+		}
+		return nil
 	})
 	if err != nil {
 		return upstream.Task{}, err
@@ -224,7 +207,7 @@ func (s *Store) UpdateTask(ctx context.Context, id string, in upstream.TaskPatch
 		if _, err := s.authorizeTask(ctx, q, c, upstream.TasksUpdate, old); err != nil {
 			return err
 		}
-		if _, err := s.taskParent(ctx, q, c.AccountID, &old); err != nil {
+		if _, err := s.taskParent(ctx, q, c, &old); err != nil {
 			return err
 		}
 		t = old
@@ -258,7 +241,7 @@ func (s *Store) UpdateTask(ctx context.Context, id string, in upstream.TaskPatch
 		if err := checkTask(&t); err != nil {
 			return err
 		}
-		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
+		goalID, err := s.taskParent(ctx, q, c, &t)
 		if err != nil {
 			return err
 		}
@@ -318,7 +301,7 @@ func (s *Store) DeleteTask(ctx context.Context, id string) error {
 		if _, err := s.authorizeTask(ctx, q, c, upstream.TasksDelete, t); err != nil {
 			return err
 		}
-		goalID, err := s.taskParent(ctx, q, c.AccountID, &t)
+		goalID, err := s.taskParent(ctx, q, c, &t)
 		if err != nil {
 			return err
 		}

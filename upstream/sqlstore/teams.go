@@ -66,22 +66,10 @@ func (s *Store) CreateTeam(ctx context.Context, in TeamInput) (upstream.Team, er
 
 // ListTeams lists the teams of the caller's account.
 func (s *Store) ListTeams(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Team], error) {
-	c, err := upstream.MustCaller(ctx)
-	if err != nil {
-		return upstream.Page[upstream.Team]{}, err
-	}
-	q := s.read()
-	if err := s.authorize(ctx, q, c, upstream.TeamsRead, nil); err != nil {
-		return upstream.Page[upstream.Team]{}, err
-	}
-	items, total, err := teams.list(ctx, q, c.AccountID, lq)
-	if err != nil {
-		return upstream.Page[upstream.Team]{}, err
-	}
-	if err := s.withBadges(ctx, q, c.AccountID, items); err != nil {
-		return upstream.Page[upstream.Team]{}, err
-	}
-	return upstream.Page[upstream.Team]{Items: items, TotalCount: total}, nil
+	return listPage(ctx, s, listing[upstream.Team]{action: upstream.TeamsRead, table: teams,
+		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.Team, _ upstream.ListQuery) ([]upstream.Team, error) {
+			return items, s.withBadges(ctx, q, c.AccountID, items)
+		}}, lq)
 }
 
 // GetTeam returns one team of the caller's account.

@@ -100,6 +100,10 @@ func (s *Store) recomputePaths(ctx context.Context, q querier, account string, f
 		fresh[id] = sub
 		next := figuresOf(figs, len(att[id]))
 		next.Tasks, next.NonArchivedTasks = n.goal.figures.Tasks, n.goal.figures.NonArchivedTasks
+		if f.folded == nil {
+			f.folded = map[string]storedFigures{}
+		}
+		f.folded[id] = next
 		w.goal(q, n.goal, next, ancestorsIn(id, func(id string) string {
 			if p := path[id]; p != nil {
 				return p.goal.ParentID

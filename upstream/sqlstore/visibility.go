@@ -68,25 +68,6 @@ func (s *Store) redactGoals(ctx context.Context, q querier, c upstream.Caller, g
 	return nil
 }
 
-// visibleParent refuses a parent goal the caller may not see as if it did
-// not exist (bad input), so that its existence does not leak.
-func (s *Store) visibleParent(ctx context.Context, q querier, c upstream.Caller, parentID string) error {
-	if parentID == "" {
-		return nil
-	}
-	p, err := goals.get(ctx, q, c.AccountID, parentID)
-	if err != nil {
-		return upstream.Invalid("parentId", "no goal %q", parentID)
-	}
-	if err := s.authorize(ctx, q, c, upstream.GoalsRead, upstream.GoalItem(p)); err != nil {
-		if upstream.ErrorCode(err) == upstream.CodeNotFound {
-			return upstream.Invalid("parentId", "no goal %q", parentID)
-		}
-		return err
-	}
-	return nil
-}
-
 // visibleGoal loads the goal a key result or task names, refusing one the
 // caller may not see as bad input.
 func (s *Store) visibleGoal(ctx context.Context, q querier, c upstream.Caller, g upstream.Goal, field string) error {
