@@ -65,15 +65,15 @@ func itemFactsSQL(d dialect) string {
 		m AS (
 			SELECT session_id, doc FROM metrics WHERE account_id = ? AND goal_id` + in + `
 			UNION ALL SELECT session_id, doc FROM metrics WHERE account_id = ? AND id` + in + `),
-		si(id) AS (
-			SELECT session_id FROM g UNION ALL SELECT session_id FROM m
+		si AS (
+			SELECT session_id AS id FROM g UNION ALL SELECT session_id FROM m
 			UNION ALL SELECT id FROM sessions WHERE account_id = ? AND id` + in + `),
 		t AS (
 			SELECT doc FROM tasks WHERE account_id = ? AND parent_id` + in + `
 			UNION ALL SELECT tasks.doc FROM metrics JOIN tasks ON tasks.parent_id = metrics.id AND tasks.account_id = metrics.account_id
 				WHERE metrics.account_id = ? AND metrics.goal_id` + in + `),
-		o(id) AS (
-			SELECT e.value FROM g, ` + d.each("g.doc", "e", "ownerIds") + `
+		o AS (
+			SELECT e.value AS id FROM g, ` + d.each("g.doc", "e", "ownerIds") + `
 			UNION ALL SELECT e.value FROM m, ` + d.each("m.doc", "e", "ownerIds") + `
 			UNION ALL SELECT id FROM users WHERE account_id = ? AND id` + in + `
 			UNION ALL SELECT id FROM teams WHERE account_id = ? AND id` + in + `)
