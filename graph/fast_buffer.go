@@ -43,7 +43,14 @@ func (b *fastBuffer) room() {
 }
 
 // Write appends p; it never fails.
-func (b *fastBuffer) Write(p []byte) (int, error) {
+func (b *fastBuffer) Write(p []byte) (int, error) { return writeChunked(b, p), nil }
+
+// WriteString appends s; it never fails.
+func (b *fastBuffer) WriteString(s string) (int, error) { return writeChunked(b, s), nil }
+
+// writeChunked appends p to b chunk by chunk, never copying what is
+// already written, and returns len(p).
+func writeChunked[T []byte | string](b *fastBuffer, p T) int {
 	n := len(p)
 	for len(p) > 0 {
 		b.room()
@@ -51,19 +58,7 @@ func (b *fastBuffer) Write(p []byte) (int, error) {
 		b.cur = append(b.cur, p[:k]...)
 		p = p[k:]
 	}
-	return n, nil
-}
-
-// WriteString appends s; it never fails.
-func (b *fastBuffer) WriteString(s string) (int, error) {
-	n := len(s)
-	for len(s) > 0 {
-		b.room()
-		k := min(len(s), cap(b.cur)-len(b.cur))
-		b.cur = append(b.cur, s[:k]...)
-		s = s[k:]
-	}
-	return n, nil
+	return n
 }
 
 // WriteByte appends c; it never fails.
