@@ -22,8 +22,8 @@ import (
 // group's first subscriber. On a websocket the group's first subscriber
 // renders the item here (in a Scope the group shares), the response is
 // encoded once, and every subscriber's connection queues the same bytes in
-// its own message (graphqlws.Stream.Send), each connection written once per
-// batch; over SSE every subscriber is sent the item and the first of them
+// its own message (graphqlws.Stream.SendAll) and is written at once, once
+// per batch and group; over SSE every subscriber is sent the item and the first of them
 // to render it renders it, the others sending the same data
 // (Hub.responses). What a subscriber costs per event is its share of a
 // write. docs/graphql.md ("Subscriptions") describes it and its limits.
@@ -257,11 +257,6 @@ func (l *Hub) deliver(ctx context.Context, evs []upstream.Event, subs []*subscri
 					}
 				}
 				l.deliverGroup(ctx, g, gevs)
-				for _, s := range g.subs {
-					if s.sink != nil {
-						s.sink.Flush() // one write per connection for the batch
-					}
-				}
 			}
 		}()
 	}
@@ -281,7 +276,7 @@ func (l *Hub) deliver(ctx context.Context, evs []upstream.Event, subs []*subscri
 // it; a subscriber whose buffer is full is ended as a slow consumer. Over
 // SSE each item is sent as it is read; on websockets each item is rendered
 // once, and then each subscriber's connection queues all the batch's items
-// it has not seen in one turn (graphqlws.Stream.SendAll).
+// it has not seen in one turn (graphqlws.Stream.SendAll) and writes them.
 func (l *Hub) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) {
 	rep := g.subs[0]
 	rctx := upstream.WithMemo(upstream.NewContext(valuesOnly{rep.ctx, ctx}, g.caller[0]))
@@ -336,7 +331,13 @@ func (l *Hub) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) 
 		l.delivered.Add(int64(n))
 		if !ok {
 			l.slowConsumer(s)
+			continue
 		}
+		// Written now, in one write for the group's items of the batch:
+		// the connection's buffer goes back to the pool for the next
+		// subscriber's, so a batch holds a few buffers, not one per
+		// connection until the group is done.
+		s.sink.Flush()
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	gojson "github.com/goccy/go-json"
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 )
@@ -36,14 +38,12 @@ type subscribers struct {
 	all       []*subscriber
 	delivered [maxRounds]atomic.Int64
 	leaked    atomic.Int64
-	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 }
 
 func (s *subscribers) leaks() int64 { return s.leaked.Load() }
 
 func (s *subscribers) close() {
-	s.cancel()
 	for _, x := range s.all {
 		x.conn.CloseNow()
 	}
@@ -53,8 +53,7 @@ func (s *subscribers) close() {
 // connect opens conns connections per user, spread over the servers in
 // turn, each subscribed to the chain's session, and reads them until close.
 func connect(ctx context.Context, w *world, servers []*binary.Server, conns int) (*subscribers, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	s := &subscribers{cancel: cancel}
+	s := &subscribers{}
 	n := len(w.users) * conns
 	s.all = make([]*subscriber, n)
 	index := map[string]int{}
@@ -78,7 +77,7 @@ func connect(ctx context.Context, w *world, servers []*binary.Server, conns int)
 				s.wg.Add(1)
 				go func() {
 					defer s.wg.Done()
-					s.read(rctx, sub, w, index)
+					s.read(sub, w, index)
 				}()
 			}
 		}()
@@ -98,7 +97,6 @@ func connect(ctx context.Context, w *world, servers []*binary.Server, conns int)
 				x.conn.CloseNow()
 			}
 		}
-		cancel()
 		return nil, err
 	}
 	return s, nil
@@ -136,7 +134,7 @@ func dial(ctx context.Context, base string, u user, session string) (*subscriber
 }
 
 // read records each update of sub until its connection ends.
-func (s *subscribers) read(ctx context.Context, sub *subscriber, w *world, index map[string]int) {
+func (s *subscribers) read(sub *subscriber, w *world, index map[string]int) {
 	var m struct {
 		Type    string `json:"type"`
 		Payload struct {
@@ -148,15 +146,26 @@ func (s *subscribers) read(ctx context.Context, sub *subscriber, w *world, index
 			} `json:"data"`
 		} `json:"payload"`
 	}
+	// The tool shares the machine with the servers it measures: it reads
+	// each message into one reused buffer, decodes it with goccy/go-json,
+	// and reads without a cancellable context (a read with one registers
+	// with the context's parent, shared by every connection); close ends
+	// the reads by closing the connections.
+	rctx := context.Background()
+	var buf bytes.Buffer
 	for {
-		_, b, err := sub.conn.Read(ctx)
+		_, r, err := sub.conn.Reader(rctx)
 		if err != nil {
+			return
+		}
+		buf.Reset()
+		if _, err := buf.ReadFrom(r); err != nil {
 			return
 		}
 		at := time.Now()
 		m.Type = ""
 		m.Payload.Data.GoalChanged.ID = ""
-		if json.Unmarshal(b, &m) != nil || m.Type != "next" {
+		if gojson.Unmarshal(buf.Bytes(), &m) != nil || m.Type != "next" {
 			continue
 		}
 		g := m.Payload.Data.GoalChanged
@@ -189,6 +198,7 @@ type round struct {
 	latencies           []time.Duration // sorted
 	load                string
 	cpu                 time.Duration // the servers' CPU time over the check-in and its deliveries
+	clientCPU           time.Duration // this tool's own CPU time over the same
 }
 
 func (r round) p(q float64) time.Duration {

@@ -185,9 +185,9 @@ func run() error {
 	for i := 1; i <= c.checkins; i++ {
 		k++
 		time.Sleep(c.gap)
-		load, cpu := loadAverage(), cpuOf(servers)
+		load, cpu, own := loadAverage(), cpuOf(servers), cpuOfPid(os.Getpid())
 		r := w.checkIn(ctx, subs, k, c.wait)
-		r.k, r.load, r.cpu = i, load, cpuOf(servers)-cpu
+		r.k, r.load, r.cpu, r.clientCPU = i, load, cpuOf(servers)-cpu, cpuOfPid(os.Getpid())-own
 		rounds = append(rounds, r)
 		fmt.Fprintf(os.Stderr, "check-in %d: %d/%d delivered, p50 %s p99 %s\n", i, r.delivered, r.expected, r.p(0.50), r.p(0.99))
 	}
@@ -247,20 +247,27 @@ func rssOf(servers []*binary.Server) int64 {
 func cpuOf(servers []*binary.Server) time.Duration {
 	var total time.Duration
 	for _, s := range servers {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.Pid()))
-		if err != nil {
-			continue
-		}
-		// The fields after the command (which may hold spaces), from the 3rd.
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 12 {
-			var utime, stime int64
-			fmt.Sscan(f[11], &utime)
-			fmt.Sscan(f[12], &stime)
-			total += time.Duration(utime+stime) * 10 * time.Millisecond
-		}
+		total += cpuOfPid(s.Pid())
 	}
 	return total
+}
+
+// cpuOfPid returns the CPU time process pid has used (user and system,
+// /proc/PID/stat), in clock ticks of 10 ms; 0 when it cannot be read.
+func cpuOfPid(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command (which may hold spaces), from the 3rd.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) <= 12 {
+		return 0
+	}
+	var utime, stime int64
+	fmt.Sscan(f[11], &utime)
+	fmt.Sscan(f[12], &stime)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 // loadAverage is the 1-minute load average (/proc/loadavg), or "?".

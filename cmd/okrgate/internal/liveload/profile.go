@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
+	"time"
 )
 
 // With --profile DIR each server is started with Go's profiles on its
@@ -19,7 +21,8 @@ import (
 // DIR/heap-before-i.pprof, the heap before them (go tool pprof
 // -sample_index=alloc_space -base DIR/heap-before-i.pprof DIR/heap-i.pprof
 // shows what the check-ins allocated), and DIR/goroutine-i.pprof, its
-// goroutines. GODEBUG=memprofilerate=N in
+// goroutines; and DIR/cpu-liveload.pprof, its own CPU profile over the
+// same check-ins (the tool shares the machine with the servers). GODEBUG=memprofilerate=N in
 // liveload's environment (which the servers inherit) samples the heap
 // finer than Go's default of one sample per 512 KB.
 // Read them with go tool pprof.
@@ -41,10 +44,28 @@ type profiler struct {
 	addrs []string
 }
 
-// cpu starts a CPU profile of seconds on every server and returns a wait
-// for them to be saved.
+// cpu starts a CPU profile of seconds on every server and of this process,
+// and returns a wait for them to be saved.
 func (p *profiler) cpu(ctx context.Context, seconds int) func() error {
-	errs := make(chan error, len(p.addrs))
+	own, err := os.Create(filepath.Join(p.dir, "cpu-liveload.pprof"))
+	if err == nil {
+		if err = pprof.StartCPUProfile(own); err != nil {
+			own.Close()
+		}
+	}
+	errs := make(chan error, len(p.addrs)+1)
+	if err != nil {
+		errs <- err
+	} else {
+		go func() {
+			select {
+			case <-time.After(time.Duration(seconds) * time.Second):
+			case <-ctx.Done():
+			}
+			pprof.StopCPUProfile()
+			errs <- own.Close()
+		}()
+	}
 	for i, a := range p.addrs {
 		go func() {
 			errs <- p.save(ctx, a, "profile?seconds="+strconv.Itoa(seconds), fmt.Sprintf("cpu-%d.pprof", i))
@@ -52,7 +73,7 @@ func (p *profiler) cpu(ctx context.Context, seconds int) func() error {
 	}
 	return func() error {
 		var first error
-		for range p.addrs {
+		for range len(p.addrs) + 1 {
 			if err := <-errs; err != nil && first == nil {
 				first = err
 			}

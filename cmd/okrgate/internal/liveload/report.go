@@ -16,11 +16,11 @@ func (w *world) progress() io.Writer { return os.Stderr }
 func report(out io.Writer, c config, n int, rounds []round, leaks, before, subscribed, after int64) {
 	fmt.Fprintf(out, "%d subscribers (%d users x %d connections, half team members, half viewers) on %d replica(s)\n\n",
 		n, c.users, c.conns, c.replicas)
-	fmt.Fprintln(out, "| check-in | load avg (1 min) | delivered/expected | p50 | p99 | max | server CPU |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(out, "| check-in | load avg (1 min) | delivered/expected | p50 | p99 | max | server CPU | load tool CPU |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rounds {
-		fmt.Fprintf(out, "| %d | %s | %d/%d | %s | %s | %s | %s |\n", r.k, r.load, r.delivered, r.expected,
-			ms(r.p(0.50)), ms(r.p(0.99)), ms(r.p(1)), ms(r.cpu))
+		fmt.Fprintf(out, "| %d | %s | %d/%d | %s | %s | %s | %s | %s |\n", r.k, r.load, r.delivered, r.expected,
+			ms(r.p(0.50)), ms(r.p(0.99)), ms(r.p(1)), ms(r.cpu), ms(r.clientCPU))
 	}
 	fmt.Fprintf(out, "\nleaks: %d\n", leaks)
 	fmt.Fprintf(out, "server RSS: %d MB before subscribing, %d MB subscribed, %d MB after the check-ins: %.1f KB per subscriber (subscribed), %.1f KB (after)\n",
