@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	fastjson "github.com/goccy/go-json"
@@ -173,9 +174,12 @@ func callerOf(accountID, userID string, u *upstream.User, a *upstream.Account) (
 	if !a.IsActive {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodePaymentRequired, "account is suspended")
 	}
+	// The names are copied: the decoder points decoded strings into its
+	// copy of the whole user document (detach.go), which a caller kept for
+	// a connection's lifetime (a live subscriber's) would keep alive.
 	roles := make([]string, 0, len(u.Roles))
 	for _, r := range u.Roles {
-		roles = append(roles, r.Name)
+		roles = append(roles, strings.Clone(r.Name))
 	}
 	return upstream.Caller{AccountID: accountID, UserID: userID, Roles: roles}, nil
 }
