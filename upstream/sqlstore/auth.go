@@ -52,7 +52,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 	}
 	var userID, tokenID, scopes, expires, lastUsed string
 	var userDoc, accountDoc []byte
-	err = q.QueryRowContext(ctx, `SELECT t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
+	err = q.QueryRowContext(ctx, `SELECT t.user_id, t.id, t.scopes, t.expires, t.last_used, `+userAuthFacts+`, `+accountAuthFacts+`
 		FROM tokens t JOIN users u ON u.account_id = t.account_id AND u.id = t.user_id JOIN accounts a ON a.id = t.account_id
 		WHERE t.account_id = ? AND t.hash = ?`, accountID, hash).Scan(&userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc)
 	if errors.Is(err, sql.ErrNoRows) {

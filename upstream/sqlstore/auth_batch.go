@@ -106,8 +106,19 @@ func tokenAccounts(ctx context.Context, q querier, hashes []string) (map[string]
 	return out, nil
 }
 
-// tokenRow is a token as authentication reads it, with its user's and
-// its account's documents.
+// userAuthFacts and accountAuthFacts are what deciding a token reads of
+// its user (u) and its account (a), as JSON documents of those fields
+// alone (callerOf reads nothing else): not the whole documents, which
+// PostgreSQL renders as text and the store decodes, a thousand of each
+// for a batch of a thousand subscribers' tokens (docs/decisions.md,
+// "What a live batch reads").
+const (
+	userAuthFacts    = "json_object('isActive', u.doc -> 'isActive', 'roles', u.doc -> 'roles')"
+	accountAuthFacts = "json_object('isActive', a.doc -> 'isActive')"
+)
+
+// tokenRow is a token as authentication reads it, with what deciding it
+// reads of its user and its account (userAuthFacts, accountAuthFacts).
 type tokenRow struct {
 	hash, userID, tokenID, scopes, expires, lastUsed string
 	userDoc, accountDoc                              []byte
@@ -116,7 +127,7 @@ type tokenRow struct {
 // readTokens reads the tokens of account among hashes: one read, on the
 // account's shard.
 func readTokens(ctx context.Context, q querier, account string, hashes []string) ([]tokenRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT t.hash, t.user_id, t.id, t.scopes, t.expires, t.last_used, u.doc, a.doc
+	rows, err := q.QueryContext(ctx, `SELECT t.hash, t.user_id, t.id, t.scopes, t.expires, t.last_used, `+userAuthFacts+`, `+accountAuthFacts+`
 		FROM tokens t JOIN users u ON u.account_id = t.account_id AND u.id = t.user_id JOIN accounts a ON a.id = t.account_id
 		WHERE t.account_id = ? AND t.hash IN `+idList, account, idsParam(hashes))
 	if err != nil {

@@ -81,6 +81,9 @@ func TestAuthenticateManyDecidesAsAuthenticate(t *testing.T) {
 	if len(got) != len(tokens) {
 		t.Fatalf("%d outcomes for %d tokens", len(got), len(tokens))
 	}
+	if r := got[0].Caller.Roles; !reflect.DeepEqual(r, []string{"member"}) {
+		t.Errorf("the member's token authenticates with roles %v, want [member]", r)
+	}
 	refusals := 0
 	for i, tok := range tokens {
 		c, err := e.store.Authenticate(context.Background(), tok)
