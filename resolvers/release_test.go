@@ -23,7 +23,7 @@ type levelWatch struct {
 	upstream.API
 	mu    sync.Mutex
 	pages []func() bool // whether the page's items are still reachable
-	alive []int // per read: the earlier pages still reachable
+	alive []int         // per read: the earlier pages still reachable
 }
 
 func (w *levelWatch) before() {
