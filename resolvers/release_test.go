@@ -67,8 +67,8 @@ func (w *levelWatch) ListMetrics(ctx context.Context, q upstream.ListQuery) (ups
 // top-level field's answer once it has written it and loaded the level
 // below, and so do the loaders: when the tree's last level loads, the
 // goals and key results of the levels above it are garbage but for its
-// parents', where gqlgen's execution still holds them all. The answers are
-// the same bytes.
+// parents', where gqlgen's execution still holds most of them. The answers
+// are the same bytes.
 func TestFastPathReleasesLevels(t *testing.T) {
 	f := seeded(t, 100, 2)
 	sid := biggestSession(t, f)
@@ -86,11 +86,11 @@ func TestFastPathReleasesLevels(t *testing.T) {
 		t.Fatalf("the tree read %d pages of goals and key results on the fast path and %d on gqlgen's; want the same, at least 5", len(fw.pages), len(sw.pages))
 	}
 	last := func(w *levelWatch) int { return w.alive[len(w.alive)-1] }
-	if got, want := last(sw), len(sw.pages)-1; got != want {
-		t.Errorf("gqlgen's execution: %d of the %d earlier pages held when the last level loads, want all", got, want)
-	}
-	if got := last(fw); got > 1 {
-		t.Errorf("fast path: %d of the %d earlier pages held when the last level loads, want only its parents' (1): %v", got, len(fw.pages)-1, fw.alive)
+	// gqlgen resolves a level's objects concurrently, so which read is
+	// its last varies; it holds most of the earlier pages then.
+	if f, s := last(fw), last(sw); f > 1 || f >= s {
+		t.Errorf("when the last level loads, %d of the %d earlier pages are held on the fast path (want only its parents', 1) and %d on gqlgen's: %v",
+			f, len(fw.pages)-1, s, fw.alive)
 	}
 }
 

@@ -41,12 +41,19 @@ func TestScanDocsEveryWay(t *testing.T) {
 			return whole(i)
 		},
 	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, doc := range sets {
 		for i := range 1000 {
-			if _, err := db.Exec("INSERT INTO docs VALUES (?, ?, ?)", name, i, doc(i)); err != nil {
+			if _, err := tx.Exec("INSERT INTO docs VALUES (?, ?, ?)", name, i, doc(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	for name, doc := range sets {
 		want := make([]upstream.Metric, 1000)
