@@ -137,7 +137,15 @@ var errGiveUp = errors.New("fast path: left to gqlgen")
 // not nil: the answer leaves the deferred fields out, and defers receives
 // what resolves them later, for the operation's later payloads. With a nil
 // defers such a selection is left to gqlgen.
-func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, defers *FastDeferrals, charge func(nodes, bytes int) error) (m graphql.Marshaler, outcome FastOutcome, err error) {
+//
+// release, when not nil, is called with the field context of each level
+// below the field (not the field's own value) once the run has written
+// what it needs of the level's objects and loaded their children: the
+// caller drops what it holds of that level (the loaders' batch at its
+// path), so that a large tree's objects are collected as it goes rather
+// than at its end (fast_levels.go). A run with deferred fragments never
+// releases: their fields resolve later from the level's objects.
+func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, defers *FastDeferrals, charge func(nodes, bytes int) error, release func(context.Context)) (m graphql.Marshaler, outcome FastOutcome, err error) {
 	if x == nil || !graphql.HasOperationContext(ctx) {
 		return nil, FastSkipped, nil
 	}
@@ -152,9 +160,10 @@ func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, defers *Fas
 		return nil, FastUnsupported, nil
 	}
 	ec := newExecutionContext(oc, x.es, nil)
-	r := &fastRun{ec: ec, oc: oc, charge: charge}
+	r := &fastRun{ec: ec, oc: oc, charge: charge, release: release}
+	r.out = &r.buf
 	if sup == fastDeferred {
-		r.deferring = true
+		r.deferring, r.release = true, nil
 		r.base, r.fieldCtx = fc.Path(), ctx
 	}
 	// Errors of the run go to a list of its own: any error means gqlgen
@@ -171,13 +180,21 @@ func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, defers *Fas
 		return nil, FastUnsupported, nil
 	}
 	root.objs = objs
-	if err := r.resolve(rctx, root, fc.Field.Selections); err != nil {
+	span := fastSpan{end: int32(len(root.objs)), null: isNil}
+	if err := r.resolve(rctx, root, fc.Field.Selections, true); err != nil {
 		if errors.Is(err, errGiveUp) {
 			return nil, FastGaveUp, nil
 		}
 		return nil, FastGaveUp, err
 	}
-	if !r.writeValue(rctx, fc.Field.Definition.Type, root, fastSpan{end: int32(len(root.objs)), null: isNil}) ||
+	// With release the answer is only counted (and checked for nulls in
+	// non-null places) here, and written from the levels' pieces straight
+	// into gqlgen's buffer (fastPieces): no copy of it waits in between.
+	var count fastCount
+	if r.release != nil {
+		r.out = &count
+	}
+	if !r.writeValue(rctx, fc.Field.Definition.Type, root, span) ||
 		len(graphql.GetErrors(rctx)) > 0 {
 		return nil, FastGaveUp, nil
 	}
@@ -186,6 +203,9 @@ func (x *Fast) Marshal(ctx context.Context, v any, cache *FastCache, defers *Fas
 	}
 	if r.deferring {
 		defers.add(r)
+	}
+	if r.release != nil {
+		return fastPieces{r: r, ctx: rctx, typ: fc.Field.Definition.Type, root: root, span: span, size: count.n}, FastServed, nil
 	}
 	return fastJSON{&r.buf}, FastServed, nil
 }
@@ -278,7 +298,14 @@ type fastRun struct {
 	oc      *graphql.OperationContext
 	charge  func(nodes, bytes int) error
 	buf     fastBuffer
-	charged int // bytes of buf charged so far
+	out     fastSink // where the answer is written: buf, or see Marshal
+	charged int      // bytes of out charged so far
+	written bool     // the answer is being written into gqlgen's buffer
+
+	// With release: each object's own part of the answer, written as its
+	// level resolves (fast_levels.go).
+	release func(context.Context)
+	pieces  fastBuffer
 
 	// With deferred fragments: the path of the value being written, and
 	// the deferred fields of the levels, resolved later (fast_defer.go).
@@ -293,6 +320,29 @@ type fastRun struct {
 type fastLevel struct {
 	objs  []fastObject
 	types []*fastFields // per concrete type met at the level
+	// With release (fast_levels.go), once the level is written: for
+	// object i, its pieces span the run's pieces from cuts[at[i]] to
+	// cuts[at[i]+1], then to cuts[at[i]+2], ..., one more than it has
+	// object fields; shape[i] is 0 for a null object, else 1 + the index
+	// of its type in types, and objs is dropped.
+	at, cuts []int32
+	shape    []uint8
+}
+
+// isNull reports whether object i of lv is null.
+func (lv *fastLevel) isNull(i int) bool {
+	if lv.shape != nil {
+		return lv.shape[i] == 0
+	}
+	return lv.objs[i].ptr == nil
+}
+
+// fieldsAt returns what lv selects on the type of object i, or nil.
+func (lv *fastLevel) fieldsAt(i int) *fastFields {
+	if lv.shape != nil {
+		return lv.types[lv.shape[i]-1]
+	}
+	return lv.of(lv.objs[i].typ)
 }
 
 // of returns what lv selects on typ, or nil before it was collected.
@@ -350,94 +400,12 @@ func (r *fastRun) fields(lv *fastLevel, sel ast.SelectionSet, typ string) *fastF
 	return t
 }
 
-// resolve resolves every field of lv that is not plain and not deferred,
-// one field at a time for all the objects of the level, then the levels
-// below; the deferred fields of a type wait in a group of the run. Sibling
-// fields (a goal's owners, tasks and key results) resolve one after the
-// other: resolving them at once held more memory for no faster answer, even
-// in gateway mode (docs/decisions.md).
-func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionSet) error {
-	nodes := 0
-	for _, o := range lv.objs {
-		if o.ptr != nil {
-			nodes += len(r.fields(lv, sel, o.typ).fields)
-		}
-	}
-	if err := r.charge(nodes, 0); err != nil {
-		return err
-	}
-	for _, t := range lv.types {
-		if t.deferred != nil && t.group == nil {
-			t.group = &fastDeferGroup{ctx: ctx, lv: lv, t: t}
-			r.groups = append(r.groups, t.group)
-		}
-		for j, f := range t.fields {
-			if t.deferred != nil && t.deferred[j] {
-				continue
-			}
-			if kind := t.kinds[j]; kind == fastLeaf || kind == fastObjectField {
-				if err := r.resolveField(ctx, lv, t, j, f); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// resolveField resolves field j (f) of the objects of type t.typ in lv,
-// and the levels below it.
-func (r *fastRun) resolveField(ctx context.Context, lv *fastLevel, t *fastFields, j int, f graphql.CollectedField) error {
-	kind := t.kinds[j]
-	fc, err := r.ec.fastFieldContext(ctx, t.typ, f)
-	if err != nil {
-		return errGiveUp
-	}
-	fctx := graphql.WithFieldContext(ctx, fc)
-	out := &fastOut{}
-	t.out[j] = out
-	if kind == fastLeaf {
-		out.vals = make([]any, len(lv.objs))
-	} else {
-		out.spans = make([]fastSpan, len(lv.objs))
-		out.child = &fastLevel{}
-	}
-	for i, o := range lv.objs {
-		if o.typ != t.typ || o.ptr == nil {
-			continue
-		}
-		v, err := r.ec.fastResolve(fctx, t.typ, f, fc, o.ptr)
-		if err != nil {
-			return errGiveUp
-		}
-		if kind == fastLeaf {
-			out.vals[i] = v
-			continue
-		}
-		start := len(out.child.objs)
-		var isNil, ok bool
-		if out.child.objs, isNil, ok = fastFlatten(v, out.child.objs); !ok {
-			return errGiveUp
-		}
-		out.spans[i] = fastSpan{start: int32(start), end: int32(len(out.child.objs)), null: isNil}
-	}
-	if kind != fastObjectField {
-		return nil
-	}
-	if f.Definition.Type.Elem != nil { // list elements are nodes too
-		if err := r.charge(len(out.child.objs), 0); err != nil {
-			return err
-		}
-	}
-	return r.resolve(fctx, out.child, f.Selections)
-}
-
 // writeValue writes the value of type typ that sp locates in lv: a list,
 // an object or null. It reports false for a null in a non-null place.
 func (r *fastRun) writeValue(ctx context.Context, typ *ast.Type, lv *fastLevel, sp fastSpan) bool {
-	w := &r.buf
+	w := r.out
 	if typ.Elem == nil {
-		if sp.start == sp.end || lv.objs[sp.start].ptr == nil {
+		if sp.start == sp.end || lv.isNull(int(sp.start)) {
 			if typ.NonNull {
 				return false
 			}
@@ -458,7 +426,7 @@ func (r *fastRun) writeValue(ctx context.Context, typ *ast.Type, lv *fastLevel, 
 		if k > sp.start {
 			w.WriteByte(',')
 		}
-		if lv.objs[k].ptr == nil {
+		if lv.isNull(int(k)) {
 			if typ.Elem.NonNull {
 				return false
 			}
@@ -484,8 +452,7 @@ func (r *fastRun) writeValue(ctx context.Context, typ *ast.Type, lv *fastLevel, 
 // selection order, as gqlgen's FieldSet does, leaving out the deferred
 // ones, which wait in the group of its type with its path.
 func (r *fastRun) writeObject(ctx context.Context, lv *fastLevel, i int) bool {
-	o := lv.objs[i]
-	t := lv.of(o.typ)
+	t := lv.fieldsAt(i)
 	if t == nil {
 		return false
 	}
@@ -499,8 +466,11 @@ func (r *fastRun) writeObject(ctx context.Context, lv *fastLevel, i int) bool {
 // or when deferred is true the deferred fields of the fragments labelled
 // label.
 func (r *fastRun) writeFields(ctx context.Context, lv *fastLevel, i int, t *fastFields, label string, deferred bool) bool {
+	if lv.at != nil {
+		return r.writeWritten(ctx, lv, i, t)
+	}
 	o := lv.objs[i]
-	w := &r.buf
+	w := r.out
 	w.WriteByte('{')
 	first := true
 	for j, f := range t.fields {
@@ -554,10 +524,13 @@ func (r *fastRun) writeFields(ctx context.Context, lv *fastLevel, i int, t *fast
 // chargeBytes charges what the answer grew by since the last charge, every
 // fastBytesStep bytes (or now, when final).
 func (r *fastRun) chargeBytes(final bool) error {
-	n := r.buf.Len() - r.charged
+	if r.written {
+		return nil // counted before
+	}
+	n := r.out.Len() - r.charged
 	if n < fastBytesStep && !(final && n > 0) {
 		return nil
 	}
-	r.charged = r.buf.Len()
+	r.charged = r.out.Len()
 	return r.charge(0, n)
 }

@@ -1,6 +1,9 @@
 package graph
 
-import "io"
+import (
+	"io"
+	"slices"
+)
 
 // fastBuffer is the answer the fast path writes: chunks that are never
 // copied once written. A bytes.Buffer doubles as it grows, so a 2 MB answer
@@ -10,6 +13,7 @@ import "io"
 // memory").
 type fastBuffer struct {
 	full [][]byte // filled chunks
+	offs []int    // the offset of each of full
 	cur  []byte   // the chunk being written
 	n    int      // bytes in full
 }
@@ -37,6 +41,7 @@ func (b *fastBuffer) room() {
 	if c := cap(b.cur); c > 0 {
 		size = min(2*c, fastChunkMax)
 		b.full = append(b.full, b.cur)
+		b.offs = append(b.offs, b.n)
 		b.n += len(b.cur)
 	}
 	b.cur = make([]byte, 0, size)
@@ -89,6 +94,67 @@ func (b *fastBuffer) Bytes() []byte {
 	}
 	return append(out, b.cur...)
 }
+
+// copyTo writes the bytes of b from offset s to e to dst.
+func (b *fastBuffer) copyTo(dst io.Writer, s, e int) {
+	// k-1 is the full chunk holding s (the last starting at or before
+	// it); k == len(full) and s >= n: cur.
+	k, _ := slices.BinarySearch(b.offs, s+1)
+	for s < e {
+		c, off := b.cur, b.n
+		if k-1 < len(b.full) && s < b.n {
+			c, off = b.full[k-1], b.offs[k-1]
+		}
+		part := c[s-off : min(e-off, len(c))]
+		_, _ = dst.Write(part)
+		s += len(part)
+		k++
+	}
+}
+
+// fastSink is where the fast path writes an answer: a fastBuffer, a
+// fastCount or a fastTo.
+type fastSink interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+	Len() int // bytes written
+}
+
+// fastCount counts what is written to it.
+type fastCount struct{ n int }
+
+func (c *fastCount) Write(p []byte) (int, error)       { c.n += len(p); return len(p), nil }
+func (c *fastCount) WriteString(s string) (int, error) { c.n += len(s); return len(s), nil }
+func (c *fastCount) WriteByte(byte) error              { c.n++; return nil }
+func (c *fastCount) Len() int                          { return c.n }
+
+// fastTo writes to w, gqlgen's writer, which never fails (a buffer).
+type fastTo struct {
+	w io.Writer
+	n int
+	b [1]byte
+}
+
+func (t *fastTo) Write(p []byte) (int, error) {
+	k, err := t.w.Write(p)
+	t.n += k
+	return k, err
+}
+
+func (t *fastTo) WriteString(s string) (int, error) {
+	k, err := io.WriteString(t.w, s)
+	t.n += k
+	return k, err
+}
+
+func (t *fastTo) WriteByte(c byte) error {
+	t.b[0] = c
+	_, err := t.Write(t.b[:])
+	return err
+}
+
+func (t *fastTo) Len() int { return t.n }
 
 // fastJSON is an answer the fast path wrote.
 type fastJSON struct{ b *fastBuffer }

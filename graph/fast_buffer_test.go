@@ -37,6 +37,20 @@ func TestFastBufferWritesWhatBytesBufferWrites(t *testing.T) {
 	if !bytes.Equal(out.Bytes(), want.Bytes()) {
 		t.Fatal("MarshalGQL wrote other bytes")
 	}
+	// Ranges within a chunk, across one boundary and across several, as
+	// the levels' pieces are copied out (copyTo), to each kind of sink.
+	w := want.Bytes()
+	for _, r := range [][2]int{{0, 0}, {0, 1}, {3, 500}, {500, 513}, {511, 1537}, {1000, 3 * fastChunkMax}, {fastChunkMax - 1, fastChunkMax + 1}, {len(w) - 7, len(w)}, {0, len(w)}} {
+		var dst fastBuffer
+		var to bytes.Buffer
+		var n fastCount
+		got.copyTo(&dst, r[0], r[1])
+		got.copyTo(&fastTo{w: &to}, r[0], r[1])
+		got.copyTo(&n, r[0], r[1])
+		if part := w[r[0]:r[1]]; !bytes.Equal(dst.Bytes(), part) || !bytes.Equal(to.Bytes(), part) || n.Len() != len(part) {
+			t.Fatalf("copyTo(%d, %d) wrote other bytes", r[0], r[1])
+		}
+	}
 	got.Reset()
 	if got.Len() != 0 || len(got.Bytes()) != 0 {
 		t.Fatalf("after Reset: Len %d", got.Len())

@@ -78,7 +78,7 @@ func (p FastPath) AroundFields(ctx context.Context, next graphql.Resolver) (any,
 		nodes += n
 		bytes += b
 		return p.budget.Charge(s, n, b)
-	})
+	}, l.releaser(ctx))
 	if p.counters != nil && outcome != graph.FastSkipped {
 		p.counters.CountFastPath(outcome)
 	}

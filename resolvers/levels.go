@@ -40,6 +40,39 @@ func (l *Loaders) recordField(ctx context.Context, res any) {
 	l.recordValues(pathKey(ctx), fc.Field.Selections, []reflect.Value{reflect.ValueOf(res)})
 }
 
+// releaser returns what the fast path calls for each level of the answer
+// of the field of ctx once it has written the level and loaded the level
+// below (graph.Fast.Marshal): release, for a top-level field, nil for any
+// other. Below a top-level field every level is at a path of its own,
+// which nothing reads after the fast path is done with it; a field gqlgen
+// resolves below the top level (when the fast path left its parent to
+// gqlgen) is one of many at its path — each parent's — and its levels are
+// shared by all of them.
+func (l *Loaders) releaser(ctx context.Context) func(context.Context) {
+	fc := graphql.GetFieldContext(ctx)
+	if l == nil || fc == nil || !isRoot(fc.Object) {
+		return nil
+	}
+	return l.release
+}
+
+// release drops the level at the field path of ctx and the batches that
+// loaded it, so that the objects are garbage once the fast path, which
+// wrote them, lets them go. Should gqlgen's executor resolve the field
+// again (the fast path gave up on an error), the level is loaded again by
+// one batch, as on first use.
+func (l *Loaders) release(ctx context.Context) {
+	path := pathKey(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.levels, path)
+	for k := range l.batches {
+		if k.path == path {
+			delete(l.batches, k)
+		}
+	}
+}
+
 // recordValues records the objects that vals hold (pointers, slices and
 // interfaces are followed) at path, then, for every field of sel with a
 // selection of its own that their Go type holds as a struct field, the

@@ -56,7 +56,7 @@ type Options struct {
 
 // playgroundAsset is one file of the playground as served.
 type playgroundAsset struct {
-	gz  []byte // gzip-compressed content (embedded copy)
+	gz  string // the embedded file of the gzip-compressed content, read when served: not held in the heap
 	raw []byte // plain content (directory copy)
 	sri string // subresource integrity of the plain content
 	cdn string // jsDelivr URL of the same file
@@ -113,20 +113,27 @@ func serveAsset(w http.ResponseWriter, r *http.Request, name string, a *playgrou
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	switch {
-	case a.raw != nil:
+	if a.raw != nil {
 		_, _ = w.Write(a.raw)
-	case acceptsGzip(r):
-		h.Set("Content-Encoding", "gzip")
-		_, _ = w.Write(a.gz)
-	default:
-		zr, err := gzip.NewReader(bytes.NewReader(a.gz))
-		if err != nil {
-			http.Error(w, "corrupt embedded asset", http.StatusInternalServerError)
-			return
-		}
-		_, _ = io.Copy(w, zr)
+		return
 	}
+	f, err := playgroundFS.Open(a.gz)
+	if err != nil {
+		http.Error(w, "missing embedded asset", http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	if acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		_, _ = io.Copy(w, f)
+		return
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		http.Error(w, "corrupt embedded asset", http.StatusInternalServerError)
+		return
+	}
+	_, _ = io.Copy(w, zr)
 }
 
 func acceptsGzip(r *http.Request) bool {
@@ -152,10 +159,12 @@ func loadPlaygroundAssets(source string) (map[string]*playgroundAsset, map[strin
 		var plain []byte
 		switch source {
 		case "", Embedded, CDN:
-			if a.gz, err = playgroundFS.ReadFile(f + ".gz"); err != nil {
+			a.gz = f + ".gz"
+			gz, err := playgroundFS.ReadFile(a.gz)
+			if err != nil {
 				return nil, nil, fmt.Errorf("playground: embedded %s: %w", f, err)
 			}
-			zr, err := gzip.NewReader(bytes.NewReader(a.gz))
+			zr, err := gzip.NewReader(bytes.NewReader(gz))
 			if err != nil {
 				return nil, nil, fmt.Errorf("playground: embedded %s: %w", f, err)
 			}

@@ -6,13 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"unsafe"
-
-	fastjson "github.com/goccy/go-json"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -423,9 +419,6 @@ func (t table[T]) deleteWhere(ctx context.Context, q querier, account, cond stri
 	return nil
 }
 
-// scanDocs decodes the documents of rows.
-func scanDocs[T any](rows *sql.Rows) ([]T, error) { return scanDocsN[T](rows, 0) }
-
 // scanStrings reads the one text column of rows (ids, mostly) and closes
 // them.
 func scanStrings(rows *sql.Rows) ([]string, error) {
@@ -439,71 +432,6 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// scanDocsN decodes the documents of rows, expecting about n of them. Each
-// document is scanned into one reused buffer (sql.RawBytes): the decoder
-// copies it, and detach moves the item's strings out of that copy.
-// Decoding was most of the time of a large read (60%
-// of a 10,000-objective tree's, in a CPU profile of BenchmarkNestedTree), so
-// it uses github.com/goccy/go-json, a decoder compatible with encoding/json
-// (struct tags, Unmarshaler methods) at about 0.6 of its time and half its
-// allocations on the tree (docs/decisions.md).
-//
-// Without an estimate (n <= 0) the items are decoded into chunks and
-// copied once into a slice of their exact length: appending to one slice
-// doubles it, and a level of 20,000 key results of ~1 KB each then held a
-// 32,768-item array and the halves it grew from (docs/decisions.md, "A
-// level decodes only what it selects").
-func scanDocsN[T any](rows *sql.Rows, n int) ([]T, error) {
-	defer rows.Close()
-	sf := stringFieldsOf(reflect.TypeFor[T]()) // the decoder's strings point into its copy of the row
-	if n > 0 {
-		items := make([]T, 0, n)
-		var raw sql.RawBytes
-		for rows.Next() {
-			if err := rows.Scan(&raw); err != nil {
-				return nil, err
-			}
-			items = append(items, *new(T))
-			if err := fastjson.Unmarshal(raw, &items[len(items)-1]); err != nil {
-				return nil, err
-			}
-			sf.detach(unsafe.Pointer(&items[len(items)-1]))
-		}
-		return items, rows.Err()
-	}
-	const chunk = 256
-	var chunks [][]T
-	total := 0
-	var raw sql.RawBytes
-	for rows.Next() {
-		if err := rows.Scan(&raw); err != nil {
-			return nil, err
-		}
-		if len(chunks) == 0 || len(chunks[len(chunks)-1]) == chunk {
-			chunks = append(chunks, make([]T, 0, chunk))
-		}
-		c := &chunks[len(chunks)-1]
-		*c = append(*c, *new(T))
-		if err := fastjson.Unmarshal(raw, &(*c)[len(*c)-1]); err != nil {
-			return nil, err
-		}
-		sf.detach(unsafe.Pointer(&(*c)[len(*c)-1]))
-		total++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(chunks) == 1 {
-		return chunks[0], nil
-	}
-	items := make([]T, 0, total)
-	for i, c := range chunks {
-		items = append(items, c...)
-		chunks[i] = nil // free as we go
-	}
-	return items, nil
 }
 
 // The tables.

@@ -1,0 +1,86 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
+)
+
+// TestScanDocsEveryWay: scanDocsN decodes the same items whether the rows
+// are narrowed documents (read into one buffer, then decoded), whole
+// documents (decoded into chunks) or narrowed ones followed by larger ones
+// (switching from the buffer to chunks part way), with and without an
+// estimate, from a real SQLite file.
+func TestScanDocsEveryWay(t *testing.T) {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "scan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TABLE docs (set_name TEXT, n INTEGER, doc TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	narrow := func(i int) string { return fmt.Sprintf(`{"id":"m%d","goalId":"g%d","name":"n\"%d"}`, i, i/3, i) }
+	whole := func(i int) string {
+		return fmt.Sprintf(`{"id":"m%d","goalId":"g%d","name":"%s","description":"%s","ownerIds":["u1","u%d"],"attainment":0.%d}`,
+			i, i/3, strings.Repeat("x", 300), strings.Repeat("é", 200), i, i%10)
+	}
+	sets := map[string]func(i int) string{
+		"narrow": narrow,
+		"whole":  whole,
+		"narrow, then whole": func(i int) string {
+			if i < 100 {
+				return narrow(i)
+			}
+			return whole(i)
+		},
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range sets {
+		for i := range 1000 {
+			if _, err := tx.Exec("INSERT INTO docs VALUES (?, ?, ?)", name, i, doc(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range sets {
+		want := make([]upstream.Metric, 1000)
+		for i := range want {
+			if err := json.Unmarshal([]byte(doc(i)), &want[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, n := range []int{0, 10, 1000} {
+			rows, err := db.Query("SELECT doc FROM docs WHERE set_name = ? ORDER BY n", name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := scanDocsN[upstream.Metric](rows, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, estimate %d: %d items decoded, not the documents' (first: %+v)", name, n, len(got), got[0])
+			}
+		}
+	}
+	rows, err := db.Query("SELECT doc FROM docs WHERE set_name = 'none'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := scanDocsN[upstream.Metric](rows, 0); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("no rows: %v, %v; want an empty slice", got, err)
+	}
+}
