@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +56,7 @@ type groupWrite struct {
 	s    *Store // the view it was written through: its options apply
 	fn   func(q querier) error
 	done chan error // buffered: the drain never blocks on it
+	fold bool       // a check-in: it may leave its path to the group (groupShare)
 }
 
 // submit runs fn as a write of account, in a group with the writes of the
@@ -62,8 +64,8 @@ type groupWrite struct {
 // context ends while it waits leaves the queue with the context's error;
 // one already taken into a transaction waits for that transaction's end,
 // so that it never answers before its fate is known.
-func (g *groups) submit(ctx context.Context, s *Store, account string, fn func(q querier) error) error {
-	w := &groupWrite{ctx: ctx, s: s, fn: fn, done: make(chan error, 1)}
+func (g *groups) submit(ctx context.Context, s *Store, account string, fold bool, fn func(q querier) error) error {
+	w := &groupWrite{ctx: ctx, s: s, fn: fn, done: make(chan error, 1), fold: fold}
 	g.mu.Lock()
 	if g.accounts == nil {
 		g.accounts = map[string]*accountQueue{}
@@ -113,7 +115,7 @@ func (g *groups) drain(s *Store, account string, a *accountQueue) {
 		g.mu.Unlock()
 		g.txs.Add(1)
 		g.writes.Add(int64(n))
-		s.commitGroup(group)
+		s.commitGroup(account, group)
 	}
 }
 
@@ -143,7 +145,14 @@ func (g *groups) queued(account string) int {
 // skipped with the rest of that round trip) and the later write, none of
 // whose statements ran, runs again from its start. The last write's are
 // sent on their own before the COMMIT, for the same reason.
-func (s *Store) commitGroup(group []*groupWrite) {
+//
+// Check-ins side by side in a group share what does not change between
+// them (groupShare): the caller's subject, and the recomputation of the
+// paths they change, which runs once for all of them — before the next
+// write that is not a check-in, and before the COMMIT — rather than once
+// per check-in. That recomputation is the group's own: a failure of its
+// statements fails the transaction.
+func (s *Store) commitGroup(account string, group []*groupWrite) {
 	if len(group) == 1 {
 		w := group[0]
 		w.done <- w.s.txOnce(w.ctx, w.fn)
@@ -162,6 +171,7 @@ func (s *Store) commitGroup(group []*groupWrite) {
 	p := q.pipe
 	var broken error // the transaction cannot go on
 	open := -1       // the write whose statements and RELEASE are queued, not sent
+	share := &groupShare{}
 	// undo rolls the open write back to its savepoint after its queued
 	// statements failed with err.
 	undo := func(wctx context.Context, err error) {
@@ -170,6 +180,35 @@ func (s *Store) commitGroup(group []*groupWrite) {
 		p.pending = nil
 		if rerr := s.rollbackTo(wctx, q, groupSavepoint, err, true); rerr != nil {
 			broken = rerr
+		}
+	}
+	// foldPaths recomputes the paths the check-ins before it left to the
+	// group, as a write numbered after the group's writes: when its first
+	// round trip fails on the open write's statements, that write is
+	// undone and the paths recomputed again; any other failure ends the
+	// transaction.
+	foldPaths := func() {
+		for broken == nil && len(share.goals) > 0 {
+			fq := q
+			fq.ev, fq.facts = &eventBuf{}, &txFacts{}
+			p.write = len(group) + 1
+			sends := p.sends
+			err := s.recompute(ctx, fq, account, share.goals...)
+			if err == nil {
+				err = s.appendEvents(ctx, fq, fq.ev)
+			}
+			if err != nil && p.err != nil && open >= 0 && p.failedWrite == open+1 {
+				undo(ctx, p.err)
+				continue
+			}
+			if err != nil {
+				broken = err
+				return
+			}
+			if p.sends > sends {
+				open = -1 // its statements went with the paths' facts
+			}
+			share.goals = nil
 		}
 	}
 	for i := 0; i < len(group) && broken == nil; i++ {
@@ -181,6 +220,14 @@ func (s *Store) commitGroup(group []*groupWrite) {
 		wctx := context.WithoutCancel(w.ctx)
 		wq := q
 		wq.ev, wq.facts = &eventBuf{}, &txFacts{}
+		if w.fold {
+			wq.facts, wq.share = share.txFacts(), share
+		} else {
+			if foldPaths(); broken != nil {
+				break
+			}
+			share.facts = nil // the write may change what a subject is derived from
+		}
 		p.write = i + 1
 		err := w.s.groupWrite(wctx, wq, w.fn)
 		if err != nil && p.err != nil && open >= 0 && p.failedWrite == open+1 {
@@ -200,6 +247,7 @@ func (s *Store) commitGroup(group []*groupWrite) {
 			done[i], open = &wq, i
 		}
 	}
+	foldPaths()
 	p.write = 0
 	if broken == nil && open >= 0 && len(p.pending) > 0 {
 		if err := p.send(ctx, nil); err != nil {
@@ -231,6 +279,42 @@ func (s *Store) commitGroup(group []*groupWrite) {
 			w.done <- nil
 		}
 	}
+}
+
+// groupShare is what the check-ins side by side in a group transaction
+// share: the subjects derived from what the transaction sees (a check-in
+// changes none of their facts), and the goals whose paths they changed and
+// left to the group to recompute (commitGroup).
+type groupShare struct {
+	facts *txFacts
+	goals []string
+}
+
+// txFacts returns the facts the check-ins of the group share.
+func (g *groupShare) txFacts() *txFacts {
+	if g.facts == nil {
+		g.facts = &txFacts{}
+	}
+	return g.facts
+}
+
+// recomputeLater leaves the path of goal to the group.
+func (g *groupShare) recomputeLater(goal string) {
+	if !slices.Contains(g.goals, goal) {
+		g.goals = append(g.goals, goal)
+	}
+}
+
+// groupShareOf returns what q's write shares with its group, or nil when
+// it is not a check-in of a group.
+func groupShareOf(q querier) *groupShare {
+	switch c := q.(type) {
+	case counted:
+		return c.share
+	case preparedTx:
+		return c.count.share
+	}
+	return nil
 }
 
 // groupWrite runs fn as one write of a group under the group's savepoint,

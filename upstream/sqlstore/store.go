@@ -236,6 +236,7 @@ type counted struct {
 	trace func(stmt string, args []any) // Store.trace
 	pipe  *pipeline                     // the write transaction on PostgreSQL (pipeline.go)
 	facts *txFacts                      // what the write transaction derived once
+	share *groupShare                   // what a check-in shares with its group (groupcommit.go), or nil
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -283,6 +284,18 @@ func (s *Store) read() querier {
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
 func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
+	return s.txAs(ctx, false, fn)
+}
+
+// foldingTx is tx for a check-in: in a group transaction on PostgreSQL it
+// may leave the recomputation of the path it changes to the group, which
+// recomputes the paths of its check-ins once (groupcommit.go, groupShare).
+func (s *Store) foldingTx(ctx context.Context, fn func(q querier) error) error {
+	return s.txAs(ctx, true, fn)
+}
+
+// txAs is tx; fold tells whether fn may leave its paths to its group.
+func (s *Store) txAs(ctx context.Context, fold bool, fn func(q querier) error) error {
 	if err := upstream.CheckWrite(ctx); err != nil {
 		return err // a read-only token never opens a write transaction
 	}
@@ -290,7 +303,7 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 		return err
 	}
 	if account, ok := s.groupAccount(ctx); ok {
-		return s.pg.groups.submit(ctx, s, account, fn) // groupcommit.go
+		return s.pg.groups.submit(ctx, s, account, fold, fn) // groupcommit.go
 	}
 	if s.pg != nil {
 		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go
