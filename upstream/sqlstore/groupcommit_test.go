@@ -3,6 +3,8 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -191,5 +193,152 @@ func TestGroupCommit(t *testing.T) {
 	}
 	if n != last || n <= events0 {
 		t.Errorf("%d events up to position %d (before the group: %d)", n, last, events0)
+	}
+}
+
+// TestGroupCheckInsFoldOnce: check-ins side by side in a group transaction
+// leave the recomputation of their paths to the group, which runs it once
+// before the next write that is not a check-in (which reads the figures the
+// check-ins before it left) and once before the COMMIT. Each check-in keeps
+// its own answer, row and checkIn.created event, in the order of the queue;
+// each run of check-ins is followed by the goal.recomputed events of its
+// paths; and every figure is what a computation from scratch gives.
+func TestGroupCheckInsFoldOnce(t *testing.T) {
+	if !sqlstoretest.Postgres() {
+		t.Skip("group commit is PostgreSQL's; set OKRGATE_TEST_POSTGRES")
+	}
+	ctx := context.Background()
+	dsn := sqlstoretest.DSN(t)
+	var mu sync.Mutex
+	pathReads := 0 // path-facts statements (a recomputation each)
+	st, err := sqlstore.Open(ctx, dsn, sqlstore.WithStatementObserver(func(stmt string, _ []any) {
+		if strings.Contains(stmt, "WITH RECURSIVE up(") {
+			mu.Lock()
+			pathReads++
+			mu.Unlock()
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	admin := newWriteFixture(t, st).admin
+	c, err := upstream.MustCaller(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := st.CreateSession(admin, upstream.SessionInput{Title: "Q2", Start: "2026-04-01", End: "2026-06-30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := st.CreateGoal(admin, upstream.GoalInput{Name: "root", SessionID: ss.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := st.CreateGoal(admin, upstream.GoalInput{Name: "leaf", SessionID: ss.ID, ParentID: root.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := 100.0
+	var krs []upstream.Metric
+	for range 2 {
+		m, err := st.CreateMetric(admin, upstream.MetricInput{Name: "kr", GoalID: leaf.ID, Target: &target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		krs = append(krs, m)
+	}
+	head, err := st.Head(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	release := st.HoldWrites(admin)
+	var wg sync.WaitGroup
+	checkIns := make([]upstream.CheckIn, 4)
+	errs := make([]error, 4)
+	var renamed upstream.Goal
+	var renameErr error
+	queue := func(write func()) {
+		t.Helper()
+		n := st.QueuedWrites(c.AccountID)
+		wg.Add(1)
+		go func() { defer wg.Done(); write() }()
+		for st.QueuedWrites(c.AccountID) != n+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	checkIn := func(i int, kr string, actual float64) func() {
+		return func() { checkIns[i], errs[i] = st.CheckIn(admin, kr, upstream.CheckInInput{Actual: &actual}) }
+	}
+	queue(checkIn(0, krs[0].ID, 50))
+	queue(checkIn(1, krs[1].ID, 100))
+	queue(checkIn(2, krs[0].ID, 70))
+	name := "leaf, renamed"
+	queue(func() { renamed, renameErr = st.UpdateGoal(admin, leaf.ID, upstream.GoalPatch{Name: &name}) })
+	queue(checkIn(3, krs[0].ID, 0))
+	mu.Lock()
+	pathReads = 0
+	mu.Unlock()
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("check-in %d: %v", i, err)
+		}
+	}
+	if renameErr != nil {
+		t.Fatal(renameErr)
+	}
+	for i, want := range []float64{0.5, 1, 0.7, 0} {
+		if checkIns[i].Attainment != want {
+			t.Errorf("check-in %d answered attainment %v, want %v", i, checkIns[i].Attainment, want)
+		}
+	}
+	// The update read the figures the three check-ins before it left.
+	if renamed.Attainment != 0.85 {
+		t.Errorf("the goal updated after three check-ins answered attainment %v, want 0.85", renamed.Attainment)
+	}
+	// Two recomputations for the check-ins (before the update and before
+	// the COMMIT), at most one for the update: not one per check-in.
+	mu.Lock()
+	if pathReads > 3 {
+		t.Errorf("%d path recomputations for four check-ins and an update, want at most 3", pathReads)
+	}
+	mu.Unlock()
+	raw := sqlstoretest.OpenRaw(t, dsn)
+	if err := sqlstoretest.CheckFigures(ctx, raw, c.AccountID); err != nil {
+		t.Error(err)
+	}
+	if g, err := st.GetGoal(admin, leaf.ID); err != nil || g.Attainment != 0.5 {
+		t.Errorf("leaf after the group: attainment %v (%v), want 0.5", g.Attainment, err)
+	}
+
+	// The events: each check-in's, in the order of the queue, and after each
+	// run of check-ins the recomputed leaf with the attainment it left.
+	evs, err := st.Events(admin, head, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, e := range evs {
+		if e.Position != head+int64(i)+1 {
+			t.Errorf("event %d at position %d, want %d", i, e.Position, head+int64(i)+1)
+		}
+		switch {
+		case e.Type == upstream.EventCheckInCreated:
+			got = append(got, "checkIn "+e.ItemID)
+		case e.Type == upstream.EventGoalRecomputed && e.ItemID == leaf.ID:
+			got = append(got, fmt.Sprint("leaf ", *e.Attainment))
+		case e.Type == upstream.EventGoalUpdated:
+			got = append(got, "updated "+e.ItemID)
+		}
+	}
+	want := []string{"checkIn " + checkIns[0].ID, "checkIn " + checkIns[1].ID, "checkIn " + checkIns[2].ID, "leaf 0.85",
+		"updated " + leaf.ID, "checkIn " + checkIns[3].ID, "leaf 0.5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events\n%q, want\n%q", got, want)
 	}
 }
