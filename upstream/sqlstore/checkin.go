@@ -20,9 +20,9 @@ import (
 // with COMMIT: two round trips, nine statements on SQLite
 // (TestCheckInStatements). A check-in cannot change the key result's
 // owners, so they are not validated again. In a group transaction on
-// PostgreSQL (groupcommit.go) it reads only the key result's facts, and
-// the caller's subject once per run of check-ins: the group recomputes the
-// paths of its check-ins once, before the next other write and before its
+// PostgreSQL (groupshare.go) the facts of the check-ins side by side are
+// loaded ahead, together, the caller's subject once, and the group
+// recomputes their paths once, before the next other write and before its
 // COMMIT.
 func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error) {
 	c, err := upstream.MustCaller(ctx)
@@ -40,19 +40,35 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 			return upstream.CheckIn{}, err
 		}
 	}
-	err = s.foldingTx(ctx, func(q querier) error {
+	var ahead *metricFacts // its facts, when its group loaded them ahead (groupShare)
+	prefetch := func(q querier) []stmt {
+		if !upstream.ValidID(metricID) {
+			return nil
+		}
+		ahead = &metricFacts{withSubject: groupShareOf(q).subjectDue(c)}
+		return ahead.stmts(dialectOf(q), c, metricID)
+	}
+	err = s.checkInTx(ctx, prefetch, func(q querier) error {
 		if !upstream.ValidID(metricID) {
 			return upstream.NotFound(metrics.kind, metricID)
 		}
 		q = s.prepared(q) // the statements of a check-in are the same every time
 		bulk, share := s.bulk, groupShareOf(q)
-		// In a group, the check-ins before it may have derived the
-		// caller's subject, and the group recomputes the path.
-		known := share != nil && txFactsOf(q).has(c)
-		f := &metricFacts{withSubject: bulk == nil && !known, withPath: bulk == nil && share == nil}
-		if bulk == nil || !f.fromBatch(q, metricID) {
-			if err := s.run(ctx, q, f.stmts(dialectOf(q), c, metricID)...); err != nil {
-				return fmt.Errorf("sqlstore: load key result %s: %w", metricID, err)
+		f := ahead
+		ahead = nil // a second run of this write (its run fell back) loads its own
+		if share != nil && share.ahead && f != nil {
+			if err := share.current(f, metricID); err != nil {
+				return err
+			}
+		} else {
+			// In a group, the check-ins before it may have derived the
+			// caller's subject, and the group recomputes the path.
+			known := share != nil && txFactsOf(q).has(c)
+			f = &metricFacts{withSubject: bulk == nil && !known, withPath: bulk == nil && share == nil}
+			if bulk == nil || !f.fromBatch(q, metricID) {
+				if err := s.run(ctx, q, f.stmts(dialectOf(q), c, metricID)...); err != nil {
+					return fmt.Errorf("sqlstore: load key result %s: %w", metricID, err)
+				}
 			}
 		}
 		m, g, ss := f.m, f.g, f.ss
@@ -94,6 +110,9 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 			return err
 		}
 		keepDoc(q, metrics.name, m.ID, doc)
+		if share != nil {
+			share.wrote(m.ID, doc)
+		}
 		metrics.emitFor(q, c.AccountID, &m, updated)
 		switch {
 		case bulk != nil:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -33,6 +32,10 @@ const maxGroup = 64
 // writes of a group run one after another, so one name serves all.
 const groupSavepoint = "group_write"
 
+// runSavepoint is the savepoint of a run of check-ins applied on facts
+// loaded ahead (groupShare), to which the run falls back.
+const runSavepoint = "group_run"
+
 // groups queues the writes of each account of one store.
 type groups struct {
 	mu       sync.Mutex
@@ -56,7 +59,10 @@ type groupWrite struct {
 	s    *Store // the view it was written through: its options apply
 	fn   func(q querier) error
 	done chan error // buffered: the drain never blocks on it
-	fold bool       // a check-in: it may leave its path to the group (groupShare)
+	// prefetch, for a check-in, returns the statements that load its
+	// facts ahead of its turn, and marks it one that leaves its path to
+	// the group (groupShare); nil for other writes.
+	prefetch func(q querier) []stmt
 }
 
 // submit runs fn as a write of account, in a group with the writes of the
@@ -64,8 +70,8 @@ type groupWrite struct {
 // context ends while it waits leaves the queue with the context's error;
 // one already taken into a transaction waits for that transaction's end,
 // so that it never answers before its fate is known.
-func (g *groups) submit(ctx context.Context, s *Store, account string, fold bool, fn func(q querier) error) error {
-	w := &groupWrite{ctx: ctx, s: s, fn: fn, done: make(chan error, 1), fold: fold}
+func (g *groups) submit(ctx context.Context, s *Store, account string, prefetch func(q querier) []stmt, fn func(q querier) error) error {
+	w := &groupWrite{ctx: ctx, s: s, fn: fn, done: make(chan error, 1), prefetch: prefetch}
 	g.mu.Lock()
 	if g.accounts == nil {
 		g.accounts = map[string]*accountQueue{}
@@ -172,6 +178,11 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 	var broken error // the transaction cannot go on
 	open := -1       // the write whose statements and RELEASE are queued, not sent
 	share := &groupShare{}
+	run := groupRun{first: -1} // the run of check-ins applied on facts loaded ahead
+	slowTo := -1               // writes up to it load their own facts (their run fell back)
+	// Write numbers (pipeline.write) of the group's own statements: the
+	// recomputation of paths, and a run's savepoint and facts.
+	foldWrite, runWrite := len(group)+1, len(group)+2
 	// undo rolls the open write back to its savepoint after its queued
 	// statements failed with err.
 	undo := func(wctx context.Context, err error) {
@@ -182,20 +193,88 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 			broken = rerr
 		}
 	}
+	// inRun reports whether the failed statement of write n is the run's.
+	inRun := func(n int) bool {
+		return run.first >= 0 && (n == runWrite || n > run.first && n <= run.end)
+	}
+	// fallBack rolls the run back to its savepoint after one of its
+	// statements failed, and returns the write from which the loop goes
+	// on: the run's first, whose writes then run again one by one, each
+	// loading its own facts, as a group without runs would.
+	fallBack := func() int {
+		first := run.first
+		p.err, p.pending, p.write = nil, nil, runWrite
+		for k := first; k < run.end; k++ {
+			results[k], done[k] = nil, nil
+		}
+		slowTo, open, run = run.end-1, -1, groupRun{first: -1}
+		share.leaveRun()
+		if err := s.run(ctx, q, stmt{sql: "ROLLBACK TO " + runSavepoint}); err != nil {
+			broken = err
+		} else {
+			broken = s.queue(ctx, q, stmt{sql: "RELEASE " + runSavepoint})
+		}
+		return first
+	}
+	// startRun begins a run at write i when two or more check-ins are
+	// side by side there: under a savepoint of its own, it loads the facts
+	// of all of them in one round trip, with the open write's statements.
+	startRun := func(i int) {
+		end := i
+		for end < len(group) && group[end].prefetch != nil {
+			end++
+		}
+		if i <= slowTo || end-i < 2 {
+			return
+		}
+		for broken == nil {
+			p.write = runWrite
+			share.enterRun()
+			rq := q
+			rq.facts, rq.share = share.txFacts(), share
+			stmts := []stmt{{sql: "SAVEPOINT " + runSavepoint}}
+			for _, w := range group[i:end] {
+				if w.ctx.Err() == nil {
+					stmts = append(stmts, w.prefetch(rq)...)
+				}
+			}
+			run = groupRun{first: i, end: end}
+			err := s.run(ctx, q, stmts...)
+			switch {
+			case err == nil:
+				open = -1 // its statements went with the facts
+				return
+			case open >= 0 && p.failedWrite == open+1:
+				run = groupRun{first: -1}
+				undo(ctx, err) // and load the facts again
+			case p.failedWrite == runWrite:
+				fallBack() // the run's writes load their own facts
+				return
+			default:
+				broken = err
+				return
+			}
+		}
+	}
 	// foldPaths recomputes the paths the check-ins before it left to the
-	// group, as a write numbered after the group's writes: when its first
-	// round trip fails on the open write's statements, that write is
-	// undone and the paths recomputed again; any other failure ends the
+	// group, as a write numbered after the group's writes, and ends the
+	// run if there is one. When its first round trip fails on the open
+	// write's statements, that write is undone and the paths recomputed
+	// again; on a run's statements, the run falls back (the index the loop
+	// goes on from is returned; else -1); any other failure ends the
 	// transaction.
-	foldPaths := func() {
+	foldPaths := func() int {
 		for broken == nil && len(share.goals) > 0 {
 			fq := q
 			fq.ev, fq.facts = &eventBuf{}, &txFacts{}
-			p.write = len(group) + 1
+			p.write = foldWrite
 			sends := p.sends
 			err := s.recompute(ctx, fq, account, share.goals...)
 			if err == nil {
 				err = s.appendEvents(ctx, fq, fq.ev)
+			}
+			if err != nil && p.err != nil && inRun(p.failedWrite) {
+				return fallBack()
 			}
 			if err != nil && p.err != nil && open >= 0 && p.failedWrite == open+1 {
 				undo(ctx, p.err)
@@ -203,15 +282,36 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 			}
 			if err != nil {
 				broken = err
-				return
+				return -1
 			}
 			if p.sends > sends {
 				open = -1 // its statements went with the paths' facts
 			}
 			share.goals = nil
 		}
+		if run.first >= 0 && broken == nil {
+			p.write = runWrite
+			broken = s.queue(ctx, q, stmt{sql: "RELEASE " + runSavepoint})
+			run = groupRun{first: -1}
+			share.leaveRun()
+		}
+		return -1
 	}
-	for i := 0; i < len(group) && broken == nil; i++ {
+	for i := 0; i <= len(group) && broken == nil; i++ {
+		if i == len(group) || group[i].prefetch == nil {
+			if again := foldPaths(); again >= 0 {
+				i = again - 1
+				continue
+			}
+			if i == len(group) || broken != nil {
+				break
+			}
+			share.facts = nil // the write may change what a subject is derived from
+		} else if run.first < 0 {
+			if startRun(i); broken != nil {
+				break
+			}
+		}
 		w := group[i]
 		if err := w.ctx.Err(); err != nil {
 			results[i] = err
@@ -220,16 +320,16 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 		wctx := context.WithoutCancel(w.ctx)
 		wq := q
 		wq.ev, wq.facts = &eventBuf{}, &txFacts{}
-		if w.fold {
+		if w.prefetch != nil {
 			wq.facts, wq.share = share.txFacts(), share
-		} else {
-			if foldPaths(); broken != nil {
-				break
-			}
-			share.facts = nil // the write may change what a subject is derived from
 		}
 		p.write = i + 1
+		sends := p.sends
 		err := w.s.groupWrite(wctx, wq, w.fn)
+		if err != nil && p.err != nil && p.failedWrite != i+1 && inRun(p.failedWrite) {
+			i = fallBack() - 1 // a statement of a check-in of the run before it failed
+			continue
+		}
 		if err != nil && p.err != nil && open >= 0 && p.failedWrite == open+1 {
 			undo(wctx, p.err) // the open write's statements failed, before this write's ran
 			i--               // so this one runs again
@@ -239,15 +339,15 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 			broken = p.err // BEGIN, the lock, or a write no longer open failed: the transaction is gone
 			break
 		}
-		if open >= 0 {
+		if p.sends > sends {
 			open = -1 // its statements went with this write's first round trip
 		}
 		results[i] = err
+		share.settle(err == nil)
 		if err == nil {
 			done[i], open = &wq, i
 		}
 	}
-	foldPaths()
 	p.write = 0
 	if broken == nil && open >= 0 && len(p.pending) > 0 {
 		if err := p.send(ctx, nil); err != nil {
@@ -279,42 +379,6 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 			w.done <- nil
 		}
 	}
-}
-
-// groupShare is what the check-ins side by side in a group transaction
-// share: the subjects derived from what the transaction sees (a check-in
-// changes none of their facts), and the goals whose paths they changed and
-// left to the group to recompute (commitGroup).
-type groupShare struct {
-	facts *txFacts
-	goals []string
-}
-
-// txFacts returns the facts the check-ins of the group share.
-func (g *groupShare) txFacts() *txFacts {
-	if g.facts == nil {
-		g.facts = &txFacts{}
-	}
-	return g.facts
-}
-
-// recomputeLater leaves the path of goal to the group.
-func (g *groupShare) recomputeLater(goal string) {
-	if !slices.Contains(g.goals, goal) {
-		g.goals = append(g.goals, goal)
-	}
-}
-
-// groupShareOf returns what q's write shares with its group, or nil when
-// it is not a check-in of a group.
-func groupShareOf(q querier) *groupShare {
-	switch c := q.(type) {
-	case counted:
-		return c.share
-	case preparedTx:
-		return c.count.share
-	}
-	return nil
 }
 
 // groupWrite runs fn as one write of a group under the group's savepoint,

@@ -284,18 +284,19 @@ func (s *Store) read() querier {
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
 func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
-	return s.txAs(ctx, false, fn)
+	return s.txAs(ctx, nil, fn)
 }
 
-// foldingTx is tx for a check-in: in a group transaction on PostgreSQL it
-// may leave the recomputation of the path it changes to the group, which
-// recomputes the paths of its check-ins once (groupcommit.go, groupShare).
-func (s *Store) foldingTx(ctx context.Context, fn func(q querier) error) error {
-	return s.txAs(ctx, true, fn)
+// checkInTx is tx for a check-in, whose facts prefetch loads: in a group
+// transaction on PostgreSQL they may be loaded ahead of its turn, with
+// those of the check-ins beside it, and it leaves the recomputation of its
+// path to the group (groupshare.go).
+func (s *Store) checkInTx(ctx context.Context, prefetch func(q querier) []stmt, fn func(q querier) error) error {
+	return s.txAs(ctx, prefetch, fn)
 }
 
-// txAs is tx; fold tells whether fn may leave its paths to its group.
-func (s *Store) txAs(ctx context.Context, fold bool, fn func(q querier) error) error {
+// txAs is tx, with a check-in's prefetch (or nil).
+func (s *Store) txAs(ctx context.Context, prefetch func(q querier) []stmt, fn func(q querier) error) error {
 	if err := upstream.CheckWrite(ctx); err != nil {
 		return err // a read-only token never opens a write transaction
 	}
@@ -303,7 +304,7 @@ func (s *Store) txAs(ctx context.Context, fold bool, fn func(q querier) error) e
 		return err
 	}
 	if account, ok := s.groupAccount(ctx); ok {
-		return s.pg.groups.submit(ctx, s, account, fold, fn) // groupcommit.go
+		return s.pg.groups.submit(ctx, s, account, prefetch, fn) // groupcommit.go
 	}
 	if s.pg != nil {
 		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go
