@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -264,12 +265,15 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 	// goes on from is returned; else -1); any other failure ends the
 	// transaction.
 	foldPaths := func() int {
-		for broken == nil && len(share.goals) > 0 {
+		for broken == nil && (len(share.goals) > 0 || len(share.events) > 0) {
 			fq := q
-			fq.ev, fq.facts = &eventBuf{}, &txFacts{}
+			fq.ev, fq.facts = &eventBuf{events: slices.Clone(share.events)}, &txFacts{}
 			p.write = foldWrite
 			sends := p.sends
-			err := s.recompute(ctx, fq, account, share.goals...)
+			var err error
+			if len(share.goals) > 0 {
+				err = s.recompute(ctx, fq, account, share.goals...)
+			}
 			if err == nil {
 				err = s.appendEvents(ctx, fq, fq.ev)
 			}
@@ -287,7 +291,7 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 			if p.sends > sends {
 				open = -1 // its statements went with the paths' facts
 			}
-			share.goals = nil
+			share.goals, share.events = nil, nil
 		}
 		if run.first >= 0 && broken == nil {
 			p.write = runWrite
@@ -385,14 +389,26 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 // and returns its result; its RELEASE waits for the next round trip.
 // Statements a failed write queued but did not send are dropped with it,
 // and its savepoint rolled back to.
+//
+// A check-in of a run (groupShare) takes its savepoint only if it sends
+// something before it returns (pipeline.lazySavepoint): one that sends
+// nothing and fails is undone by dropping what it queued, and a failure of
+// its statements later makes the run fall back to the run's savepoint.
 func (s *Store) groupWrite(ctx context.Context, q counted, fn func(q querier) error) error {
 	p := q.pipe
 	base, sends := len(p.pending), p.sends // what precedes this write: BEGIN and the lock, or the write before
-	if err := s.queue(ctx, q, stmt{sql: "SAVEPOINT " + groupSavepoint}); err != nil {
+	lazy := q.share != nil && q.share.ahead
+	if lazy {
+		p.lazySavepoint(groupSavepoint)
+		defer func() { p.savepoint = "" }()
+	} else if err := s.queue(ctx, q, stmt{sql: "SAVEPOINT " + groupSavepoint}); err != nil {
 		return err
 	}
 	err := s.write(ctx, q, fn)
 	if err == nil {
+		if lazy && !p.savepointSent {
+			return nil
+		}
 		return s.queue(ctx, q, stmt{sql: "RELEASE " + groupSavepoint})
 	}
 	if p.err != nil && p.failedWrite != p.write {

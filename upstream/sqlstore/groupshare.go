@@ -31,6 +31,10 @@ type groupShare struct {
 	// the one the current check-in wrote, kept once it succeeds (settle).
 	docs map[string][]byte
 	last *metricDoc
+	// events are the events of the run's check-ins, appended with the
+	// recomputation's in one statement; lastEvents the current one's, kept
+	// once it succeeds (settle).
+	events, lastEvents []upstream.Event
 }
 
 // metricDoc is a key result's stored document.
@@ -62,11 +66,13 @@ func (g *groupShare) recomputeLater(goal string) {
 // enterRun starts a run: its facts are about to be loaded.
 func (g *groupShare) enterRun() {
 	g.ahead, g.asked, g.docs, g.last = true, map[subjectKey]bool{}, map[string][]byte{}, nil
+	g.events, g.lastEvents = nil, nil
 }
 
 // leaveRun ends a run: what was loaded ahead no longer holds.
 func (g *groupShare) leaveRun() {
 	g.ahead, g.asked, g.docs, g.last = false, nil, nil, nil
+	g.events, g.lastEvents = nil, nil
 }
 
 // subjectDue reports whether the facts a check-in of c loads ahead must
@@ -94,7 +100,20 @@ func (g *groupShare) settle(ok bool) {
 	if ok && g.last != nil && g.docs != nil {
 		g.docs[g.last.id] = g.last.doc
 	}
-	g.last = nil
+	if ok && g.ahead {
+		g.events = append(g.events, g.lastEvents...)
+	}
+	g.last, g.lastEvents = nil, nil
+}
+
+// keepEvents takes the events of a check-in of a run, to append them with
+// the run's recomputation (Store.write); false when q's write is not one.
+func (g *groupShare) keepEvents(buf *eventBuf) bool {
+	if g == nil || !g.ahead {
+		return false
+	}
+	g.lastEvents = buf.events
+	return true
 }
 
 // current makes f, loaded ahead, hold key result id as the run's check-ins

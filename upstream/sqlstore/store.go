@@ -332,7 +332,7 @@ func (s *Store) write(ctx context.Context, q counted, fn func(q querier) error) 
 	if err == nil {
 		err = fn(q)
 	}
-	if err == nil {
+	if err == nil && !q.share.keepEvents(q.ev) { // a run of check-ins appends them together (groupshare.go)
 		err = s.appendEvents(ctx, q, q.ev) // the outbox: events.go
 	}
 	if err == nil {
