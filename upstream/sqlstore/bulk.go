@@ -3,11 +3,12 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	fastjson "github.com/goccy/go-json"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -255,7 +256,10 @@ func batchDocsOf(q querier) *batchDocs {
 	return nil
 }
 
-// cachedDoc decodes the document id of table that q's batch holds.
+// cachedDoc decodes the document id of table that q's batch holds, with
+// the decoder of large reads (scanDocsN): a seed decodes a goal, its
+// session and key results again for each write under it, a quarter of its
+// process's CPU with encoding/json.
 func cachedDoc[T any](q querier, table, id string) (T, bool) {
 	var v T
 	b := batchDocsOf(q)
@@ -263,7 +267,7 @@ func cachedDoc[T any](q querier, table, id string) (T, bool) {
 		return v, false
 	}
 	raw, ok := b.docs[table][id]
-	if !ok || json.Unmarshal(raw, &v) != nil {
+	if !ok || fastjson.Unmarshal(raw, &v) != nil {
 		return v, false
 	}
 	return v, true
