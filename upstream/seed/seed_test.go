@@ -17,7 +17,13 @@ import (
 
 func account(t *testing.T) (*sqlstore.Store, context.Context) {
 	t.Helper()
-	st, err := sqlstore.Open(context.Background(), sqlstoretest.DSN(t))
+	return accountAt(t, sqlstoretest.DSN(t))
+}
+
+// accountAt is account on the database dsn.
+func accountAt(t *testing.T, dsn string) (*sqlstore.Store, context.Context) {
+	t.Helper()
+	st, err := sqlstore.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,6 +83,12 @@ func (tf *txFacts) subject(c upstream.Caller, derive func() (*upstream.Subject, 
 	return sub, nil
 }
 
+// has reports whether the subject of c was derived already.
+func (tf *txFacts) has(c upstream.Caller) bool {
+	_, ok := tf.subjects[subjectKeyOf(c)]
+	return ok
+}
+
 // subjectKey names a caller's subject in a request's memo.
 type subjectKey struct{ account, user, roles string }
 

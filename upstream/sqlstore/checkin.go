@@ -19,7 +19,11 @@ import (
 // the path's figures, the check-in and its events in one more round trip
 // with COMMIT: two round trips, nine statements on SQLite
 // (TestCheckInStatements). A check-in cannot change the key result's
-// owners, so they are not validated again.
+// owners, so they are not validated again. In a group transaction on
+// PostgreSQL (groupshare.go) the facts of the check-ins side by side are
+// loaded ahead, together, the caller's subject once, and the group
+// recomputes their paths once, before the next other write and before its
+// COMMIT.
 func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error) {
 	c, err := upstream.MustCaller(ctx)
 	if err != nil {
@@ -36,16 +40,35 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 			return upstream.CheckIn{}, err
 		}
 	}
-	err = s.tx(ctx, func(q querier) error {
+	var ahead *metricFacts // its facts, when its group loaded them ahead (groupShare)
+	prefetch := func(q querier) []stmt {
+		if !upstream.ValidID(metricID) {
+			return nil
+		}
+		ahead = &metricFacts{withSubject: groupShareOf(q).subjectDue(c)}
+		return ahead.stmts(dialectOf(q), c, metricID)
+	}
+	err = s.checkInTx(ctx, prefetch, func(q querier) error {
 		if !upstream.ValidID(metricID) {
 			return upstream.NotFound(metrics.kind, metricID)
 		}
 		q = s.prepared(q) // the statements of a check-in are the same every time
-		bulk := s.bulk
-		f := &metricFacts{withSubject: bulk == nil, withPath: bulk == nil}
-		if bulk == nil || !f.fromBatch(q, metricID) {
-			if err := s.run(ctx, q, f.stmts(dialectOf(q), c, metricID)...); err != nil {
-				return fmt.Errorf("sqlstore: load key result %s: %w", metricID, err)
+		bulk, share := s.bulk, groupShareOf(q)
+		f := ahead
+		ahead = nil // a second run of this write (its run fell back) loads its own
+		if share != nil && share.ahead && f != nil {
+			if err := share.current(f, metricID); err != nil {
+				return err
+			}
+		} else {
+			// In a group, the check-ins before it may have derived the
+			// caller's subject, and the group recomputes the path.
+			known := share != nil && txFactsOf(q).has(c)
+			f = &metricFacts{withSubject: bulk == nil && !known, withPath: bulk == nil && share == nil}
+			if bulk == nil || !f.fromBatch(q, metricID) {
+				if err := s.run(ctx, q, f.stmts(dialectOf(q), c, metricID)...); err != nil {
+					return fmt.Errorf("sqlstore: load key result %s: %w", metricID, err)
+				}
 			}
 		}
 		m, g, ss := f.m, f.g, f.ss
@@ -87,12 +110,18 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 			return err
 		}
 		keepDoc(q, metrics.name, m.ID, doc)
+		if share != nil {
+			share.wrote(m.ID, doc)
+		}
 		metrics.emitFor(q, c.AccountID, &m, updated)
-		if bulk != nil {
+		switch {
+		case bulk != nil:
 			if err := s.recompute(ctx, q, c.AccountID, g.ID); err != nil {
 				return err
 			}
-		} else {
+		case share != nil:
+			share.recomputeLater(g.ID)
+		default:
 			if err := f.path.finish(); err != nil {
 				return err
 			}

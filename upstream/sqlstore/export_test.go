@@ -45,3 +45,13 @@ func (s *Store) LateFailingWrite(ctx context.Context) error {
 		return s.queue(ctx, q, stmt{sql: "SELECT 1 / (SELECT count(*) FROM accounts WHERE id = '')"})
 	})
 }
+
+// LateFailingCheckIn is a write of ctx's account that joins a run of
+// check-ins in a group (it has a prefetch, which loads nothing) and
+// queues a division by zero, which fails on the server with a later round
+// trip.
+func (s *Store) LateFailingCheckIn(ctx context.Context) error {
+	return s.checkInTx(ctx, func(querier) []stmt { return nil }, func(q querier) error {
+		return s.queue(ctx, q, stmt{sql: "SELECT 1 / (SELECT count(*) FROM accounts WHERE id = '')"})
+	})
+}

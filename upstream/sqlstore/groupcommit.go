@@ -32,6 +32,10 @@ const maxGroup = 64
 // writes of a group run one after another, so one name serves all.
 const groupSavepoint = "group_write"
 
+// runSavepoint is the savepoint of a run of check-ins applied on facts
+// loaded ahead (groupShare), to which the run falls back.
+const runSavepoint = "group_run"
+
 // groups queues the writes of each account of one store.
 type groups struct {
 	mu       sync.Mutex
@@ -55,6 +59,10 @@ type groupWrite struct {
 	s    *Store // the view it was written through: its options apply
 	fn   func(q querier) error
 	done chan error // buffered: the drain never blocks on it
+	// prefetch, for a check-in, returns the statements that load its
+	// facts ahead of its turn, and marks it one that leaves its path to
+	// the group (groupShare); nil for other writes.
+	prefetch func(q querier) []stmt
 }
 
 // submit runs fn as a write of account, in a group with the writes of the
@@ -62,8 +70,8 @@ type groupWrite struct {
 // context ends while it waits leaves the queue with the context's error;
 // one already taken into a transaction waits for that transaction's end,
 // so that it never answers before its fate is known.
-func (g *groups) submit(ctx context.Context, s *Store, account string, fn func(q querier) error) error {
-	w := &groupWrite{ctx: ctx, s: s, fn: fn, done: make(chan error, 1)}
+func (g *groups) submit(ctx context.Context, s *Store, account string, prefetch func(q querier) []stmt, fn func(q querier) error) error {
+	w := &groupWrite{ctx: ctx, s: s, fn: fn, done: make(chan error, 1), prefetch: prefetch}
 	g.mu.Lock()
 	if g.accounts == nil {
 		g.accounts = map[string]*accountQueue{}
@@ -113,7 +121,7 @@ func (g *groups) drain(s *Store, account string, a *accountQueue) {
 		g.mu.Unlock()
 		g.txs.Add(1)
 		g.writes.Add(int64(n))
-		s.commitGroup(group)
+		s.commitGroup(account, group)
 	}
 }
 
@@ -128,123 +136,30 @@ func (g *groups) queued(account string) int {
 	return 0
 }
 
-// commitGroup runs the writes of group in one transaction and delivers
-// each its result. A group of one is an ordinary transaction (txOnce),
-// with the write's own context, so that a lone write costs what it did
-// without grouping. In a larger group each write runs under a savepoint
-// with its context's values but not its cancellation: one client going
-// away must not break the transaction the others share. A write whose
-// client has gone before its turn is not run.
-//
-// A write's statements that return nothing it needs, and its RELEASE, go
-// with the next write's first round trip, so that a write of a group costs
-// about one round trip. When they fail there, the failure is the earlier
-// write's: it is rolled back to its savepoint (still open: the RELEASE was
-// skipped with the rest of that round trip) and the later write, none of
-// whose statements ran, runs again from its start. The last write's are
-// sent on their own before the COMMIT, for the same reason.
-func (s *Store) commitGroup(group []*groupWrite) {
-	if len(group) == 1 {
-		w := group[0]
-		w.done <- w.s.txOnce(w.ctx, w.fn)
-		return
-	}
-	results := make([]error, len(group))
-	done := make([]*counted, len(group))
-	ctx := context.WithoutCancel(group[0].ctx) // BEGIN, the lock and COMMIT go in its name
-	q, end, err := s.begin(ctx)
-	if err != nil {
-		for _, w := range group {
-			w.done <- err
-		}
-		return
-	}
-	p := q.pipe
-	var broken error // the transaction cannot go on
-	open := -1       // the write whose statements and RELEASE are queued, not sent
-	// undo rolls the open write back to its savepoint after its queued
-	// statements failed with err.
-	undo := func(wctx context.Context, err error) {
-		results[open], done[open] = fmt.Errorf("sqlstore: write in a group: %w", err), nil
-		open = -1
-		p.pending = nil
-		if rerr := s.rollbackTo(wctx, q, groupSavepoint, err, true); rerr != nil {
-			broken = rerr
-		}
-	}
-	for i := 0; i < len(group) && broken == nil; i++ {
-		w := group[i]
-		if err := w.ctx.Err(); err != nil {
-			results[i] = err
-			continue
-		}
-		wctx := context.WithoutCancel(w.ctx)
-		wq := q
-		wq.ev, wq.facts = &eventBuf{}, &txFacts{}
-		p.write = i + 1
-		err := w.s.groupWrite(wctx, wq, w.fn)
-		if err != nil && p.err != nil && open >= 0 && p.failedWrite == open+1 {
-			undo(wctx, p.err) // the open write's statements failed, before this write's ran
-			i--               // so this one runs again
-			continue
-		}
-		if err != nil && p.err != nil && p.failedWrite != i+1 {
-			broken = p.err // BEGIN, the lock, or a write no longer open failed: the transaction is gone
-			break
-		}
-		if open >= 0 {
-			open = -1 // its statements went with this write's first round trip
-		}
-		results[i] = err
-		if err == nil {
-			done[i], open = &wq, i
-		}
-	}
-	p.write = 0
-	if broken == nil && open >= 0 && len(p.pending) > 0 {
-		if err := p.send(ctx, nil); err != nil {
-			if p.failedWrite == open+1 {
-				undo(ctx, err)
-				if broken == nil {
-					broken = p.send(ctx, nil)
-				}
-			} else {
-				broken = err
-			}
-		}
-	}
-	if broken == nil {
-		broken = end(nil) // COMMIT: one flush for the group
-	} else {
-		_ = end(broken) // rolls back
-	}
-	for i, w := range group {
-		switch {
-		case results[i] != nil:
-			w.done <- results[i]
-		case broken != nil:
-			w.done <- broken
-		case done[i] == nil:
-			w.done <- fmt.Errorf("sqlstore: write in a group: not run") // cannot happen
-		default:
-			w.s.afterCommit(w.ctx, *done[i])
-			w.done <- nil
-		}
-	}
-}
-
 // groupWrite runs fn as one write of a group under the group's savepoint,
 // and returns its result; its RELEASE waits for the next round trip.
 // Statements a failed write queued but did not send are dropped with it,
 // and its savepoint rolled back to.
+//
+// A check-in of a run (groupShare) takes its savepoint only if it sends
+// something before it returns (pipeline.lazySavepoint): one that sends
+// nothing and fails is undone by dropping what it queued, and a failure of
+// its statements later makes the run fall back to the run's savepoint.
 func (s *Store) groupWrite(ctx context.Context, q counted, fn func(q querier) error) error {
 	p := q.pipe
 	base, sends := len(p.pending), p.sends // what precedes this write: BEGIN and the lock, or the write before
-	if err := s.queue(ctx, q, stmt{sql: "SAVEPOINT " + groupSavepoint}); err != nil {
+	lazy := q.share != nil && q.share.ahead
+	if lazy {
+		p.lazySavepoint(groupSavepoint)
+		defer func() { p.savepoint = "" }()
+	} else if err := s.queue(ctx, q, stmt{sql: "SAVEPOINT " + groupSavepoint}); err != nil {
 		return err
 	}
 	err := s.write(ctx, q, fn)
 	if err == nil {
+		if lazy && !p.savepointSent {
+			return nil
+		}
 		return s.queue(ctx, q, stmt{sql: "RELEASE " + groupSavepoint})
 	}
 	if p.err != nil && p.failedWrite != p.write {

@@ -67,6 +67,9 @@ type pgStore struct {
 	// (groupcommit.go); noGroups turns it off, to measure it.
 	groups   groups
 	noGroups bool
+	// bulkWrites counts the writes of Bulk batches committed, and
+	// analyzedAt their number at the last ANALYZE (analyzeAfterBulk).
+	bulkWrites, analyzedAt atomic.Int64
 }
 
 // maxAttempts bounds the attempts of a serializable write.

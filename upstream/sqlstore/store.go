@@ -236,6 +236,7 @@ type counted struct {
 	trace func(stmt string, args []any) // Store.trace
 	pipe  *pipeline                     // the write transaction on PostgreSQL (pipeline.go)
 	facts *txFacts                      // what the write transaction derived once
+	share *groupShare                   // what a check-in shares with its group (groupcommit.go), or nil
 }
 
 func (c counted) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -283,6 +284,19 @@ func (s *Store) read() querier {
 // tx runs fn in one write transaction, committing when fn returns nil and
 // rolling back otherwise, so a failed write leaves nothing behind.
 func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
+	return s.txAs(ctx, nil, fn)
+}
+
+// checkInTx is tx for a check-in, whose facts prefetch loads: in a group
+// transaction on PostgreSQL they may be loaded ahead of its turn, with
+// those of the check-ins beside it, and it leaves the recomputation of its
+// path to the group (groupshare.go).
+func (s *Store) checkInTx(ctx context.Context, prefetch func(q querier) []stmt, fn func(q querier) error) error {
+	return s.txAs(ctx, prefetch, fn)
+}
+
+// txAs is tx, with a check-in's prefetch (or nil).
+func (s *Store) txAs(ctx context.Context, prefetch func(q querier) []stmt, fn func(q querier) error) error {
 	if err := upstream.CheckWrite(ctx); err != nil {
 		return err // a read-only token never opens a write transaction
 	}
@@ -290,7 +304,7 @@ func (s *Store) tx(ctx context.Context, fn func(q querier) error) error {
 		return err
 	}
 	if account, ok := s.groupAccount(ctx); ok {
-		return s.pg.groups.submit(ctx, s, account, fn) // groupcommit.go
+		return s.pg.groups.submit(ctx, s, account, prefetch, fn) // groupcommit.go
 	}
 	if s.pg != nil {
 		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go
@@ -318,7 +332,7 @@ func (s *Store) write(ctx context.Context, q counted, fn func(q querier) error) 
 	if err == nil {
 		err = fn(q)
 	}
-	if err == nil {
+	if err == nil && !q.share.keepEvents(q.ev) { // a run of check-ins appends them together (groupshare.go)
 		err = s.appendEvents(ctx, q, q.ev) // the outbox: events.go
 	}
 	if err == nil {
