@@ -485,22 +485,10 @@ func (r *fastRun) writeFields(ctx context.Context, lv *fastLevel, i int, t *fast
 		w.WriteString(f.Alias)
 		w.WriteString(`":`)
 		switch t.kinds[j] {
-		case fastTypename:
-			w.WriteByte('"')
-			w.WriteString(o.typ)
-			w.WriteByte('"')
-		case fastPlain:
-			r.ec.fastWritePlain(ctx, w, o.typ, f, o.ptr)
-		case fastLeaf:
-			v := t.out[j].vals[i]
-			if v == nil {
-				if f.Definition.Type.NonNull {
-					return false
-				}
-				w.WriteString("null")
-				continue
+		case fastTypename, fastPlain, fastLeaf:
+			if !r.writeScalar(ctx, w, t, j, i, o) {
+				return false
 			}
-			r.ec.fastWriteLeaf(ctx, w, o.typ, f, v)
 		case fastObjectField:
 			out := t.out[j]
 			if r.deferring {

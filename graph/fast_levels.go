@@ -202,22 +202,10 @@ func (r *fastRun) writePieces(ctx context.Context, lv *fastLevel) bool {
 			w.WriteString(f.Alias)
 			w.WriteString(`":`)
 			switch t.kinds[j] {
-			case fastTypename:
-				w.WriteByte('"')
-				w.WriteString(o.typ)
-				w.WriteByte('"')
-			case fastPlain:
-				r.ec.fastWritePlain(ctx, w, o.typ, f, o.ptr)
-			case fastLeaf:
-				v := t.out[j].vals[i]
-				if v == nil {
-					if f.Definition.Type.NonNull {
-						return false
-					}
-					w.WriteString("null")
-					continue
+			case fastTypename, fastPlain, fastLeaf:
+				if !r.writeScalar(ctx, w, t, j, i, o) {
+					return false
 				}
-				r.ec.fastWriteLeaf(ctx, w, o.typ, f, v)
 			case fastObjectField:
 				lv.cuts = append(lv.cuts, int32(w.Len()))
 			default:
@@ -302,4 +290,31 @@ func (p fastPieces) MarshalGQL(w io.Writer) {
 	}
 	p.r.out, p.r.written = &fastTo{w: w}, true
 	p.r.writeValue(p.ctx, p.typ, p.root, p.span)
+}
+
+// writeScalar writes the value of field j of object o, the i-th of its
+// level (of type t), when the field is its __typename, a plain field or a
+// leaf: what the levels' pieces and the deferred writes share. It reports
+// false for a null in a non-null place.
+func (r *fastRun) writeScalar(ctx context.Context, w fastSink, t *fastFields, j, i int, o fastObject) bool {
+	f := t.fields[j]
+	switch t.kinds[j] {
+	case fastTypename:
+		w.WriteByte('"')
+		w.WriteString(o.typ)
+		w.WriteByte('"')
+	case fastPlain:
+		r.ec.fastWritePlain(ctx, w, o.typ, f, o.ptr)
+	case fastLeaf:
+		v := t.out[j].vals[i]
+		if v == nil {
+			if f.Definition.Type.NonNull {
+				return false
+			}
+			w.WriteString("null")
+			return true
+		}
+		r.ec.fastWriteLeaf(ctx, w, o.typ, f, v)
+	}
+	return true
 }
