@@ -47,6 +47,11 @@ type dialect interface {
 	// tableExists is a query answering one row with a count (0 or 1) of
 	// tables named by its one parameter.
 	tableExists() string
+	// members is the SQL of a JSON object of the members of doc under keys
+	// (plain names: plainKey), or "" when the store reads doc whole and
+	// picks those members as it decodes (scanDocsN; docs/decisions.md,
+	// "Where a level's members are picked").
+	members(doc string, keys []string) string
 	// vis holds the visibility SQL of the dialect.
 	vis() *visibilitySQL
 }

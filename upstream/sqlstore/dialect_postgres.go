@@ -76,6 +76,22 @@ func (d postgresDialect) eachObject(doc, alias string, keys ...string) string {
 	return "jsonb_array_elements(" + d.array(doc, keys) + ") AS " + alias + "(value)"
 }
 
+// members builds the object in the database (jsonb_build_object, spelled
+// json_object for rebind): PostgreSQL reads JSONB members without parsing,
+// and rendering whole documents as text would cost it more than the object.
+func (postgresDialect) members(doc string, keys []string) string {
+	var b strings.Builder
+	b.WriteString("json_object(")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + k + "', " + doc + "->'" + k + "'")
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
 func (postgresDialect) countIf(cond string) string { return "count(*) FILTER (WHERE " + cond + ")" }
 
 func (postgresDialect) tableExists() string {

@@ -59,4 +59,9 @@ func (sqliteDialect) tableExists() string {
 	return "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
 }
 
+// members is "": SQLite's json_object over doc->'key' parses each document
+// into its binary form first, 2.6× the time of reading the text whole and
+// picking the members in Go.
+func (sqliteDialect) members(string, []string) string { return "" }
+
 func (sqliteDialect) vis() *visibilitySQL { return &sqliteVisibility }

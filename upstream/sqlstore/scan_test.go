@@ -16,7 +16,8 @@ import (
 // are narrowed documents (read into one buffer, then decoded), whole
 // documents (decoded into chunks) or narrowed ones followed by larger ones
 // (switching from the buffer to chunks part way), with and without an
-// estimate, from a real SQLite file.
+// estimate, from a real SQLite file; picking members decodes those
+// members alone, each way.
 func TestScanDocsEveryWay(t *testing.T) {
 	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "scan.db"))
 	if err != nil {
@@ -67,12 +68,26 @@ func TestScanDocsEveryWay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := scanDocsN[upstream.Metric](rows, n)
+			got, err := scanDocsN[upstream.Metric](rows, n, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s, estimate %d: %d items decoded, not the documents' (first: %+v)", name, n, len(got), got[0])
+			}
+			// Picking two members decodes those alone.
+			rows, err = db.Query("SELECT doc FROM docs WHERE set_name = ? ORDER BY n", name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err = scanDocsN[upstream.Metric](rows, n, []string{"goalId", "id"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if w := (upstream.Metric{ID: want[i].ID, GoalID: want[i].GoalID}); !reflect.DeepEqual(got[i], w) {
+					t.Fatalf("%s, estimate %d, picking id and goalId: item %d is %+v, want %+v", name, n, i, got[i], w)
+				}
 			}
 		}
 	}
@@ -80,7 +95,7 @@ func TestScanDocsEveryWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := scanDocsN[upstream.Metric](rows, 0); err != nil || got == nil || len(got) != 0 {
+	if got, err := scanDocsN[upstream.Metric](rows, 0, nil); err != nil || got == nil || len(got) != 0 {
 		t.Errorf("no rows: %v, %v; want an empty slice", got, err)
 	}
 }

@@ -75,12 +75,12 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	}
 	where, args := filterSQL(q, lq.Filter, t.reg, "doc")
 	args = append(append(slices.Clone(srcArgs), account), args...)
-	doc := t.docSQL(lq)
+	doc, pick := t.docSQL(dialectOf(q), lq)
 	if lq.All {
-		return t.listAll(ctx, q, from, doc, where, args, lq)
+		return t.listAll(ctx, q, from, doc, pick, where, args, lq)
 	}
 	if lq.NoCount {
-		return t.listUncounted(ctx, q, from, doc, where, account, args, lq)
+		return t.listUncounted(ctx, q, from, doc, pick, where, account, args, lq)
 	}
 	var total int
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
@@ -97,7 +97,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 		}
-		items, err := scanDocsN[T](rows, total)
+		items, err := scanDocsN[T](rows, total, pick)
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 		}
@@ -115,7 +115,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
-	items, err := scanDocsN[T](rows, min(limit, total-lq.Skip))
+	items, err := scanDocsN[T](rows, min(limit, total-lq.Skip), pick)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -126,7 +126,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 // statement and without a count (TotalCount is Skip plus the items).
 // Matches in id order are read in index order and sorted here (sortByID),
 // as a page that holds every match is.
-func (t table[T]) listAll(ctx context.Context, q querier, from, doc, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+func (t table[T]) listAll(ctx context.Context, q querier, from, doc string, pick []string, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
 	stmt := "SELECT " + doc + " FROM " + from + " WHERE account_id = ? AND (" + where + ")"
 	desc, byID := idOrder(lq.Sort)
 	byID = byID && t.id != nil
@@ -145,7 +145,7 @@ func (t table[T]) listAll(ctx context.Context, q querier, from, doc, where strin
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
-	items, err := scanDocs[T](rows)
+	items, err := scanDocsN[T](rows, 0, pick)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -156,7 +156,7 @@ func (t table[T]) listAll(ctx context.Context, q querier, from, doc, where strin
 }
 
 // listUncounted is listFrom for lq.NoCount: the page alone, TotalCount -1.
-func (t table[T]) listUncounted(ctx context.Context, q querier, from, doc, where, account string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+func (t table[T]) listUncounted(ctx context.Context, q querier, from, doc string, pick []string, where, account string, args []any, lq upstream.ListQuery) ([]T, int, error) {
 	limit := lq.PageLimit()
 	page, pageArgs := t.pageSQL(dialectOf(q), from, doc, where, lq.Sort), append(args, limit, lq.Skip)
 	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") {
@@ -166,7 +166,7 @@ func (t table[T]) listUncounted(ctx context.Context, q querier, from, doc, where
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
-	items, err := scanDocsN[T](rows, min(limit, 64))
+	items, err := scanDocsN[T](rows, min(limit, 64), pick)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -230,39 +230,30 @@ func (t table[T]) pageByIDsSQL(d dialect, from, doc, where string, sort []query.
 // arguments, a key and a value each).
 const maxDecodeKeys = 40
 
-// docSQL is what a list of lq reads of each row: the document, or, when lq
-// names the few keys its caller reads (upstream.ListQuery.Decode), an
-// object of those keys and the table's own (t.own), built by the database
-// (json_object over doc->'key' in SQLite; jsonb_build_object in
-// PostgreSQL, by rebind). The database then sends, and the store decodes,
-// only what the answer needs: decoding whole documents was most of a large
-// tree's time and memory where the selection reads three fields of each
-// object (docs/decisions.md, "A level decodes only what it selects").
-// Absent keys come back as null, which decodes as their absence does.
-// A caller's allowed actions are decided on whole documents.
-func (t table[T]) docSQL(lq upstream.ListQuery) string {
+// docSQL is what a list of lq reads of each row, and the keys scanDocsN
+// then picks of it: the whole document, or, when lq names the few keys its
+// caller reads (upstream.ListQuery.Decode), an object of those keys and the
+// table's own (t.own). PostgreSQL builds that object (dialect.members);
+// SQLite sends whole documents and the store picks the members from each
+// as it reads it. Either way the store decodes only what the answer needs:
+// decoding whole documents was most of a large tree's time and memory where
+// the selection reads three fields of each object (docs/decisions.md, "A
+// level decodes only what it selects"). Absent keys decode as null ones
+// do. A caller's allowed actions are decided on whole documents.
+func (t table[T]) docSQL(d dialect, lq upstream.ListQuery) (string, []string) {
 	if lq.Decode == nil || t.own == nil || lq.Fields.Has("currentUserAllowedActions") {
-		return "doc"
+		return "doc", nil
 	}
 	keys := slices.Concat(t.own, lq.Decode)
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	if len(keys) > maxDecodeKeys {
-		return "doc"
+	if len(keys) > maxDecodeKeys || slices.ContainsFunc(keys, func(k string) bool { return !plainKey(k) }) {
+		return "doc", nil
 	}
-	var b strings.Builder
-	b.WriteString("json_object(")
-	for i, k := range keys {
-		if !plainKey(k) {
-			return "doc"
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("'" + k + "', doc->'" + k + "'")
+	if sel := d.members("doc", keys); sel != "" {
+		return sel, nil
 	}
-	b.WriteString(")")
-	return b.String()
+	return "doc", keys
 }
 
 // plainKey reports whether k is a key docSQL may spell in SQL: letters,
