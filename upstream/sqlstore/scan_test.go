@@ -99,3 +99,41 @@ func TestScanDocsEveryWay(t *testing.T) {
 		t.Errorf("no rows: %v, %v; want an empty slice", got, err)
 	}
 }
+
+// TestRowBufferKeepsRows: rows added to a rowBuffer come back whole and in
+// order, across blocks and with rows larger than a block.
+func TestRowBufferKeepsRows(t *testing.T) {
+	var b rowBuffer
+	var want []string
+	for i := range 3000 {
+		row := strings.Repeat(string(rune('a'+i%26)), 1+i%97)
+		if i%1000 == 999 {
+			row = strings.Repeat("x", maxRowBlock+i) // a row of its own block
+		}
+		want = append(want, row)
+		b.add([]byte(row))
+	}
+	if len(b.blocks) < 3 {
+		t.Fatalf("%d blocks; the rows should fill several", len(b.blocks))
+	}
+	var got []string
+	if err := b.each(func(i int, row []byte) error {
+		if i != len(got) {
+			t.Fatalf("row %d given as %d", len(got), i)
+		}
+		got = append(got, string(row))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%d rows back, not the %d added", len(got), len(want))
+	}
+	size := 0
+	for _, r := range want {
+		size += len(r)
+	}
+	if b.size != size {
+		t.Errorf("size %d, want %d", b.size, size)
+	}
+}
