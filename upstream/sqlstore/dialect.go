@@ -47,11 +47,12 @@ type dialect interface {
 	// tableExists is a query answering one row with a count (0 or 1) of
 	// tables named by its one parameter.
 	tableExists() string
-	// members is the SQL of a JSON object of the members of doc under keys
-	// (plain names: plainKey), or "" when the store reads doc whole and
-	// picks those members as it decodes (scanDocsN; docs/decisions.md,
-	// "Where a level's members are picked").
-	members(doc string, keys []string) string
+	// narrow is how a list reads the members under keys (plain names:
+	// plainKey) of each row's document: its select list, and how scanDocsN
+	// makes of a row the document it decodes (docs/decisions.md, "Where a
+	// level's members are picked"). column is the key column that holds a
+	// key's value, "" when none does.
+	narrow(keys []string, column func(key string) string) (string, rowDoc)
 	// vis holds the visibility SQL of the dialect.
 	vis() *visibilitySQL
 }

@@ -11,14 +11,33 @@ import (
 )
 
 // scanDocs decodes the documents of rows.
-func scanDocs[T any](rows *sql.Rows) ([]T, error) { return scanDocsN[T](rows, 0, nil) }
+func scanDocs[T any](rows *sql.Rows) ([]T, error) { return scanDocsN[T](rows, 0, rowDoc{}) }
+
+// rowDoc says how scanDocsN makes of a row the document it decodes: the
+// row's one column as it is (the zero rowDoc); the members under pick of
+// that column, a whole document (SQLite); or an object of the row's
+// columns, one member each (PostgreSQL). See dialect.narrow.
+type rowDoc struct {
+	pick    []string
+	members []member
+}
+
+// member is a column of a row read as one member of its document, under
+// key: a text column, written as a JSON string, or else a JSON value. A
+// NULL or empty column is left out, as an absent key (which decodes as
+// null and "" do).
+type member struct {
+	key  string
+	text bool
+}
 
 // scanDocsN decodes the documents of rows, expecting about n of them. Each
 // document is scanned into one reused buffer (sql.RawBytes): the decoder
-// copies it, and detach moves the item's strings out of that copy. With
-// pick, only the members of each document under those keys are decoded
-// (docSQL): they are copied out of the row (jsonpick) before it is
-// decoded or kept; a row they cannot be picked from is kept whole.
+// copies it, and detach moves the item's strings out of that copy. The
+// document of a row is made as rd says (docSQL): members picked out of it
+// (jsonpick; a row they cannot be picked from is kept whole) or written
+// from its columns, into a buffer of their own before the row is decoded
+// or kept.
 // Decoding was most of the time of a large read (60%
 // of a 10,000-objective tree's, in a CPU profile of BenchmarkNestedTree), so
 // it uses github.com/goccy/go-json, a decoder compatible with encoding/json
@@ -36,23 +55,34 @@ func scanDocs[T any](rows *sql.Rows) ([]T, error) { return scanDocsN[T](rows, 0,
 // are decoded into chunks copied once into a slice of their exact length
 // (appending to one slice doubles it, and a level of 20,000 key results of
 // ~1 KB each then held a 32,768-item array and the halves it grew from).
-func scanDocsN[T any](rows *sql.Rows, n int, pick []string) ([]T, error) {
+func scanDocsN[T any](rows *sql.Rows, n int, rd rowDoc) ([]T, error) {
 	defer rows.Close()
-	// scan reads the next row into raw and returns its document, or the
-	// members picked from it into picked (never into raw, which the next
-	// Scan may reuse).
+	// scan reads the next row and returns its document: raw, or the
+	// document made of the row in made (never in raw, which the next Scan
+	// may reuse).
 	var raw sql.RawBytes
-	var picked []byte
+	var made []byte
+	var cols []any // rd.members: a *sql.RawBytes per column
+	for range rd.members {
+		cols = append(cols, new(sql.RawBytes))
+	}
 	scan := func() ([]byte, error) {
-		if err := rows.Scan(&raw); err != nil || pick == nil {
+		if cols != nil {
+			if err := rows.Scan(cols...); err != nil {
+				return nil, err
+			}
+			made = appendMembers(made[:0], rd.members, cols)
+			return made, nil
+		}
+		if err := rows.Scan(&raw); err != nil || rd.pick == nil {
 			return raw, err
 		}
-		p, err := jsonpick.Append(picked[:0], raw, pick)
+		m, err := jsonpick.Append(made[:0], raw, rd.pick)
 		if err != nil {
 			return raw, nil
 		}
-		picked = p
-		return p, nil
+		made = m
+		return made, nil
 	}
 	sf := stringFieldsOf(reflect.TypeFor[T]()) // the decoder's strings point into its copy of the row
 	decode := func(doc []byte, item *T) error {
@@ -92,17 +122,17 @@ func scanDocsN[T any](rows *sql.Rows, n int, pick []string) ([]T, error) {
 	}
 	buffering := true
 	for rows.Next() {
-		doc, err := scan()
+		row, err := scan()
 		if err != nil {
 			return nil, err
 		}
 		if !buffering {
-			if err := add(doc); err != nil {
+			if err := add(row); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		read.add(doc)
+		read.add(row)
 		if 2*read.size <= len(read.ends)*itemSize {
 			continue
 		}
@@ -185,4 +215,47 @@ func (b *rowBuffer) each(fn func(i int, row []byte) error) error {
 		start = e
 	}
 	return nil
+}
+
+// appendMembers appends to dst the JSON object of a row's columns (each a
+// *sql.RawBytes), one member each.
+func appendMembers(dst []byte, members []member, cols []any) []byte {
+	dst = append(dst, '{')
+	open := len(dst)
+	for i, m := range members {
+		v := *cols[i].(*sql.RawBytes)
+		if len(v) == 0 {
+			continue
+		}
+		if len(dst) > open {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, m.key...)
+		dst = append(dst, '"', ':')
+		if m.text {
+			dst = appendJSONString(dst, v)
+		} else {
+			dst = append(dst, v...)
+		}
+	}
+	return append(dst, '}')
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, the rest (UTF-8) as it is.
+func appendJSONString(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
 }

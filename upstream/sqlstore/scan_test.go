@@ -68,7 +68,7 @@ func TestScanDocsEveryWay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := scanDocsN[upstream.Metric](rows, n, nil)
+			got, err := scanDocsN[upstream.Metric](rows, n, rowDoc{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestScanDocsEveryWay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err = scanDocsN[upstream.Metric](rows, n, []string{"goalId", "id"})
+			got, err = scanDocsN[upstream.Metric](rows, n, rowDoc{pick: []string{"goalId", "id"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func TestScanDocsEveryWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := scanDocsN[upstream.Metric](rows, 0, nil); err != nil || got == nil || len(got) != 0 {
+	if got, err := scanDocsN[upstream.Metric](rows, 0, rowDoc{}); err != nil || got == nil || len(got) != 0 {
 		t.Errorf("no rows: %v, %v; want an empty slice", got, err)
 	}
 }
@@ -135,5 +135,29 @@ func TestRowBufferKeepsRows(t *testing.T) {
 	}
 	if b.size != size {
 		t.Errorf("size %d, want %d", b.size, size)
+	}
+}
+
+// TestAppendMembers: a row's columns make the object of its members, text
+// columns quoted (quotes, backslashes and control characters escaped),
+// JSON values as they are, NULL and empty columns left out.
+func TestAppendMembers(t *testing.T) {
+	members := []member{{key: "id", text: true}, {key: "name"}, {key: "gone", text: true}, {key: "none"}, {key: "tags"}}
+	text := "a\"b\\c\x01\n\té€"
+	cols := []any{&sql.RawBytes{}, &sql.RawBytes{}, &sql.RawBytes{}, new(sql.RawBytes), &sql.RawBytes{}}
+	*cols[0].(*sql.RawBytes) = sql.RawBytes(text)
+	*cols[1].(*sql.RawBytes) = sql.RawBytes(`"N"`)
+	*cols[4].(*sql.RawBytes) = sql.RawBytes(`["x", {"y": null}]`)
+	got := appendMembers([]byte("old"), members, cols)
+	if !strings.HasPrefix(string(got), "old{") {
+		t.Fatalf("appendMembers = %s: not appended", got)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(got[3:], &m); err != nil {
+		t.Fatalf("appendMembers = %s: %v", got, err)
+	}
+	want := map[string]any{"id": text, "name": "N", "tags": []any{"x", map[string]any{"y": nil}}}
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("appendMembers = %s, decoded %v; want %v", got, m, want)
 	}
 }

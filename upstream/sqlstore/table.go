@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -75,12 +76,12 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	}
 	where, args := filterSQL(q, lq.Filter, t.reg, "doc")
 	args = append(append(slices.Clone(srcArgs), account), args...)
-	doc, pick := t.docSQL(dialectOf(q), lq)
+	doc, rd := t.docSQL(dialectOf(q), lq)
 	if lq.All {
-		return t.listAll(ctx, q, from, doc, pick, where, args, lq)
+		return t.listAll(ctx, q, from, doc, rd, where, args, lq)
 	}
 	if lq.NoCount {
-		return t.listUncounted(ctx, q, from, doc, pick, where, account, args, lq)
+		return t.listUncounted(ctx, q, from, doc, rd, where, account, args, lq)
 	}
 	var total int
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
@@ -97,7 +98,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 		}
-		items, err := scanDocsN[T](rows, total, pick)
+		items, err := scanDocsN[T](rows, total, rd)
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 		}
@@ -115,7 +116,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
-	items, err := scanDocsN[T](rows, min(limit, total-lq.Skip), pick)
+	items, err := scanDocsN[T](rows, min(limit, total-lq.Skip), rd)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -126,7 +127,7 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 // statement and without a count (TotalCount is Skip plus the items).
 // Matches in id order are read in index order and sorted here (sortByID),
 // as a page that holds every match is.
-func (t table[T]) listAll(ctx context.Context, q querier, from, doc string, pick []string, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+func (t table[T]) listAll(ctx context.Context, q querier, from, doc string, rd rowDoc, where string, args []any, lq upstream.ListQuery) ([]T, int, error) {
 	stmt := "SELECT " + doc + " FROM " + from + " WHERE account_id = ? AND (" + where + ")"
 	desc, byID := idOrder(lq.Sort)
 	byID = byID && t.id != nil
@@ -145,7 +146,7 @@ func (t table[T]) listAll(ctx context.Context, q querier, from, doc string, pick
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
-	items, err := scanDocsN[T](rows, 0, pick)
+	items, err := scanDocsN[T](rows, 0, rd)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -156,7 +157,7 @@ func (t table[T]) listAll(ctx context.Context, q querier, from, doc string, pick
 }
 
 // listUncounted is listFrom for lq.NoCount: the page alone, TotalCount -1.
-func (t table[T]) listUncounted(ctx context.Context, q querier, from, doc string, pick []string, where, account string, args []any, lq upstream.ListQuery) ([]T, int, error) {
+func (t table[T]) listUncounted(ctx context.Context, q querier, from, doc string, rd rowDoc, where, account string, args []any, lq upstream.ListQuery) ([]T, int, error) {
 	limit := lq.PageLimit()
 	page, pageArgs := t.pageSQL(dialectOf(q), from, doc, where, lq.Sort), append(args, limit, lq.Skip)
 	if lq.Filter != nil && !strings.ContainsAny(t.name, " (") {
@@ -166,7 +167,7 @@ func (t table[T]) listUncounted(ctx context.Context, q querier, from, doc string
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
-	items, err := scanDocsN[T](rows, min(limit, 64), pick)
+	items, err := scanDocsN[T](rows, min(limit, 64), rd)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: list %s: %w", t.name, err)
 	}
@@ -226,34 +227,67 @@ func (t table[T]) pageByIDsSQL(d dialect, from, doc, where string, sort []query.
 }
 
 // maxDecodeKeys bounds the keys of a narrowed document (docSQL): above it
-// the whole document is read (PostgreSQL's functions take at most 100
-// arguments, a key and a value each).
+// the whole document is read.
 const maxDecodeKeys = 40
 
-// docSQL is what a list of lq reads of each row, and the keys scanDocsN
-// then picks of it: the whole document, or, when lq names the few keys its
-// caller reads (upstream.ListQuery.Decode), an object of those keys and the
-// table's own (t.own). PostgreSQL builds that object (dialect.members);
-// SQLite sends whole documents and the store picks the members from each
-// as it reads it. Either way the store decodes only what the answer needs:
+// docSQL is what a list of lq reads of each row, and how scanDocsN makes
+// of a row the document it decodes: the whole document, or, when lq names
+// the few keys its caller reads (upstream.ListQuery.Decode), the members
+// under those keys and the table's own (t.own), as the dialect reads them
+// (dialect.narrow: picked from whole documents in SQLite, one column each in
+// PostgreSQL). Either way the store decodes only what the answer needs:
 // decoding whole documents was most of a large tree's time and memory where
 // the selection reads three fields of each object (docs/decisions.md, "A
 // level decodes only what it selects"). Absent keys decode as null ones
 // do. A caller's allowed actions are decided on whole documents.
-func (t table[T]) docSQL(d dialect, lq upstream.ListQuery) (string, []string) {
+func (t table[T]) docSQL(d dialect, lq upstream.ListQuery) (string, rowDoc) {
 	if lq.Decode == nil || t.own == nil || lq.Fields.Has("currentUserAllowedActions") {
-		return "doc", nil
+		return "doc", rowDoc{}
 	}
 	keys := slices.Concat(t.own, lq.Decode)
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	if len(keys) > maxDecodeKeys || slices.ContainsFunc(keys, func(k string) bool { return !plainKey(k) }) {
-		return "doc", nil
+		return "doc", rowDoc{}
 	}
-	if sel := d.members("doc", keys); sel != "" {
-		return sel, nil
+	return d.narrow(keys, t.column)
+}
+
+// column is the key column of t that holds the document key k (id,
+// account_id and t.cols, kept in step with the document on every write),
+// "" when none does.
+func (t table[T]) column(k string) string {
+	switch k {
+	case "id":
+		return "id"
+	case "accountId":
+		return "account_id"
 	}
-	return "doc", keys
+	for _, c := range t.cols {
+		if camelCase(c) == k {
+			return c
+		}
+	}
+	return ""
+}
+
+// camelCase spells a snake_case column name as its document key
+// (goal_id: goalId).
+func camelCase(col string) string {
+	var b strings.Builder
+	up := false
+	for _, r := range col {
+		switch {
+		case r == '_':
+			up = true
+		case up:
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // plainKey reports whether k is a key docSQL may spell in SQL: letters,
