@@ -69,7 +69,7 @@ func (d *readDatasets) get(b *testing.B, n int) *readData {
 		}
 		d.token = boot.Token
 	}
-	path := filepath.Join(d.dir, fmt.Sprintf("goals-%d.db", n))
+	path := d.path(n)
 	raw, err := os.ReadFile(d.base)
 	if err != nil {
 		b.Fatal(err)
@@ -142,6 +142,11 @@ func (d *readDatasets) get(b *testing.B, n int) *readData {
 	q.Close()
 	d.sets[n] = r
 	return r
+}
+
+// path is the SQLite file of the dataset of n objectives.
+func (d *readDatasets) path(n int) string {
+	return filepath.Join(d.dir, fmt.Sprintf("goals-%d.db", n))
 }
 
 func anyOf(ids []string) []any {
