@@ -161,3 +161,16 @@ func TestAppendMembers(t *testing.T) {
 		t.Errorf("appendMembers = %s, decoded %v; want %v", got, m, want)
 	}
 }
+
+// TestColumnOfKey: a document key maps to the key column that holds it.
+func TestColumnOfKey(t *testing.T) {
+	for k, want := range map[string]string{"id": "id", "accountId": "account_id", "goalId": "goal_id", "sessionId": "session_id",
+		"ownerId": "owner_id", "ownerIds": "", "name": "", "goal_id": ""} {
+		if got := metrics.column(k); got != want {
+			t.Errorf("metrics.column(%q) = %q, want %q", k, got, want)
+		}
+	}
+	if got := checkins.column("metricId"); got != "metric_id" {
+		t.Errorf("checkins.column(metricId) = %q", got)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -254,40 +253,15 @@ func (t table[T]) docSQL(d dialect, lq upstream.ListQuery) (string, rowDoc) {
 }
 
 // column is the key column of t that holds the document key k (id,
-// account_id and t.cols, kept in step with the document on every write),
-// "" when none does.
+// account_id and t.cols, kept in step with the document on every write:
+// goal_id holds goalId), "" when none does.
 func (t table[T]) column(k string) string {
-	switch k {
-	case "id":
-		return "id"
-	case "accountId":
-		return "account_id"
-	}
-	for _, c := range t.cols {
-		if camelCase(c) == k {
+	for _, c := range append([]string{"id", "account_id"}, t.cols...) {
+		if strings.EqualFold(strings.ReplaceAll(c, "_", ""), k) {
 			return c
 		}
 	}
 	return ""
-}
-
-// camelCase spells a snake_case column name as its document key
-// (goal_id: goalId).
-func camelCase(col string) string {
-	var b strings.Builder
-	up := false
-	for _, r := range col {
-		switch {
-		case r == '_':
-			up = true
-		case up:
-			b.WriteRune(unicode.ToUpper(r))
-			up = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // plainKey reports whether k is a key docSQL may spell in SQL: letters,
