@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -1694,7 +1695,7 @@ func (e *executableSchema) Schema() *ast.Schema {
 	if e.SchemaData != nil {
 		return e.SchemaData
 	}
-	return parsedSchema
+	return parsedSchema()
 }
 
 func (e *executableSchema) Complexity(ctx context.Context, typeName, field string, childComplexity int, rawArgs map[string]any) (int, bool) {
@@ -8198,7 +8199,7 @@ func newExecutionContext(
 		ExecutionContextState: graphql.NewExecutionContextState[ResolverRoot, DirectiveRoot, ComplexityRoot](
 			opCtx,
 			(*graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot])(execSchema),
-			parsedSchema,
+			execSchema.Schema(),
 			deferredResults,
 		),
 	}
@@ -8418,7 +8419,10 @@ extend type Query {
 }
 `, BuiltIn: true},
 }
-var parsedSchema = gqlparser.MustLoadSchema(sources...)
+
+// parsedSchema is parsed on first use (go run ./graph/fastgen): the server
+// executes over its own schema (Config.Schema).
+var parsedSchema = sync.OnceValue(func() *ast.Schema { return gqlparser.MustLoadSchema(sources...) })
 
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the

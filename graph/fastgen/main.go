@@ -29,6 +29,7 @@ import (
 	"github.com/99designs/gqlgen/codegen/config"
 	"github.com/99designs/gqlgen/codegen/templates"
 	"github.com/vektah/gqlparser/v2/ast"
+	"golang.org/x/tools/imports"
 )
 
 //go:embed fast.gotpl
@@ -52,7 +53,45 @@ func run() error {
 	if err := api.Generate(cfg, api.AddPlugin(tables{})); err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
-	return nil
+	return parseOnFirstUse(cfg.Exec.Filename)
+}
+
+// schemaRewrites make gqlgen's executor parse its schema on first use
+// instead of at package initialisation: the server executes over a schema
+// of its own (resolvers.ServedSchema, given as Config.Schema), so the
+// package's copy, ~1 MB of heap for the life of the process and 6 ms of
+// every start, was never read (docs/decisions.md, "The executor's schema,
+// parsed on first use"). Each must match exactly once: a gqlgen that
+// generates otherwise fails here, not at run time.
+var schemaRewrites = []struct{ old, new string }{
+	{"var parsedSchema = gqlparser.MustLoadSchema(sources...)",
+		"// parsedSchema is parsed on first use (go run ./graph/fastgen): the server\n" +
+			"// executes over its own schema (Config.Schema).\n" +
+			"var parsedSchema = sync.OnceValue(func() *ast.Schema { return gqlparser.MustLoadSchema(sources...) })"},
+	{"\treturn parsedSchema\n}", "\treturn parsedSchema()\n}"},
+	{"\t\t\tparsedSchema,\n\t\t\tdeferredResults,", "\t\t\texecSchema.Schema(),\n\t\t\tdeferredResults,"},
+	{"import (\n", "import (\n\t\"sync\"\n"},
+}
+
+// parseOnFirstUse applies schemaRewrites to the generated executor in
+// file, then formats it.
+func parseOnFirstUse(file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	src := string(b)
+	for _, r := range schemaRewrites {
+		if n := strings.Count(src, r.old); n != 1 {
+			return fmt.Errorf("%s: %q occurs %d times, want once", file, r.old, n)
+		}
+		src = strings.Replace(src, r.old, r.new, 1)
+	}
+	out, err := imports.Process(file, []byte(src), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return os.WriteFile(file, out, 0o644)
 }
 
 // tables is the gqlgen plugin that writes fast_gen.go beside the executor,
