@@ -477,13 +477,8 @@ func (r *fastRun) writeFields(ctx context.Context, lv *fastLevel, i int, t *fast
 		if deferred != (t.deferred != nil && t.deferred[j]) || deferred && !fastHasLabel(f, label) {
 			continue
 		}
-		if !first {
-			w.WriteByte(',')
-		}
+		writeKey(w, !first, f.Alias)
 		first = false
-		w.WriteByte('"')
-		w.WriteString(f.Alias)
-		w.WriteString(`":`)
 		switch t.kinds[j] {
 		case fastTypename, fastPlain, fastLeaf:
 			if !r.writeScalar(ctx, w, t, j, i, o) {

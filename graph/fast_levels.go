@@ -195,12 +195,7 @@ func (r *fastRun) writePieces(ctx context.Context, lv *fastLevel) bool {
 		lv.cuts = append(lv.cuts, int32(w.Len()))
 		w.WriteByte('{')
 		for j, f := range t.fields {
-			if j > 0 {
-				w.WriteByte(',')
-			}
-			w.WriteByte('"')
-			w.WriteString(f.Alias)
-			w.WriteString(`":`)
+			writeKey(w, j > 0, f.Alias)
 			switch t.kinds[j] {
 			case fastTypename, fastPlain, fastLeaf:
 				if !r.writeScalar(ctx, w, t, j, i, o) {
@@ -290,6 +285,17 @@ func (p fastPieces) MarshalGQL(w io.Writer) {
 	}
 	p.r.out, p.r.written = &fastTo{w: w}, true
 	p.r.writeValue(p.ctx, p.typ, p.root, p.span)
+}
+
+// writeKey writes an object member's key and its colon, after a comma
+// when the member is not the object's first.
+func writeKey(w fastSink, comma bool, key string) {
+	if comma {
+		w.WriteByte(',')
+	}
+	w.WriteByte('"')
+	w.WriteString(key)
+	w.WriteString(`":`)
 }
 
 // writeScalar writes the value of field j of object o, the i-th of its
