@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,19 +210,8 @@ func TestGroupCheckInsFoldOnce(t *testing.T) {
 	}
 	ctx := context.Background()
 	dsn := sqlstoretest.DSN(t)
-	var mu sync.Mutex
-	pathReads := 0 // path-facts statements (a recomputation each)
-	st, err := sqlstore.Open(ctx, dsn, sqlstore.WithStatementObserver(func(stmt string, _ []any) {
-		if strings.Contains(stmt, "WITH RECURSIVE up(") {
-			mu.Lock()
-			pathReads++
-			mu.Unlock()
-		}
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	// path-facts statements (a recomputation each)
+	st, pathReads := countingStore(t, ctx, dsn, func(stmt string) bool { return strings.Contains(stmt, "WITH RECURSIVE up(") })
 	admin := newWriteFixture(t, st).admin
 	c, err := upstream.MustCaller(admin)
 	if err != nil {
@@ -277,9 +267,7 @@ func TestGroupCheckInsFoldOnce(t *testing.T) {
 	name := "leaf, renamed"
 	queue(func() { renamed, renameErr = st.UpdateGoal(admin, leaf.ID, upstream.GoalPatch{Name: &name}) })
 	queue(checkIn(3, krs[0].ID, 0))
-	mu.Lock()
-	pathReads = 0
-	mu.Unlock()
+	pathReads.Store(0)
 	trips := st.RoundTripCount()
 	if err := release(); err != nil {
 		t.Fatal(err)
@@ -316,11 +304,9 @@ func TestGroupCheckInsFoldOnce(t *testing.T) {
 	}
 	// Two recomputations for the check-ins (before the update and before
 	// the COMMIT), at most one for the update: not one per check-in.
-	mu.Lock()
-	if pathReads > 3 {
-		t.Errorf("%d path recomputations for four check-ins and an update, want at most 3", pathReads)
+	if n := pathReads.Load(); n > 3 {
+		t.Errorf("%d path recomputations for four check-ins and an update, want at most 3", n)
 	}
-	mu.Unlock()
 	raw := sqlstoretest.OpenRaw(t, dsn)
 	if err := sqlstoretest.CheckFigures(ctx, raw, c.AccountID); err != nil {
 		t.Error(err)
@@ -367,19 +353,7 @@ func TestGroupRunFallsBack(t *testing.T) {
 	}
 	ctx := context.Background()
 	dsn := sqlstoretest.DSN(t)
-	var mu sync.Mutex
-	fellBack := 0
-	st, err := sqlstore.Open(ctx, dsn, sqlstore.WithStatementObserver(func(stmt string, _ []any) {
-		if stmt == "ROLLBACK TO group_run" {
-			mu.Lock()
-			fellBack++
-			mu.Unlock()
-		}
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, fellBack := countingStore(t, ctx, dsn, func(stmt string) bool { return stmt == "ROLLBACK TO group_run" })
 	admin := newWriteFixture(t, st).admin
 	c, err := upstream.MustCaller(admin)
 	if err != nil {
@@ -432,11 +406,9 @@ func TestGroupRunFallsBack(t *testing.T) {
 	if errs[1] == nil {
 		t.Error("the write whose statement failed succeeded")
 	}
-	mu.Lock()
-	if fellBack != 1 {
-		t.Errorf("the run fell back %d times, want 1", fellBack)
+	if n := fellBack.Load(); n != 1 {
+		t.Errorf("the run fell back %d times, want 1", n)
 	}
-	mu.Unlock()
 	raw := sqlstoretest.OpenRaw(t, dsn)
 	var rows int
 	if err := raw.QueryRowContext(ctx, raw.Q("SELECT count(*) FROM checkins WHERE account_id = ? AND metric_id = ?"), c.AccountID, kr.ID).Scan(&rows); err != nil {
@@ -451,4 +423,21 @@ func TestGroupRunFallsBack(t *testing.T) {
 	if err := sqlstoretest.CheckFigures(ctx, raw, c.AccountID); err != nil {
 		t.Error(err)
 	}
+}
+
+// countingStore opens the store at dsn counting the statements it runs that
+// match, closed when t ends.
+func countingStore(t *testing.T, ctx context.Context, dsn string, match func(stmt string) bool) (*sqlstore.Store, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	st, err := sqlstore.Open(ctx, dsn, sqlstore.WithStatementObserver(func(stmt string, _ []any) {
+		if match(stmt) {
+			n.Add(1)
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, &n
 }
