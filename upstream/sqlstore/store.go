@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,7 +133,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", base+"?"+common+"&_pragma=query_only(1)")
+	r, err := sql.Open("sqlite", base+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-"+strconv.Itoa(readerCacheKiB)+")")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlstore: open %s for reading: %w", path, err)
@@ -147,6 +148,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	s.r = r
 	return s, nil
 }
+
+// readerCacheKiB is the page cache of each reader connection, in KiB
+// (cache_size(-N)): 512 KiB instead of SQLite's default 2 MiB. In WAL mode a reader discards its whole cache
+// when the database changed since its last read, so on a server that writes
+// the cache rarely outlives a request; within one it holds the indexes'
+// inner pages, while a large level's rows pass through it once. Eight
+// readers at 2 MiB each held up to 16 MiB: eight concurrent
+// 10,000-objective trees peaked 12% lower with it (docs/decisions.md, "A
+// reader's page cache of 512 KiB").
+const readerCacheKiB = 512
 
 // migrate brings the database to the current schema with the dialect's own
 // migrations (migrations/sqlite, migrations/postgres).
