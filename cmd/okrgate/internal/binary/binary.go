@@ -72,6 +72,25 @@ func Serve(bin, db string, flags ...string) (*Server, error) {
 // Pid is the server's process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
+// PeakRSS is the server's peak resident set size so far (VmHWM), in bytes.
+func (s *Server) PeakRSS() (int64, error) { return ProcStatus(s.Pid(), "VmHWM") }
+
+// ProcStatus is a size field (in kB) of /proc/PID/status, such as VmRSS or
+// VmHWM, in bytes.
+func ProcStatus(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no " + field + " in /proc status")
+}
+
 // Stop kills the server and waits for it.
 func (s *Server) Stop() {
 	_ = s.cmd.Process.Signal(os.Kill)

@@ -9,11 +9,12 @@ import (
 
 // bursts sends bursts of 8, 16 and 32 trees and of 64 goal pages, all
 // requests of a burst released at once, on a server doing nothing else,
-// rounds times each, and reports what was answered and refused. Any
-// refusal fails the criterion: an idle server has the capacity to serve a
-// burst.
+// rounds times each, and reports what was answered and refused, and the
+// server's peak RSS so far (VmHWM: after the bursts of 8 trees, theirs).
+// Any refusal fails the criterion: an idle server has the capacity to
+// serve a burst.
 func (e *env) bursts() []verdict {
-	fmt.Printf("\n### Bursts on an idle server (%d rounds each)\n\n| burst | answered (2xx) | 503 | other | slowest (max of rounds) |\n|---|---|---|---|---|\n", e.c.rounds)
+	fmt.Printf("\n### Bursts on an idle server (%d rounds each)\n\n| burst | answered (2xx) | 503 | other | slowest (max of rounds) | peak RSS so far |\n|---|---|---|---|---|---|\n", e.c.rounds)
 	var vs []verdict
 	for _, b := range []struct {
 		n    int
@@ -50,7 +51,11 @@ func (e *env) bursts() []verdict {
 			}
 		}
 		ok := statuses[200]
-		fmt.Printf("| %d × %s | %d | %d | %d | %s |\n", b.n, b.kind, ok, statuses[503], other, slowest.Round(time.Millisecond))
+		peak := "?"
+		if rss, err := e.srv.PeakRSS(); err == nil {
+			peak = fmt.Sprintf("%.0f MiB", float64(rss)/(1<<20))
+		}
+		fmt.Printf("| %d × %s | %d | %d | %d | %s | %s |\n", b.n, b.kind, ok, statuses[503], other, slowest.Round(time.Millisecond), peak)
 		vs = append(vs, check(critBurst, statuses[503] == 0 && other == 0, "%d × %s on an idle server, %d rounds: %d answered, %d refused (503), %d other; slowest %s",
 			b.n, b.kind, e.c.rounds, ok, statuses[503], other, slowest.Round(time.Millisecond)))
 	}

@@ -142,6 +142,7 @@ type env struct {
 	probe string // this program, for the /healthz prober
 	// metricsToken serves /metrics on the main address (--metrics-token).
 	metricsToken string
+	srv          *binary.Server
 }
 
 // runBinary runs the scenarios on a fresh server of bin and returns the
@@ -178,7 +179,7 @@ func scenarios(c config, bin string) ([]verdict, error) {
 	}
 	defer srv.Stop()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 4 * c.clients, MaxIdleConnsPerHost: 4 * c.clients}, Timeout: 60 * time.Second}
-	e := &env{c: c, base: srv.Base, hc: hc, probe: os.Args[0], metricsToken: metricsToken,
+	e := &env{c: c, base: srv.Base, hc: hc, probe: os.Args[0], metricsToken: metricsToken, srv: srv,
 		a: client{hc: hc, base: srv.Base, token: acctA.Token, acct: acctA.AccountID},
 		b: client{hc: hc, base: srv.Base, token: acctB.Token, acct: acctB.AccountID}}
 	if e.da, err = e.a.dataset(); err != nil {

@@ -162,7 +162,7 @@ func measure(c config, n int) (result, error) {
 		r.bytes = len(resp)
 		r.tree = append(r.tree, d)
 	}
-	if r.peakRSS, err = peakRSS(srv.Pid()); err != nil {
+	if r.peakRSS, err = srv.PeakRSS(); err != nil {
 		return r, err
 	}
 	for i := range c.gets {
@@ -235,22 +235,4 @@ func (c *client) largestSession() (string, []string, error) {
 		return "", nil, errors.New("no goals")
 	}
 	return best, bySession[best], nil
-}
-
-// peakRSS is the process's peak resident set size (VmHWM) in bytes.
-func peakRSS(pid int) (int64, error) { return procStatus(pid, "VmHWM") }
-
-// procStatus is the size field (in kB) of /proc/PID/status, in bytes.
-func procStatus(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no " + field + " in /proc status")
 }

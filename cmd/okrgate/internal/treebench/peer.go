@@ -281,7 +281,7 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 	}...)
 	for _, s := range sides {
 		if s.pid > 0 {
-			if s.idle, err = procStatus(s.pid, "VmRSS"); err != nil {
+			if s.idle, err = binary.ProcStatus(s.pid, "VmRSS"); err != nil {
 				return nil, err
 			}
 		}
@@ -308,7 +308,7 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 	for _, s := range sides {
 		slices.Sort(s.took)
 		if s.pid > 0 {
-			if s.rss, err = peakRSS(s.pid); err != nil {
+			if s.rss, err = binary.ProcStatus(s.pid, "VmHWM"); err != nil {
 				return nil, err
 			}
 		}
@@ -323,7 +323,7 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 		}
 		defer lean.Stop()
 		ls := &side{name: b.label + " on SQLite, lean selection (ids only)", ask: gql(&client{base: lean.Base, token: boot.Token, account: boot.AccountID}, peerLean), pid: lean.Pid()}
-		if ls.idle, err = procStatus(ls.pid, "VmRSS"); err != nil {
+		if ls.idle, err = binary.ProcStatus(ls.pid, "VmRSS"); err != nil {
 			return nil, err
 		}
 		if _, err := ls.ask(); err != nil { // warm up, as the other sides
@@ -345,7 +345,7 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 	}
 	for _, ls := range leans {
 		slices.Sort(ls.took)
-		if ls.rss, err = peakRSS(ls.pid); err != nil {
+		if ls.rss, err = binary.ProcStatus(ls.pid, "VmHWM"); err != nil {
 			return nil, err
 		}
 	}
