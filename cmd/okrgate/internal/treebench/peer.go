@@ -244,8 +244,14 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 	}
 	defer pgl.stop()
 
-	liteC := &client{base: running[0].lite.Base, token: boot.Token, account: boot.AccountID}
-	sid, goals, err := liteC.largestSession()
+	// The session is found by a server of its own, stopped before the
+	// measured ones read their idle RSS: the lookup pages through every goal.
+	lookup, err := binary.Serve(c.bin, db)
+	if err != nil {
+		return nil, err
+	}
+	sid, goals, err := (&client{base: lookup.Base, token: boot.Token, account: boot.AccountID}).largestSession()
+	lookup.Stop()
 	if err != nil {
 		return nil, err
 	}
