@@ -16,7 +16,7 @@ import (
 // gqlgen's executor makes, for every field of every object of an answer, a
 // field context, a context value, closures and a marshaler that lives until
 // the answer is written: about ten allocations per scalar and most of the
-// memory a large tree holds (docs/benchmarks.md). Fast serves the same
+// memory a large tree holds (docs/benchmarks/tree.md). Fast serves the same
 // selection breadth first: for each field of a level it makes one field
 // context (arguments parsed once), calls the field's resolver for every
 // object of the level (the resolvers and loaders are gqlgen's and

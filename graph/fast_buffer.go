@@ -9,7 +9,7 @@ import (
 // copied once written. A bytes.Buffer doubles as it grows, so a 2 MB answer
 // left up to 4 MB of earlier arrays as garbage and its last array was up
 // to twice the answer, all while the tree's levels were still live — the
-// moment of the request's peak memory (docs/decisions.md, "The tree's
+// moment of the request's peak memory (docs/decisions/tree-memory.md, "The tree's
 // memory").
 type fastBuffer struct {
 	full [][]byte // filled chunks

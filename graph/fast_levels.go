@@ -23,14 +23,14 @@ import (
 // loaders drop theirs before the run goes one level down. What a tree
 // holds at its peak is then its written pieces (about the size of the
 // answer) and the models of the levels loaded but not yet written, not the
-// models of every level (docs/decisions.md, "The tree's memory").
+// models of every level (docs/decisions/tree-memory.md, "The tree's memory").
 
 // resolve resolves every field of lv that is not plain and not deferred,
 // one field at a time for all the objects of the level, then the levels
 // below; the deferred fields of a type wait in a group of the run. Sibling
 // fields (a goal's owners, tasks and key results) resolve one after the
 // other: resolving them at once held more memory for no faster answer, even
-// in gateway mode (docs/decisions.md). top says lv is the run's first
+// in gateway mode (docs/decisions/graphql-execution.md). top says lv is the run's first
 // level, the value of the field Marshal serves, which is never released.
 func (r *fastRun) resolve(ctx context.Context, lv *fastLevel, sel ast.SelectionSet, top bool) error {
 	nodes := 0

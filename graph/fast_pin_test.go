@@ -19,7 +19,7 @@ const fastPathGqlgen = "v0.17.95"
 // github.com/99designs/gqlgen generate && go run ./graph/fastgen), run
 // TestFastPathAnswersAsGqlgen in ./resolvers with -count=5 -cpu 1,2,4, read
 // the diff of generated.go for changed internals, then update
-// fastPathGqlgen (docs/decisions.md, "A breadth-first fast path under
+// fastPathGqlgen (docs/decisions/graphql-execution.md, "A breadth-first fast path under
 // gqlgen").
 func TestFastPathPinnedToGqlgen(t *testing.T) {
 	mod, err := os.ReadFile("../go.mod")

@@ -91,7 +91,7 @@ func TestConcurrentWorstCaseHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds 1000 objectives")
 	}
-	// With the fast path the peaks were 252 and 159 MiB (docs/benchmarks.md);
+	// With the fast path the peaks were 252 and 159 MiB (docs/benchmarks/hostile-queries.md);
 	// the bounds leave three times that for a loaded machine's GC timing.
 	const heapBound, liveBound = 768 << 20, 512 << 20
 	// A generous deadline: on a loaded machine the four answers take longer

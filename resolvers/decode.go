@@ -12,7 +12,7 @@ import (
 // fields are bound to, and the keys the edges below read (a goal's id for
 // its children, its ownerIds for its owners). The store then reads and
 // decodes those instead of whole documents, which were most of a large
-// tree's time and memory (docs/decisions.md, "A level decodes only what it
+// tree's time and memory (docs/decisions/tree-read-path.md, "A level decodes only what it
 // selects").
 
 // edgeKeys are, per GraphQL object type, the fields served by a resolver

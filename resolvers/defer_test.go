@@ -389,7 +389,7 @@ func TestDeferGivesBackToGqlgen(t *testing.T) {
 		case w[k] != data && w[k] != "null":
 			// gqlgen v0.17.95 nulls every fragment of an object once one
 			// of them fails (one FieldSet for all its labels); the fast
-			// path nulls only the failed one (docs/graphql.md).
+			// path nulls only the failed one (docs/graphql-federation.md).
 			t.Errorf("%s: fast path %s, gqlgen %s", k, data, w[k])
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // the fetchers node(id:) uses, so one upstream call per type (per 1000 ids
 // through a gateway) whatever the number of representations, under the
 // caller's rights: an entity the caller may not see is null, as a node is.
-// docs/graphql.md ("Federation") and docs/decisions.md say why.
+// docs/graphql-federation.md ("Federation") and docs/decisions/graphql-schema.md say why.
 
 // entities fetches ids with f as one batch and returns their items in the
 // order of ids, nil where the caller may see none.

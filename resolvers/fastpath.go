@@ -12,7 +12,7 @@ import (
 
 // FastPath serves the fields below each field gqlgen resolves through
 // graph.Fast, level by level, charging them to the operation's budget as
-// gqlgen's fields are charged (docs/decisions.md, "A breadth-first fast
+// gqlgen's fields are charged (docs/decisions/graphql-execution.md, "A breadth-first fast
 // path under gqlgen"). It is also where every field's level is recorded
 // for the loaders, so it is installed on every server, fast or not.
 type FastPath struct {

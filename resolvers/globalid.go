@@ -6,7 +6,7 @@ import "strings"
 // Employee's id is its user's, a TagDetail's its tag's, a UserRole's its
 // role's. Their GraphQL id is typed, "<Type>:<rest id>[:<rest id>]", so
 // that every Node id names one object; every other type's global id is
-// its REST id (docs/decisions.md, "Relay global ids"). The REST ids of
+// its REST id (docs/decisions/graphql-schema.md, "Relay global ids"). The REST ids of
 // nodes (24 hex characters) hold no colon, so the two forms cannot meet.
 const (
 	employeeNode  = "Employee"

@@ -132,7 +132,7 @@ func TestWorstAcceptedShapesRun(t *testing.T) {
 
 // BenchmarkHostileRefusal measures the time from request to refusal of each
 // hostile document over HTTP on 127.0.0.1, the request body encoded once
-// beforehand (docs/benchmarks.md).
+// beforehand (docs/benchmarks/hostile-queries.md).
 func BenchmarkHostileRefusal(b *testing.B) {
 	f := newFixture(b, "hostile-bench", graphqlhttp.Config{}, nil)
 	defer f.srv.Close()

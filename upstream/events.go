@@ -7,7 +7,7 @@ import (
 )
 
 // EventType names what happened to a resource. The names are part of the
-// public contract (subscriptions, webhooks, docs/graphql.md "Subscriptions").
+// public contract (subscriptions, webhooks, docs/graphql-live.md "Subscriptions").
 type EventType string
 
 // The event types. A write appends the events of everything it changed in
@@ -74,7 +74,7 @@ type EventLog interface {
 
 // DefaultEventRetention is how long the log keeps events: a subscriber
 // that reconnects with a position older than that resumes from the oldest
-// event kept (documented in docs/graphql.md, "Subscriptions").
+// event kept (documented in docs/graphql-live.md, "Subscriptions").
 const DefaultEventRetention = 7 * 24 * time.Hour
 
 // MaxEventsPerRead bounds one read of the log.

@@ -10,7 +10,7 @@
 # 7.9 MB of third-party source). Exit status 3: no archive (and no installed extension), nothing done.
 # The build is for tests, so it is cheap: no optimisation or debug information (COPT="-O0 -g0"; override with
 # CITUS_COPT), no LLVM bitcode, only the extension and the columnar access method that CREATE EXTENSION citus needs,
-# $(nproc) jobs: 82 s of CPU (docs/decisions.md, "Sharding by account on Citus"). DESTDIR=dir builds afresh and installs
+# $(nproc) jobs: 82 s of CPU (docs/decisions/citus.md, "Sharding by account on Citus"). DESTDIR=dir builds afresh and installs
 # under dir instead, leaving the machine's PostgreSQL alone (to time a build).
 # Debian's PostgreSQL 15.20 exports have_createdb_privilege, which Citus 13.2.2 also defines for PostgreSQL < 16:
 # pg15.20-have_createdb_privilege.patch (beside this script) drops Citus's copy when the server headers declare it.

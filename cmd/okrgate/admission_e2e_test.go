@@ -52,7 +52,7 @@ func graphqlPost(t *testing.T, base, token, query string, vars map[string]any, h
 // limit of requests at once refuses nothing by itself. The flags are the
 // defaults but for --queue-burst, raised from 2 s to a minute so that the
 // outcome does not depend on how busy the machine running the test is; the
-// load program measures the default (docs/benchmarks.md, "Admission
+// load program measures the default (docs/benchmarks/admission.md, "Admission
 // control").
 func TestAdmissionServesBursts(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "burst.db")

@@ -12,7 +12,7 @@ import (
 // it. A PostgreSQL database is made by its server's administrator
 // (createdb), so it always "exists" here, and okrgate migrates it on open.
 // Several okrgate processes may serve one PostgreSQL database at once
-// (docs/decisions.md, "Running N replicas").
+// (docs/decisions/storage.md, "Running N okrgate replicas").
 
 // isServerDB reports whether db names a database on a server rather than a
 // file.

@@ -20,7 +20,7 @@ import (
 const readyTimeout = time.Second
 
 // guardFlags are serve's settings for token lifetimes, rate limits and load
-// shedding (docs/rest.md, "Limits"; docs/decisions.md).
+// shedding (docs/rest.md, "Limits"; docs/decisions/admission.md).
 type guardFlags struct {
 	tokens    upstream.TokenPolicy
 	rate      limit.RateConfig

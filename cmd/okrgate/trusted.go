@@ -15,7 +15,7 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-// trustedFlags are serve's flags of trusted documents (docs/graphql.md,
+// trustedFlags are serve's flags of trusted documents (docs/graphql-federation.md,
 // "Trusted documents").
 type trustedFlags struct {
 	paths  *string

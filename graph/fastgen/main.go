@@ -60,7 +60,7 @@ func run() error {
 // instead of at package initialisation: the server executes over a schema
 // of its own (resolvers.ServedSchema, given as Config.Schema), so the
 // package's copy, ~1 MB of heap for the life of the process and 6 ms of
-// every start, was never read (docs/decisions.md, "The executor's schema,
+// every start, was never read (docs/decisions/graphql-execution.md, "The executor's schema,
 // parsed on first use"). Each must match exactly once: a gqlgen that
 // generates otherwise fails here, not at run time.
 var schemaRewrites = []struct{ old, new string }{

@@ -13,7 +13,7 @@ import (
 // field's context: gqlgen's context-aware Float keeps every Float field's
 // context, and with it the field's FieldContext, alive until the whole
 // answer is written, which is a large part of a big tree's peak memory
-// (docs/benchmarks.md). An infinite or NaN value, which the store never
+// (docs/benchmarks/tree.md). An infinite or NaN value, which the store never
 // produces, is written as null.
 func MarshalFloat(f float64) graphql.Marshaler { return float(f) }
 

@@ -324,7 +324,7 @@ type SessionEdge struct {
 	Node   *upstream.Session `json:"node"`
 }
 
-// Live updates from the event log (docs/graphql.md, "Subscriptions"), over
+// Live updates from the event log (docs/graphql-live.md, "Subscriptions"), over
 // graphql-transport-ws (the bearer token in the connection_init payload) or
 // server-sent events (POST with Accept: text/event-stream and the
 // Authorization header). Every item is read afresh as the subscriber, through

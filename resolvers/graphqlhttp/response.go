@@ -17,7 +17,7 @@ import (
 // is sent as is between them. json.Marshal copied a large answer twice (its
 // buffer, then the slice it returns) and scanned it to compact it while the
 // tree's levels were still live, at the request's peak memory
-// (docs/decisions.md, "The tree's memory").
+// (docs/decisions/tree-memory.md, "The tree's memory").
 //
 // Data with a byte that json.Marshal would rewrite — <, > and & (escaped
 // for HTML), U+2028 and U+2029, or white space outside strings, which the
@@ -96,7 +96,7 @@ func sendAsIs(data []byte) bool {
 // heap after writing the answer (collectAfter). The next request then
 // starts from a low collection goal and collects more often: at 512 KiB the
 // 0.83 MiB lean tree cost ~13% more server CPU for 14 MiB less peak RSS,
-// at 1 MiB the 1.86 MiB tree ~5% for 10 MiB (docs/decisions.md, "The tree's
+// at 1 MiB the 1.86 MiB tree ~5% for 10 MiB (docs/decisions/tree-memory.md, "The tree's
 // memory").
 const largeAnswer = 1 << 20
 
@@ -106,7 +106,7 @@ const largeAnswer = 1 << 20
 // collector's goal was set by its last collection inside the request, at
 // about twice the levels' live heap: the next request then allocates on top
 // of that garbage until the goal, and the process peaks there
-// (docs/decisions.md, "The tree's memory"). Collecting right after the
+// (docs/decisions/tree-memory.md, "The tree's memory"). Collecting right after the
 // answer starts the next request from the idle heap. It runs in its own
 // goroutine (the handler returns at once) and never twice at a time, so
 // concurrent large answers share one collection.

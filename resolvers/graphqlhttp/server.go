@@ -98,7 +98,7 @@ type Config struct {
 	DisableIntrospection bool
 	// Federation serves the schema as an Apollo Federation v2 subgraph
 	// (resolvers.FederatedSchema): _service and _entities. Off, they are unknown
-	// fields. docs/graphql.md ("Federation").
+	// fields. docs/graphql-federation.md ("Federation").
 	Federation bool
 	// NoFastPath serves every field through gqlgen's executor instead of
 	// the breadth-first fast path (graph.Fast), which answers the same

@@ -32,7 +32,7 @@ const (
 // InFlight bounds the nodes of all operations executing at once on the
 // server (a request's nodes are released when its answer is built): each
 // node holds 0.6–1.3 KB of heap while the answer is assembled
-// (docs/benchmarks.md), so a per-request bound alone would let concurrent
+// (docs/benchmarks/hostile-queries.md), so a per-request bound alone would let concurrent
 // large queries add up without limit. An operation that finds the server's
 // budget spent stops with SERVER_BUSY, which the transport answers with
 // HTTP 503 and Retry-After. Zero fields mean no bound.

@@ -26,7 +26,7 @@ import (
 // per batch and group; over SSE every subscriber is sent the item and the first of them
 // to render it renders it, the others sending the same data
 // (Hub.responses). What a subscriber costs per event is its share of a
-// write. docs/graphql.md ("Subscriptions") describes it and its limits.
+// write. docs/graphql-live.md ("Subscriptions") describes it and its limits.
 
 // subscriber is one subscription in a fanout.
 type subscriber struct {

@@ -25,7 +25,7 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-// Defaults of Hub. docs/graphql.md ("Subscriptions") says why.
+// Defaults of Hub. docs/graphql-live.md ("Subscriptions") says why.
 const (
 	DefaultLiveBuffer      = 64               // items waiting to be written, per subscription
 	DefaultMaxSubsPerConn  = 20               // subscriptions on one connection

@@ -11,7 +11,7 @@ import (
 
 // DefaultMaxConnLifetime is how long a websocket may stay open: then the
 // server closes it with CloseLifetime and the client reconnects (and
-// authenticates again). docs/graphql.md ("Subscriptions") says why.
+// authenticates again). docs/graphql-live.md ("Subscriptions") says why.
 const DefaultMaxConnLifetime = time.Hour
 
 // Close codes of a websocket the server ends.

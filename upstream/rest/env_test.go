@@ -60,7 +60,7 @@ func newEnv(t *testing.T) *env {
 // newEnvWith serves wrap(store) instead of the store itself. Every
 // statement the store runs for the test is checked to constrain the
 // account of the account tables it names (sqlstoretest.CheckAccountScope;
-// docs/decisions.md, "Every statement names its account"): the test fails
+// docs/decisions/citus.md, "Every statement names its account"): the test fails
 // at its end on one that does not.
 func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 	t.Helper()

@@ -17,7 +17,7 @@ const (
 	// and separators): more is 431 (code headers_too_large). The
 	// http.Server's own MaxHeaderBytes must be larger, or Go answers first
 	// with its own 431 — which Listener turns into the same problem, but
-	// without the facade's detail (see docs/decisions.md).
+	// without the facade's detail (see docs/decisions/rest-api.md).
 	MaxHeaderBytes = 32 << 10
 )
 

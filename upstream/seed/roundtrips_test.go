@@ -31,7 +31,7 @@ func TestSeedRoundTrips(t *testing.T) {
 // outnumber those before the store's last ANALYZE (from 1,000 on), it
 // refreshes the statistics of the tables they fill, so that the write
 // path's prepared statements are planned for the tables' size
-// (docs/decisions.md, "Seeding in batches"). A seed of 50 objectives
+// (docs/decisions/writes.md, "Seeding in batches"). A seed of 50 objectives
 // (about 360 batch writes) does not; 200 more (about 1,450) do, once.
 func TestSeedAnalyzes(t *testing.T) {
 	if !sqlstoretest.Postgres() {

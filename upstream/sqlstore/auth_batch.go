@@ -110,7 +110,7 @@ func tokenAccounts(ctx context.Context, q querier, hashes []string) (map[string]
 // its user (u) and its account (a), as JSON documents of those fields
 // alone (callerOf reads nothing else): not the whole documents, which
 // PostgreSQL renders as text and the store decodes, a thousand of each
-// for a batch of a thousand subscribers' tokens (docs/decisions.md,
+// for a batch of a thousand subscribers' tokens (docs/decisions/live-updates.md,
 // "What a live batch reads").
 const (
 	userAuthFacts    = "json_object('isActive', u.doc -> 'isActive', 'roles', u.doc -> 'roles')"

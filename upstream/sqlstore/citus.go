@@ -13,7 +13,7 @@ import (
 // coordinator, or Azure's managed Citus) gets every table distributed by
 // account after the migrations, so that each account's rows live together
 // on one worker and a statement that names its account runs on that worker
-// alone. docs/decisions.md ("Sharding by account on Citus") has the design;
+// alone. docs/decisions/citus.md ("Sharding by account on Citus") has the design;
 // docs/operations.md how to run it.
 //
 // accounts is distributed by its id and every table with an account_id

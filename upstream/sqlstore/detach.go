@@ -13,7 +13,7 @@ import (
 // decodes and points the strings it decodes into that copy instead of
 // allocating them: one id kept alive the whole document — its keys, quotes,
 // numbers and the keys the caller never reads. On the 10,000-objective tree
-// those copies were a quarter of the live heap at its peak (docs/decisions.md,
+// those copies were a quarter of the live heap at its peak (docs/decisions/tree-memory.md,
 // "The tree's memory"). detach moves a decoded item's strings into one
 // allocation of their own bytes, so the copy becomes garbage.
 type stringFields struct {

@@ -49,7 +49,7 @@ type dialect interface {
 	tableExists() string
 	// narrow is how a list reads the members under keys (plain names:
 	// plainKey) of each row's document: its select list, and how scanDocsN
-	// makes of a row the document it decodes (docs/decisions.md, "Where a
+	// makes of a row the document it decodes (docs/decisions/tree-read-path.md, "Where a
 	// level's members are picked"). column is the key column that holds a
 	// key's value, "" when none does.
 	narrow(keys []string, column func(key string) string) (string, rowDoc)

@@ -22,7 +22,7 @@ import (
 // after their commits), each gets its own result, a failing one is rolled
 // back to its savepoint without failing the others, and one COMMIT — one
 // WAL flush — serves all of them. Nothing is acknowledged before that
-// COMMIT returns. docs/decisions.md ("Group commit per account").
+// COMMIT returns. docs/decisions/writes.md ("Group commit per account").
 
 // maxGroup bounds the writes one transaction takes, so that a long queue
 // is committed in steps rather than holding the lock for all of it.

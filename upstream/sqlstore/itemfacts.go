@@ -12,7 +12,7 @@ import (
 )
 
 // itemFacts are what a write on goals, key results or tasks decides on,
-// loaded in one round trip (docs/decisions.md, "A write reads each fact
+// loaded in one round trip (docs/decisions/writes.md, "A write reads each fact
 // once"): the goals and key results it names, the goals of those key
 // results, their sessions and the sessions it names, the users and teams
 // that own them or that it names, optionally the key results and tasks

@@ -17,7 +17,7 @@ import (
 // three fields decoded (narrowed), and beside it the same level as whole
 // documents, at 10,000 objectives, on SQLite and, with
 // OKRGATE_TEST_POSTGRES set, on a PostgreSQL copy of the same rows
-// (docs/decisions.md, "Where a level's members are picked").
+// (docs/decisions/tree-read-path.md, "Where a level's members are picked").
 //
 //	go test ./upstream/sqlstore -run '^$' -bench BenchmarkLevelRead -benchtime 20x -count 3 -benchmem
 func BenchmarkLevelRead(b *testing.B) {

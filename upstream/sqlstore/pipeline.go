@@ -18,12 +18,12 @@ import (
 // The write path's round trips. On SQLite a statement is a call into the
 // same process, so a write runs its statements one by one. On PostgreSQL
 // each is a round trip to another process (a quarter to half a millisecond
-// on a busy machine, docs/benchmarks.md), and the account's row lock is held
+// on a busy machine, docs/benchmarks/sqlite-postgres.md), and the account's row lock is held
 // across all of them, so a write sends what it can together: the statements
 // of a batch (stmt) go in one pgx batch, one round trip, and statements that
 // return nothing the write needs (queue) wait for the next round trip —
 // BEGIN and the account lock go with the first, the write's own statements,
-// its events and COMMIT with the last. docs/decisions.md ("A write reads
+// its events and COMMIT with the last. docs/decisions/writes.md ("A write reads
 // each fact once").
 
 // stmt is one statement of a batch: an exec when rows is nil, else a query

@@ -58,7 +58,7 @@ func IsPostgres(dsn string) bool {
 type pgStore struct {
 	pool *pgxpool.Pool
 	// serializable selects the other way to make concurrent writers
-	// safe, kept to measure it against lockAccount (docs/decisions.md):
+	// safe, kept to measure it against lockAccount (docs/decisions/storage.md):
 	// SERIALIZABLE transactions, retried on serialization failures.
 	serializable bool
 	retries      atomic.Int64 // attempts retried (serializable)
@@ -248,7 +248,7 @@ func redactDSN(err error, dsn string) error {
 // before they write (an email is free, a limit not reached) hold until
 // commit. Writes of different accounts do not wait for each other. One lock
 // per transaction needs no ordering to be free of deadlocks.
-// docs/decisions.md ("Concurrent writers on PostgreSQL") has the
+// docs/decisions/storage.md ("Concurrent writers on PostgreSQL") has the
 // measurement against SERIALIZABLE with retries.
 func lockAccount(ctx context.Context, q querier) error {
 	c, ok := upstream.CallerFrom(ctx)

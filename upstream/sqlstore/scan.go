@@ -42,14 +42,14 @@ type member struct {
 // of a 10,000-objective tree's, in a CPU profile of BenchmarkNestedTree), so
 // it uses github.com/goccy/go-json, a decoder compatible with encoding/json
 // (struct tags, Unmarshaler methods) at about 0.6 of its time and half its
-// allocations on the tree (docs/decisions.md).
+// allocations on the tree (docs/decisions/tree-read-path.md).
 //
 // Without an estimate (n <= 0) the rows are first read into one buffer
 // of their bytes, then decoded into a slice of their exact length: a level
 // of narrowed documents (a few keys each, ~200 bytes) costs its items and
 // that buffer at once, not the items twice — decoding into chunks and
 // copying them into one slice held both, 4 MB each for the 6,000 key
-// results of a tree's last level (docs/decisions.md, "The tree's
+// results of a tree's last level (docs/decisions/tree-memory.md, "The tree's
 // memory"). Rows larger than half an item (whole documents) would make
 // the buffer the larger: from the first row that tips it over, the items
 // are decoded into chunks copied once into a slice of their exact length

@@ -21,7 +21,7 @@ const (
 // connection load them (ANALYZE sqlite_schema). Without statistics SQLite
 // guesses that account_id = ? selects ten rows, and walks the (account_id,
 // id) index of the whole account for "goal_id IN (…) ORDER BY id" to save a
-// sort of a few rows (docs/decisions.md, "Planner statistics").
+// sort of a few rows (docs/decisions/tree-read-path.md, "Planner statistics").
 //
 // The model, per index column, is the average number of rows that share the
 // values of the columns up to it: an account's rows for account_id,

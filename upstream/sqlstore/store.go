@@ -155,7 +155,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 // the cache rarely outlives a request; within one it holds the indexes'
 // inner pages, while a large level's rows pass through it once. Eight
 // readers at 2 MiB each held up to 16 MiB: eight concurrent
-// 10,000-objective trees peaked 12% lower with it (docs/decisions.md, "A
+// 10,000-objective trees peaked 12% lower with it (docs/decisions/tree-memory.md, "A
 // reader's page cache of 512 KiB").
 const readerCacheKiB = 512
 

@@ -24,7 +24,7 @@ type env struct {
 
 // newEnv opens a store for t with one account. Every statement the store
 // runs for the test is checked to constrain the account of the account
-// tables it names (sqlstoretest.CheckAccountScope; docs/decisions.md,
+// tables it names (sqlstoretest.CheckAccountScope; docs/decisions/citus.md,
 // "Every statement names its account").
 func newEnv(t *testing.T) *env {
 	t.Helper()

@@ -130,7 +130,7 @@ func pairs(ctx context.Context, q querier, what, stmt, account string, ids []str
 // subjectUsers reads what a subject is derived from of each user of ids:
 // its id, roles and teams, as a JSON document of those fields alone, not
 // the whole document (a live batch derives a thousand subscribers'
-// subjects; docs/decisions.md, "What a live batch reads").
+// subjects; docs/decisions/live-updates.md, "What a live batch reads").
 func subjectUsers(ctx context.Context, q querier, account string, ids []string) ([]upstream.User, error) {
 	rows, err := q.QueryContext(ctx, "SELECT json_object('id', id, 'roles', doc -> 'roles', 'teamIds', doc -> 'teamIds') FROM users WHERE account_id = ? AND id IN "+idList,
 		account, idsParam(ids))

@@ -236,7 +236,7 @@ const maxDecodeKeys = 40
 // (dialect.narrow: picked from whole documents in SQLite, one column each in
 // PostgreSQL). Either way the store decodes only what the answer needs:
 // decoding whole documents was most of a large tree's time and memory where
-// the selection reads three fields of each object (docs/decisions.md, "A
+// the selection reads three fields of each object (docs/decisions/tree-read-path.md, "A
 // level decodes only what it selects"). Absent keys decode as null ones
 // do. A caller's allowed actions are decided on whole documents.
 func (t table[T]) docSQL(d dialect, lq upstream.ListQuery) (string, rowDoc) {
@@ -303,7 +303,7 @@ func (t table[T]) where(ctx context.Context, q querier, account, cond string, ar
 // sortByID sorts items by id, as SQLite's ORDER BY id would (ids compare
 // bytewise in both). Reading matches without ORDER BY and sorting them here
 // spares SQLite a temporary B-tree of whole documents, whose pages cost an
-// allocation and a release each (docs/decisions.md, "A page that holds every
+// allocation and a release each (docs/decisions/tree-read-path.md, "A page that holds every
 // match is sorted in Go").
 func (t table[T]) sortByID(items []T, desc bool) {
 	ids := make([]string, len(items))

@@ -303,7 +303,7 @@ func (s *Store) PruneWebhookDeliveries(ctx context.Context, retention time.Durat
 // found across accounts without a lock, then each account's are locked
 // with a statement naming the account (FOR UPDATE SKIP LOCKED, which
 // checks again that they are due): Citus runs a row-locking SELECT only
-// on one shard (docs/decisions.md, "Sharding by account on Citus"). When
+// on one shard (docs/decisions/citus.md, "Sharding by account on Citus"). When
 // another dispatcher holds some, the next due ones are tried, until limit
 // are locked or none is left.
 func (s *Store) claimDue(ctx context.Context, q querier, at string, limit int) ([]string, error) {

@@ -19,7 +19,7 @@ import (
 // Upper bounds of the statements (SQLite, as the access log counts them:
 // BEGIN included, COMMIT not) and round trips (PostgreSQL) of one write by
 // a member on a key result or goal three levels deep, with owners and a
-// team (docs/decisions.md, "A write reads each fact once").
+// team (docs/decisions/writes.md, "A write reads each fact once").
 var writeBounds = []struct {
 	name               string
 	statements, rtrips int64 // SQLite statements; PostgreSQL round trips

@@ -13,7 +13,7 @@ import (
 
 // AccountTables are the tables that hold an account's data, each with the
 // column that names the account: every statement that reads or writes one
-// must constrain that column (docs/decisions.md, "Every statement names its
+// must constrain that column (docs/decisions/citus.md, "Every statement names its
 // account"). A table added to the schema with an account_id column belongs
 // here; TestAccountTablesListed checks the list against the schema.
 var AccountTables = map[string]string{
@@ -40,7 +40,7 @@ var GlobalTables = []string{"accounts", "token_accounts", "goose_db_version", "s
 // CrossAccount are the reasons a statement may read or write several
 // accounts' rows at once, each spelled in the statement as the SQL comment
 // "/* all accounts: <reason> */". A statement with a reason not listed here
-// fails the check: a new one is a decision, documented in docs/decisions.md
+// fails the check: a new one is a decision, documented in docs/decisions/citus.md
 // beside these.
 var CrossAccount = []string{
 	"webhook dispatch", // the dispatcher serves every account's webhooks from one queue

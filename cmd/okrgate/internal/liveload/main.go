@@ -9,7 +9,7 @@
 // updates delivered and expected, leaks (an update a subscriber may not
 // read), and the server's RSS growth per subscriber. It bounds itself in
 // time (--deadline) and exits 1 when an expected update is missing or
-// anything leaks. docs/benchmarks.md has its figures.
+// anything leaks. docs/benchmarks/live-updates.md has its figures.
 //
 //	go build -o /tmp/okrgate ./cmd/okrgate
 //	go run ./cmd/okrgate/internal/liveload --bin /tmp/okrgate --users 1000 --conns 10

@@ -25,7 +25,7 @@
 // accounts); a binary named more than once runs as many rounds, and the
 // summary gives each criterion's passes and the fairness ratio's min,
 // median and max per binary. Timings are measured here, never asserted in a
-// go test; docs/benchmarks.md has its figures.
+// go test; docs/benchmarks/admission.md has its figures.
 //
 //	go build -o /tmp/okrgate ./cmd/okrgate
 //	go run ./cmd/okrgate/internal/loadtest --bin /tmp/okrgate --scenario all

@@ -3,7 +3,7 @@
 // (okrgate bootstrap and okrgate seed), starts okrgate serve on 127.0.0.1,
 // and measures the GraphQL tree of the account's largest session (latency,
 // response size, and the server's peak resident memory from
-// /proc/PID/status VmHWM) and single-goal REST reads. docs/benchmarks.md
+// /proc/PID/status VmHWM) and single-goal REST reads. docs/benchmarks/README.md
 // has its figures.
 //
 //	go build -o /tmp/okrgate ./cmd/okrgate

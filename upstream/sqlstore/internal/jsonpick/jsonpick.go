@@ -5,7 +5,7 @@
 // SQLite can build the same object (json_object over doc->'key'), but it
 // parses every document into its binary form first; with the pure-Go
 // SQLite driver a level took 2.7× the time of reading the whole text and
-// picking the members here (docs/decisions.md, "Where a level's members are
+// picking the members here (docs/decisions/tree-read-path.md, "Where a level's members are
 // picked"). A general JSON library was slower still: it finds each key
 // with a search of its own, where Append walks the object once.
 package jsonpick
