@@ -223,20 +223,13 @@ func raiseFileLimit() {
 	}
 }
 
-// rssOf returns the summed resident set of the servers, in bytes.
+// rssOf returns the summed resident set of the servers, in bytes (a
+// server whose status cannot be read counts as 0).
 func rssOf(servers []*binary.Server) int64 {
 	var total int64
 	for _, s := range servers {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.Pid()))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				var kb int64
-				fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-				total += kb << 10
-			}
+		if rss, err := binary.ProcStatus(s.Pid(), "VmRSS"); err == nil {
+			total += rss
 		}
 	}
 	return total
