@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -96,15 +97,7 @@ func TestDocReferences(t *testing.T) {
 			}
 			refs++
 			doc, title := m[1], normTitle(m[2])
-			h := headingsOf(doc)
-			found := false
-			for _, x := range h {
-				if strings.HasPrefix(x, title) {
-					found = true
-					break
-				}
-			}
-			if !found {
+			if !slices.ContainsFunc(headingsOf(doc), func(h string) bool { return strings.HasPrefix(h, title) }) {
 				bad = append(bad, path+": docs/"+doc+` has no section "`+m[2]+`"`)
 			}
 		}
