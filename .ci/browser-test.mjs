@@ -12,7 +12,8 @@
 //  2. the same database without --demo, a fresh browser profile: the page
 //     explains how to authenticate; a token typed in the Headers tab is used
 //     to re-fetch the schema and to run the example; after a reload the
-//     introspection still carries the saved headers and the docs load.
+//     introspection still carries the saved headers and the docs load; after
+//     a second reload the Headers tab still holds the token.
 //
 // Screenshots go to $OUT (never the repository).
 //
@@ -227,6 +228,15 @@ try {
   await expectDocs(page, 'after reload');
   await runExample(page, 'after reload');
   await page.screenshot({ path: join(out, 'playground-after-reload.png') });
+
+  // Reload again: the headers are kept, not only once (GraphiQL's own copy
+  // is emptied on every load).
+  schema = page.waitForResponse(isIntrospection, { timeout });
+  await page.reload({ waitUntil: 'load' });
+  await expectIntrospection(await schema, token, 'second reload');
+  await page.waitForFunction((t) => [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')]
+    .some((el) => el.CodeMirror && el.CodeMirror.getValue().includes(t)), token, { timeout });
+  console.log('second reload: the Headers tab still holds the token');
 
   if (blocked.length) throw new Error('the playground tried to reach the internet: ' + blocked.join(', '));
   if (errors.length) throw new Error('page errors: ' + errors.join('; '));

@@ -111,9 +111,23 @@ var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE h
 <script>
 (function () {
   var endpoint = location.protocol + '//' + location.host + {{.Endpoint}};
-  var storageKey = 'graphiql:headers';
+  // The page keeps the Headers tab's text itself, under its own key,
+  // written on every edit. GraphiQL's own copy (graphiql:headers) is written
+  // 500 ms after the last keystroke and, on every page load, overwritten with
+  // the header editor's text before that editor exists, that is with
+  // nothing: a token typed and then reloaded came back once, or not at all.
+  var storageKey = 'okrgate:headers';
+  var graphiqlKey = 'graphiql:headers';
   var demoHeaders = {{.DemoHeaders}};
   var defaultQuery = {{.DefaultQuery}};
+  // The text the Headers tab opens with: the page's saved text, else the
+  // text an earlier page version left in GraphiQL's key, else the demo
+  // token on a first visit to a demo server.
+  var initialHeaders = localStorage.getItem(storageKey);
+  if (initialHeaders === null && localStorage.getItem(graphiqlKey)) {
+    initialHeaders = localStorage.getItem(graphiqlKey);
+    localStorage.setItem(storageKey, initialHeaders);
+  }
 
   function parse(text) {
     try {
@@ -123,8 +137,8 @@ var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE h
       return {};
     }
   }
-  // The headers the browser keeps (GraphiQL's shouldPersistHeaders), or the
-  // demo token on a first visit to a demo server.
+  // The headers the browser keeps, or the demo token on a first visit to a
+  // demo server.
   function savedHeaders() {
     var saved = localStorage.getItem(storageKey);
     return parse(saved !== null ? saved : demoHeaders);
@@ -209,16 +223,18 @@ var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE h
   document.getElementById('okrgate-auth-close').onclick = function () { banner.style.display = 'none'; };
   showBanner();
 
-  var firstVisit = localStorage.getItem(storageKey) === null;
+  var firstVisit = initialHeaders === null;
   ReactDOM.createRoot(document.getElementById('graphiql')).render(
     React.createElement(GraphiQL, {
       fetcher: fetcher,
       defaultQuery: defaultQuery,
+      headers: initialHeaders !== null ? initialHeaders : undefined,
       defaultHeaders: demoHeaders || undefined,
       shouldPersistHeaders: true,
       isHeadersEditorEnabled: true,
       defaultEditorToolsVisibility: firstVisit && !demoHeaders ? 'headers' : undefined,
       onEditHeaders: function (text) {
+        localStorage.setItem(storageKey, text);
         banner.style.display = hasToken(parse(text)) ? 'none' : 'block';
       },
       inputValueDeprecation: true
