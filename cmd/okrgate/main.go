@@ -55,6 +55,8 @@ func commands() []command {
 		{"token", "token create: mint a new API token for a user (replaces a lost one)", tokenCmd},
 		{"account", "account suspend|resume: stop or restore an account's access", accountCmd},
 		{"backup", "write a consistent copy of the database, also while a server runs", backupCmd},
+		{"export", "write one account to a portable file (any store; docs/operations.md)", exportCmd},
+		{"import", "read an account file into this database (SQLite, PostgreSQL, Citus)", importCmd},
 		{"schema", "print the GraphQL schema the server serves (SDL, with descriptions)", schemaCmd},
 		{"documents", "list and validate trusted GraphQL documents (serve --trusted-documents)", documentsCmd},
 		{"version", "print the version and the commit the binary was built from", versionCmd},
