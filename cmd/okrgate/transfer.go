@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -59,7 +59,9 @@ and webhook secrets are left out unless asked for. Progress goes to stderr.`)
 	start := time.Now()
 	counts, err := st.ExportAccount(ctx, *account, sqlstore.ExportOptions{
 		Tokens: *tokens, Secrets: *secrets,
-		Progress: func(rows int) { fmt.Fprintf(stderr, "exported %d rows (%s)\n", rows, time.Since(start).Round(time.Millisecond)) },
+		Progress: func(rows int) {
+			fmt.Fprintf(stderr, "exported %d rows (%s)\n", rows, time.Since(start).Round(time.Millisecond))
+		},
 	}, w)
 	if err != nil {
 		return err
@@ -118,8 +120,10 @@ or naming another account's rows, with the line where it broke.`)
 	defer st.Close()
 	start := time.Now()
 	rep, err := st.ImportAccount(ctx, r, sqlstore.ImportOptions{
-		Replace:  *replace,
-		Progress: func(rows int) { fmt.Fprintf(stderr, "read %d rows (%s)\n", rows, time.Since(start).Round(time.Millisecond)) },
+		Replace: *replace,
+		Progress: func(rows int) {
+			fmt.Fprintf(stderr, "read %d rows (%s)\n", rows, time.Since(start).Round(time.Millisecond))
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("%w; nothing was imported", err)

@@ -53,10 +53,10 @@ type importer struct {
 	cols    map[string][]string
 	// keys are the primary keys seen, per table, to refuse a duplicated
 	// line with the line it repeats; ids the ids of every row.
-	keys    map[string]map[string]int
-	ids     map[string]map[string]int // per table, each row's id and line
-	refs    map[string]int // ids the rows name (parent_id, goal_id, ...), with a line naming each
-	goals   map[string][32]byte
+	keys  map[string]map[string]int
+	ids   map[string]map[string]int // per table, each row's id and line
+	refs  map[string]int            // ids the rows name (parent_id, goal_id, ...), with a line naming each
+	goals map[string][32]byte
 	// head is the account's last event position here (0 for a new
 	// account): moved webhooks deliver what happens after the import.
 	head    int64
