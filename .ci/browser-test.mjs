@@ -15,12 +15,20 @@
 //     introspection still carries the saved headers and the docs load; after
 //     a second reload the Headers tab still holds the token.
 //
+//  3. a browser app on another origin (a dev server's, say): the server runs
+//     with --cors-origins naming it; a page of that origin queries /graphql,
+//     subscribes with the graphql-ws client (its browser bundle) and
+//     receives the check-in it then records; a page of an origin not listed
+//     can neither read a query's answer nor open the websocket.
+//
 // Screenshots go to $OUT (never the repository).
 //
 // Environment: OKRGATE_BIN (binary), CHROMIUM (default /usr/bin/chromium),
-// OUT (screenshot directory), PLAYWRIGHT_CORE (path of playwright-core).
+// OUT (screenshot directory), PLAYWRIGHT_CORE (path of playwright-core),
+// GRAPHQL_WS (path of the graphql-ws package).
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -66,8 +74,8 @@ function stopServer(server) {
 }
 
 // openBrowser starts Chromium with a fresh profile; every request to
-// another origin than base is aborted and recorded.
-async function openBrowser(profile, base, blocked) {
+// another origin than base (and the app origins) is aborted and recorded.
+async function openBrowser(profile, base, blocked, apps = []) {
   const context = await chromium.launchPersistentContext(join(work, profile), {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
@@ -77,7 +85,7 @@ async function openBrowser(profile, base, blocked) {
   });
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());
-    if (url.origin === new URL(base).origin) return route.continue();
+    if (url.origin === new URL(base).origin || apps.includes(url.origin)) return route.continue();
     blocked.push(url.href);
     return route.abort();
   });
@@ -163,10 +171,77 @@ async function runPasted(page, what) {
   console.log(what + ': the pasted anonymous tree query ran (no operation name sent), ' + sessions.length + ' sessions');
 }
 
+// startApp serves a browser app on an origin of its own (127.0.0.1 on
+// another port): a page and the graphql-ws client's browser bundle.
+function startApp() {
+  const bundle = readFileSync(join(process.env.GRAPHQL_WS, 'umd', 'graphql-ws.min.js'));
+  const app = createServer((req, res) => {
+    if (req.url === '/graphql-ws.min.js') {
+      res.writeHead(200, { 'Content-Type': 'text/javascript' });
+      return res.end(bundle);
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end('<!DOCTYPE html><title>app</title><script src="/graphql-ws.min.js"></script>');
+  });
+  return new Promise((resolve) => app.listen(0, '127.0.0.1', () =>
+    resolve({ app, origin: 'http://127.0.0.1:' + app.address().port })));
+}
+
+// crossOrigin runs in the app's page: a query by fetch, then a
+// checkInCreated subscription over graphql-ws (after: 0, so that the
+// check-in is delivered whenever the subscription starts), then a check-in
+// by a mutation; it resolves with what happened at each step.
+async function crossOrigin({ base, token }) {
+  const out = {};
+  const headers = { 'Content-Type': 'application/json', Authorization: 'Bearer ' + token };
+  const post = (query, variables) => fetch(base + '/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) })
+    .then((r) => r.json());
+  try {
+    const tree = await post('{ sessions { nodes { status goals { metrics { id } } } } }');
+    out.metric = tree.data.sessions.nodes.filter((s) => s.status === 'open')
+      .flatMap((s) => s.goals).flatMap((g) => g.metrics)[0]?.id;
+  } catch (e) {
+    out.query = String(e);
+  }
+  const client = graphqlWs.createClient({
+    url: base.replace(/^http/, 'ws') + '/graphql', retryAttempts: 0, lazy: false,
+    connectionParams: { Authorization: 'Bearer ' + token },
+    on: { connected: () => { out.connected = true; } },
+  });
+  const seen = [];
+  let made, found;
+  const received = new Promise((resolve) => {
+    found = resolve;
+    client.subscribe({ query: 'subscription { checkInCreated(after: 0) { id actual } }' }, {
+      next: (r) => {
+        if (r.errors) out.errors = r.errors;
+        seen.push(r.data?.checkInCreated?.id);
+        if (made && seen.includes(made)) resolve(true);
+      },
+      // A refused handshake: the socket's error event (then close 1006).
+      error: (e) => { out.subscription = e?.code ?? e?.type ?? String(e); resolve(false); },
+      complete: () => resolve(false),
+    });
+  });
+  setTimeout(() => { out.timedOut = true; found(false); }, 20000); // bounded: the test fails, never hangs
+  if (out.metric) {
+    const r = await post('mutation($m: ID!) { checkIn(metricId: $m, input: { actual: 77 }) { checkIn { id } } }', { m: out.metric });
+    made = r.data?.checkIn?.checkIn?.id;
+    if (!made) out.mutation = r;
+    if (seen.includes(made)) found(true);
+  }
+  out.received = await received;
+  out.checkIn = made;
+  out.seen = seen.length;
+  client.dispose();
+  return out;
+}
+
 const blocked = [];
 const errors = [];
 let failed = false;
 let server, context;
+const apps = [];
 try {
   // 1. A demo server: the token is prefilled.
   let started = await startServer(['--demo']);
@@ -238,6 +313,30 @@ try {
     .some((el) => el.CodeMirror && el.CodeMirror.getValue().includes(t)), token, { timeout });
   console.log('second reload: the Headers tab still holds the token');
 
+  await context.close();
+  context = undefined;
+  await stopServer(server);
+
+  // 3. A browser app on another origin.
+  const allowed = await startApp(), other = await startApp();
+  apps.push(allowed.app, other.app);
+  started = await startServer(['--cors-origins', allowed.origin]);
+  server = started.server;
+  context = await openBrowser('profile-app', started.base, blocked, [allowed.origin, other.origin]);
+  page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(allowed.origin + '/', { waitUntil: 'load' });
+  const ok = await page.evaluate(crossOrigin, { base: started.base, token });
+  if (!ok.metric || !ok.connected || !ok.checkIn || !ok.received) throw new Error('allowed origin ' + allowed.origin + ': ' + JSON.stringify(ok));
+  console.log('allowed origin: queried, subscribed over graphql-ws and received check-in ' + ok.checkIn);
+  await page.goto(other.origin + '/', { waitUntil: 'load' });
+  const refused = await page.evaluate(crossOrigin, { base: started.base, token });
+  if (refused.metric || refused.connected || refused.received || ![1006, 'error'].includes(refused.subscription) ||
+    !/TypeError|Failed to fetch/.test(refused.query || '')) {
+    throw new Error('unlisted origin ' + other.origin + ' was served: ' + JSON.stringify(refused));
+  }
+  console.log('unlisted origin: the query is unreadable (' + refused.query + ') and the websocket handshake refused (' + refused.subscription + ')');
+
   if (blocked.length) throw new Error('the playground tried to reach the internet: ' + blocked.join(', '));
   if (errors.length) throw new Error('page errors: ' + errors.join('; '));
   console.log('playground OK (no request left 127.0.0.1); screenshots in ' + out);
@@ -248,6 +347,7 @@ try {
 } finally {
   if (context) await context.close().catch(() => {});
   if (server) await stopServer(server);
+  for (const app of apps) app.close();
   rmSync(work, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds okrgate, installs playwright-core (npm) and runs .ci/browser-test.mjs
+# Builds okrgate, installs playwright-core and graphql-ws (npm) and runs .ci/browser-test.mjs
 # in headless Chromium (/usr/bin/chromium; install with
 # `apt-get install -y chromium`) against the binary with no assets flag: the
 # playground's embedded copy, every non-loopback request blocked.
@@ -18,10 +18,11 @@ if [ ! -x "$chromium" ]; then
   exit 1
 fi
 go build -o "$cache/okrgate" ./cmd/okrgate
-if [ ! -d "$cache/node/node_modules/playwright-core" ]; then
+if [ ! -d "$cache/node/node_modules/playwright-core" ] || [ ! -d "$cache/node/node_modules/graphql-ws/umd" ]; then
   mkdir -p "$cache/node"
-  (cd "$cache/node" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent playwright-core@1.65.1)
+  (cd "$cache/node" && { [ -f package.json ] || npm init -y >/dev/null; } &&
+    npm install --no-audit --no-fund --silent playwright-core@1.65.1 graphql-ws@6.4.2)
 fi
 OKRGATE_BIN="$cache/okrgate" CHROMIUM="$chromium" OUT="$out" \
-  PLAYWRIGHT_CORE="$cache/node/node_modules/playwright-core" \
+  PLAYWRIGHT_CORE="$cache/node/node_modules/playwright-core" GRAPHQL_WS="$cache/node/node_modules/graphql-ws" \
   node .ci/browser-test.mjs

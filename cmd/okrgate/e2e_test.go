@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
 )
 
 func TestEndToEnd(t *testing.T) {
@@ -292,10 +296,70 @@ func TestCORS(t *testing.T) {
 		t.Errorf("request from an unlisted origin allowed: %v", r.Header)
 	}
 
+	// Subscriptions: an SSE stream is a POST under the same CORS, and a
+	// websocket upgrade (which browsers do not submit to CORS) is checked
+	// against the same origins.
+	sse := func(origin string) *http.Response {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, "POST", srv.base+"/graphql",
+			strings.NewReader(`{"query":"subscription { checkInCreated { id } }"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Accept", "text/event-stream")
+		for k, v := range auth {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if r := sse("https://app.example"); r.StatusCode != 200 || r.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		!strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("SSE from a listed origin: %d %v", r.StatusCode, r.Header)
+	}
+	if r := sse("https://evil.example"); r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("SSE from an unlisted origin allowed: %v", r.Header)
+	}
+	upgrade := func(base, origin string) int {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		h := http.Header{}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/graphql",
+			&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: h})
+		if err == nil {
+			conn.Close(websocket.StatusNormalClosure, "")
+			return resp.StatusCode
+		}
+		if resp == nil {
+			t.Fatalf("websocket from %q: %v", origin, err)
+		}
+		return resp.StatusCode
+	}
+	for origin, want := range map[string]int{"https://app.example": 101, "https://EU.acme.example": 101, srv.base: 101, "": 101,
+		"https://evil.example": 403, "https://acme.example": 403, "null": 403} {
+		if got := upgrade(srv.base, origin); got != want {
+			t.Errorf("websocket upgrade from origin %q: HTTP %d, want %d", origin, got, want)
+		}
+	}
+
 	plain := startServer(t, db)
 	defer plain.stop(t)
 	if r := preflight(plain.base, "/graphql", "https://app.example", "POST"); r.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("CORS without --cors-origins: %v", r.Header)
+	}
+	for origin, want := range map[string]int{"https://app.example": 403, plain.base: 101} {
+		if got := upgrade(plain.base, origin); got != want {
+			t.Errorf("without --cors-origins, websocket upgrade from origin %q: HTTP %d, want %d", origin, got, want)
+		}
 	}
 }
 

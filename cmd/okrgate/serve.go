@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/cors"
@@ -116,7 +115,11 @@ finish.`)
 		ln.Close()
 		return err
 	}
+	allowed := parseOrigins(*corsOrigins)
 	gqlConfig.Live = startLive(ctx, be, log) // live.go: subscriptions and event pruning
+	if gqlConfig.Live != nil && !allowed.none() {
+		gqlConfig.Live.AllowOrigin = allowed.allowed // websockets: the same origins as CORS
+	}
 	if err := registerLiveMetrics(obs.registry, gqlConfig.Live); err != nil {
 		ln.Close()
 		return err
@@ -130,7 +133,7 @@ finish.`)
 	mux.Handle("GET /{$}", playgroundHandler)
 	mux.Handle("GET "+playground.AssetsPath, playgroundHandler)
 	srv := &http.Server{
-		Handler:           obs.stack(withCORS(*corsOrigins, guard.guarded(be.ready, obs.mainMetrics(ops.metricsToken), adm, observe.Patterns(mux)))),
+		Handler:           obs.stack(withCORS(allowed, guard.guarded(be.ready, obs.mainMetrics(ops.metricsToken), adm, observe.Patterns(mux)))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -177,27 +180,21 @@ finish.`)
 	return nil
 }
 
-// withCORS lets browser pages of the listed origins call the REST and
+// withCORS lets browser pages of the allowed origins call the REST and
 // GraphQL APIs: it answers their preflights and exposes the headers clients
 // read. Credentials are bearer tokens the page sends itself, never cookies,
 // so no origin gains access it could not get without CORS. An empty list
 // leaves h as it is: same-origin use only.
-func withCORS(origins string, h http.Handler) http.Handler {
-	var list []string
-	for _, o := range strings.Split(origins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			list = append(list, o)
-		}
-	}
-	if len(list) == 0 {
+func withCORS(allowed origins, h http.Handler) http.Handler {
+	if allowed.none() {
 		return h
 	}
 	return cors.Handler(cors.Options{
-		AllowedOrigins: list,
-		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "service-accountId", "gtmhub-accountId", "X-Request-Id", "If-Match", "If-None-Match", "Idempotency-Key"},
-		ExposedHeaders: []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "ETag", "Idempotent-Replayed"},
-		MaxAge:         600,
+		AllowOriginFunc: func(_ *http.Request, origin string) bool { return allowed.allowed(origin) },
+		AllowedMethods:  []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+		AllowedHeaders:  []string{"Authorization", "Content-Type", "Accept", "service-accountId", "gtmhub-accountId", "X-Request-Id", "If-Match", "If-None-Match", "Idempotency-Key"},
+		ExposedHeaders:  []string{"X-Request-Id", "Deprecation", "Link", "X-Message", "WWW-Authenticate", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "ETag", "Idempotent-Replayed"},
+		MaxAge:          600,
 	})(h)
 }
 

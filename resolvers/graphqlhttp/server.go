@@ -242,7 +242,8 @@ func NewHandler(cfg Config) http.Handler {
 		observe.FromContext(ctx).SetFacade("graphql")
 		if cfg.Live != nil && live.IsRequest(r) {
 			// No request timeout: a subscription lasts as long as its
-			// connection. Websockets check the origin (same origin only).
+			// connection. Websockets check the origin
+			// (live.Hub.AllowOrigin), SSE is a POST under CORS.
 			if r.Method == http.MethodGet {
 				ws.ServeHTTP(w, r)
 			} else {

@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,12 @@ type Transport struct {
 	// WriteGrace bounds how long a closing connection may take to read
 	// what was queued before its close frame (DefaultWriteGrace).
 	WriteGrace time.Duration
+	// AllowOrigin reports whether a browser page of origin, another
+	// origin than the server's, may open a websocket: the handshake of any
+	// other is refused with 403. An upgrade without an Origin header (not
+	// a browser's) or from the server's own origin is always accepted.
+	// nil: the server's own origin only.
+	AllowOrigin func(origin string) bool
 }
 
 // Session is a connection's authentication: what its operations run as.
@@ -121,6 +128,7 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		// pool; the connection keeps none (its frames are written here).
 		WriteBufferPool: handshakePool,
 		Subprotocols:    []string{TransportWS, LegacyWS},
+		CheckOrigin:     t.checkOrigin,
 		Error: func(w http.ResponseWriter, _ *http.Request, status int, reason error) {
 			http.Error(w, reason.Error(), status)
 		},
@@ -140,6 +148,21 @@ func (t Transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	}
 	c := newConn(t, ws, r, exec)
 	go c.serve()
+}
+
+// checkOrigin accepts an upgrade without an Origin header, from the
+// request's own host (gorilla/websocket's default), or from an origin
+// AllowOrigin allows. Browsers do not apply CORS to websockets: this is
+// what keeps a page of another origin from using a connection.
+func (t Transport) checkOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	if u, err := url.Parse(origin); err == nil && strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return t.AllowOrigin != nil && t.AllowOrigin(origin)
 }
 
 // handshakePool is set so that gorilla/websocket keeps no write buffer

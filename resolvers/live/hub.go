@@ -73,6 +73,11 @@ type Hub struct {
 	// take to read what was written before its close frame; then it is
 	// dropped without one. DefaultWriteGrace.
 	WriteGrace time.Duration
+	// AllowOrigin reports whether a browser page of another origin than
+	// the server's may open a websocket (graphqlws.Transport.AllowOrigin;
+	// nil: the server's own origin only). Over SSE the request is an
+	// ordinary cross-origin POST, governed by CORS.
+	AllowOrigin func(origin string) bool
 
 	// scope returns a fresh Scope for a rendering (Install).
 	scope func() Scope

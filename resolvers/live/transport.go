@@ -48,6 +48,7 @@ func websocketTransport(l *Hub, lifetime time.Duration) graphqlws.Transport {
 		InitTimeout: l.InitTimeout,
 		MaxQueued:   l.Buffer,
 		WriteGrace:  l.WriteGrace,
+		AllowOrigin: l.AllowOrigin,
 		Init: func(ctx context.Context, r *http.Request, payload json.RawMessage, conn *graphqlws.Conn) (graphqlws.Session, error) {
 			var p map[string]any
 			_ = json.Unmarshal(payload, &p)
