@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"maps"
 	"slices"
@@ -51,9 +52,10 @@ type importer struct {
 	account string
 	tables  map[string]dbTable // the target's movable tables
 	cols    map[string][]string
-	// keys are the primary keys seen, per table, to refuse a duplicated
-	// line with the line it repeats; ids the ids of every row.
-	keys  map[string]map[string]int
+	// keys are the primary keys seen (a 64-bit hash of table and key), to
+	// refuse a duplicated line with the line it repeats; ids the ids of
+	// every row.
+	keys  map[uint64]int
 	ids   map[string]map[string]int // per table, each row's id and line
 	refs  map[string]int            // ids the rows name (parent_id, goal_id, ...), with a line naming each
 	goals map[string][32]byte
@@ -86,7 +88,7 @@ func (s *Store) ImportAccount(ctx context.Context, r *accountfile.Reader, opts I
 		return ImportReport{}, err
 	}
 	im := &importer{s: s, q: q, account: h.Account, tables: map[string]dbTable{}, cols: h.Tables,
-		keys: map[string]map[string]int{}, ids: map[string]map[string]int{}, refs: map[string]int{}, goals: map[string][32]byte{},
+		keys: map[uint64]int{}, ids: map[string]map[string]int{}, refs: map[string]int{}, goals: map[string][32]byte{},
 		pending: map[string][][]any{}, first: map[string]int{}, rows: map[string]int{}}
 	im.report.Omitted = h.Omitted
 	for _, t := range movable(all, true) {
@@ -229,14 +231,13 @@ func (im *importer) add(ctx context.Context, row accountfile.Row) error {
 		for i, c := range t.pk {
 			key[i] = fmt.Sprint(byName[c])
 		}
-		k := strings.Join(key, "\x00")
-		if im.keys[row.Table] == nil {
-			im.keys[row.Table] = map[string]int{}
-		}
-		if prev, ok := im.keys[row.Table][k]; ok {
+		h := fnv.New64a()
+		h.Write([]byte(row.Table + "\x00" + strings.Join(key, "\x00")))
+		k := h.Sum64()
+		if prev, ok := im.keys[k]; ok {
 			return bad("a row of %s repeats line %d (same key %s)", row.Table, prev, strings.Join(key, ", "))
 		}
-		im.keys[row.Table][k] = row.Line
+		im.keys[k] = row.Line
 	}
 	if id, ok := byName["id"].(string); ok && id != "" && row.Table != "accounts" {
 		if im.ids[row.Table] == nil {
@@ -441,28 +442,43 @@ func (im *importer) recompute(ctx context.Context) error {
 	if len(im.goals) == 0 {
 		return nil
 	}
-	rows, err := im.q.QueryContext(ctx, `SELECT id FROM goals g WHERE account_id = ? AND (parent_id = ''
-		OR NOT EXISTS (SELECT 1 FROM goals p WHERE p.account_id = g.account_id AND p.id = g.parent_id)) ORDER BY id`, im.account)
-	if err != nil {
-		return fmt.Errorf("sqlstore: import: roots: %w", err)
-	}
-	var roots []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("sqlstore: import: roots: %w", err)
+	if im.s.pg != nil {
+		// Fresh rows have no planner statistics yet: without them the
+		// recomputation's statements plan as if the tables were empty. Best
+		// effort, under a savepoint: a cluster that refuses ANALYZE in a
+		// transaction (Citus may) recomputes with the plans it has.
+		if _, err := im.q.ExecContext(ctx, "SAVEPOINT import_analyze"); err != nil {
+			return fmt.Errorf("sqlstore: import: %w", err)
 		}
-		roots = append(roots, id)
+		release := "RELEASE SAVEPOINT import_analyze"
+		if _, err := im.q.ExecContext(ctx, "ANALYZE "+bulkTables); err != nil {
+			release = "ROLLBACK TO SAVEPOINT import_analyze"
+		}
+		if _, err := im.q.ExecContext(ctx, release); err != nil {
+			return fmt.Errorf("sqlstore: import: %w", err)
+		}
+	}
+	// Every objective of the account at once: the set is closed under
+	// descent, so one recomputation covers every tree.
+	rows, err := im.q.QueryContext(ctx, goalRowsSQL, im.account, idsParam(slices.Sorted(maps.Keys(im.goals))))
+	if err != nil {
+		return fmt.Errorf("sqlstore: import: load objectives: %w", err)
+	}
+	var gs []goalRow
+	for rows.Next() {
+		var g goalRow
+		if err := rows.Scan(g.dests()...); err != nil {
+			rows.Close()
+			return fmt.Errorf("sqlstore: import: load objectives: %w", err)
+		}
+		gs = append(gs, g)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqlstore: import: roots: %w", err)
+		return fmt.Errorf("sqlstore: import: load objectives: %w", err)
 	}
-	for _, r := range roots {
-		if err := im.s.recomputeTree(ctx, im.q, im.account, r); err != nil {
-			return fmt.Errorf("sqlstore: import: recompute: %w", err)
-		}
+	if err := im.s.recomputeGoals(ctx, im.q, im.account, gs); err != nil {
+		return fmt.Errorf("sqlstore: import: recompute: %w", err)
 	}
 	doc := "doc"
 	if im.s.pg != nil {
