@@ -21,6 +21,7 @@ var (
 func init() {
 	GoalFields.SetSub("metrics", MetricFields)
 	GoalFields.SetSub("tasks", TaskFields)
+	MetricFields.SetSub("tasks", TaskFields)
 }
 
 // Field constructors keep the tables below readable.
@@ -132,6 +133,7 @@ func metricFields() []query.Field {
 		fs("private", query.Bool),
 		obj("currentUserAllowedActions"),
 		obj("settings"),
+		obj("tasks"),
 		obj("links"),
 		fs("url", query.String),
 		fs("attainment", query.Number),

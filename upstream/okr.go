@@ -125,6 +125,7 @@ type Metric struct {
 	Private                   bool           `json:"private"`
 	CurrentUserAllowedActions []string       `json:"currentUserAllowedActions"`
 	Settings                  []Setting      `json:"settings"`
+	Tasks                     []Task         `json:"tasks,omitempty"`
 	Links                     *Links         `json:"links,omitempty"`
 	URL                       string         `json:"url"`
 	// Attainment, Confidence and LastCheckInDate are not in the contract's

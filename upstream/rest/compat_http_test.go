@@ -250,14 +250,17 @@ func walkLegacy(t *testing.T, e *env, s seed) {
 // answer against the document as it is (no relaxed copy of it).
 func walkProjections(t *testing.T, e *env, s seed) {
 	kpi := str(e.ok(req{method: "POST", path: "/api/v1/kpis", body: map[string]any{"name": "Churn"}}, 201), "id")
+	task := str(e.ok(req{method: "POST", path: "/api/v1/tasks", body: map[string]any{"name": "Call", "parentId": s.metric}}, 201), "id")
 	pathOf := func(pattern string) string {
 		switch pattern {
 		case "/api/v1/goals/{id}":
 			return "/api/v1/goals/" + s.child
 		case "/api/v1/metrics/{id}":
 			return "/api/v1/metrics/" + s.metric
-		case "/api/v2/users/{id}":
-			return "/api/v2/users/" + e.acct.UserID
+		case "/api/v2/users/{id}", "/api/v1/users/{id}":
+			return strings.Replace(pattern, "{id}", e.acct.UserID, 1)
+		case "/api/v1/tasks/{taskId}":
+			return "/api/v1/tasks/" + task
 		case "/api/v1/kpis/{kpiId}":
 			return "/api/v1/kpis/" + kpi
 		}

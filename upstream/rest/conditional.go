@@ -108,7 +108,8 @@ func (s *server) conditionalGet(ctx context.Context, r *http.Request, kind, id s
 }
 
 // hidden reports whether v is a stub the caller may not read in full: its
-// version must not be shown, or a watcher would learn when it changes.
+// version must not be shown, or a watcher would learn when it changes; or
+// an answer its version does not cover.
 func hidden(v any) bool {
 	if sh, ok := v.(shaped); ok {
 		v = sh.v
@@ -116,8 +117,12 @@ func hidden(v any) bool {
 	switch x := v.(type) {
 	case upstream.Goal:
 		return x.Obfuscated
-	case upstream.Metric:
+	case goalRead:
 		return x.Obfuscated
+	case upstream.Metric:
+		// A key result with its tasks embedded changes when a task does,
+		// which its version does not follow: no ETag either.
+		return x.Obfuscated || x.Tasks != nil
 	}
 	return false
 }

@@ -41,6 +41,7 @@ func TestContractWalk(t *testing.T) {
 	walkWebhooks(t, e)  // webhooks_http_test.go
 	walkEvents(t, e)    // events_http_test.go
 	walkLegacy(t, e, s) // compat_http_test.go
+	walkIntegrations(t, e, s)
 	walkProjections(t, e, s)
 
 	for _, rt := range rest.Routes() {

@@ -11,7 +11,7 @@ import (
 
 // Query parameter sets.
 var (
-	listParams    = []string{"fields", "include", "sort", "filter", "skip", "limit", "formatting"}
+	listParams    = []string{"fields", "include", "sort", "filter", "skip", "limit", "take", "formatting"}
 	groupByParams = []string{"filter", "ids", "ownerIds", "metricOwnerId", "confidence", "attainment",
 		"metricBefore", "metricAfter", "metricAttainment", "sort", "includeMetrics", "skip", "take"}
 	viewParams = []string{"fields", "formatting"}
@@ -38,7 +38,7 @@ func coreTable() []entry {
 		{Route{Method: get, Pattern: "/api/v1/metrics/checkin/{checkinId}", Account: true, Success: ok}, (*server).getCheckInSnapshot},
 		{Route{Method: get, Pattern: "/api/v1/metrics/owner/{ownerId}", Account: true, Deprecated: true, Successor: "/api/v2/metrics", Params: []string{"formatting"}, Success: ok}, (*server).metricsByOwner},
 		{Route{Method: post, Pattern: "/api/v1/metrics", Success: created, Designed: true}, (*server).createMetric},
-		{Route{Method: get, Pattern: "/api/v1/metrics/{id}", Params: viewParams, Success: ok, Designed: true, Versioned: upstream.KindMetric}, (*server).getMetric},
+		{Route{Method: get, Pattern: "/api/v1/metrics/{id}", Params: []string{"fields", "formatting", "expand"}, Success: ok, Designed: true, Versioned: upstream.KindMetric}, (*server).getMetric},
 		{Route{Method: patch, Pattern: "/api/v1/metrics/{id}", Success: ok, Designed: true, Versioned: upstream.KindMetric}, (*server).updateMetric},
 		{Route{Method: del, Pattern: "/api/v1/metrics/{id}", Success: noContent, Designed: true, Versioned: upstream.KindMetric}, (*server).deleteMetric},
 		{Route{Method: post, Pattern: "/api/v1/metrics/{id}/checkin", Success: created, Designed: true}, (*server).checkIn},
@@ -52,7 +52,7 @@ func coreTable() []entry {
 		{Route{Method: del, Pattern: "/api/v2/integrations/tasks/{taskId}", Success: noContent, Designed: true, Versioned: upstream.KindTask}, (*server).deleteTask},
 
 		// Sessions.
-		{Route{Method: get, Pattern: "/api/v2/sessions", Params: []string{"fields", "filter", "skip", "limit", "includeDemo", "sort"}, Success: ok}, (*server).listSessions},
+		{Route{Method: get, Pattern: "/api/v2/sessions", Params: []string{"fields", "filter", "skip", "limit", "take", "includeDemo", "sort"}, Success: ok}, (*server).listSessions},
 		{Route{Method: get, Pattern: "/api/v1/sessions/{id}/stats/goalsMet", Account: true, Params: []string{"tags"}, Success: ok}, (*server).goalsMet},
 		{Route{Method: post, Pattern: "/api/v1/sessions", Success: created, Designed: true}, (*server).createSession},
 		{Route{Method: get, Pattern: "/api/v1/sessions/{id}", Success: ok, Designed: true, Versioned: upstream.KindSession}, (*server).getSession},
@@ -72,6 +72,7 @@ func table() []entry {
 	t = append(t, contentTable()...)
 	t = append(t, gatewayTable()...)
 	t = append(t, legacyTable()...)
+	t = append(t, integrationTable()...)
 	for i := range t {
 		t[i].Idempotent = t[i].Method == http.MethodPost && !t[i].Secret
 	}
@@ -213,19 +214,40 @@ func (s *server) addGoalTag(w http.ResponseWriter, r *http.Request) (any, error)
 }
 
 func (s *server) createGoal(w http.ResponseWriter, r *http.Request) (any, error) {
-	return create(w, r, func(g upstream.Goal) string { return "/api/v1/goals/" + g.ID },
-		func(in upstream.GoalInput) (upstream.Goal, error) { return s.api.CreateGoal(r.Context(), in) })
+	return create(w, r, func(g goalRead) string { return "/api/v1/goals/" + g.ID },
+		func(in upstream.GoalInput) (goalRead, error) { return readGoal(s.api.CreateGoal(r.Context(), in)) })
 }
 
+// getGoal reads an objective; the answer always carries metrics (also []
+// for an objective without key results), as the real platform's does.
 func (s *server) getGoal(w http.ResponseWriter, r *http.Request) (any, error) {
-	return one(r, "id", "goal", upstream.GoalFields, func(id string) (upstream.Goal, error) {
-		return s.api.GetGoal(r.Context(), id)
+	return one(r, "id", "goal", upstream.GoalFields, func(id string) (goalRead, error) {
+		return readGoal(s.api.GetGoal(r.Context(), id))
 	})
 }
 
+// goalRead is an objective as GET /api/v1/goals/{id} (and the create and
+// update that answer what it would) answers it: its metrics are written
+// even when empty (upstream.Goal leaves an empty list out).
+type goalRead struct {
+	upstream.Goal
+	Metrics []upstream.Metric `json:"metrics"`
+}
+
+// readGoal is g as a goalRead.
+func readGoal(g upstream.Goal, err error) (goalRead, error) {
+	if err != nil {
+		return goalRead{}, err
+	}
+	if g.Metrics == nil {
+		g.Metrics = []upstream.Metric{}
+	}
+	return goalRead{Goal: g, Metrics: g.Metrics}, nil
+}
+
 func (s *server) updateGoal(w http.ResponseWriter, r *http.Request) (any, error) {
-	return update(w, r, "id", "goal", func(id string, p upstream.GoalPatch) (upstream.Goal, error) {
-		return s.api.UpdateGoal(r.Context(), id, p)
+	return update(w, r, "id", "goal", func(id string, p upstream.GoalPatch) (goalRead, error) {
+		return readGoal(s.api.UpdateGoal(r.Context(), id, p))
 	})
 }
 
@@ -284,12 +306,6 @@ func (s *server) metricsByOwner(w http.ResponseWriter, r *http.Request) (any, er
 func (s *server) createMetric(w http.ResponseWriter, r *http.Request) (any, error) {
 	return create(w, r, func(m upstream.Metric) string { return "/api/v1/metrics/" + m.ID },
 		func(in upstream.MetricInput) (upstream.Metric, error) { return s.api.CreateMetric(r.Context(), in) })
-}
-
-func (s *server) getMetric(w http.ResponseWriter, r *http.Request) (any, error) {
-	return one(r, "id", "metric", upstream.MetricFields, func(id string) (upstream.Metric, error) {
-		return s.api.GetMetric(r.Context(), id)
-	})
 }
 
 func (s *server) updateMetric(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -32,7 +32,7 @@ func legacyTable() []entry {
 		{Route{Method: get, Pattern: "/api/v1/goals", Params: append(listParamsOf(), "sessionId", "ownerId", "parentId"), Success: ok, Designed: true}, (*server).listGoalsV1},
 		{Route{Method: get, Pattern: "/api/v1/metrics", Params: append(listParamsOf(), "goalId", "sessionId", "ownerId"), Success: ok, Designed: true}, (*server).listMetricsV1},
 		{Route{Method: get, Pattern: "/api/v1/tasks", Params: append(listParamsOf(), "parentId", "ownerId", "status"), Success: ok, Designed: true}, (*server).listTasksV1},
-		{Route{Method: get, Pattern: "/api/v1/sessions", Params: []string{"fields", "filter", "status", "parentId", "skip", "limit", "includeDemo", "sort"}, Success: ok, Designed: true}, (*server).listSessionsV1},
+		{Route{Method: get, Pattern: "/api/v1/sessions", Params: []string{"fields", "filter", "status", "parentId", "skip", "limit", "take", "includeDemo", "sort"}, Success: ok, Designed: true}, (*server).listSessionsV1},
 	}
 }
 

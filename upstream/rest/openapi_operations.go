@@ -27,6 +27,14 @@ type opSpec struct {
 const v1ListingDesc = "The v1 listing the real platform's clients call: the v2 listing's page and parameters, plus property parameters " +
 	"(each field = value, or any of a comma list of values) added to the filter with AND."
 
+// v2ListingDesc, v1UsersDesc and v1TasksDesc describe the operations the
+// real platform's integrations call beyond the contract (integrations.go).
+const (
+	v2ListingDesc = "The real platform's v2 listing, beside its /api/v2/integrations counterpart: the same page and parameters."
+	v1UsersDesc   = "The real platform's v1 users operation: the same user documents and rules as its /api/v2/users counterpart."
+	v1TasksDesc   = "The real platform's v1 tasks operation: the same task documents and rules as its /api/v2/integrations/tasks counterpart."
+)
+
 type (
 	itemsOf[T any] struct {
 		Items []T `json:"items"`
@@ -45,7 +53,7 @@ func opSpecs() map[string]opSpec {
 			desc: "Groups the objectives by owner: one entry per owner with the objectives they own. Its filter parameter is a deadline filter (current, past or future), not the filter language of the other listings."},
 		"POST /api/v2/integrations/goals/{id}/tags": {body: upstream.TagInput{}, resp: upstream.Tag{}, also: []int{http.StatusOK, http.StatusNotModified}},
 		"POST /api/v1/goals":                        {body: upstream.GoalInput{}, resp: upstream.Goal{}},
-		"GET /api/v1/goals/{id}":                    {resp: upstream.Goal{}},
+		"GET /api/v1/goals/{id}":                    {resp: upstream.Goal{}, desc: "The objective always carries metrics, its key results ([] when it has none)."},
 		"PATCH /api/v1/goals/{id}":                  {body: upstream.GoalPatch{}, resp: upstream.Goal{}},
 		"DELETE /api/v1/goals/{id}":                 {},
 		// Metrics.
@@ -53,9 +61,10 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v1/metrics/checkin/{checkinId}": {resp: upstream.Metric{}},
 		"GET /api/v1/metrics/owner/{ownerId}":     {resp: itemsOf[upstream.Metric]{}},
 		"POST /api/v1/metrics":                    {body: upstream.MetricInput{}, resp: upstream.Metric{}},
-		"GET /api/v1/metrics/{id}":                {resp: upstream.Metric{}},
-		"PATCH /api/v1/metrics/{id}":              {body: upstream.MetricPatch{}, resp: upstream.Metric{}},
-		"DELETE /api/v1/metrics/{id}":             {},
+		"GET /api/v1/metrics/{id}": {resp: upstream.Metric{},
+			desc: "With expand=tasks (or fields naming tasks) the key result carries its tasks; such an answer has no ETag, as the key result's version does not follow its tasks."},
+		"PATCH /api/v1/metrics/{id}":  {body: upstream.MetricPatch{}, resp: upstream.Metric{}},
+		"DELETE /api/v1/metrics/{id}": {},
 		"POST /api/v1/metrics/{id}/checkin": {body: upstream.CheckInInput{}, resp: upstream.CheckIn{},
 			desc: "Records a check-in: sets the key result's actual value, keeps the snapshot (GET /api/v1/metrics/checkin/{checkinId}) and recomputes the attainment of the key result, its objective and every ancestor objective in one transaction. A closed session is a 403 session_closed, an abandoned objective a 403 goal_abandoned."},
 		"GET /api/v1/metrics/{id}/checkins": {resp: upstream.Page[upstream.CheckIn]{}},
@@ -71,6 +80,19 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v1/tasks":   {resp: upstream.Page[upstream.Task]{}, summary: "List tasks (v1: by parentId, ownerId, status, or a filter)", desc: v1ListingDesc},
 		"GET /api/v1/sessions": {resp: upstream.Page[upstream.Session]{}, summary: "List sessions (v1: current, past or future, by status)",
 			desc: v1ListingDesc + " Its filter is a named period — current (start ≤ now ≤ end), past (ended) or future (not begun) — or a filter in the filter language; status is open, locked or closed, or a comma list of them."},
+		// The operations integrations call beyond the contract (integrations.go).
+		"GET /api/v2/goals":             {resp: upstream.Page[upstream.Goal]{}, summary: "List objectives (v2)", desc: v2ListingDesc},
+		"GET /api/v2/tasks":             {resp: upstream.Page[upstream.Task]{}, summary: "List tasks (v2)", desc: v2ListingDesc},
+		"GET /api/v1/users":             {resp: upstream.Page[upstream.User]{}, summary: "List users (v1)", desc: v1UsersDesc},
+		"GET /api/v1/users/{id}":        {resp: upstream.User{}, summary: "Get a user (v1)", desc: v1UsersDesc},
+		"POST /api/v1/users":            {body: upstream.UserInput{}, resp: upstream.User{}, summary: "Create a user (v1)", desc: v1UsersDesc},
+		"PATCH /api/v1/users/{id}":      {body: upstream.UserPatch{}, resp: upstream.User{}, summary: "Update a user (v1)", desc: v1UsersDesc},
+		"POST /api/v1/tasks":            {body: upstream.TaskInput{}, resp: upstream.Task{}, summary: "Create a task (v1)", desc: v1TasksDesc},
+		"GET /api/v1/tasks/{taskId}":    {resp: upstream.Task{}, summary: "Get a task (v1)", desc: v1TasksDesc},
+		"PATCH /api/v1/tasks/{taskId}":  {body: upstream.TaskPatch{}, resp: upstream.Task{}, summary: "Update a task (v1)", desc: v1TasksDesc},
+		"DELETE /api/v1/tasks/{taskId}": {summary: "Delete a task (v1)", desc: v1TasksDesc},
+		"GET /api/v1/metrics/{id}/values": {resp: upstream.Page[upstream.MetricValue]{}, summary: "Read a key result's value history",
+			desc: "One point per check-in observed within from and to (each optional), oldest first: the value it set, the attainment it gave and its date. An unknown key result is a 404, not an empty history."},
 		// Sessions.
 		"GET /api/v2/sessions":                     {resp: upstream.Page[upstream.Session]{}},
 		"GET /api/v1/sessions/{id}/stats/goalsMet": {resp: itemsOf[upstream.Goal]{}},

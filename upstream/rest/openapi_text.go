@@ -204,6 +204,9 @@ func queryParam(e entry, name string) map[string]any {
 	case "limit", "take":
 		schema = map[string]any{"type": "integer", "minimum": 1, "maximum": upstream.MaxLimit, "default": upstream.DefaultLimit}
 		desc = fmt.Sprintf("page size, at most %d; above the maximum is a 400", upstream.MaxLimit)
+		if hasParam(e, "limit") && hasParam(e, "take") {
+			desc += "; take is the older endpoints' name for limit (give one of them)"
+		}
 		if hasParam(e, "after") {
 			schema = map[string]any{"type": "integer", "minimum": 0, "maximum": upstream.MaxFeedEvents, "default": upstream.DefaultFeedEvents}
 			desc = fmt.Sprintf("events per page, at most %d; 0 answers the head only", upstream.MaxFeedEvents)
@@ -246,8 +249,14 @@ func queryParam(e entry, name string) map[string]any {
 	case "metricOwnerId":
 		desc = "comma-separated ids of key-result owners"
 	case "confidence", "attainment", "metricAttainment":
-		desc = "a comparison with a number: <, <=, >, >= or = followed by the number, e.g. >=0.5"
-		schema = map[string]any{"type": "string", "pattern": `^(<=|>=|<|>|=)-?[0-9.]+$`, "examples": []any{">=0.5"}}
+		desc = "a comparison with a number: <, <=, >, >= or = followed by the number, e.g. >=0.5; a number alone means ="
+		schema = map[string]any{"type": "string", "pattern": ComparisonPattern, "examples": []any{">=0.5", "0.5"}}
+	case "expand":
+		desc = "comma-separated embeddings: tasks embeds the key result's tasks in its tasks field (as fields=…,tasks does); any other value is a 400"
+		schema = map[string]any{"type": "string", "examples": []any{"tasks"}}
+	case "from", "to":
+		desc = "an RFC 3339 timestamp or a yyyy-mm-dd date: the check-ins observed from (to) then; a date-only to covers its whole day; leave out for no bound"
+		schema = map[string]any{"type": "string", "examples": []any{"2026-01-01"}}
 	case "metricBefore", "metricAfter":
 		desc = "a date, yyyy-mm-dd: key results checked in before/after it"
 		schema = map[string]any{"type": "string", "format": "date"}
@@ -405,6 +414,7 @@ var typeDocs = map[string]string{
 	"Goal":             "An objective. Full answers carry every field marked required; with fields= only id, accountId and the fields named.",
 	"Metric":           "A key result of an objective. Full answers carry every field marked required; with fields= only id, accountId and the fields named.",
 	"CheckIn":          "A check-in: a recorded value of a key result, with the attainment it produced.",
+	"MetricValue":      "One point of a key result's value history: the value a check-in set, on its date.",
 	"Task":             "A task under an objective or key result, or a free task.",
 	"Session":          "A session: the period objectives belong to, with its state, cadence and settings.",
 	"User":             "A user of the account.",

@@ -24,7 +24,7 @@ func orgTable() []entry {
 		// Users.
 		{Route{Method: get, Pattern: "/api/v1/accounts/users", Account: true, Deprecated: true, Successor: "/api/v2/users",
 			Params: []string{"filter", "skip", "take", "includeShadowedRoles"}, Success: ok}, (*server).listUsersLegacy},
-		{Route{Method: get, Pattern: "/api/v2/users", Params: []string{"fields", "sort", "filter", "skip", "limit"}, Success: ok, Designed: true}, (*server).listUsers},
+		{Route{Method: get, Pattern: "/api/v2/users", Params: []string{"fields", "sort", "filter", "skip", "limit", "take"}, Success: ok, Designed: true}, (*server).listUsers},
 		{Route{Method: get, Pattern: "/api/v2/users/{id}", Params: viewParams, Success: ok, Designed: true}, (*server).getUser},
 		{Route{Method: post, Pattern: "/api/v2/users", Success: created, Designed: true}, (*server).createUser},
 		{Route{Method: patch, Pattern: "/api/v2/users/{id}", Success: ok, Designed: true}, (*server).updateUser},

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,8 +89,8 @@ func parseFormatting(q url.Values) (string, error) {
 }
 
 // parseList reads the list parameters of a v2 listing — filter, sort,
-// fields, skip, the page size named limitName ("limit" or "take") and
-// formatting — validated against reg.
+// fields, skip, the page size named limitName ("limit" or "take"; where it
+// is limit, take is its alias) and formatting — validated against reg.
 func parseList(r *http.Request, reg *query.Registry, limitName string) (upstream.ListQuery, view, error) {
 	q := r.URL.Query()
 	var lq upstream.ListQuery
@@ -117,6 +118,15 @@ func parseList(r *http.Request, reg *query.Registry, limitName string) (upstream
 	}
 	if lq.Skip, err = ParseSkip(q, "skip"); err != nil {
 		return lq, view{}, err
+	}
+	if limitName == "limit" && q.Has("take") {
+		// take is the page size of the platform's older endpoints (its
+		// v1 clients page with skip/take): the same as limit, on every
+		// listing that takes limit.
+		if q.Has("limit") {
+			return lq, view{}, upstream.Invalid("take", "give limit or take, not both")
+		}
+		limitName = "take"
 	}
 	if lq.Limit, err = ParseLimit(q, limitName); err != nil {
 		return lq, view{}, err
@@ -196,11 +206,23 @@ func ParseBool(q url.Values, name string) (bool, error) {
 	return b, nil
 }
 
+// ComparisonPattern is the grammar of a comparison parameter: an optional
+// operator (<, <=, >, >=, = or ==; none means =) and a decimal number,
+// blanks allowed around both. ParseComparison accepts exactly what it
+// matches (but for numbers too large for a float64), and the OpenAPI
+// document gives it as the parameters' pattern, so the two cannot drift.
+const ComparisonPattern = `^\s*(<=|>=|==|<|>|=)?\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$`
+
+var comparisonRE = regexp.MustCompile(ComparisonPattern)
+
 // ParseComparison parses a numeric comparison parameter such as ">0.5",
 // "<=0.3" or "0.5" (equality; "=0.5" too) into an upstream.Comparison.
-// Blanks around the operator and the number are allowed; NaN and infinities
-// are not.
+// Blanks around the operator and the number are allowed; NaN, infinities
+// and anything else ComparisonPattern does not match are not.
 func ParseComparison(name, s string) (upstream.Comparison, error) {
+	if !comparisonRE.MatchString(s) {
+		return upstream.Comparison{}, upstream.Invalid(name, "%q is not a comparison such as >0.5, <=0.3 or 0.5", s)
+	}
 	t := strings.TrimSpace(s)
 	op := "="
 	for _, o := range []string{"<=", ">=", "==", "<", ">", "="} {

@@ -198,8 +198,32 @@ func (s *Store) enrichGoals(ctx context.Context, q querier, account string, gs [
 	return nil
 }
 
-// enrichMetrics adds owners to key results, unless fields does not show them.
+// enrichMetrics adds owners to key results, unless fields does not show
+// them, and their tasks when fields names tasks.
 func (s *Store) enrichMetrics(ctx context.Context, q querier, account string, ms []upstream.Metric, fields query.Projection) error {
+	if explicit(fields, "tasks") && len(ms) > 0 {
+		ids := make([]string, len(ms))
+		for i, m := range ms {
+			ids[i] = m.ID
+		}
+		ts, err := tasks.in(ctx, q, account, "parent_id", ids)
+		if err != nil {
+			return err
+		}
+		if err := s.enrichTasks(ctx, q, account, ts, fields["tasks"]); err != nil {
+			return err
+		}
+		byMetric := make(map[string][]upstream.Task)
+		for _, t := range ts {
+			byMetric[t.ParentID] = append(byMetric[t.ParentID], t)
+		}
+		for i := range ms {
+			ms[i].Tasks = byMetric[ms[i].ID]
+			if ms[i].Tasks == nil {
+				ms[i].Tasks = []upstream.Task{}
+			}
+		}
+	}
 	if !wantsOwners(fields) {
 		return nil
 	}
