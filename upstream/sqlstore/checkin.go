@@ -145,7 +145,7 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 		if err != nil {
 			return fmt.Errorf("sqlstore: encode snapshot: %w", err)
 		}
-		if err := s.queue(ctx, q, stmt{sql: "INSERT INTO checkins (id, account_id, metric_id, goal_id, doc, snapshot) VALUES (?, ?, ?, ?, ?, ?)",
+		if err := s.queue(ctx, q, stmt{sql: insertCheckInSQL,
 			args: []any{ci.ID, c.AccountID, ci.MetricID, ci.GoalID, string(cdoc), string(sdoc)}}); err != nil {
 			return fmt.Errorf("sqlstore: insert check-in: %w", err)
 		}
@@ -159,6 +159,10 @@ func (s *Store) CheckIn(ctx context.Context, metricID string, in upstream.CheckI
 	}
 	return ci, nil
 }
+
+// insertCheckInSQL stores a check-in (parameters: id, account, key result,
+// goal, document, snapshot).
+const insertCheckInSQL = "INSERT INTO checkins (id, account_id, metric_id, goal_id, doc, snapshot) VALUES (?, ?, ?, ?, ?, ?)"
 
 // decide is authorize on facts already loaded: the subject f holds (or a
 // Bulk batch's), and f's session when it is the item's.
@@ -204,12 +208,18 @@ func updateStmt[T any](t table[T], account string, v *T) (stmt, []byte, error) {
 	if err != nil {
 		return stmt{}, nil, fmt.Errorf("sqlstore: encode %s: %w", t.kind, err)
 	}
+	args := append(t.keys(v), string(doc), t.id(v), account)
+	return stmt{sql: updateSQL(t), args: args}, doc, nil
+}
+
+// updateSQL is the text of updateStmt's statement for t (parameters: t's
+// key columns, the document, the id, the account).
+func updateSQL[T any](t table[T]) string {
 	set := ""
 	for _, c := range t.cols {
 		set += c + " = ?, "
 	}
-	args := append(t.keys(v), string(doc), t.id(v), account)
-	return stmt{sql: "UPDATE " + t.name + " SET " + set + "doc = ? WHERE id = ? AND account_id = ?", args: args}, doc, nil
+	return "UPDATE " + t.name + " SET " + set + "doc = ? WHERE id = ? AND account_id = ?"
 }
 
 // queueInsert stores a new document v of t with the write's next round

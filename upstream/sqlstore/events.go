@@ -86,7 +86,7 @@ func (s *Store) appendEvents(ctx context.Context, q querier, buf *eventBuf) erro
 		if err != nil {
 			return fmt.Errorf("sqlstore: encode events: %w", err)
 		}
-		if err := s.queue(ctx, q, stmt{sql: appendEventsSQL, args: []any{account, account, at, string(b)}}); err != nil {
+		if err := s.queue(ctx, s.prepared(q), stmt{sql: appendEventsSQL, args: []any{account, account, at, string(b)}}); err != nil {
 			return fmt.Errorf("sqlstore: append events: %w", err)
 		}
 	}

@@ -18,7 +18,8 @@ import (
 // pathFactsSQL loads, for the goals of a JSON array of ids (parameters:
 // account, ids, account, account, account, account), the goals on their
 // paths to the root ('path' rows: a goalRow and the stored Subtree), the
-// direct children of those goals ('child' rows: the same), and the key
+// direct children of those goals ('child' rows: the same, without the
+// figures: childRowColumns), and the key
 // results of those goals ('metric' rows: id, goal id, attainment). The
 // walk up stops at a goal seen before, so a corrupt cycle ends it.
 var pathFactsSQL = pathFactsFrom(`g.id IN (SELECT value FROM json_each(?))`)
@@ -39,13 +40,19 @@ func pathFactsFrom(start string) string {
 		FROM up CROSS JOIN goals g ON g.id = up.id LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 		WHERE g.account_id = ?
 	UNION ALL
-	SELECT 'child', ` + goalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+	SELECT 'child', ` + childRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
 		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 		WHERE g.account_id = ? AND g.parent_id IN (SELECT id FROM up)
 	UNION ALL
 	SELECT 'metric', m.id, m.goal_id, '', '', coalesce(json_extract(m.doc, '$.attainment'), 0), 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
 		FROM metrics m WHERE m.account_id = ? AND m.goal_id IN (SELECT id FROM up)`
 }
+
+// childRowColumns are goalRowColumns for a child that is not on a path:
+// the fold needs its id, parent, session and stored Subtree, not its
+// figures, so they are not read out of its document (a check-in in a tree
+// read every sibling's ten figures with json_extract).
+const childRowColumns = `g.id, g.parent_id, g.session_id, '', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0`
 
 // pathFacts are what recomputing the paths of some goals reads.
 type pathFacts struct {

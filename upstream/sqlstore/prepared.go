@@ -11,15 +11,20 @@ import (
 // statement afresh when it is run from text: for the short queries that
 // recompute a path, parsing and planning cost more than running them
 // (measured: SQLite's parser took 22% of the CPU time of concurrent
-// check-ins). They are prepared up front because the writer pool has one
+// check-ins; with the facts statements of a check-in left out of the
+// cache, preparing took 30% of a check-in's CPU time). They are prepared up front because the writer pool has one
 // connection: preparing later, while a transaction holds it, would wait for
 // that very transaction.
 type stmtCache struct {
 	m map[string]*sql.Stmt // read-only after Open
 }
 
-// writePathSQL are the statements prepared when the store opens.
-var writePathSQL = []string{pathFactsSQL, attainmentsSQL, taskCountsSQL, subtreesSQL, putFiguresSQL, putSubtreesSQL, treeSQL, goalRowsSQL}
+// writePathSQL are the statements prepared when the store opens: those
+// of path recomputation, and every statement of a check-in (TestCheckInPrepared)
+// and of the facts of goal, key-result and task writes.
+var writePathSQL = []string{pathFactsSQL, attainmentsSQL, taskCountsSQL, subtreesSQL, putFiguresSQL, putSubtreesSQL, treeSQL, goalRowsSQL,
+	metricFactsSQL(sqliteDialect{}), subjectSQL(sqliteDialect{}), metricPathFactsSQL, itemFactsSQL(sqliteDialect{}),
+	updateSQL(metrics), updateSQL(goals), updateSQL(tasks), insertCheckInSQL, appendEventsSQL}
 
 // prepareWritePath prepares writePathSQL on the writer connection.
 func (s *Store) prepareWritePath(ctx context.Context) error {

@@ -82,7 +82,7 @@ func pgPathFactsFrom(start string, n int) string {
 			FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 			WHERE g.account_id = ` + p(1) + ` AND g.id = ANY(ARRAY(SELECT id FROM up))
 		UNION ALL
-		SELECT 'child', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+		SELECT 'child', ` + childRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
 			FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 			WHERE g.account_id = ` + p(2) + ` AND g.parent_id = ANY(ARRAY(SELECT id FROM up))
 		UNION ALL

@@ -1,30 +1,45 @@
 // Command checkinbench measures how many check-ins per second one account
-// takes on PostgreSQL: for each built okrgate binary given, in turn and in
-// the same run, a fresh database, okrgate serve on it, a goal chain with 16
-// key results on its leaf set up over REST, and then --writers clients that
-// post check-ins to those key results for --duration. Writes of one
-// account are serialised by the account's row lock, so this is the
-// account's ceiling. The binaries take turns in every round (the order
-// alternates), so that a change in the machine's load weighs on all of
-// them alike; it prints one row per binary and round, with the load
-// average, and the ratio of each binary to the first per round.
+// takes: for each built okrgate binary given, in turn and in the same run, a
+// fresh database (an SQLite file, or a PostgreSQL database created beside
+// the one --postgres names), okrgate serve on it, goals with 16 key results
+// on one of them set up over REST, and then --writers clients that post
+// check-ins to those key results for --duration. Writes of one account are
+// serialised (by SQLite's single writer, or by the account's row lock on
+// PostgreSQL), so this is the account's ceiling.
+//
+// The goals are one of these shapes (--shape, repeat to measure several in
+// the same run):
+//
+//   - flat: one objective with no parent and no children;
+//   - chain: a chain of --depth objectives, the key results on the last;
+//   - tree: a tree of --tree-size objectives, each with one key result,
+//     six children per objective filled breadth first; the 16 key results
+//     are on the last leaf (five levels for 300 objectives).
+//
+// The binaries take turns in every round and shape (the order alternates
+// between rounds), so that a change in the machine's load weighs on all of
+// them alike; it prints one row per shape, binary and round, with the load
+// average and the ratio of each binary to the first in that round, then
+// the minimum and median of each binary per shape and, with several shapes,
+// each shape's median as a fraction of the first shape's.
 //
 //	go build -o /tmp/okrgate-before ./cmd/okrgate   # at the commit to compare with
 //	go build -o /tmp/okrgate ./cmd/okrgate
+//	go run ./cmd/okrgate/internal/checkinbench --store sqlite --shape flat --shape tree \
+//	  --bin /tmp/okrgate-before --bin /tmp/okrgate --writers 8 --duration 8s --rounds 3
 //	go run ./cmd/okrgate/internal/checkinbench --postgres 'postgres://USER:PASSWORD@127.0.0.1:5432/postgres?sslmode=disable' \
 //	  --bin /tmp/okrgate-before --bin /tmp/okrgate --writers 16 --duration 10s --rounds 3
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -35,73 +50,177 @@ import (
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
 )
 
-type bins []string
+type list []string
 
-func (b *bins) String() string     { return strings.Join(*b, ",") }
-func (b *bins) Set(s string) error { *b = append(*b, s); return nil }
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(s string) error { *l = append(*l, s); return nil }
+
+// config is what every measurement of a run shares.
+type config struct {
+	store, pgURL, dir string
+	writers           int
+	depth, treeSize   int
+	duration          time.Duration
+	serveArgs         []string
+}
 
 func main() {
-	var bs bins
+	var bs, shapes, serveArgs list
+	var cfg config
 	flag.Var(&bs, "bin", "a built okrgate binary (repeat; the first is the baseline of the ratios)")
-	pgURL := flag.String("postgres", "", "a PostgreSQL URL whose role may create databases")
-	writers := flag.Int("writers", 16, "concurrent clients posting check-ins")
-	duration := flag.Duration("duration", 10*time.Second, "how long each binary takes check-ins per round")
+	flag.StringVar(&cfg.store, "store", "postgres", "the database: sqlite (a file in a temporary directory) or postgres")
+	flag.StringVar(&cfg.pgURL, "postgres", "", "a PostgreSQL URL whose role may create databases (--store postgres)")
+	flag.Var(&shapes, "shape", "the goals the key results are on: flat, chain or tree (repeat; default chain)")
+	flag.IntVar(&cfg.writers, "writers", 16, "concurrent clients posting check-ins")
+	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "how long each binary takes check-ins per round and shape")
 	rounds := flag.Int("rounds", 3, "rounds")
-	depth := flag.Int("depth", 3, "levels of the goal chain above the key results")
-	var serveArgs bins
+	flag.IntVar(&cfg.depth, "depth", 3, "levels of the goal chain above the key results (--shape chain)")
+	flag.IntVar(&cfg.treeSize, "tree-size", 300, "objectives of the tree (--shape tree)")
 	flag.Var(&serveArgs, "serve-arg", "an argument added to every binary's okrgate serve (repeat), e.g. --serve-arg=--max-inflight-writes=16")
 	flag.Parse()
-	if len(bs) == 0 || *pgURL == "" {
-		fmt.Fprintln(os.Stderr, "checkinbench: need --postgres and at least one --bin")
-		os.Exit(2)
+	cfg.serveArgs = serveArgs
+	if len(shapes) == 0 {
+		shapes = list{"chain"}
 	}
-	if *duration > 2*time.Minute || *rounds > 10 || *writers > 256 {
-		fmt.Fprintln(os.Stderr, "checkinbench: at most 2m per run, 10 rounds, 256 writers")
-		os.Exit(2)
+	switch {
+	case len(bs) == 0:
+		fail(2, "need at least one --bin")
+	case cfg.store == "postgres" && cfg.pgURL == "":
+		fail(2, "--store postgres needs --postgres")
+	case cfg.store != "postgres" && cfg.store != "sqlite":
+		fail(2, "--store is sqlite or postgres")
+	case cfg.duration > 2*time.Minute || *rounds > 10 || cfg.writers > 256 || cfg.treeSize > 2000 || cfg.depth > 50:
+		fail(2, "at most 2m per run, 10 rounds, 256 writers, 2,000 objectives, 50 levels")
 	}
-	fmt.Printf("| round | binary | load avg before | check-ins/s | answered | not 2xx | p50 | p99 | ÷ %s |\n|---|---|---|---|---|---|---|---|---|\n", bs[0])
+	for _, s := range shapes {
+		if s != "flat" && s != "chain" && s != "tree" {
+			fail(2, "--shape is flat, chain or tree, not "+s)
+		}
+	}
+	if cfg.store == "sqlite" {
+		dir, err := os.MkdirTemp("", "checkinbench")
+		if err != nil {
+			fail(1, err.Error())
+		}
+		defer os.RemoveAll(dir)
+		cfg.dir = dir
+	}
+	fmt.Printf("%s, %d writers, %s per run\n\n", cfg.store, cfg.writers, cfg.duration)
+	fmt.Printf("| round | shape | binary | load avg before | check-ins/s | answered | not 2xx | p50 | p99 | server CPU per check-in | ÷ %s |\n|---|---|---|---|---|---|---|---|---|---|---|\n", bs[0])
+	runs := map[string]map[string][]result{} // shape → binary → one per round
 	for round := range *rounds {
-		order := slices.Clone(bs)
-		if round%2 == 1 {
-			slices.Reverse(order)
-		}
-		rate := map[string]float64{}
-		var lines []string
-		for i, bin := range order {
-			r, err := measure(*pgURL, bin, fmt.Sprintf("ckb_%d_%d_%d", os.Getpid(), round, i), *writers, *depth, *duration, serveArgs)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "checkinbench: %s: %v\n", bin, err)
-				os.Exit(1)
+		for si, shape := range shapes {
+			order := slices.Clone(bs)
+			if (round+si)%2 == 1 {
+				slices.Reverse(order)
 			}
-			rate[bin] = r.perSecond
-			lines = append(lines, fmt.Sprintf("| %d | %s | %s | %.1f | %d | %d | %s | %s |", round+1, bin, r.load, r.perSecond, r.ok, r.failed,
-				r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond)))
-		}
-		for i, bin := range order {
-			fmt.Printf("%s %.2f |\n", lines[i], rate[bin]/rate[bs[0]])
+			if runs[shape] == nil {
+				runs[shape] = map[string][]result{}
+			}
+			got := map[string]result{}
+			for i, bin := range order {
+				r, err := measure(cfg, bin, shape, fmt.Sprintf("ckb_%d_%d_%d_%d", os.Getpid(), round, si, i))
+				if err != nil {
+					fail(1, fmt.Sprintf("%s: %v", bin, err))
+				}
+				got[bin] = r
+				runs[shape][bin] = append(runs[shape][bin], r)
+			}
+			for _, bin := range order {
+				r := got[bin]
+				fmt.Printf("| %d | %s | %s | %s | %.1f | %d | %d | %s | %s | %s | %.2f |\n", round+1, shape, bin, r.load, r.perSecond, r.ok, r.failed,
+					r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond), r.cpu.Round(time.Microsecond), r.perSecond/got[bs[0]].perSecond)
+			}
 		}
 	}
+	summary(bs, shapes, runs)
+}
+
+// summary prints, per shape and binary, the minimum and median check-ins/s
+// and the median as a multiple of the first binary's, the median server CPU
+// time per check-in, and (with several shapes) the median check-ins/s as a
+// fraction of the same binary's on the first shape.
+func summary(bs, shapes []string, runs map[string]map[string][]result) {
+	median := func(shape, bin string, of func(result) float64) (float64, float64) {
+		var xs []float64
+		for _, r := range runs[shape][bin] {
+			xs = append(xs, of(r))
+		}
+		return minMedian(xs)
+	}
+	rate := func(r result) float64 { return r.perSecond }
+	cpu := func(r result) float64 { return float64(r.cpu) }
+	fmt.Printf("\n| shape | binary | check-ins/s min | median | median ÷ %s's | server CPU per check-in (median) |", bs[0])
+	if len(shapes) > 1 {
+		fmt.Printf(" check-ins/s ÷ its %s median |", shapes[0])
+	}
+	fmt.Print("\n|---|---|---|---|---|---|")
+	if len(shapes) > 1 {
+		fmt.Print("---|")
+	}
+	fmt.Println()
+	for _, shape := range shapes {
+		_, base := median(shape, bs[0], rate)
+		for _, bin := range bs {
+			lo, med := median(shape, bin, rate)
+			_, c := median(shape, bin, cpu)
+			fmt.Printf("| %s | %s | %.1f | %.1f | %.2f | %s |", shape, bin, lo, med, med/base, time.Duration(c).Round(time.Microsecond))
+			if len(shapes) > 1 {
+				_, first := median(shapes[0], bin, rate)
+				fmt.Printf(" %.2f |", med/first)
+			}
+			fmt.Println()
+		}
+	}
+}
+
+// minMedian returns the minimum and median of xs.
+func minMedian(xs []float64) (float64, float64) {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0, 0
+	}
+	if len(s)%2 == 0 {
+		return s[0], (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[0], s[len(s)/2]
+}
+
+func fail(code int, msg string) {
+	fmt.Fprintln(os.Stderr, "checkinbench:", msg)
+	os.Exit(code)
 }
 
 type result struct {
 	perSecond  float64
 	ok, failed int64
 	p50, p99   time.Duration
+	cpu        time.Duration // the server's CPU time per answered check-in
 	load       string
 }
 
 // measure runs one binary on a fresh database named name.
-func measure(pgURL, bin, name string, writers, depth int, d time.Duration, serveArgs []string) (result, error) {
-	ctx := context.Background()
-	db, drop, err := pgtemp.Create(ctx, pgURL, name)
-	if err != nil {
-		return result{}, err
-	}
-	defer func() {
-		if err := drop(); err != nil {
-			fmt.Fprintln(os.Stderr, "checkinbench:", err)
+func measure(cfg config, bin, shape, name string) (result, error) {
+	db := filepath.Join(cfg.dir, name+".db")
+	if cfg.store == "postgres" {
+		url, drop, err := pgtemp.Create(context.Background(), cfg.pgURL, name)
+		if err != nil {
+			return result{}, err
 		}
-	}()
+		defer func() {
+			if err := drop(); err != nil {
+				fmt.Fprintln(os.Stderr, "checkinbench:", err)
+			}
+		}()
+		db = url
+	} else {
+		defer func() {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				_ = os.Remove(db + suffix)
+			}
+		}()
+	}
 	out, err := exec.Command(bin, "bootstrap", "--create", "--db", db, "--account", "Bench", "--email", "bench@bench.test", "--json").Output()
 	if err != nil {
 		return result{}, fmt.Errorf("bootstrap: %w", err)
@@ -110,24 +229,28 @@ func measure(pgURL, bin, name string, writers, depth int, d time.Duration, serve
 	if err := json.Unmarshal(out, &a); err != nil {
 		return result{}, fmt.Errorf("bootstrap output %q: %w", out, err)
 	}
-	srv, err := binary.Serve(bin, db, append([]string{"--rate-limit", "off"}, serveArgs...)...)
+	srv, err := binary.Serve(bin, db, append([]string{"--rate-limit", "off"}, cfg.serveArgs...)...)
 	if err != nil {
 		return result{}, err
 	}
 	defer srv.Stop()
-	c := client{hc: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: writers}},
+	c := client{hc: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.writers}},
 		base: srv.Base, token: a.Token, account: a.AccountID}
-	krs, err := setup(c, depth)
+	krs, err := setup(c, shape, cfg.depth, cfg.treeSize)
 	if err != nil {
 		return result{}, fmt.Errorf("setup: %w", err)
 	}
 	load := loadAvg()
+	cpu0, err := binary.CPUTime(srv.Pid())
+	if err != nil {
+		return result{}, err
+	}
 	var ok, failed atomic.Int64
-	lat := make([][]time.Duration, writers)
-	stop := time.Now().Add(d)
+	lat := make([][]time.Duration, cfg.writers)
+	stop := time.Now().Add(cfg.duration)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for w := range writers {
+	for w := range cfg.writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -147,71 +270,20 @@ func measure(pgURL, bin, name string, writers, depth int, d time.Duration, serve
 	}
 	wg.Wait()
 	took := time.Since(start)
+	cpu1, err := binary.CPUTime(srv.Pid())
+	if err != nil {
+		return result{}, err
+	}
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	r := result{perSecond: float64(ok.Load()) / took.Seconds(), ok: ok.Load(), failed: failed.Load(), load: load}
+	if r.ok > 0 {
+		r.cpu = (cpu1 - cpu0) / time.Duration(r.ok)
+	}
 	if len(all) > 0 {
 		r.p50, r.p99 = all[len(all)/2], all[len(all)*99/100]
 	}
 	return r, nil
-}
-
-// setup makes a session, a chain of depth goals and 16 key results on its
-// last goal, and returns their ids.
-func setup(c client, depth int) ([]string, error) {
-	var ss, g struct{ ID string }
-	if _, err := c.post("/api/v1/sessions", map[string]any{"title": "Q1", "start": "2026-01-01", "end": "2026-03-31"}, &ss); err != nil {
-		return nil, err
-	}
-	parent := ""
-	for i := range depth {
-		if _, err := c.post("/api/v1/goals", map[string]any{"name": fmt.Sprint("g", i), "sessionId": ss.ID, "parentId": parent}, &g); err != nil {
-			return nil, err
-		}
-		parent = g.ID
-	}
-	var krs []string
-	for i := range 16 {
-		var m struct{ ID string }
-		if _, err := c.post("/api/v1/metrics", map[string]any{"name": fmt.Sprint("kr", i), "goalId": parent, "target": 100}, &m); err != nil {
-			return nil, err
-		}
-		krs = append(krs, m.ID)
-	}
-	return krs, nil
-}
-
-type client struct {
-	hc                   *http.Client
-	base, token, account string
-}
-
-// post sends body as JSON and decodes a 2xx answer into dst (if not nil).
-func (c client) post(path string, body, dst any) (int, error) {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequest("POST", c.base+path, bytes.NewReader(b))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("service-accountId", c.account)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := c.hc.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode/100 != 2 {
-		if dst != nil {
-			return res.StatusCode, fmt.Errorf("POST %s: %d %s", path, res.StatusCode, raw)
-		}
-		return res.StatusCode, nil
-	}
-	if dst != nil {
-		return res.StatusCode, json.Unmarshal(raw, dst)
-	}
-	return res.StatusCode, nil
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages.
