@@ -8,11 +8,14 @@
 # client's query and subscription over a websocket (live.mjs), Apollo Client
 # consuming a session tree whose subtrees are deferred (@defer over
 # multipart/mixed: the roots first, then the complete tree; defer.mjs), then, against a
-# second server that runs only the client's own documents
-# (--trusted-documents src/graphql --trusted-documents-only), the registered
-# document by text, APQ and id and an unregistered one (refused with
-# DOCUMENT_NOT_TRUSTED), and lints the served OpenAPI document with Redocly
-# CLI (redocly.yaml).
+# second server that runs only the manifest graphql-codegen's client preset
+# wrote (--trusted-documents src/generated/client/persisted-documents.json
+# --trusted-documents-only; documents sorted, under the hash of that form),
+# Apollo Client's query as written, by the manifest's hash and by id, its
+# websocket subscription (text as written with the manifest's hash)
+# receiving a check-in, an unknown id (UNKNOWN_DOCUMENT) and an unregistered
+# document (DOCUMENT_NOT_TRUSTED), and lints the served OpenAPI document
+# with Redocly CLI (redocly.yaml).
 #
 #   .ci/ts-client.sh
 set -euo pipefail
@@ -72,9 +75,10 @@ echo "-- graphql-ws client: a query and a subscription over a websocket"
 node live.mjs
 echo "-- Apollo Client: a deferred session tree over multipart/mixed"
 node defer.mjs
-echo "-- trusted documents: a server that runs only src/graphql/*.graphql"
-"$work/okrgate" documents --trusted-documents src/graphql
-"$work/okrgate" serve --db "$work/okr.db" --addr 127.0.0.1:0 --trusted-documents src/graphql \
+echo "-- trusted documents: a server that runs only the client preset's persisted-documents.json"
+manifest=src/generated/client/persisted-documents.json
+"$work/okrgate" documents --trusted-documents "$manifest"
+"$work/okrgate" serve --db "$work/okr.db" --addr 127.0.0.1:0 --trusted-documents "$manifest" \
   --trusted-documents-only --trusted-documents-escape none >"$work/trusted.out" 2>"$work/trusted.err" &
 trusted=$!
 for _ in $(seq 100); do

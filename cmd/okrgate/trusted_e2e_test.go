@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -72,6 +73,17 @@ func TestTrustedDocumentsOnly(t *testing.T) {
 	}
 	sum := sha256.Sum256([]byte(registered))
 	id := hex.EncodeToString(sum[:])
+	// graphql-codegen's client preset registers a document with its
+	// selections sorted, under the hash of that form; the client sends it
+	// as written.
+	sorted := "query Nodes($first: Int) { sessions(first: $first) { nodes { id title } totalCount } }"
+	sortedSum := sha256.Sum256([]byte(sorted))
+	sortedID := "sha256:" + hex.EncodeToString(sortedSum[:])
+	manifest, _ := json.Marshal(map[string]string{sortedID: sorted})
+	if err := os.WriteFile(filepath.Join(docs, "persisted-documents.json"), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asWritten := "query Nodes($first: Int) {\n  sessions(first: $first) {\n    totalCount\n    nodes { title id }\n  }\n}\n"
 	db := filepath.Join(dir, "trusted.db")
 	boot := bootstrapDB(t, db, "Acme", "ann@acme.test")
 
@@ -106,7 +118,18 @@ func TestTrustedDocumentsOnly(t *testing.T) {
 	ok("an automatic persisted query of the registered text", map[string]any{"query": registered, "variables": vars,
 		"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": id}}})
 
+	ok("a manifest's document as written", map[string]any{"query": asWritten, "variables": vars})
+	ok("a manifest's document as written, with the manifest's hash", map[string]any{"query": asWritten, "variables": vars,
+		"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": strings.TrimPrefix(sortedID, "sha256:")}}})
+	ok("a manifest's document by documentId", map[string]any{"documentId": sortedID, "variables": vars})
+	status, ans := gqlRequest(t, srv.base, boot.Token, map[string]any{"documentId": "sha256:" + strings.Repeat("0", 64)})
+	if code := errorCode(ans); code != "UNKNOWN_DOCUMENT" || !strings.Contains(fmt.Sprint(ans["errors"]), "unknown document") {
+		t.Errorf("an unknown documentId: %d %v; want UNKNOWN_DOCUMENT", status, ans)
+	}
+
 	other := "query Other { sessions(first: 1) { totalCount } }"
+	refused("another document with a registered hash", map[string]any{"query": other,
+		"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": strings.TrimPrefix(sortedID, "sha256:")}}})
 	refused("another document", map[string]any{"query": other})
 	refused("another document that selects the same fields", map[string]any{"query": "query Sessions { sessions(first: 2) { totalCount nodes { id title } } }"})
 	otherSum := sha256.Sum256([]byte(other))
@@ -119,9 +142,17 @@ func TestTrustedDocumentsOnly(t *testing.T) {
 	srv.stop(t)
 
 	srv = startServer(t, db, "--trusted-documents", docs, "--trusted-documents-only")
-	status, ans := gqlRequest(t, srv.base, boot.Token, map[string]any{"query": other})
+	status, ans = gqlRequest(t, srv.base, boot.Token, map[string]any{"query": other})
 	if status != 200 || ans["errors"] != nil {
 		t.Errorf("an admin with the default escape: %d %v; want the answer", status, ans)
+	}
+	srv.stop(t)
+
+	// Without a registry, a documentId is unknown too.
+	srv = startServer(t, db)
+	status, ans = gqlRequest(t, srv.base, boot.Token, map[string]any{"documentId": sortedID})
+	if code := errorCode(ans); code != "UNKNOWN_DOCUMENT" {
+		t.Errorf("a documentId on a server without trusted documents: %d %v; want UNKNOWN_DOCUMENT", status, ans)
 	}
 }
 

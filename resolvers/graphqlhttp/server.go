@@ -91,7 +91,7 @@ type Config struct {
 	CostClass limits.CostClass
 	// Trusted, when not nil, resolves registered documents sent by id and,
 	// in its Only mode, refuses the documents that are not registered
-	// (trusted.Extension).
+	// (trusted.Extension); nil: no document is registered.
 	Trusted *trusted.Extension
 	// DisableIntrospection turns introspection off (it is on by default),
 	// and with it Federation's _service.
@@ -186,9 +186,13 @@ func NewServer(cfg Config) *handler.Server {
 	}
 	// Parameter mutators run in this order: APQ fills in the query text,
 	// then the document limits check it before the executor validates it.
-	if cfg.Trusted != nil { // before APQ: it fills in the text of a registered id
-		srv.Use(*cfg.Trusted)
+	// Before APQ: it fills in the text of a registered id. Without a
+	// registry it holds no document: a documentId is answered as unknown.
+	docs := trusted.Extension{}
+	if cfg.Trusted != nil {
+		docs = *cfg.Trusted
 	}
+	srv.Use(docs)
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](DefaultAPQCacheSize)})
 	srv.Use(limits.DocumentLimits{
 		Tokens: cfg.ParserTokenLimit, Fields: cfg.MaxFields, Aliases: cfg.MaxAliases, Directives: cfg.MaxDirectives,

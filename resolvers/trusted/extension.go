@@ -16,6 +16,9 @@ const (
 	// is not registered (Apollo's router calls it
 	// PERSISTED_QUERY_NOT_IN_LIST).
 	CodeNotTrusted = "DOCUMENT_NOT_TRUSTED"
+	// CodeUnknownDocument: a request named a document by documentId, with
+	// no text, and no trusted document has that id.
+	CodeUnknownDocument = "UNKNOWN_DOCUMENT"
 )
 
 // Extension is the gqlgen extension of a registry. Use it before
@@ -32,6 +35,8 @@ const (
 //     __type, __typename: introspection has a switch of its own). Automatic
 //     persisted queries keep working: their text is checked like any.
 type Extension struct {
+	// Registry holds the trusted documents; nil holds none (every id is
+	// unknown).
 	Registry *Registry
 	Only     bool
 	// Escape, when not nil, reports whether the caller of ctx may run
@@ -50,30 +55,46 @@ func (Extension) ExtensionName() string { return "TrustedDocuments" }
 
 // Validate implements graphql.HandlerExtension.
 func (e Extension) Validate(graphql.ExecutableSchema) error {
-	if e.Registry == nil {
-		return fmt.Errorf("trusted documents: no registry")
+	if e.Only && e.Registry == nil {
+		return fmt.Errorf("trusted documents only: no registry")
 	}
 	return nil
 }
 
-// MutateOperationParameters fills in the text of a document sent by id.
+// MutateOperationParameters resolves a document sent by id. Without text,
+// a registered id gets its document's text, and an unknown documentId is
+// refused with CodeUnknownDocument (an unknown APQ hash is left to
+// automatic persisted queries: their cache, or PersistedQueryNotFound,
+// which makes the client send the text). With text and the hash of a
+// registered document — Apollo Client's persisted query link over a
+// websocket sends both, the text as written and the hash of the manifest's
+// form — the text must be that document in canonical form; it then runs
+// as sent, and the hash, which is not the text's, is dropped so that
+// automatic persisted queries do not refuse the pair.
 func (e Extension) MutateOperationParameters(_ context.Context, p *graphql.RawParams) *gqlerror.Error {
-	if p.Query != "" {
-		return nil
-	}
 	id, fromAPQ := documentID(p.Extensions)
 	if id == "" {
 		return nil
 	}
 	d, ok := e.Registry.Lookup(id)
-	if !ok {
-		return nil // an automatic persisted query answers from its cache, or PersistedQueryNotFound
+	switch {
+	case !ok && p.Query == "" && !fromAPQ:
+		err := gqlerror.Errorf("unknown document: no trusted document has the id %q; send the id of a registered document, or its text", id)
+		err.Extensions = map[string]any{"code": CodeUnknownDocument}
+		return err
+	case !ok:
+		return nil // automatic persisted queries check a hash and its text
+	case p.Query == "":
+		p.Query = d.Body
+	case !d.Is(p.Query):
+		err := gqlerror.Errorf("the document sent is not the trusted document %s: send its id alone, or its text", id)
+		err.Extensions = map[string]any{"code": CodeNotTrusted}
+		return err
 	}
-	p.Query = d.Body
 	if fromAPQ {
-		// The id may not be the text's hash (a manifest's own id): the
-		// document is resolved, automatic persisted queries have nothing
-		// to check or cache.
+		// The id may not be the text's hash (a manifest's own id, or the
+		// hash of the manifest's form): the document is resolved,
+		// automatic persisted queries have nothing to check or cache.
 		ext := make(map[string]any, len(p.Extensions))
 		for k, v := range p.Extensions {
 			if k != "persistedQuery" {

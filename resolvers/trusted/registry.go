@@ -15,7 +15,6 @@
 package trusted
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -27,7 +26,6 @@ import (
 	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/formatter"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 )
@@ -45,6 +43,8 @@ type Document struct {
 	Body       string
 	// Source is the file it was read from.
 	Source string
+	// canonical is Canonical of Body.
+	canonical string
 }
 
 // Registry is a set of trusted documents. It is read-only once loaded and
@@ -52,7 +52,7 @@ type Document struct {
 type Registry struct {
 	docs      []*Document
 	byID      map[string]*Document // ids and hashes
-	canonical map[string]*Document // the documents printed by formatter
+	canonical map[string]*Document // by Canonical
 }
 
 // Load reads the documents of paths (files or directories) and validates
@@ -156,7 +156,7 @@ func (r *Registry) add(schema *ast.Schema, source, id, body string) error {
 		return fmt.Errorf("trusted documents: %s %s: not valid against the schema: %w", source, id, errs)
 	}
 	sum := sha256.Sum256([]byte(body))
-	d := &Document{ID: id, Hash: hex.EncodeToString(sum[:]), Body: body, Source: source}
+	d := &Document{ID: id, Hash: hex.EncodeToString(sum[:]), Body: body, Source: source, canonical: Canonical(doc)}
 	if d.ID == "" {
 		d.ID = d.Hash
 	}
@@ -169,61 +169,18 @@ func (r *Registry) add(schema *ast.Schema, source, id, body string) error {
 		}
 		r.byID[key] = d
 	}
-	r.canonical[Canonical(doc)] = d
+	r.canonical[d.canonical] = d
 	r.docs = append(r.docs, d)
 	return nil
 }
 
-// Canonical prints doc in one form, whatever its source's spacing, commas,
-// comments and descriptions, and without the __typename fields that
-// clients add on their own (Apollo Client's cache adds one to every
-// selection set): a client may send a registered document as it prints
-// it, not byte for byte as it was registered. __typename reads nothing.
-func Canonical(doc *ast.QueryDocument) string {
-	out := &ast.QueryDocument{}
-	for _, op := range doc.Operations {
-		o := *op
-		o.SelectionSet = withoutTypename(op.SelectionSet)
-		out.Operations = append(out.Operations, &o)
-	}
-	for _, f := range doc.Fragments {
-		c := *f
-		c.SelectionSet = withoutTypename(f.SelectionSet)
-		out.Fragments = append(out.Fragments, &c)
-	}
-	var buf bytes.Buffer
-	formatter.NewFormatter(&buf, formatter.WithCompacted()).FormatQueryDocument(out)
-	return buf.String()
-}
-
-// withoutTypename copies set without its plain __typename fields (no
-// alias, no directives), recursively; doc's own nodes are not changed (a
-// parsed document is shared through the query cache).
-func withoutTypename(set ast.SelectionSet) ast.SelectionSet {
-	out := make(ast.SelectionSet, 0, len(set))
-	for _, s := range set {
-		switch s := s.(type) {
-		case *ast.Field:
-			if s.Name == "__typename" && (s.Alias == "" || s.Alias == s.Name) && len(s.Directives) == 0 {
-				continue
-			}
-			f := *s
-			f.SelectionSet = withoutTypename(s.SelectionSet)
-			out = append(out, &f)
-		case *ast.InlineFragment:
-			f := *s
-			f.SelectionSet = withoutTypename(s.SelectionSet)
-			out = append(out, &f)
-		default:
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // Lookup returns the document registered under id: a manifest's id or a
-// SHA-256 in hex, with or without a "sha256:" prefix.
+// SHA-256 in hex, with or without a "sha256:" prefix. A nil Registry has
+// none.
 func (r *Registry) Lookup(id string) (*Document, bool) {
+	if r == nil {
+		return nil, false
+	}
 	d, ok := r.byID[strings.TrimPrefix(id, "sha256:")]
 	if !ok {
 		d, ok = r.byID[id]
@@ -231,8 +188,25 @@ func (r *Registry) Lookup(id string) (*Document, bool) {
 	return d, ok
 }
 
+// Is reports whether text is d in canonical form. A text much longer than
+// d's (more than 8 times, plus 4 KiB of spacing and comments) is not
+// parsed: it is not d.
+func (d *Document) Is(text string) bool {
+	if text == d.Body {
+		return true
+	}
+	if len(text) > 8*len(d.Body)+4096 {
+		return false
+	}
+	doc, err := parser.ParseQuery(&ast.Source{Input: text})
+	return err == nil && Canonical(doc) == d.canonical
+}
+
 // Match returns the registered document that doc is, in canonical form.
 func (r *Registry) Match(doc *ast.QueryDocument) (*Document, bool) {
+	if r == nil {
+		return nil, false
+	}
 	d, ok := r.canonical[Canonical(doc)]
 	return d, ok
 }

@@ -62,8 +62,10 @@ func TestLoadManifests(t *testing.T) {
 	for text, want := range map[string]bool{
 		"query B ($id: ID!) {\n  session(id: $id) {\n    id\n    title # printed by a client\n  }\n}": true,
 		"query B($id: ID!) { session(id: $id) { __typename id title } __typename }":                   true,
-		"query B($id: ID!) { session(id: $id) { title id } }":                                         false,
+		"query B($id: ID!) { session(id: $id) { title id } }":                                         true,
 		"query B($id: ID!) { session(id: $id) { id title status } }":                                  false,
+		"query C($id: ID!) { session(id: $id) { id title } }":                                         false,
+		"query B($id: ID!) { session(id: $id) { id name: title } }":                                   false,
 	} {
 		doc, perr := parser.ParseQuery(&ast.Source{Input: text})
 		if perr != nil {
@@ -97,6 +99,42 @@ func TestLoadRefuses(t *testing.T) {
 		}
 		if _, err := trusted.Load(schema, sub); err == nil {
 			t.Errorf("%s: loaded", name)
+		}
+	}
+}
+
+// TestCanonicalOrder: a document as graphql-codegen's client preset
+// registers it (persisted-documents.json: selections, variables and
+// directive arguments sorted, spacing collapsed) and the same document as
+// the client sends it (source order) have one canonical form; a
+// mutation's root fields, which run in order, keep theirs.
+func TestCanonicalOrder(t *testing.T) {
+	canonical := func(text string) string {
+		t.Helper()
+		doc, perr := parser.ParseQuery(&ast.Source{Input: text})
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		return trusted.Canonical(doc)
+	}
+	for _, c := range []struct {
+		sent, registered string
+		same             bool
+	}{
+		{`query Tree($s: ID!, $a: Int) { session(id: $s) { title id goals(first: $a) @include(if: true) { name ... on Goal { id owners { ... on User { name } ... on Team { id } } } } } }`,
+			`query Tree($a: Int, $s: ID!) { session(id: $s) { goals(first: $a) @include(if: true) { name ... on Goal { id owners { ... on Team { id } ... on User { name } } } } id title } }`, true},
+		{`subscription Live($g: ID) { checkInCreated(goalId: $g, after: 0) { id actual checkInDate } }`,
+			`subscription Live($g: ID) { checkInCreated(after: 0, goalId: $g) { actual checkInDate id } }`, true},
+		{`query Frags { ...B ...A } fragment B on Query { sessions { totalCount } } fragment A on Query { viewer { email } }`,
+			`fragment A on Query { viewer { email } } fragment B on Query { sessions { totalCount } } query Frags { ...A ...B }`, true},
+		{`mutation Two { a: deleteTask(id: "1") { id } b: deleteTask(id: "2") { id } }`,
+			`mutation Two { a: deleteTask(id: "1") { id } b: deleteTask(id: "2") { id } }`, true},
+		{`mutation Two { b: deleteTask(id: "2") { id } a: deleteTask(id: "1") { id } }`,
+			`mutation Two { a: deleteTask(id: "1") { id } b: deleteTask(id: "2") { id } }`, false},
+		{`query A { sessions { totalCount } }`, `query A { sessions(first: 1) { totalCount } }`, false},
+	} {
+		if got := canonical(c.sent) == canonical(c.registered); got != c.same {
+			t.Errorf("same canonical form = %v, want %v:\n  %s\n  %s\n  %s\n  %s", got, c.same, c.sent, c.registered, canonical(c.sent), canonical(c.registered))
 		}
 	}
 }
