@@ -4,7 +4,8 @@
 # (npm ci, package-lock.json), generates types with graphql-codegen from the
 # live schema and with openapi-typescript from /api/openapi.json, type-checks
 # strictly (tsc --strict; no `any` in the tree query's types), runs Apollo
-# Client's session tree query and an openapi-fetch check-in, the graphql-ws
+# Client's session tree query and an openapi-fetch check-in, 16 openapi-fetch
+# calls with the account header set once in the client (account.ts), the graphql-ws
 # client's query and subscription over a websocket (live.mjs), Apollo Client
 # consuming a session tree whose subtrees are deferred (@defer over
 # multipart/mixed: the roots first, then the complete tree; defer.mjs), then, against a
@@ -71,6 +72,8 @@ echo "-- tsc --strict"
 npm run --silent build
 echo "-- Apollo Client and openapi-fetch against the server"
 npm run --silent check
+echo "-- openapi-fetch: 16 calls with the account set once (src/account.ts)"
+node dist/account.js
 echo "-- graphql-ws client: a query and a subscription over a websocket"
 node live.mjs
 echo "-- Apollo Client: a deferred session tree over multipart/mixed"

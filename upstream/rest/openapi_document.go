@@ -99,9 +99,10 @@ func GenerateOpenAPI() ([]byte, error) {
 		"info": map[string]any{
 			"title":   "okrgate REST API",
 			"version": "1.0.0",
-			"description": "The documented OKR REST API (shared/spec/okr-rest-api.md) as okrgate serves it, generated from the route table " +
-				"(upstream/rest) and the Go types (upstream). Operations marked x-designed are designed where the contract shows none; " +
-				"see docs/contract.md. Errors are RFC 9457 problem documents. Every call needs Authorization: Bearer <token>.",
+			"description": "The OKR REST API of the Quantive (Gtmhub) platform, as documented by the platform and as okrgate serves it, " +
+				"generated from the route table (upstream/rest) and the Go types (upstream). Operations marked x-designed are designed " +
+				"where the documented contract shows none; see docs/contract.md. Errors are RFC 9457 problem documents. Every call needs " +
+				"`Authorization: Bearer TOKEN` (an API token); most also need the account id in `service-accountId`.",
 			"license": openAPILicense,
 		},
 		"servers": []any{
@@ -120,8 +121,13 @@ func GenerateOpenAPI() ([]byte, error) {
 		"security": []any{map[string]any{"bearerAuth": []any{}}},
 		"paths":    paths,
 		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
-				"description": "an API token of one user of one account (okrgate token create, or POST /api/v2/users/me/tokens)"}},
+			"securitySchemes": map[string]any{
+				"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
+					"description": "an API token of one user of one account (okrgate token create, or POST /api/v2/users/me/tokens)"},
+				"accountHeader": map[string]any{"type": "apiKey", "in": "header", "name": "service-accountId",
+					"description": "the account id, equal to the token's account, sent with the token on every operation that names this scheme " +
+						"(set it once in the client's default headers); gtmhub-accountId, the real platform's name, is taken when it is absent"},
+			},
 			"schemas":   g.schemas,
 			"responses": problemResponses(),
 		},
@@ -228,11 +234,15 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	for _, m := range pathParamRE.FindAllStringSubmatch(e.Pattern, -1) {
 		params = append(params, g.pathParam(e, m[1]))
 	}
-	hdr := map[string]any{"name": "service-accountId", "in": "header", "required": e.Account, "schema": map[string]any{"type": "string"},
-		"description": "the account id; must be the token's account"}
+	// The account header is a security scheme (accountHeader), not a
+	// parameter: a typed client (openapi-fetch) sets it once, with the
+	// token, instead of passing it to every call.
+	if e.Account {
+		op["security"] = []any{map[string]any{"bearerAuth": []any{}, "accountHeader": []any{}}}
+	}
 	alias := map[string]any{"name": authn.AccountHeaderAlias, "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 		"description": "the real platform's name for service-accountId, in any letter case; taken when service-accountId is not sent"}
-	params = append(params, hdr, alias)
+	params = append(params, alias)
 	for _, p := range e.Params {
 		params = append(params, queryParam(e, p))
 	}
