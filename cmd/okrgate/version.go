@@ -7,10 +7,17 @@ import (
 	"runtime/debug"
 )
 
+// Set at link time by a build without version control information
+// (go build -buildvcs=false, a source tarball, a container build without
+// .git): go build -ldflags "-X main.linkVersion=v1.2.0 -X main.linkCommit=$(git rev-parse HEAD)".
+// Empty otherwise: the toolchain's record is read.
+var linkVersion, linkCommit string
+
 // version writes the module version and the commit the binary was built
-// from, as the Go toolchain recorded them. A build without version control
-// information (go build -buildvcs=false, or outside a repository) says
-// "unknown commit"; a build from a source tree says "(devel)".
+// from: those given at link time (linkVersion, linkCommit), else as the Go
+// toolchain recorded them (go install module@version records the module's
+// version). A build with neither says "unknown commit"; a build from a
+// source tree says "(devel)".
 func version(w io.Writer) {
 	v, commit := "(devel)", "unknown commit"
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -37,6 +44,12 @@ func version(w io.Writer) {
 			}
 			commit += modified
 		}
+	}
+	if linkVersion != "" {
+		v = linkVersion
+	}
+	if linkCommit != "" {
+		commit = "commit " + linkCommit
 	}
 	fmt.Fprintf(w, "okrgate %s (%s) %s %s/%s\n", v, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
