@@ -53,29 +53,12 @@ const ExampleQuery = `query SessionTree {
 }
 `
 
-// playgroundIntro is the comment above the example on a first visit: how
-// to authenticate.
-const playgroundIntro = `# okrgate GraphQL playground
-#
-# Every request needs an API token. Put it in
-# the Headers tab below:
-#   {"Authorization": "Bearer <token>"}
-# It is kept in this browser and sent with every
-# request, the schema fetch included. Get one:
-#   okrgate token create --db okrgate.db \
-#     --account <accountId>
-# or POST /api/v2/users/me/tokens; on a new
-# database, "okrgate serve --demo" prefills it.
-# A server started with --oidc-issuer also takes
-# an access token of that identity provider in
-# the same header (README, "Sign in from a
-# browser app").
-# After adding a token, refresh the schema
-# (Shift-Ctrl-R); run with Ctrl-Enter.
-#
-# The session tree: sessions, their root
-# objectives with owners, key results and
-# check-ins, and child objectives.
+// playgroundIntro is the comment above the example: three lines, so that
+// the query stays in view; the banner above the editor explains
+// authentication on a first visit without a token.
+const playgroundIntro = `# okrgate GraphQL playground. A token goes in the Headers tab below:
+# {"Authorization": "Bearer <token>"} (okrgate token create; README).
+# Run with Ctrl-Enter. The session tree: sessions, objectives, key results, check-ins.
 `
 
 var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE html>
