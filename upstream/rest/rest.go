@@ -1,6 +1,6 @@
 // Package rest is the REST facade: it serves any upstream.API at the paths of
-// the documented OKR REST API (shared/spec/okr-rest-api.md), with the
-// conventions of DESIGN.md — bearer authentication, the service-accountId
+// the OKR REST API the Quantive (Gtmhub) platform documents, with the
+// conventions of docs/rest.md — bearer authentication, the service-accountId
 // header (or the real platform's gtmhub-accountId), RFC 9457 problem bodies, strict list parameters, JSON-only bodies.
 //
 // Handlers are thin: they parse the request, call the API and encode the
