@@ -39,8 +39,11 @@ var (
 	CodeClientClosed        = upstream.CodeClientClosed.GraphQL() // the client went away; logged with StatusClientClosed
 	CodeUnsupportedMedia    = upstream.CodeUnsupportedMediaType.GraphQL()
 	CodeRequestTooLarge     = upstream.CodeRequestTooLarge.GraphQL()
-	CodePreconditionFailed  = upstream.CodePreconditionFailed.GraphQL() // a write whose If-Match no longer matches
-	CodeUpstreamUnavailable = upstream.CodeUnavailable.GraphQL()        // gateway mode: the upstream did not answer
+	CodePreconditionFailed  = upstream.CodePreconditionFailed.GraphQL()  // a write whose If-Match no longer matches
+	CodeUpstreamUnavailable = upstream.CodeUnavailable.GraphQL()         // gateway mode: the upstream did not answer
+	CodeUnavailable         = upstream.CodeDatabaseUnavailable.GraphQL() // the database is unavailable
+	CodeStorageFull         = upstream.CodeStorageFull.GraphQL()         // the database has no space for the write
+	CodeOutcomeUnknown      = upstream.CodeOutcomeUnknown.GraphQL()      // a write's commit was interrupted
 )
 
 // GraphQL error codes that only the GraphQL endpoint produces: they have
@@ -89,26 +92,42 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return &gqlerror.Error{Message: limits.ErrBudget.Error()}
 		}
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
-		var ue *upstream.Error
+		ue := upstream.Classify(err)
+		infra := ue != nil && isInfrastructure(ue.Code)
 		var qe *query.Error
 		switch {
+		case infra && errors.Is(ctx.Err(), context.Canceled):
+			// A store error of a request its client left (a statement
+			// cancelled with it): not a failure of the database.
+			clientClosed(ctx, log, gerr, err)
+		case (ue == nil || infra) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded)):
+			// Also a store error caused by the deadline (PostgreSQL's
+			// query_canceled after the cancel request).
+			gerr.Message = "the request took too long and was stopped"
+			setCode(gerr, CodeTimeout)
+			gerr.Extensions["retryAfter"] = upstream.CodeTimeout.RetryAfter()
+		case infra:
+			// The database (or the gateway's upstream) is unavailable,
+			// slow or full: its code, the Retry-After the transport
+			// answers, and the cause on the access line.
+			LogError(ctx, log, slog.LevelWarn, "graphql: "+string(ue.Code), err, "path", gerr.Path.String())
+			gerr.Message = ue.Message
+			setCode(gerr, GraphQLCode(ue.Code))
+			if ra := ue.Code.RetryAfter(); ra > 0 {
+				gerr.Extensions["retryAfter"] = ra
+			}
 		case errors.As(err, &qe):
 			// A filter, sort or projection the store validated (saved
 			// lists): the input's fault, as in REST (invalid_filter).
 			gerr.Message = qe.Error()
 			setCode(gerr, CodeBadUserInput)
 			gerr.Extensions["fields"] = []upstream.FieldError{{Field: cmp.Or(qe.Param, "filter"), Message: qe.Message}}
-		case errors.As(err, &ue) && ue.Code != upstream.CodeInternal:
+		case ue != nil && ue.Code != upstream.CodeInternal:
 			gerr.Message = ue.Message
 			setCode(gerr, GraphQLCode(ue.Code))
 			if len(ue.Fields) > 0 {
 				gerr.Extensions["fields"] = ue.Fields
 			}
-		case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-			// Also a store error caused by the deadline (PostgreSQL's
-			// query_canceled after the cancel request).
-			gerr.Message = "the request took too long and was stopped"
-			setCode(gerr, CodeTimeout)
 		case strings.HasSuffix(err.Error(), "introspection disabled"):
 			gerr.Message = "introspection is disabled on this server"
 			setCode(gerr, CodeIntrospectionOff)
@@ -120,10 +139,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 		case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 			// The client went away mid-request: not a server failure.
-			observe.FromContext(ctx).SetClientClosed()
-			LogError(ctx, log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed, "path", gerr.Path.String())
-			gerr.Message = "the client closed the request before its answer"
-			setCode(gerr, CodeClientClosed)
+			clientClosed(ctx, log, gerr, err)
 		default:
 			id := RequestID(ctx)
 			LogError(ctx, log, slog.LevelError, "graphql: internal error", err, "path", gerr.Path.String())
@@ -162,6 +178,21 @@ func isGraphQLOwn(err error) bool {
 	// Input coercion errors wrap the scalar's error; their message says what
 	// was wrong with the input.
 	return strings.Contains(g.Message, "cannot unmarshal") || g.Extensions["code"] != nil
+}
+
+// clientClosed makes gerr say that the client went away before its answer
+// (err, a cancelled call, is logged at Info: not a server failure).
+func clientClosed(ctx context.Context, log *slog.Logger, gerr *gqlerror.Error, err error) {
+	observe.FromContext(ctx).SetClientClosed()
+	LogError(ctx, log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed, "path", gerr.Path.String())
+	gerr.Message = "the client closed the request before its answer"
+	setCode(gerr, CodeClientClosed)
+}
+
+// isInfrastructure reports whether c is a failure of the infrastructure
+// (upstream.Classify): a 5xx code other than internal.
+func isInfrastructure(c upstream.Code) bool {
+	return c != upstream.CodeInternal && c.Status() >= 500 && c.Status() != 501
 }
 
 func setCode(e *gqlerror.Error, code string) {

@@ -21,48 +21,54 @@ const (
 
 // CodeInfo is one row of the error table: a code with the HTTP status of a
 // problem body that carries it and the extensions.code of a GraphQL error
-// that does.
+// that does, and, where retrying soon helps, the seconds a client should
+// wait first: the Retry-After of the answer (and GraphQL's
+// extensions.retryAfter).
 type CodeInfo struct {
-	Code    Code
-	Status  int
-	GraphQL string
+	Code       Code
+	Status     int
+	GraphQL    string
+	RetryAfter int
 }
 
 // codeTable is the error table. Where several codes share a status or a
 // GraphQL code, the first row is the one CodeOfStatus and CodeOfGraphQL
 // answer: the most general code of that status.
 var codeTable = [...]CodeInfo{
-	{CodeInvalid, http.StatusBadRequest, "BAD_USER_INPUT"},
-	{CodeInvalidFilter, http.StatusBadRequest, "BAD_USER_INPUT"},
-	{CodeUnknownParam, http.StatusBadRequest, "BAD_USER_INPUT"},
-	{CodeAccountHeader, http.StatusBadRequest, "BAD_USER_INPUT"},
-	{CodeLimitExceeded, http.StatusBadRequest, "LIMIT_EXCEEDED"},
-	{CodeMalformedRequest, http.StatusBadRequest, "BAD_REQUEST"},
-	{CodeUnauthenticated, http.StatusUnauthorized, "UNAUTHENTICATED"},
-	{CodePaymentRequired, http.StatusPaymentRequired, "ACCOUNT_SUSPENDED"},
-	{CodeForbidden, http.StatusForbidden, "FORBIDDEN"},
-	{CodeInsufficientScope, http.StatusForbidden, "INSUFFICIENT_SCOPE"},
-	{CodeSessionLocked, http.StatusForbidden, "SESSION_LOCKED"},
-	{CodeSessionClosed, http.StatusForbidden, "SESSION_CLOSED"},
-	{CodeGoalAbandoned, http.StatusForbidden, "GOAL_ABANDONED"},
-	{CodeNotFound, http.StatusNotFound, "NOT_FOUND"},
-	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"},
-	{CodeConflict, http.StatusConflict, "CONFLICT"},
-	{CodeIdempotencyKeyInUse, http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE"},
-	{CodePreconditionFailed, http.StatusPreconditionFailed, "PRECONDITION_FAILED"},
-	{CodeRequestTooLarge, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE"},
-	{CodeURITooLong, http.StatusRequestURITooLong, "URI_TOO_LONG"},
-	{CodeUnsupportedMediaType, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE"},
-	{CodeExpectationFailed, http.StatusExpectationFailed, "EXPECTATION_FAILED"},
-	{CodeIdempotencyKeyReused, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED"},
-	{CodeHeadersTooLarge, http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE"},
-	{CodeClientClosed, 499, "CLIENT_CLOSED"}, // nginx's "client closed request" (observe.StatusClientClosed)
-	{CodeNotModified, http.StatusNotModified, "NOT_MODIFIED"},
-	{CodeInternal, http.StatusInternalServerError, "INTERNAL_SERVER_ERROR"},
-	{CodeUnsupportedEncoding, http.StatusNotImplemented, "UNSUPPORTED_TRANSFER_ENCODING"},
-	{CodeUnavailable, http.StatusServiceUnavailable, "UPSTREAM_UNAVAILABLE"},
-	{CodeTimeout, http.StatusServiceUnavailable, "TIMEOUT"},
-	{CodeUnsupportedVersion, http.StatusHTTPVersionNotSupported, "UNSUPPORTED_HTTP_VERSION"},
+	{CodeInvalid, http.StatusBadRequest, "BAD_USER_INPUT", 0},
+	{CodeInvalidFilter, http.StatusBadRequest, "BAD_USER_INPUT", 0},
+	{CodeUnknownParam, http.StatusBadRequest, "BAD_USER_INPUT", 0},
+	{CodeAccountHeader, http.StatusBadRequest, "BAD_USER_INPUT", 0},
+	{CodeLimitExceeded, http.StatusBadRequest, "LIMIT_EXCEEDED", 0},
+	{CodeMalformedRequest, http.StatusBadRequest, "BAD_REQUEST", 0},
+	{CodeUnauthenticated, http.StatusUnauthorized, "UNAUTHENTICATED", 0},
+	{CodePaymentRequired, http.StatusPaymentRequired, "ACCOUNT_SUSPENDED", 0},
+	{CodeForbidden, http.StatusForbidden, "FORBIDDEN", 0},
+	{CodeInsufficientScope, http.StatusForbidden, "INSUFFICIENT_SCOPE", 0},
+	{CodeSessionLocked, http.StatusForbidden, "SESSION_LOCKED", 0},
+	{CodeSessionClosed, http.StatusForbidden, "SESSION_CLOSED", 0},
+	{CodeGoalAbandoned, http.StatusForbidden, "GOAL_ABANDONED", 0},
+	{CodeNotFound, http.StatusNotFound, "NOT_FOUND", 0},
+	{CodeMethodNotAllowed, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", 0},
+	{CodeConflict, http.StatusConflict, "CONFLICT", 0},
+	{CodeIdempotencyKeyInUse, http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE", 0},
+	{CodePreconditionFailed, http.StatusPreconditionFailed, "PRECONDITION_FAILED", 0},
+	{CodeRequestTooLarge, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", 0},
+	{CodeURITooLong, http.StatusRequestURITooLong, "URI_TOO_LONG", 0},
+	{CodeUnsupportedMediaType, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", 0},
+	{CodeExpectationFailed, http.StatusExpectationFailed, "EXPECTATION_FAILED", 0},
+	{CodeIdempotencyKeyReused, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED", 0},
+	{CodeHeadersTooLarge, http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE", 0},
+	{CodeClientClosed, 499, "CLIENT_CLOSED", 0}, // nginx's "client closed request" (observe.StatusClientClosed)
+	{CodeNotModified, http.StatusNotModified, "NOT_MODIFIED", 0},
+	{CodeInternal, http.StatusInternalServerError, "INTERNAL_SERVER_ERROR", 0},
+	{CodeUnsupportedEncoding, http.StatusNotImplemented, "UNSUPPORTED_TRANSFER_ENCODING", 0},
+	{CodeUnavailable, http.StatusServiceUnavailable, "UPSTREAM_UNAVAILABLE", 2},
+	{CodeDatabaseUnavailable, http.StatusServiceUnavailable, "UNAVAILABLE", 2},
+	{CodeTimeout, http.StatusServiceUnavailable, "TIMEOUT", 1},
+	{CodeOutcomeUnknown, http.StatusServiceUnavailable, "OUTCOME_UNKNOWN", 1},
+	{CodeStorageFull, http.StatusInsufficientStorage, "STORAGE_FULL", 0},
+	{CodeUnsupportedVersion, http.StatusHTTPVersionNotSupported, "UNSUPPORTED_HTTP_VERSION", 0},
 }
 
 // Codes returns the error table: every code with its HTTP status and
@@ -86,6 +92,13 @@ func (c Code) Info() (CodeInfo, bool) {
 func (c Code) Status() int {
 	row, _ := c.Info()
 	return row.Status
+}
+
+// RetryAfter returns the seconds a client should wait before it retries a
+// request that failed with c, 0 when retrying soon does not help.
+func (c Code) RetryAfter() int {
+	row, _ := c.Info()
+	return row.RetryAfter
 }
 
 // GraphQL returns the extensions.code of c: INTERNAL_SERVER_ERROR for a

@@ -1,9 +1,6 @@
 package upstream
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Code is a stable, snake_case machine code for a class of failure. Clients
 // may switch on it; the REST facade maps it to an HTTP status and GraphQL to
@@ -76,23 +73,22 @@ func NotFound(kind, id string) *Error {
 }
 
 // ErrorCode returns the code of err: the Code of the first *Error in its
-// chain, or CodeInternal for any other non-nil error.
+// chain, that of an infrastructure failure (Classify), or CodeInternal for
+// any other non-nil error.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e := Classify(err); e != nil {
 		return e.Code
 	}
 	return CodeInternal
 }
 
-// ErrorMessage returns the client-safe message of err; errors that are not an
-// *Error are internal and say only "internal error".
+// ErrorMessage returns the client-safe message of err (Classify); other
+// errors are internal and say only "internal error".
 func ErrorMessage(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
+	if e := Classify(err); e != nil {
 		return e.Message
 	}
 	return "internal error"

@@ -59,10 +59,11 @@ type backend struct {
 // openBackend opens the database file db, or in gateway mode (g.url set)
 // a client of the upstream whose designed operations are read from its
 // OpenAPI document (when it does not answer yet, all are assumed, and the
-// gateway starts anyway: /readyz says when the upstream answers).
-func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstream.TokenPolicy, log *slog.Logger) (*backend, error) {
+// gateway starts anyway: /readyz says when the upstream answers). opts
+// are more options of the store.
+func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstream.TokenPolicy, log *slog.Logger, opts ...sqlstore.Option) (*backend, error) {
 	if g.url == "" {
-		st, err := sqlstore.Open(ctx, db, sqlstore.WithTokenPolicy(tokens))
+		st, err := sqlstore.Open(ctx, db, append([]sqlstore.Option{sqlstore.WithTokenPolicy(tokens)}, opts...)...)
 		if err != nil {
 			return nil, err
 		}

@@ -103,6 +103,11 @@ func newObservability(be *backend, tracer trace.TracerProvider, log *slog.Logger
 				return nil, err
 			}
 		}
+		if c := be.store.PoolCollector(); c != nil { // PostgreSQL's pgxpool
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := be.register(reg); err != nil {
 		return nil, err

@@ -46,6 +46,7 @@ finish.`)
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
+	faults := addFaultFlags(fs.FlagSet) // faults.go
 	ops := addOpsFlags(fs.FlagSet)
 	webhooks := addWebhookFlags(fs.FlagSet)    // webhooks.go
 	signin := addOIDCFlags(fs.FlagSet)         // signin.go
@@ -66,7 +67,7 @@ finish.`)
 	}
 	defer flush(stopTracing)
 
-	be, err := openBackend(ctx, *db, gateway, guard.tokens, log)
+	be, err := openBackend(ctx, *db, gateway, guard.tokens, log, faults.storeOptions()...)
 	if err != nil {
 		return err
 	}
@@ -76,6 +77,10 @@ finish.`)
 		return err
 	}
 	api := obs.instrument(be.api)
+	ready := newReadiness(be.ready) // faults.go
+	if err := ready.register(obs.registry); err != nil {
+		return err
+	}
 	// One authentication middleware for both facades (and the live
 	// streams, which re-authenticate through it).
 	auth, err := signin.authenticator(ctx, be, api)
@@ -133,7 +138,7 @@ finish.`)
 	mux.Handle("GET /{$}", playgroundHandler)
 	mux.Handle("GET "+playground.AssetsPath, playgroundHandler)
 	srv := &http.Server{
-		Handler:           obs.stack(withCORS(allowed, guard.guarded(be.ready, obs.mainMetrics(ops.metricsToken), adm, observe.Patterns(mux)))),
+		Handler:           obs.stack(withCORS(allowed, guard.guarded(ready.Ready, obs.mainMetrics(ops.metricsToken), adm, observe.Patterns(mux)))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

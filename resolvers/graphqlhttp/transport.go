@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -111,6 +112,11 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(resolvers.CodeInternal, "internal error")})
 		return
 	}
+	if ra := retryAfter(resp.Errors); ra > 0 {
+		// The database or the upstream failed for some fields: the
+		// answer stays 200 with what resolved, and says when to retry.
+		w.Header().Set("Retry-After", strconv.Itoa(ra))
+	}
 	if len(resp.Errors) == 1 {
 		switch resp.Errors[0].Extensions["code"] {
 		case limits.CodeServerBusy:
@@ -123,6 +129,18 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	_, _ = body.WriteTo(w)
 	t.gc.collectAfter(len(resp.Data))
+}
+
+// retryAfter is the longest extensions.retryAfter of errs (the error
+// presenter's, for failures of the infrastructure), 0 when none has one.
+func retryAfter(errs gqlerror.List) int {
+	longest := 0
+	for _, e := range errs {
+		if ra, ok := e.Extensions["retryAfter"].(int); ok {
+			longest = max(longest, ra)
+		}
+	}
+	return longest
 }
 
 // readPOST decodes a JSON body of at most maxBody bytes.

@@ -21,11 +21,23 @@ type problem struct {
 // problemError maps an error answer back to the *upstream.Error the
 // upstream rendered: its code, detail and field errors. 5xx answers (and
 // 429, the upstream shedding load) are upstream.CodeUnavailable: the
-// upstream failed, not the caller; their detail is not repeated. A 304
+// upstream failed, not the caller; their detail is not repeated, except
+// for a write whose outcome is unknown and a full database, whose codes
+// pass through. A 304
 // without a body is upstream.CodeNotModified with the X-Message header. A
 // 4xx without a problem body gets the code of its status in the error
 // table (upstream.CodeOfStatus).
 func problemError(status int, h http.Header, body []byte) error {
+	if status == http.StatusServiceUnavailable || status == http.StatusInsufficientStorage {
+		// Two failures of the upstream's database say more than that it
+		// failed: a write whose outcome is unknown (the client must not
+		// take it for one that was not saved) and a full database (a
+		// retry does not help).
+		var p problem
+		if err := json.Unmarshal(body, &p); err == nil && (p.Code == string(upstream.CodeOutcomeUnknown) || p.Code == string(upstream.CodeStorageFull)) {
+			return &upstream.Error{Code: upstream.Code(p.Code), Message: p.Detail, Err: errUpstreamStatus{status}}
+		}
+	}
 	if status >= 500 || status == http.StatusTooManyRequests {
 		return &upstream.Error{Code: upstream.CodeUnavailable, Message: fmt.Sprintf("the upstream answered %d %s", status, http.StatusText(status)),
 			Err: errUpstreamStatus{status}}

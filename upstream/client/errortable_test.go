@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,6 +67,12 @@ func TestErrorTable(t *testing.T) {
 		if resp.StatusCode != row.Status {
 			t.Errorf("%s: REST answered %d, want %d", row.Code, resp.StatusCode, row.Status)
 		}
+		if ra, want := resp.Header.Get("Retry-After"), strconv.Itoa(row.RetryAfter); row.RetryAfter > 0 && ra != want {
+			t.Errorf("%s: REST answered Retry-After %q, want %q", row.Code, ra, want)
+		}
+		if row.Status == http.StatusServiceUnavailable && row.RetryAfter == 0 {
+			t.Errorf("%s: a 503 without a Retry-After in the table", row.Code)
+		}
 		switch {
 		case row.Status == http.StatusNotModified: // no body; X-Message
 		case p.Code != string(row.Code) || p.Status != row.Status:
@@ -74,7 +81,7 @@ func TestErrorTable(t *testing.T) {
 
 		// Client: status and problem body → code.
 		want := row.Code
-		if row.Status >= 500 {
+		if row.Status >= 500 && !passesThrough(row.Code) {
 			want = upstream.CodeUnavailable
 		}
 		got := upstream.ErrorCode(c.DeleteTask(ctx, id))

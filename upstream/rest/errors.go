@@ -48,8 +48,9 @@ type Problem struct {
 func StatusOf(c upstream.Code) int { return c.Status() }
 
 // ProblemOf returns the status, code, client-safe detail and field errors of
-// err. Anything that is neither an *upstream.Error with a known code nor a
-// *query.Error is internal: its text is never shown.
+// err. Anything that is neither an *upstream.Error with a known code, an
+// infrastructure failure (upstream.Classify) nor a *query.Error is
+// internal: its text is never shown.
 func ProblemOf(err error) (status int, code upstream.Code, detail string, fields []upstream.FieldError) {
 	var qe *query.Error
 	if errors.As(err, &qe) {
@@ -64,8 +65,7 @@ func ProblemOf(err error) (status int, code upstream.Code, detail string, fields
 		return http.StatusBadRequest, upstream.CodeInvalidFilter, fmt.Sprintf("invalid %s: %s", param, msg),
 			[]upstream.FieldError{{Field: param, Message: msg}}
 	}
-	var ue *upstream.Error
-	if errors.As(err, &ue) {
+	if ue := upstream.Classify(err); ue != nil {
 		status := StatusOf(ue.Code)
 		if status == http.StatusInternalServerError {
 			return status, upstream.CodeInternal, "internal error", nil
@@ -87,20 +87,28 @@ const codeClientClosed = upstream.CodeClientClosed
 // on the request's access line (observe.Record.SetError), whose request id
 // the body carries: one line per error. An error that only says the client
 // went away (its request context is canceled) is a 499, logged at Info.
+//
+// An infrastructure failure (the database unavailable, slow or full) is
+// logged with its cause on the access line too, and carries the
+// Retry-After of its code (upstream.CodeInfo).
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, detail, fields := ProblemOf(err)
-	if status == http.StatusInternalServerError && errors.Is(r.Context().Err(), context.Canceled) {
+	infra := status >= http.StatusInternalServerError && status != http.StatusNotImplemented
+	if infra && errors.Is(r.Context().Err(), context.Canceled) {
 		observe.FromContext(r.Context()).SetClientClosed()
 		s.recordError(r, "client closed", err)
 		s.writeProblem(w, r, StatusClientClosed, codeClientClosed, "the client closed the request before its answer", nil)
 		return
 	}
-	if status == http.StatusInternalServerError && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
+	if infra && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
 		s.writeTimeout(w, r, err) // deadline.go
 		return
 	}
-	if status == http.StatusInternalServerError {
-		s.recordError(r, "internal error", err)
+	if infra {
+		s.recordError(r, string(code), err)
+	}
+	if ra := code.RetryAfter(); ra > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ra))
 	}
 	s.writeProblem(w, r, status, code, detail, fields)
 }

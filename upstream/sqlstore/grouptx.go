@@ -36,7 +36,10 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 		w.done <- w.s.txOnce(w.ctx, w.fn)
 		return
 	}
-	ctx := context.WithoutCancel(group[0].ctx) // BEGIN, the lock and COMMIT go in its name
+	// BEGIN, the lock and COMMIT go in the first write's name, under a
+	// deadline of their own (deadlines.go).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(group[0].ctx), s.deadlines.Write)
+	defer cancel()
 	q, end, err := s.begin(ctx)
 	if err != nil {
 		for _, w := range group {

@@ -70,6 +70,9 @@ type pgStore struct {
 	// bulkWrites counts the writes of Bulk batches committed, and
 	// analyzedAt their number at the last ANALYZE (analyzeAfterBulk).
 	bulkWrites, analyzedAt atomic.Int64
+	// acquireTimeouts counts the waits for a connection that ran past
+	// Deadlines.Acquire (deadlines.go).
+	acquireTimeouts atomic.Int64
 }
 
 // maxAttempts bounds the attempts of a serializable write.
@@ -151,6 +154,11 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 	if !strings.Contains(dsn, "pool_max_conns=") {
 		cfg.MaxConns = defaultMaxConns
 	}
+	deadlines := deadlinesOf(opts) // deadlines.go
+	if !strings.Contains(dsn, "connect_timeout=") {
+		cfg.ConnConfig.ConnectTimeout = deadlines.Connect
+	}
+	cfg.ConnConfig.DialFunc = deadlines.dialer()
 	params := cfg.ConnConfig.RuntimeParams
 	for k, v := range map[string]string{
 		"statement_timeout":                   defaultStatementTimeout,
@@ -176,9 +184,13 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: postgres: %w", err)
 	}
-	db := stdlib.OpenDBFromPool(pool)
+	pg := &pgStore{pool: pool}
+	// database/sql keeps no idle connections of its own: the pgxpool
+	// does (stdlib.OpenDBFromPool).
+	db := sql.OpenDB(acquireConnector{Connector: stdlib.GetPoolConnector(pool), timeout: deadlines.Acquire, timeouts: &pg.acquireTimeouts})
+	db.SetMaxIdleConns(0)
 	s := &Store{core: &core{path: dsn, w: db, r: db, ids: upstream.NewIDSource(), now: time.Now,
-		tokens: upstream.DefaultTokenPolicy(), d: postgresDialect{}, pg: &pgStore{pool: pool}}}
+		tokens: upstream.DefaultTokenPolicy(), d: postgresDialect{}, pg: pg, deadlines: deadlines}}
 	for _, o := range opts {
 		o(s)
 	}

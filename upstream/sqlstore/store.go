@@ -73,6 +73,8 @@ type core struct {
 	changed signal
 	// webhookPolicy checks webhook target URLs (webhooks.go).
 	webhookPolicy upstream.WebhookTargetPolicy
+	// deadlines bound the waits for PostgreSQL (deadlines.go).
+	deadlines Deadlines
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -314,6 +316,8 @@ func (s *Store) txAs(ctx context.Context, prefetch func(q querier) []stmt, fn fu
 	if ok, err := s.inBulk(ctx, fn); ok {
 		return err
 	}
+	ctx, cancel := s.writeDeadline(ctx) // deadlines.go
+	defer cancel()
 	if account, ok := s.groupAccount(ctx); ok {
 		return s.pg.groups.submit(ctx, s, account, prefetch, fn) // groupcommit.go
 	}
@@ -403,7 +407,7 @@ func (s *Store) begin(ctx context.Context) (counted, func(error) error, error) {
 		defer conn.Close()
 		if err == nil {
 			if err = p.send(ctx, []stmt{{sql: "COMMIT", commit: true}}); err != nil {
-				err = fmt.Errorf("sqlstore: commit: %w", err)
+				err = commitFailed(err) // deadlines.go: the outcome may be unknown
 			}
 		}
 		if err != nil {
