@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"syscall"
@@ -38,7 +39,7 @@ const (
 	msgDatabaseTimeout     = "the database did not answer in time; retry in a moment"
 	msgStorageFull         = "the database has no space left for this write; reads still work, and writes will once space is freed"
 	msgOutcomeUnknown      = "the connection to the database broke while this write was committing, so it may or may not have been saved; " +
-		"retry it with the same Idempotency-Key to get its result without applying it twice, or read before writing again"
+		"retry it with the same Idempotency-Key (it is applied at most once: 409 idempotency_key_in_use says it was), or read before writing again"
 	msgContention = "the database kept aborting this write for concurrent ones; retry in a moment"
 )
 
@@ -147,7 +148,9 @@ func isConnectionFailure(err error) bool {
 	if _, ok := errors.AsType[pgConnError](err); ok {
 		return true // pgconn's errors of the connection itself
 	}
-	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+	// A connection the server closed mid-message ends in an unexpected
+	// EOF.
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ETIMEDOUT)
 }

@@ -116,16 +116,16 @@ func (c acquireConnector) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 // commitFailed is the error of a COMMIT that failed. The outcome is
-// known when the server answered with an error (the transaction rolled
-// back) or when nothing was sent; otherwise — the connection broke, or
+// known only when the server answered with an error (the transaction
+// rolled back). Otherwise — the connection broke, the deadline cut it, or
 // the server ended the session (a FATAL error, pg_terminate_backend)
 // while the COMMIT was on its way — the write may have been saved, and
-// the error says so (upstream.CodeOutcomeUnknown).
+// the error says so (upstream.CodeOutcomeUnknown). pgconn.SafeToRetry
+// cannot tell here: the COMMIT goes in one batch with the write's last
+// statements (pipeline.go), and a result read after the batch went out
+// may fail with an error pgx marks safe ("conn closed").
 func commitFailed(err error) error {
 	err = fmt.Errorf("sqlstore: commit: %w", err)
-	if pgconn.SafeToRetry(err) {
-		return err
-	}
 	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Severity == "ERROR" {
 		return err
 	}

@@ -1,0 +1,218 @@
+// Package faults holds the fault-injection tests of the database path:
+// a real PostgreSQL reached through a TCP proxy the test controls (Proxy),
+// and a size-limited SQLite file. They check what clients are told while
+// the database is gone, partitioned, slow or full, that nothing
+// acknowledged is lost, and that the store recovers without a restart
+// (docs/operations.md, "Failures").
+package faults
+
+import (
+	"bytes"
+	"net"
+	"sync"
+	"time"
+)
+
+// Proxy forwards TCP connections from a listener on 127.0.0.1 to a target
+// address, and injects faults on command: Cut closes every connection and
+// refuses new ones (the database went away), Blackhole keeps them open
+// but forwards nothing (a partition), Delay adds latency to each chunk in
+// either direction (a database farther away), Heal ends the fault. A
+// hand-written proxy rather than toxiproxy: these four faults need about
+// a hundred lines, and no server process.
+type Proxy struct {
+	ln     net.Listener
+	target string
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	cut    bool
+	hole   bool
+	delay  time.Duration
+	after  []byte        // CutAfter's pattern
+	healed chan struct{} // closed by Heal; a blackholed copy waits on it
+	closed bool
+}
+
+// NewProxy listens on 127.0.0.1 and forwards to target.
+func NewProxy(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, healed: make(chan struct{})}
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the proxy's address (host:port).
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Cut closes every connection and refuses new ones until Heal.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	p.cut = true
+	p.mu.Unlock()
+	p.closeAll()
+}
+
+// Blackhole stops forwarding bytes (and accepts new connections without
+// forwarding theirs) until Heal: the connections stay open.
+func (p *Proxy) Blackhole() {
+	p.mu.Lock()
+	p.hole = true
+	p.mu.Unlock()
+}
+
+// CutAfter forwards the first chunk from a client that contains pattern
+// (a COMMIT) to the server, then closes that connection at both ends
+// before any answer comes back: the client cannot know whether the
+// server acted on it.
+func (p *Proxy) CutAfter(pattern []byte) {
+	p.mu.Lock()
+	p.after = pattern
+	p.mu.Unlock()
+}
+
+// Delay adds d to every chunk forwarded, in both directions, until Heal.
+func (p *Proxy) Delay(d time.Duration) {
+	p.mu.Lock()
+	p.delay = d
+	p.mu.Unlock()
+}
+
+// Heal ends the fault. Connections that lived through a blackhole are
+// closed (their peers have given up on them, or will).
+func (p *Proxy) Heal() {
+	p.mu.Lock()
+	wasHole := p.hole
+	p.cut, p.hole, p.delay, p.after = false, false, 0, nil
+	close(p.healed)
+	p.healed = make(chan struct{})
+	p.mu.Unlock()
+	if wasHole {
+		p.closeAll()
+	}
+}
+
+// Close stops the proxy and closes its connections.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	err := p.ln.Close()
+	p.closeAll()
+	return err
+}
+
+func (p *Proxy) closeAll() {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = map[net.Conn]struct{}{}
+	p.mu.Unlock()
+	for c := range conns {
+		c.Close()
+	}
+}
+
+func (p *Proxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.conns[c] = struct{}{}
+	return true
+}
+
+func (p *Proxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		cut := p.cut
+		p.mu.Unlock()
+		if cut || !p.track(c) {
+			c.Close() // refused: the server is gone
+			continue
+		}
+		go p.serve(c)
+	}
+}
+
+func (p *Proxy) serve(c net.Conn) {
+	up, err := net.DialTimeout("tcp", p.target, 5*time.Second)
+	if err != nil || !p.track(up) {
+		c.Close()
+		if up != nil {
+			up.Close()
+		}
+		return
+	}
+	done := make(chan struct{}, 2)
+	go p.copy(up, c, true, done)
+	go p.copy(c, up, false, done)
+	<-done
+	c.Close()
+	up.Close()
+}
+
+// copy forwards src to dst chunk by chunk, holding each chunk while the
+// proxy is blackholed and for the delay; toServer is the client's
+// direction, where CutAfter looks for its pattern.
+func (p *Proxy) copy(dst, src net.Conn, toServer bool, done chan<- struct{}) {
+	defer func() { done <- struct{}{} }()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if !p.hold() {
+				return
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+			if toServer && p.cutAfter(buf[:n]) {
+				// Give the server the chunk, then end both sides without
+				// letting an answer through.
+				src.Close()
+				time.Sleep(50 * time.Millisecond)
+				dst.Close()
+				return
+			}
+		}
+		if err != nil {
+			return // EOF or a closed connection: done either way
+		}
+	}
+}
+
+// cutAfter reports whether chunk holds CutAfter's pattern, and disarms
+// it when so.
+func (p *Proxy) cutAfter(chunk []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.after == nil || !bytes.Contains(chunk, p.after) {
+		return false
+	}
+	p.after = nil
+	return true
+}
+
+// hold waits while the proxy is blackholed and then for its delay; false
+// when the chunk must be dropped (the hole was healed by closing).
+func (p *Proxy) hold() bool {
+	p.mu.Lock()
+	hole, delay, healed := p.hole, p.delay, p.healed
+	p.mu.Unlock()
+	if hole {
+		<-healed
+		return false // Heal closes the connections that lived through it
+	}
+	if delay > 0 {
+		time.Sleep(delay)
+	}
+	return true
+}
