@@ -332,3 +332,24 @@ type OwnerGoals struct {
 	Goals      []Goal    `json:"goals"`
 	TotalCount int       `json:"totalCount"`
 }
+
+// Credential is a bearer token and the account it acts in: what a live
+// connection authenticates again and again, its account fixed when it
+// opened. Account "" lets the token name its account (an API token's, an
+// identity token's account claim).
+type Credential struct {
+	Token, Account string
+}
+
+// CredentialAuth authenticates credentials: a token in one account. A
+// token acting in another account than the credential's is refused
+// (CodeForbidden), so that a connection opened in one account never acts
+// in another; an identity token without an account of its own acts in the
+// credential's. The live transports re-authenticate their connections
+// through it (package authn's Authenticator implements it).
+type CredentialAuth interface {
+	AuthenticateIn(ctx context.Context, cred Credential) (Caller, error)
+	// AuthenticateManyIn is AuthenticateIn for a batch, as
+	// AuthService.AuthenticateMany is for Authenticate.
+	AuthenticateManyIn(ctx context.Context, creds []Credential) ([]Authentication, error)
+}

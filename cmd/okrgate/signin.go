@@ -19,6 +19,8 @@ type oidcFlags struct {
 	issuers, audience, algorithms string
 	skew                          time.Duration
 	userClaim, accountClaim       string
+	allowUnverifiedEmail          bool
+	keyRefetch                    time.Duration
 	groupsClaim                   string
 	read, write                   string
 }
@@ -29,8 +31,10 @@ func addOIDCFlags(fs *flag.FlagSet) *oidcFlags {
 	fs.StringVar(&o.audience, "oidc-audience", "", "the audience (aud) an identity token must be issued for; required with --oidc-issuer")
 	fs.StringVar(&o.algorithms, "oidc-algorithms", strings.Join(authn.DefaultAlgorithms(), ","), "comma-separated signature `algorithms` accepted (none and HS* are never)")
 	fs.DurationVar(&o.skew, "oidc-clock-skew", authn.DefaultClockSkew, "how long after its expiry an identity token is still accepted (clocks differ)")
-	fs.StringVar(&o.userClaim, "oidc-user-claim", authn.DefaultUserClaim, "the `claim` whose value is the email (or id) of the user of the account a token acts as")
-	fs.StringVar(&o.accountClaim, "oidc-account-claim", "", "the `claim` holding the account id; without it the service-accountId header names the account")
+	fs.StringVar(&o.userClaim, "oidc-user-claim", authn.DefaultUserClaim, "the `claim` whose value is the e-mail of the user of the account a token acts as (matched against e-mails only; the identity is bound to that user at its first sign-in)")
+	fs.BoolVar(&o.allowUnverifiedEmail, "oidc-allow-unverified-email", false, "accept an email user claim without email_verified true (for providers that never send it and verify every e-mail they issue)")
+	fs.DurationVar(&o.keyRefetch, "oidc-jwks-refetch", authn.DefaultKeyRefetch, "the least time between two fetches of an issuer's keys for a key id not cached")
+	fs.StringVar(&o.accountClaim, "oidc-account-claim", "", "the `claim` holding the account id (a string, or an array of one); a token without it is refused, and the service-accountId header may only agree; without this flag the header names the account")
 	fs.StringVar(&o.groupsClaim, "oidc-groups-claim", authn.DefaultGroupsClaim, "the `claim` holding the user's groups, which grant access as scopes do")
 	fs.StringVar(&o.read, "oidc-read", authn.DefaultReadValue, "comma-separated scopes or groups that grant reading")
 	fs.StringVar(&o.write, "oidc-write", authn.DefaultWriteValue, "comma-separated scopes or groups that grant reading and writing")
@@ -56,7 +60,8 @@ func (o *oidcFlags) authenticator(ctx context.Context, be *backend, tokens upstr
 	defer cancel()
 	v, err := authn.NewOIDC(dctx, authn.OIDCConfig{
 		Issuers: issuers, Audience: o.audience, Algorithms: commaList(o.algorithms), ClockSkew: o.skew,
-		UserClaim: o.userClaim, AccountClaim: o.accountClaim, GroupsClaim: o.groupsClaim,
+		UserClaim: o.userClaim, AllowUnverifiedEmail: o.allowUnverifiedEmail, KeyRefetch: o.keyRefetch,
+		AccountClaim: o.accountClaim, GroupsClaim: o.groupsClaim,
 		ReadValues: commaList(o.read), WriteValues: commaList(o.write),
 	}, be.store)
 	if err != nil {

@@ -168,7 +168,7 @@ func NewServer(cfg Config) *handler.Server {
 		// Before the HTTP transport, which would take an SSE request (a
 		// JSON POST) as a plain one. Streams re-authenticate their token
 		// as requests are.
-		var auth upstream.AuthService
+		var auth upstream.CredentialAuth
 		if cfg.Authn != nil {
 			auth = cfg.Authn
 		}

@@ -396,53 +396,55 @@ func (s *subscriber) render(item any, d delivery) []byte {
 	return b
 }
 
-// authenticate authenticates the distinct tokens of subs again, in one
-// call for the batch (upstream.AuthService.AuthenticateMany), and returns
-// each subscriber's caller. A subscriber whose token no longer
-// authenticates (revoked, expired, user deactivated, account suspended)
+// authenticate authenticates the distinct credentials of subs again (each
+// token in the account its connection opened in), in one call for the
+// batch (upstream.CredentialAuth.AuthenticateManyIn), and returns each
+// subscriber's caller. A subscriber whose token no longer authenticates
+// there (revoked, expired, user deactivated, account suspended, another
+// account)
 // has its connection ended with 4403 and no caller (its AccountID empty);
 // when the rights could not be checked (the store or the upstream
 // failing) its connection ends with 4500 and no caller either: nothing is
 // delivered on rights not checked. Without an AuthService (or a token), a
 // subscriber keeps the caller it subscribed with. who names each
-// subscriber's identity: subscribers of one token share one (their
+// subscriber's identity: subscribers of one credential share one (their
 // callers are the same), each subscriber without a token has its own.
 func (l *Hub) authenticate(ctx context.Context, subs []*subscriber) (out []upstream.Caller, who []int) {
 	out = make([]upstream.Caller, len(subs))
 	who = make([]int, len(subs))
-	at := map[string]int{} // a token: its index in tokens
-	var tokens []string
+	at := map[upstream.Credential]int{} // a credential: its index in creds
+	var creds []upstream.Credential
 	var first *subscriber // the first with a token: its context's values are used
 	for i, s := range subs {
 		who[i] = -1
-		if l.Auth == nil || s.conn.token == "" {
+		if l.Auth == nil || s.conn.cred.Token == "" {
 			out[i], _ = upstream.CallerFrom(s.ctx)
 			continue
 		}
-		k, ok := at[s.conn.token]
+		k, ok := at[s.conn.cred]
 		if !ok {
-			k = len(tokens)
-			at[s.conn.token] = k
-			tokens = append(tokens, s.conn.token)
+			k = len(creds)
+			at[s.conn.cred] = k
+			creds = append(creds, s.conn.cred)
 		}
 		who[i] = k
 		if first == nil {
 			first = s
 		}
 	}
-	next := len(tokens)
+	next := len(creds)
 	for i := range who {
 		if who[i] < 0 {
 			who[i] = next
 			next++
 		}
 	}
-	if len(tokens) == 0 {
+	if len(creds) == 0 {
 		return out, who
 	}
-	res, err := l.Auth.AuthenticateMany(valuesOnly{first.ctx, ctx}, tokens)
+	res, err := l.Auth.AuthenticateManyIn(valuesOnly{first.ctx, ctx}, creds)
 	for i, s := range subs {
-		if who[i] >= len(tokens) {
+		if who[i] >= len(creds) {
 			continue // no token
 		}
 		a := upstream.Authentication{Err: err}

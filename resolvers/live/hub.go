@@ -58,7 +58,7 @@ type Hub struct {
 	// (the local store: *sqlstore.Store); nil makes each user and roles a
 	// class of its own, which is correct and only shares less.
 	Classes      upstream.VisibilityClasser
-	Auth         upstream.AuthService
+	Auth         upstream.CredentialAuth
 	Buffer       int           // DefaultLiveBuffer
 	MaxPerConn   int           // DefaultMaxSubsPerConn
 	MaxPerToken  int           // DefaultMaxSubsPerToken
@@ -107,8 +107,9 @@ type Scope func(context.Context) context.Context
 // POST) as a plain one, and the operation and response middleware that
 // bind each subscription to its stream. newScope makes the Scope of a
 // rendering. Install fills in the defaults of h's zero fields; auth, when
-// h.Auth is nil, re-authenticates the streams' tokens.
-func (l *Hub) Install(srv *handler.Server, auth upstream.AuthService, newScope func() Scope, lifetime time.Duration) {
+// h.Auth is nil, re-authenticates the streams' tokens, each in the account
+// its connection opened in.
+func (l *Hub) Install(srv *handler.Server, auth upstream.CredentialAuth, newScope func() Scope, lifetime time.Duration) {
 	if l.Auth == nil {
 		l.Auth = auth
 	}
@@ -148,9 +149,10 @@ func (l *Hub) defaults() {
 }
 
 // liveConn is the state of one live connection (a websocket or an SSE
-// request): its token, its subscriptions, and how to end it.
+// request): its token and the account it opened in, its subscriptions,
+// and how to end it.
 type liveConn struct {
-	token string
+	cred  upstream.Credential
 	mu    sync.Mutex
 	subs  int
 	// kill ends the connection with a close code and reason (websocket) or
@@ -247,10 +249,10 @@ func (l *Hub) acquire(c *liveConn) error {
 	if l.byToken == nil {
 		l.byToken = map[string]int{}
 	}
-	if l.byToken[c.token] >= l.MaxPerToken {
+	if l.byToken[c.cred.Token] >= l.MaxPerToken {
 		return liveError(CodeTooManySubscriptions, "at most %d subscriptions per token", l.MaxPerToken)
 	}
-	l.byToken[c.token]++
+	l.byToken[c.cred.Token]++
 	c.subs++
 	l.active.Add(1)
 	return nil
@@ -262,8 +264,8 @@ func (l *Hub) release(c *liveConn) {
 	c.subs--
 	c.mu.Unlock()
 	l.mu.Lock()
-	if l.byToken[c.token]--; l.byToken[c.token] <= 0 {
-		delete(l.byToken, c.token)
+	if l.byToken[c.cred.Token]--; l.byToken[c.cred.Token] <= 0 {
+		delete(l.byToken, c.cred.Token)
 	}
 	l.mu.Unlock()
 }

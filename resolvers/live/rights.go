@@ -27,10 +27,11 @@ const (
 )
 
 // wsRights is what a websocket's operations are authorized by: its bearer
-// token, checked again before every operation and every Reauth while the
-// connection is idle, and the end of its lifetime.
+// token in the account fixed when it opened, checked again before every
+// operation and every Reauth while the connection is idle, and the end of
+// its lifetime.
 type wsRights struct {
-	token string
+	cred upstream.Credential
 	// kill closes the connection with a code and reason.
 	kill func(code int, reason string)
 	// end is when the connection's lifetime ends (zero: never).
@@ -57,7 +58,7 @@ func lifetimeEnd(now time.Time, lifetime time.Duration) time.Time {
 // lasts, and closes the connection at the end of its lifetime, so an idle
 // connection that pings does not outlive its rights. One timer per
 // connection, no goroutine while it waits.
-func (r *wsRights) watch(ctx context.Context, auth upstream.AuthService, reauth time.Duration) {
+func (r *wsRights) watch(ctx context.Context, auth upstream.CredentialAuth, reauth time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.checked = time.Now() // connection_init authenticated it
@@ -107,13 +108,14 @@ func (r *wsRights) watch(ctx context.Context, auth upstream.AuthService, reauth 
 	})
 }
 
-// authorize authenticates the connection's token as it is now. A token
-// that no longer authenticates (revoked, expired, user deactivated,
-// account suspended) closes the connection with CloseForbidden; the error
+// authorize authenticates the connection's token as it is now, in the
+// connection's account. A token that no longer authenticates there
+// (revoked, expired, user deactivated, account suspended, another
+// account) closes the connection with CloseForbidden; the error
 // then carries the GraphQL code to answer. Other failures (the store or
 // the upstream unavailable) leave the connection open.
-func (r *wsRights) authorize(ctx context.Context, auth upstream.AuthService) (upstream.Caller, error) {
-	c, err := auth.Authenticate(ctx, r.token)
+func (r *wsRights) authorize(ctx context.Context, auth upstream.CredentialAuth) (upstream.Caller, error) {
+	c, err := auth.AuthenticateIn(ctx, r.cred)
 	if err == nil {
 		r.mu.Lock()
 		r.checked = time.Now()
@@ -137,11 +139,13 @@ func (r *wsRights) markChecked() {
 }
 
 // refused reports whether err is a token's refusal — revoked, expired,
-// unknown, its user deactivated (CodeUnauthenticated) or its account
-// suspended (CodePaymentRequired) — rather than a failure to check it.
+// unknown, its user deactivated (CodeUnauthenticated), its account
+// suspended (CodePaymentRequired), of another account than the
+// connection's or without the scopes to read (CodeForbidden), naming no
+// account (CodeAccountHeader) — rather than a failure to check it.
 func refused(err error) bool {
 	switch upstream.ErrorCode(err) {
-	case upstream.CodeUnauthenticated, upstream.CodePaymentRequired:
+	case upstream.CodeUnauthenticated, upstream.CodePaymentRequired, upstream.CodeForbidden, upstream.CodeAccountHeader:
 		return true
 	}
 	return false

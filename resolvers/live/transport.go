@@ -32,9 +32,12 @@ func IsRequest(r *http.Request) bool {
 // websocketTransport serves graphql-transport-ws (and the legacy
 // graphql-ws) with graphqlws: the connection_init payload carries the
 // bearer token ({"Authorization": "Bearer <token>"}; or the upgrade
-// request's Authorization header), authenticated like HTTP, and
-// authenticated again before every operation (wsSession.Operation) and
-// every l.Reauth while the connection lasts; the connection ends with a
+// request's Authorization header) and may name the account
+// ({"service-accountId": "…"}; or the upgrade request's account header),
+// authenticated like HTTP. The account the connection opens in is fixed
+// for its life: the token is authenticated again in that account before
+// every operation (wsSession.Operation) and every l.Reauth while the
+// connection lasts, and by the fan-out before each batch of events; the connection ends with a
 // close code and reason of ours when a subscription or a check ends it
 // (slow consumer 4008, token no longer valid 4403) and after lifetime
 // (1001, CloseLifetimeReason; 0 = DefaultMaxConnLifetime). The fan-out
@@ -63,20 +66,40 @@ func websocketTransport(l *Hub, lifetime time.Duration) graphqlws.Transport {
 			if token == "" {
 				return nil, errors.New(`unauthenticated: send {"Authorization": "Bearer <token>"} in connection_init`)
 			}
-			c, err := l.Auth.Authenticate(ctx, token)
+			acct := initAccount(p)
+			if acct == "" {
+				acct = authn.Account(r)
+			}
+			c, err := l.Auth.AuthenticateIn(ctx, upstream.Credential{Token: token, Account: acct})
 			if err != nil {
 				return nil, errors.New("unauthenticated: " + upstream.ErrorMessage(err))
 			}
+			// The connection's account from now on, whatever the token
+			// is later presented with elsewhere.
+			cred := upstream.Credential{Token: token, Account: c.AccountID}
 			ctx, cancel := context.WithCancel(upstream.NewContext(ctx, c))
 			kill := func(code int, reason string) {
 				conn.Close(code, reason)
 				cancel()
 			}
-			rights := &wsRights{token: token, kill: kill, end: lifetimeEnd(time.Now(), lifetime)}
+			rights := &wsRights{cred: cred, kill: kill, end: lifetimeEnd(time.Now(), lifetime)}
 			rights.watch(ctx, l.Auth, l.Reauth)
-			return &wsSession{l: l, rights: rights, conn: &liveConn{token: token, kill: kill, checked: rights.markChecked}, cancel: cancel}, nil
+			return &wsSession{l: l, rights: rights, conn: &liveConn{cred: cred, kill: kill, checked: rights.markChecked}, cancel: cancel}, nil
 		},
 	}
+}
+
+// initAccount returns the account a connection_init payload names with an
+// account header's name (any letter case), or "".
+func initAccount(p map[string]any) string {
+	for k, v := range p {
+		if strings.EqualFold(k, authn.AccountHeader) || strings.EqualFold(k, authn.AccountHeaderAlias) {
+			if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+				return strings.TrimSpace(s)
+			}
+		}
+	}
+	return ""
 }
 
 // bearer returns the token of an "Bearer <token>" authorization, or "".
@@ -183,7 +206,11 @@ func (l *Hub) operations(ctx context.Context, next graphql.OperationHandler) gra
 	if op == nil { // SSE
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		op = &liveOp{conn: &liveConn{token: bearer(oc.Headers.Get("Authorization")), kill: func(int, string) { cancel() }}}
+		// The request was authenticated: its caller's account is the
+		// stream's for its life.
+		caller, _ := upstream.CallerFrom(ctx)
+		cred := upstream.Credential{Token: bearer(oc.Headers.Get("Authorization")), Account: caller.AccountID}
+		op = &liveOp{conn: &liveConn{cred: cred, kill: func(int, string) { cancel() }}}
 		l.bind(oc, op)
 	}
 	op.dq = newDeliveries()

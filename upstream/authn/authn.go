@@ -8,9 +8,10 @@
 // problem body for REST, a GraphQL error for GraphQL.
 //
 // The binary builds one Authenticator and hands it to both facades; the
-// live transports re-authenticate a stream's token through it
-// (Authenticator is an upstream.AuthService), so an identity token is
-// checked again per event as an API token is.
+// live transports re-authenticate a connection's token in the account it
+// was opened in through it (Authenticator is an upstream.CredentialAuth),
+// so an identity token is checked again per event as an API token is, and
+// a connection never changes account.
 package authn
 
 import (
@@ -67,14 +68,37 @@ func New(tokens upstream.AuthService, oidc *OIDC) *Authenticator {
 }
 
 // Authenticate resolves a bearer token alone, as upstream.AuthService: an
-// API token, or an identity token whose account is its account claim or
-// the one it was last presented for with the account header (a stream
-// re-authenticating the token it was opened with).
+// API token, or an identity token with an account claim (one without
+// needs an account: AuthenticateIn).
 func (a *Authenticator) Authenticate(ctx context.Context, token string) (upstream.Caller, error) {
-	if a.oidc != nil && looksLikeJWT(token) {
-		return a.oidc.Authenticate(ctx, token, "")
+	return a.AuthenticateIn(ctx, upstream.Credential{Token: token})
+}
+
+// AuthenticateIn resolves a bearer token in the credential's account, as
+// upstream.CredentialAuth: an API token, refused (CodeForbidden) when its
+// account is another; an identity token in its account claim's account
+// (which must agree), else in the credential's.
+func (a *Authenticator) AuthenticateIn(ctx context.Context, cred upstream.Credential) (upstream.Caller, error) {
+	var c upstream.Caller
+	var err error
+	if a.oidc != nil && looksLikeJWT(cred.Token) {
+		c, err = a.oidc.Authenticate(ctx, cred.Token, cred.Account)
+	} else {
+		c, err = a.tokens.Authenticate(ctx, cred.Token)
 	}
-	return a.tokens.Authenticate(ctx, token)
+	if err != nil {
+		return upstream.Caller{}, err
+	}
+	return c, inAccount(c, cred.Account)
+}
+
+// inAccount refuses a caller of another account than acct ("" names
+// none).
+func inAccount(c upstream.Caller, acct string) error {
+	if acct != "" && acct != c.AccountID {
+		return upstream.Errorf(upstream.CodeForbidden, "the %s header does not name the account of the token", AccountHeader)
+	}
+	return nil
 }
 
 // AuthenticateMany authenticates tokens at once, as
@@ -83,16 +107,32 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (upstrea
 // verification (a signature check, no store read). The result is in the
 // order of tokens.
 func (a *Authenticator) AuthenticateMany(ctx context.Context, tokens []string) ([]upstream.Authentication, error) {
-	out := make([]upstream.Authentication, len(tokens))
+	creds := make([]upstream.Credential, len(tokens))
+	for i, tok := range tokens {
+		creds[i].Token = tok
+	}
+	return a.AuthenticateManyIn(ctx, creds)
+}
+
+// AuthenticateManyIn is AuthenticateIn for a batch, as
+// upstream.CredentialAuth: the API tokens among creds in one call of the
+// token service (its batch form), each identity token by its own
+// verification (a signature check and a read of its user). The result is
+// in the order of creds.
+func (a *Authenticator) AuthenticateManyIn(ctx context.Context, creds []upstream.Credential) ([]upstream.Authentication, error) {
+	out := make([]upstream.Authentication, len(creds))
 	var api []string
 	var at []int // positions in out of the API tokens in api
-	for i, tok := range tokens {
-		if a.oidc != nil && looksLikeJWT(tok) {
-			c, err := a.oidc.Authenticate(ctx, tok, "")
+	for i, cr := range creds {
+		if a.oidc != nil && looksLikeJWT(cr.Token) {
+			c, err := a.oidc.Authenticate(ctx, cr.Token, cr.Account)
+			if err == nil {
+				err = inAccount(c, cr.Account)
+			}
 			out[i] = upstream.Authentication{Caller: c, Err: err}
 			continue
 		}
-		api = append(api, tok)
+		api = append(api, cr.Token)
 		at = append(at, i)
 	}
 	if len(api) == 0 {
@@ -107,6 +147,11 @@ func (a *Authenticator) AuthenticateMany(ctx context.Context, tokens []string) (
 	}
 	for j, i := range at {
 		out[i] = res[j]
+		if out[i].Err == nil {
+			if err := inAccount(out[i].Caller, creds[i].Account); err != nil {
+				out[i] = upstream.Authentication{Err: err}
+			}
+		}
 	}
 	return out, nil
 }
@@ -119,21 +164,7 @@ func (a *Authenticator) Request(r *http.Request) (upstream.Caller, error) {
 	if !ok {
 		return upstream.Caller{}, errMissing
 	}
-	acct := Account(r)
-	var c upstream.Caller
-	var err error
-	if a.oidc != nil && looksLikeJWT(token) {
-		c, err = a.oidc.Authenticate(r.Context(), token, acct)
-	} else {
-		c, err = a.tokens.Authenticate(r.Context(), token)
-	}
-	if err != nil {
-		return upstream.Caller{}, err
-	}
-	if acct != "" && acct != c.AccountID {
-		return upstream.Caller{}, upstream.Errorf(upstream.CodeForbidden, "the %s header does not name the account of the token", AccountHeader)
-	}
-	return c, nil
+	return a.AuthenticateIn(r.Context(), upstream.Credential{Token: token, Account: Account(r)})
 }
 
 // errMissing refuses a request without a bearer token.

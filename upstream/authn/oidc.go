@@ -2,7 +2,6 @@ package authn
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
-	"github.com/hashicorp/golang-lru/v2/expirable"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -34,11 +32,12 @@ func DefaultAlgorithms() []string {
 	return []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.EdDSA}
 }
 
-// Directory finds the user that a verified identity names: the user of
-// the account whose email (or id) is the value of the identity claim.
-// sqlstore.Store implements it.
+// Directory finds the user that a verified identity names in an account:
+// the user the identity (issuer and subject) is bound to, else the user
+// whose e-mail its user claim names, then bound to it
+// (upstream.BindIdentity). sqlstore.Store implements it.
 type Directory interface {
-	IdentifyUser(ctx context.Context, accountID, value string) (upstream.Caller, error)
+	IdentifyUser(ctx context.Context, accountID string, id upstream.ProviderIdentity) (upstream.Caller, error)
 }
 
 // OIDCConfig configures sign-in with OpenID Connect / JWT access tokens.
@@ -46,21 +45,35 @@ type OIDCConfig struct {
 	// Issuers are the issuer URLs whose tokens are accepted; each is
 	// discovered (/.well-known/openid-configuration) at start, and its
 	// JWKS fetched, cached, and fetched again when a token names a key the
-	// cache lacks (the issuer rotated its keys).
+	// cache lacks (the issuer rotated its keys) — at most once per
+	// KeyRefetch.
 	Issuers []string
+	// KeyRefetch is the least time between two fetches of an issuer's
+	// keys; DefaultKeyRefetch. Negative means no limit.
+	KeyRefetch time.Duration
 	// Audience is the audience a token must be issued for (its aud claim
 	// must contain it). Required.
 	Audience string
 	// Algorithms are the accepted signature algorithms; DefaultAlgorithms().
 	Algorithms []string
 	// ClockSkew is how long after its exp claim a token is still
-	// accepted; DefaultClockSkew. Negative means none.
+	// accepted, and how far in the future its iat and nbf may be;
+	// DefaultClockSkew. Negative means none.
 	ClockSkew time.Duration
-	// UserClaim names the claim whose value is the email (or id) of the
-	// user the token acts for; DefaultUserClaim.
+	// UserClaim names the claim whose value is the e-mail of the user the
+	// token acts for, matched against users' e-mails only;
+	// DefaultUserClaim. When it is "email", the token's email_verified
+	// must be true, unless AllowUnverifiedEmail.
 	UserClaim string
-	// AccountClaim names the claim holding the account id. Without one
-	// (or when the token lacks it), the account header chooses it.
+	// AllowUnverifiedEmail accepts an email user claim without
+	// email_verified true: for providers that never send it and verify
+	// every e-mail they issue.
+	AllowUnverifiedEmail bool
+	// AccountClaim names the claim holding the account id: a string, or
+	// an array of exactly one. A token without a usable value is
+	// refused; the account header may only agree with it. Without an
+	// AccountClaim, the account header (or a live connection's account)
+	// chooses the account.
 	AccountClaim string
 	// GroupsClaim names the claim holding the groups the user belongs
 	// to; DefaultGroupsClaim. Its values count as scopes do.
@@ -79,12 +92,7 @@ type OIDC struct {
 	cfg       OIDCConfig
 	verifiers map[string]*oidc.IDTokenVerifier // by issuer
 	users     Directory
-	// accounts remembers, by token hash, the account an identity token
-	// without an account claim was presented for with the account
-	// header, so that a stream opened with it re-authenticates in that
-	// account (Authenticator.Authenticate has no header). Entries live
-	// no longer than the longest a token does here.
-	accounts *expirable.LRU[[sha256.Size]byte, string]
+	now       func() time.Time
 }
 
 // NewOIDC discovers each issuer of cfg and returns the verifier of their
@@ -126,20 +134,28 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig, users Directory) (*OIDC, error
 	if len(cfg.WriteValues) == 0 {
 		cfg.WriteValues = []string{DefaultWriteValue}
 	}
-	if cfg.Client != nil {
-		ctx = oidc.ClientContext(ctx, cfg.Client)
+	if cfg.KeyRefetch == 0 {
+		cfg.KeyRefetch = DefaultKeyRefetch
 	}
-	o := &OIDC{cfg: cfg, verifiers: map[string]*oidc.IDTokenVerifier{}, users: users,
-		accounts: expirable.NewLRU[[sha256.Size]byte, string](10_000, nil, 24*time.Hour)}
+	if cfg.Client == nil {
+		cfg.Client = http.DefaultClient
+	}
+	ctx = oidc.ClientContext(ctx, cfg.Client)
+	o := &OIDC{cfg: cfg, verifiers: map[string]*oidc.IDTokenVerifier{}, users: users, now: time.Now}
 	skew := cfg.ClockSkew
 	for _, iss := range cfg.Issuers {
 		p, err := oidc.NewProvider(ctx, iss)
 		if err != nil {
 			return nil, fmt.Errorf("authn: discover OIDC issuer %s: %w", iss, err)
 		}
-		// The key set outlives ctx: it is fetched again on rotation.
-		keyCtx := context.WithoutCancel(ctx)
-		o.verifiers[iss] = p.VerifierContext(keyCtx, &oidc.Config{
+		var meta struct {
+			JWKS string `json:"jwks_uri"`
+		}
+		if err := p.Claims(&meta); err != nil || meta.JWKS == "" {
+			return nil, fmt.Errorf("authn: OIDC issuer %s names no jwks_uri", iss)
+		}
+		keys := newKeySet(meta.JWKS, cfg.Client, cfg.Algorithms, cfg.KeyRefetch)
+		o.verifiers[iss] = oidc.NewVerifier(iss, keys, &oidc.Config{
 			ClientID:             cfg.Audience,
 			SupportedSigningAlgs: cfg.Algorithms,
 			// The expiry is checked against a clock set back by the skew.
@@ -150,9 +166,11 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig, users Directory) (*OIDC, error
 }
 
 // Authenticate verifies the identity token and returns the caller it acts
-// as: the user of the account (the token's account claim, else acct, else
-// the account it was last presented for) named by its user claim, with
-// the scopes its scopes or groups grant.
+// as in account acct ("" when the request or connection names none): the
+// user its identity (issuer and subject) is bound to, else the one whose
+// e-mail its user claim names, in the account of its account claim (which
+// acct may only agree with) or else acct; with the scopes its scopes or
+// groups grant.
 func (o *OIDC) Authenticate(ctx context.Context, token, acct string) (upstream.Caller, error) {
 	iss, err := unverifiedIssuer(token)
 	if err != nil {
@@ -168,10 +186,10 @@ func (o *OIDC) Authenticate(ctx context.Context, token, acct string) (upstream.C
 		if errors.As(err, &expired) {
 			return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "the token expired at %s", expired.Expiry.UTC().Format(time.RFC3339))
 		}
-		if strings.Contains(err.Error(), "fetching keys") {
+		if strings.Contains(err.Error(), errKeysUnavailable.Error()) {
 			// The provider's key set could not be fetched (a key id not
 			// cached yet): the provider failed, not the token.
-			return upstream.Caller{}, &upstream.Error{Code: upstream.CodeUnavailable, Message: "the identity provider's keys could not be fetched", Err: err}
+			return upstream.Caller{}, &upstream.Error{Code: upstream.CodeUnavailable, Message: errKeysUnavailable.Error(), Err: err}
 		}
 		return upstream.Caller{}, &upstream.Error{Code: upstream.CodeUnauthenticated, Message: "the token could not be verified: " + verifyReason(err), Err: err}
 	}
@@ -179,38 +197,102 @@ func (o *OIDC) Authenticate(ctx context.Context, token, acct string) (upstream.C
 	if err := idt.Claims(&claims); err != nil {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "the token's claims do not decode")
 	}
-	user, _ := claims[o.cfg.UserClaim].(string)
-	if user == "" {
-		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "the token has no %s claim naming its user", o.cfg.UserClaim)
+	if err := o.checkTimes(claims); err != nil {
+		return upstream.Caller{}, err
+	}
+	id, err := o.identity(idt, claims)
+	if err != nil {
+		return upstream.Caller{}, err
 	}
 	scopes, err := o.scopes(claims)
 	if err != nil {
 		return upstream.Caller{}, err
 	}
-	key := sha256.Sum256([]byte(token))
-	account := ""
-	if o.cfg.AccountClaim != "" {
-		account, _ = claims[o.cfg.AccountClaim].(string)
-	}
-	switch {
-	case account != "":
-	case acct != "":
-		account = acct
-	default:
-		if account, ok = o.accounts.Get(key); !ok {
-			return upstream.Caller{}, upstream.Errorf(upstream.CodeAccountHeader, "the token names no account: send the %s header", AccountHeader)
-		}
-	}
-	c, err := o.users.IdentifyUser(ctx, account, user)
+	account, err := o.account(claims, acct)
 	if err != nil {
 		return upstream.Caller{}, err
 	}
-	if acct != "" {
-		o.accounts.Add(key, acct)
+	c, err := o.users.IdentifyUser(ctx, account, id)
+	if err != nil {
+		return upstream.Caller{}, err
 	}
 	c.Token = token
 	c.Scopes = scopes
 	return c, nil
+}
+
+// checkTimes refuses a token whose exp, nbf or iat is not a number
+// (NumericDate, RFC 7519; the verifier reads "1700000000" as one), whose
+// exp is missing, or whose iat or nbf is later than now by more than the
+// clock skew (the verifier checks exp, and nbf with a leeway of minutes).
+func (o *OIDC) checkTimes(claims map[string]any) error {
+	now := o.now()
+	for _, name := range []string{"exp", "nbf", "iat"} {
+		v, ok := claims[name]
+		if !ok {
+			if name == "exp" {
+				return upstream.Errorf(upstream.CodeUnauthenticated, "the token has no exp claim")
+			}
+			continue
+		}
+		n, ok := v.(float64)
+		if !ok {
+			return upstream.Errorf(upstream.CodeUnauthenticated, "the token's %s claim is not a number (a NumericDate)", name)
+		}
+		at := time.Unix(int64(n), 0)
+		if name != "exp" && at.After(now.Add(o.cfg.ClockSkew)) {
+			return upstream.Errorf(upstream.CodeUnauthenticated, "the token's %s claim is in the future (%s)", name, at.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// identity returns the identity the token names: its issuer, its subject,
+// and the e-mail of its user claim, which when it is the email claim must
+// be verified (email_verified true) unless AllowUnverifiedEmail.
+func (o *OIDC) identity(idt *oidc.IDToken, claims map[string]any) (upstream.ProviderIdentity, error) {
+	email, _ := claims[o.cfg.UserClaim].(string)
+	if email == "" {
+		return upstream.ProviderIdentity{}, upstream.Errorf(upstream.CodeUnauthenticated, "the token has no %s claim naming its user", o.cfg.UserClaim)
+	}
+	if idt.Subject == "" {
+		return upstream.ProviderIdentity{}, upstream.Errorf(upstream.CodeUnauthenticated, "the token has no sub claim naming its subject")
+	}
+	if o.cfg.UserClaim == "email" && !o.cfg.AllowUnverifiedEmail {
+		if verified, _ := claims["email_verified"].(bool); !verified {
+			return upstream.ProviderIdentity{}, upstream.Errorf(upstream.CodeUnauthenticated, "the token's e-mail is not verified (email_verified is not true)")
+		}
+	}
+	return upstream.ProviderIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: email}, nil
+}
+
+// account returns the account the token acts in: the value of its account
+// claim — a string, or an array of exactly one string — which acct (the
+// header's, or a live connection's) may only agree with; without an
+// account claim configured, acct.
+func (o *OIDC) account(claims map[string]any, acct string) (string, error) {
+	if o.cfg.AccountClaim == "" {
+		if acct == "" {
+			return "", upstream.Errorf(upstream.CodeAccountHeader, "the token names no account: send the %s header", AccountHeader)
+		}
+		return acct, nil
+	}
+	var account string
+	switch v := claims[o.cfg.AccountClaim].(type) {
+	case string:
+		account = v
+	case []any:
+		if len(v) == 1 {
+			account, _ = v[0].(string)
+		}
+	}
+	if strings.TrimSpace(account) == "" {
+		return "", upstream.Errorf(upstream.CodeUnauthenticated, "the token's %s claim names no account (a string, or an array of one)", o.cfg.AccountClaim)
+	}
+	if acct != "" && acct != account {
+		return "", upstream.Errorf(upstream.CodeForbidden, "the %s header does not name the account of the token", AccountHeader)
+	}
+	return account, nil
 }
 
 // scopes maps the token's scopes (scope or scp) and groups to okrgate's:

@@ -28,6 +28,12 @@ type signedIn struct {
 }
 
 func newSignedIn(t *testing.T, p *oidctest.Provider, skew time.Duration) *signedIn {
+	return newSignedInWith(t, p, authn.OIDCConfig{ClockSkew: skew, KeyRefetch: time.Second})
+}
+
+// newSignedInWith is newSignedIn with the settings of cfg (its issuer and
+// audience are the provider's).
+func newSignedInWith(t *testing.T, p *oidctest.Provider, cfg authn.OIDCConfig) *signedIn {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "okr.db"))
@@ -39,7 +45,8 @@ func newSignedIn(t *testing.T, p *oidctest.Provider, skew time.Duration) *signed
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := authn.NewOIDC(ctx, authn.OIDCConfig{Issuers: []string{p.Issuer}, Audience: oidctest.Audience, ClockSkew: skew}, st)
+	cfg.Issuers, cfg.Audience = []string{p.Issuer}, oidctest.Audience
+	v, err := authn.NewOIDC(ctx, cfg, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +124,14 @@ func (s *signedIn) graphqlCall(t *testing.T, token, query string) answer {
 // problem bodies and GraphQL errors. API tokens keep working beside them.
 func TestSignInWithOpenIDProvider(t *testing.T) {
 	const write, read = "okrgate:read okrgate:write", "okrgate:read"
+	ada := map[string]any{"sub": "ada"} // one person, several clients
 	clients := []oidctest.Client{
-		{ID: "app", Secret: "app-secret", Email: "admin@acme.test", Scope: write},
-		{ID: "viewer", Secret: "viewer-secret", Email: "admin@acme.test", Scope: read},
-		{ID: "short", Secret: "short-secret", Email: "admin@acme.test", Scope: write, TTL: 1},
+		{ID: "app", Secret: "app-secret", Email: "admin@acme.test", Scope: write, Claims: ada},
+		{ID: "viewer", Secret: "viewer-secret", Email: "admin@acme.test", Scope: read, Claims: ada},
+		{ID: "short", Secret: "short-secret", Email: "admin@acme.test", Scope: write, TTL: 1, Claims: ada},
 		{ID: "stranger", Secret: "stranger-secret", Email: "nobody@elsewhere.test", Scope: write},
-		{ID: "scopeless", Secret: "scopeless-secret", Email: "admin@acme.test", Scope: "other"},
-		{ID: "grouped", Secret: "grouped-secret", Email: "admin@acme.test", Scope: "other", Groups: []string{"okrgate:write"}},
+		{ID: "scopeless", Secret: "scopeless-secret", Email: "admin@acme.test", Scope: "other", Claims: ada},
+		{ID: "grouped", Secret: "grouped-secret", Email: "admin@acme.test", Scope: "other", Groups: []string{"okrgate:write"}, Claims: ada},
 	}
 	p := oidctest.Start(t, clients)
 	const skew = time.Second
@@ -187,7 +195,8 @@ func TestSignInWithOpenIDProvider(t *testing.T) {
 	}
 
 	// Key rotation: a token of the new key is accepted (the key set is
-	// fetched again for its unknown key id); one of the key rotated out
+	// fetched again for its unknown key id: the last fetch, before the
+	// expiry above, is older than KeyRefetch); one of the key rotated out
 	// is refused, though it was accepted before.
 	p.Rotate(t)
 	fresh := p.Token(t, clients[0], oidctest.Audience)

@@ -28,16 +28,20 @@ import (
 // Audience is the resource the provider issues tokens for by default.
 const Audience = "https://okrgate.test"
 
-// Client is one OAuth client of the provider, standing for one user: its
-// tokens carry Email, the scopes of Scope and the groups of Groups, and
-// live TTL seconds (600 when zero).
+// Client is one OAuth client of the provider, standing for one user (its
+// sub is ID): its tokens carry Email (email_verified true), the scopes of
+// Scope, the groups of Groups, and live TTL seconds (600 when zero). The
+// claims of Claims are added last: they may replace any other (sub,
+// email_verified, iat, exp), as a provider's mapping or a broken provider
+// would.
 type Client struct {
-	ID     string   `json:"id"`
-	Secret string   `json:"secret"`
-	Email  string   `json:"email"`
-	Scope  string   `json:"scope"`
-	Groups []string `json:"groups,omitempty"`
-	TTL    int      `json:"ttl,omitempty"`
+	ID     string         `json:"id"`
+	Secret string         `json:"secret"`
+	Email  string         `json:"email"`
+	Scope  string         `json:"scope"`
+	Groups []string       `json:"groups,omitempty"`
+	TTL    int            `json:"ttl,omitempty"`
+	Claims map[string]any `json:"claims,omitempty"`
 }
 
 // Provider is a running OpenID Provider.
@@ -134,6 +138,41 @@ func (p *Provider) Rotate(t testing.TB) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("rotate: %d", resp.StatusCode)
 	}
+}
+
+// KeyFetches returns how many times the provider's JWKS has been fetched.
+func (p *Provider) KeyFetches(t testing.TB) int {
+	t.Helper()
+	resp, err := http.Get(p.Issuer + "/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s struct {
+		JWKS int `json:"jwks"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s.JWKS
+}
+
+// Claims reads the claims of a JWT, unverified.
+func Claims(t testing.TB, token string) map[string]any {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %q", token)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(payload, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // Expiry reads the exp claim of a JWT, unverified.
