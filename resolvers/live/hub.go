@@ -152,9 +152,9 @@ func (l *Hub) defaults() {
 // request): its token and the account it opened in, its subscriptions,
 // and how to end it.
 type liveConn struct {
-	cred  upstream.Credential
-	mu    sync.Mutex
-	subs  int
+	cred upstream.Credential
+	mu   sync.Mutex
+	subs int
 	// kill ends the connection with a close code and reason (websocket) or
 	// ends the response (SSE).
 	kill func(code int, reason string)
