@@ -212,6 +212,9 @@ func NewServer(cfg Config) *handler.Server {
 	fcfg.Counters = cfg.counters()
 	fast := resolvers.NewFastPath(fcfg)
 	srv.AroundFields(limits.MutationText)
+	if cfg.Federation {
+		srv.AroundFields(resolvers.CheckRepresentations(es.Schema())) // malformed _entities input: BAD_USER_INPUT
+	}
 	srv.AroundFields(fast.AroundFields)
 	srv.AroundResponses(budget.AroundResponses)
 	srv.AroundResponses(fast.AroundResponses) // inside the budget: deferred payloads are charged to it
