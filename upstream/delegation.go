@@ -13,7 +13,10 @@ import (
 // permissions changes who holds what; without the rule, each of those
 // rights reached admin (map the admin role onto one's team, grant oneself
 // users:manage, assign oneself the admin role, join a team mapped to
-// admin). The store loads the facts — the rights of the caller, the rights
+// admin). Lifting a deny is giving too: a caller who leaves a team, deletes
+// it, unmaps a role from it or drops a role, when a deny of some item names
+// that team or role, gains what the deny withheld from it — so a non-admin
+// may not lift a deny that names itself (Conferral.Lifted). The store loads the facts — the rights of the caller, the rights
 // a change carries and its target's rights before and after — and asks
 // MayConfer; MayManageUser and MayMintToken use the same Rights.
 
@@ -121,15 +124,26 @@ type Conferral struct {
 	Gives Rights
 	// Before and After are Target's rights without and with the change.
 	Before, After Rights
+	// Self reports whether Target is the caller itself.
+	Self bool
+	// Lifted are the principals Target stops being with the change (a
+	// team it leaves, a role it no longer holds) that a deny of some item
+	// names: the change lifts those denies from Target.
+	Lifted []string
 }
 
 // MayConfer is the delegation rule: an admin may make any change; anyone
 // else may give only rights it holds itself (Gives.Missing(caller) is
 // empty), never the admin role, and never rights that bring the target's
-// to admin (AmountsToAdmin); nor may it take the admin role away.
+// to admin (AmountsToAdmin); nor may it take the admin role away, nor lift
+// a deny that names itself (through a team or a role it would stop being:
+// what the deny withheld would be its own gift to itself).
 func MayConfer(caller Rights, c Conferral) error {
 	if caller.Admin {
 		return nil
+	}
+	if c.Self && len(c.Lifted) > 0 {
+		return Errorf(CodeForbidden, "only an admin may lift a deny that names you: the change takes you out of %s, which a deny names", strings.Join(c.Lifted, ", "))
 	}
 	switch {
 	case c.Gives.Admin || c.After.Admin && !c.Before.Admin:
@@ -209,6 +223,28 @@ func (h Holdings) User(userID string, roles []UserRole, teamIDs []string) Rights
 		mapped = append(mapped, h.TeamRoles[t]...)
 	}
 	return RightsOf(h.facts(userID, ResolveRoleIDs(roles, mapped), teamIDs))
+}
+
+// Principals returns the principals a user holding roles directly and
+// belonging to teams acts as: itself, its roles (direct and mapped to its
+// teams) and its teams (SubjectFacts.Principals).
+func (h Holdings) Principals(userID string, roles []UserRole, teamIDs []string) []string {
+	var mapped []string
+	for _, t := range teamIDs {
+		mapped = append(mapped, h.TeamRoles[t]...)
+	}
+	return SubjectFacts{UserID: userID, RoleIDs: ResolveRoleIDs(roles, mapped), TeamIDs: teamIDs}.Principals()
+}
+
+// Lost returns the principals of before that after lacks, in order.
+func Lost(before, after []string) []string {
+	var out []string
+	for _, p := range before {
+		if !slices.Contains(after, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Team returns the rights a team gives its members: the roles mapped to it

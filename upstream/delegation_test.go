@@ -93,6 +93,11 @@ func TestMayConfer(t *testing.T) {
 		{"every action to one who lacks one", all, Conferral{Target: `user "u"`, Gives: ActionRights(everyAction()[0]), Before: ActionRights(everyAction()[1:]...), After: all}, "rights that together amount to admin"},
 		{"every action to one who has them", all, Conferral{Gives: ActionRights(GoalsRead), Before: all, After: all}, ""},
 		{"taking away is not giving", viewer.with(RolesManage), Conferral{Before: member, After: viewer}, ""},
+		{"lifting a deny that names oneself", roles.with(TeamsManage), Conferral{Target: `user "me"`, Self: true, Lifted: []string{"t1"}, Before: member, After: member}, "only an admin may lift a deny that names you: the change takes you out of t1"},
+		{"lifting it by dropping a role", roles, Conferral{Self: true, Lifted: []string{"r1", "t1"}, Before: member, After: viewer}, "out of r1, t1"},
+		{"admin lifts a deny that names it", admin, Conferral{Self: true, Lifted: []string{"t1"}, Before: admin, After: admin}, ""},
+		{"lifting a deny from another", roles.with(TeamsManage), Conferral{Target: `user "u"`, Lifted: []string{"t1"}, Before: member, After: member}, ""},
+		{"leaving what no deny names", roles.with(TeamsManage), Conferral{Self: true, Before: member, After: member}, ""},
 	} {
 		err := MayConfer(tc.caller, tc.c)
 		switch {

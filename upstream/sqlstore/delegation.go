@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -18,9 +20,13 @@ import (
 // delegation is what a non-admin caller's changes are checked against: its
 // rights and the account's holdings as they are before the change.
 type delegation struct {
-	account string
-	caller  upstream.Rights
-	h       upstream.Holdings
+	account  string
+	callerID string
+	caller   upstream.Rights
+	h        upstream.Holdings
+	// denied returns those of principals that a deny of some item names
+	// (deniedPrincipals), read when a change takes the caller out of one.
+	denied func(principals []string) ([]string, error)
 }
 
 // delegationOf loads the facts of the delegation rule for a write of c:
@@ -38,7 +44,91 @@ func (s *Store) delegationOf(ctx context.Context, q querier, c upstream.Caller) 
 	if err != nil {
 		return nil, err
 	}
-	return &delegation{account: c.AccountID, caller: sub.Rights(), h: h}, nil
+	return &delegation{account: c.AccountID, callerID: c.UserID, caller: sub.Rights(), h: h,
+		denied: func(ps []string) ([]string, error) { return deniedPrincipals(ctx, q, c.AccountID, ps) }}, nil
+}
+
+// deniedTables hold the items whose access entries may deny (access.go).
+var deniedTables = []string{"sessions", "goals", "metrics", "tasks", "dashboards"}
+
+// deniedPrincipals returns those of principals that an access entry of
+// some item of the account names with a deny: one statement over the
+// tables of items with access.
+func deniedPrincipals(ctx context.Context, q querier, account string, principals []string) ([]string, error) {
+	if len(principals) == 0 {
+		return nil, nil
+	}
+	dl := dialectOf(q)
+	var parts []string
+	var args []any
+	for _, t := range deniedTables {
+		parts = append(parts, `SELECT `+dl.text("ap.value", "principalId")+`, `+dl.text("ap.value", "deny")+`
+			FROM `+t+`, `+dl.eachObject(t+".doc", "ap", "access", "permissions")+`
+			WHERE `+t+`.account_id = ? AND `+dl.text("ap.value", "principalId")+` IN `+idList)
+		args = append(args, account, idsParam(principals))
+	}
+	rows, err := q.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: load denies: %w", err)
+	}
+	defer rows.Close()
+	set := map[string]bool{}
+	for rows.Next() {
+		var p string
+		var deny *string
+		if err := rows.Scan(&p, &deny); err != nil {
+			return nil, fmt.Errorf("sqlstore: load denies: %w", err)
+		}
+		var m map[string]int
+		if deny != nil && json.Unmarshal([]byte(*deny), &m) == nil && denies(m) {
+			set[p] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: load denies: %w", err)
+	}
+	var out []string
+	for _, p := range principals {
+		if set[p] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// denies reports whether an access entry's deny map denies anything.
+func denies(m map[string]int) bool {
+	for _, v := range m {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// userConferral is the Conferral of a change of user u (as it is under
+// d.h) into changed (under after), giving gives: when u is the caller, it
+// names the principals it stops being that a deny names.
+func (d *delegation) userConferral(u, changed upstream.User, after upstream.Holdings, gives upstream.Rights) (upstream.Conferral, error) {
+	c := upstream.Conferral{Target: upstream.Describe("user", u.ID), Gives: gives,
+		Before: userRights(d.h, u), After: userRights(after, changed), Self: u.ID == d.callerID}
+	if !c.Self {
+		return c, nil
+	}
+	lost := upstream.Lost(d.h.Principals(u.ID, u.Roles, u.TeamIDs), after.Principals(changed.ID, changed.Roles, changed.TeamIDs))
+	var err error
+	c.Lifted, err = d.denied(lost)
+	return c, err
+}
+
+// checkUser checks a change of user u into changed (under after) giving
+// gives.
+func (d *delegation) checkUser(u, changed upstream.User, after upstream.Holdings, gives upstream.Rights) error {
+	c, err := d.userConferral(u, changed, after, gives)
+	if err != nil {
+		return err
+	}
+	return upstream.MayConfer(d.caller, c)
 }
 
 // loadHoldings reads an account's role mappings and grants: two queries.
@@ -94,8 +184,7 @@ func (s *Store) checkMapping(ctx context.Context, q querier, d *delegation, role
 		return err
 	}
 	for _, u := range members {
-		if err := upstream.MayConfer(d.caller, upstream.Conferral{Target: upstream.Describe("user", u.ID),
-			Gives: gives, Before: userRights(d.h, u), After: userRights(after, u)}); err != nil {
+		if err := d.checkUser(u, u, after, gives); err != nil {
 			return err
 		}
 	}
@@ -116,8 +205,7 @@ func checkMembership(d *delegation, t upstream.Team, u upstream.User, join bool)
 	} else {
 		changed.TeamIDs = slices.DeleteFunc(slices.Clone(u.TeamIDs), func(id string) bool { return id == t.ID })
 	}
-	return upstream.MayConfer(d.caller, upstream.Conferral{Target: upstream.Describe("user", u.ID),
-		Gives: gives, Before: userRights(d.h, u), After: userRights(d.h, changed)})
+	return d.checkUser(u, changed, d.h, gives)
 }
 
 // checkUserRoles checks giving user u (as it is before the change; the
@@ -135,8 +223,36 @@ func checkUserRoles(d *delegation, target string, u upstream.User, roles []upstr
 	}
 	changed := u
 	changed.Roles = roles
-	return upstream.MayConfer(d.caller, upstream.Conferral{Target: target,
-		Gives: d.h.User("", added, nil), Before: userRights(d.h, u), After: userRights(d.h, changed)})
+	c, err := d.userConferral(u, changed, d.h, d.h.User("", added, nil))
+	if err != nil {
+		return err
+	}
+	c.Target = target
+	return upstream.MayConfer(d.caller, c)
+}
+
+// checkRoleDeleted checks deleting role: each holder stops holding it
+// (directly or through a team mapped to it).
+func (s *Store) checkRoleDeleted(ctx context.Context, q querier, d *delegation, role string) error {
+	if d == nil {
+		return nil
+	}
+	after := d.h.Clone()
+	for t, rs := range after.TeamRoles {
+		after.TeamRoles[t] = slices.DeleteFunc(rs, func(r string) bool { return r == role })
+	}
+	holders, err := s.roleHolders(ctx, q, d, role)
+	if err != nil {
+		return err
+	}
+	for _, u := range holders {
+		changed := u
+		changed.Roles = slices.DeleteFunc(slices.Clone(u.Roles), func(r upstream.UserRole) bool { return r.ID == role })
+		if err := d.checkUser(u, changed, after, upstream.Rights{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkManageUser checks changing u's roles or activation

@@ -213,6 +213,13 @@ func (s *Store) DeleteRole(ctx context.Context, id string) error {
 		if _, err := roles.get(ctx, q, c.AccountID, id); err != nil {
 			return err
 		}
+		d, err := s.delegationOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if err := s.checkRoleDeleted(ctx, q, d, id); err != nil {
+			return err
+		}
 		member, _ := upstream.BuiltinRoleByName(upstream.RoleMember)
 		if err := s.eachRoleHolder(ctx, q, c.AccountID, id, func(u *upstream.User) {
 			u.Roles = slices.DeleteFunc(u.Roles, func(r upstream.UserRole) bool { return r.ID == id })
