@@ -53,7 +53,7 @@ func newKeySet(url string, client *http.Client, algs []string, refetch time.Dura
 // cached key has the kid is the key set fetched again, and only when the
 // last fetch is refetch old.
 func (k *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
-	jws, err := jose.ParseSigned(jwt, k.algs)
+	jws, err := jose.ParseSignedCompact(jwt, k.algs)
 	if err != nil {
 		return nil, fmt.Errorf("malformed jwt: %w", err)
 	}
