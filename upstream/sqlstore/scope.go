@@ -74,7 +74,7 @@ func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, s
 // every row is then decided by a lookup of its goal's id among them, never
 // by parsing its document. A restricted caller's listing costs about an
 // admin's. The conditions rely on what every write keeps: a key result's
-// goal, a check-in's key result exist (a delete takes them along).
+// goal exists (deleting a goal takes its key results along).
 
 // hiddenGoalIDs is a subquery of the ids of the account's goals the
 // subject may not see (upstream.Visibility.GoalListed false).
@@ -82,15 +82,6 @@ func (sc *scope) hiddenGoalIDs(account string) (string, []any) {
 	return `SELECT id FROM goals WHERE account_id = ? AND restricted = 0 AND session_id NOT IN (SELECT value FROM json_each(?))
 		UNION ALL SELECT id FROM goals WHERE account_id = ? AND restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.goal, "") + `, FALSE)`,
 		[]any{account, sc.readable, account, sc.readable, sc.deniers, sc.owners, sc.managed}
-}
-
-// hiddenMetricIDs is a subquery of the ids of the account's key results
-// the subject may not see (upstream.Visibility.MetricListed false).
-func (sc *scope) hiddenMetricIDs(account string) (string, []any) {
-	hg, args := sc.hiddenGoalIDs(account)
-	return `SELECT id FROM metrics WHERE account_id = ? AND (` + sc.vis.unindexed + `goal_id IN (` + hg + `)
-		OR restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.metricOwn, "") + `, FALSE))`,
-		append(append([]any{account}, args...), sc.owners, sc.owners, sc.managed)
 }
 
 // goalVisible is the SQL condition "the goal row (columns prefixed by p, e.g.
@@ -128,10 +119,10 @@ func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 		return trueSQL, nil
 	}
 	hg, gargs := sc.hiddenGoalIDs(account)
-	hm, margs := sc.hiddenMetricIDs(account)
+	mv, margs := sc.metricVisible("tm.", account)
 	cond := `(` + p + `parent_id = '' OR ` + sc.vis.unindexed + p + `parent_id NOT IN (` + hg + `)
-		AND ` + sc.vis.unindexed + p + `parent_id NOT IN (` + hm + `))`
-	return cond, append(gargs, margs...)
+		AND NOT EXISTS (SELECT 1 FROM metrics tm WHERE tm.id = ` + p + `parent_id AND tm.account_id = ? AND NOT COALESCE(` + mv + `, FALSE)))`
+	return cond, append(append(gargs, account), margs...)
 }
 
 // stubsKey names the obfuscated goals of a scope in a request's memo.
@@ -237,7 +228,7 @@ func (s *Store) checkinSource(account string, sc *scope) (string, []any) {
 	if sc.all {
 		return "checkins", nil
 	}
-	hm, args := sc.hiddenMetricIDs(account)
-	return `(SELECT * FROM checkins WHERE account_id = ? AND ` + sc.vis.unindexed + `metric_id NOT IN (` + hm + `))`,
-		append([]any{account}, args...)
+	mv, args := sc.metricVisible("cm.", account)
+	return `(SELECT * FROM checkins WHERE account_id = ? AND EXISTS (SELECT 1 FROM metrics cm WHERE cm.id = checkins.metric_id AND cm.account_id = ? AND ` + mv + `))`,
+		append([]any{account, account}, args...)
 }

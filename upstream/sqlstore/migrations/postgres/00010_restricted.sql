@@ -22,13 +22,11 @@ UPDATE metrics SET restricted = 1 WHERE COALESCE(doc -> 'private' NOT IN ('false
 -- The visible goals' ids come from this index alone (account, restricted,
 -- session). A key result's listing decides its rows from the other: its goal
 -- and restricted beside its id, in id order, so that a count reads the index
--- alone and a page walks it; it replaces metrics_account_id, its prefix.
+-- alone and a page walks it.
 CREATE INDEX goals_account_visibility ON goals(account_id, restricted, session_id, id);
 CREATE INDEX metrics_account_visibility ON metrics(account_id, id, goal_id, restricted);
-DROP INDEX metrics_account_id;
 
 -- +goose Down
-CREATE INDEX metrics_account_id ON metrics(account_id, id);
 DROP INDEX metrics_account_visibility;
 DROP INDEX goals_account_visibility;
 ALTER TABLE metrics DROP COLUMN restricted;

@@ -18,16 +18,17 @@ WHERE COALESCE(json_extract(doc, '$.private'), 0) <> 0
 ALTER TABLE metrics ADD COLUMN restricted INTEGER NOT NULL DEFAULT 0;
 UPDATE metrics SET restricted = 1 WHERE COALESCE(json_extract(doc, '$.private'), 0) <> 0;
 -- The visible goals' ids come from this index alone (account, restricted,
--- session). A key result's listing decides its rows from the other: its goal
--- and restricted beside its id, in id order, so that a count reads the index
--- alone and a page walks it; it replaces metrics_account_id, its prefix.
+-- session). A key result's listing decides its rows from metrics_account_id,
+-- which now holds the goal and restricted beside the id, in id order: a count
+-- reads the index alone and a page walks it (with a second index of the same
+-- prefix, SQLite's planner took the narrow one and read every row).
 CREATE INDEX goals_account_visibility ON goals(account_id, restricted, session_id, id);
-CREATE INDEX metrics_account_visibility ON metrics(account_id, id, goal_id, restricted);
 DROP INDEX metrics_account_id;
+CREATE INDEX metrics_account_id ON metrics(account_id, id, goal_id, restricted);
 
 -- +goose Down
+DROP INDEX metrics_account_id;
 CREATE INDEX metrics_account_id ON metrics(account_id, id);
-DROP INDEX metrics_account_visibility;
 DROP INDEX goals_account_visibility;
 ALTER TABLE metrics DROP COLUMN restricted;
 ALTER TABLE goals DROP COLUMN restricted;
