@@ -88,6 +88,33 @@ func (v *Visibility) GoalListed(g Goal) bool {
 	return v.privateSeen(g)
 }
 
+// GoalRestricted reports whether the listing rule may decide g on more
+// than its session: it is private, does not inherit its session's access,
+// or its own access denies goals:read (or "*") to some principal. A goal
+// that is not restricted is listed exactly when its session lets the
+// subject read goals (GoalListed's parts 2 and 3 hold for every subject),
+// so a store may keep this flag beside the document and decide such goals
+// by their session alone, reading the document only for the few that are
+// restricted.
+func GoalRestricted(g Goal) bool {
+	if g.Private || g.Access != nil && !g.Access.Inherits {
+		return true
+	}
+	if g.Access != nil {
+		for _, e := range g.Access.Permissions {
+			if marks(e.Deny, GoalsRead) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// MetricRestricted reports whether the listing rule may hide m when its
+// goal is listed: it is private. A key result that is not restricted is
+// listed exactly when its goal is (MetricListed).
+func MetricRestricted(m Metric) bool { return m.Private }
+
 // MetricListed is the listing rule of key results: a key result is listed
 // when its goal (g, nil when it is gone) is listed, and it is not private,
 // or the subject owns it or its goal (the goal owners the key result

@@ -170,3 +170,61 @@ func TestObfuscate(t *testing.T) {
 		t.Fatalf("Obfuscate = %+v", o)
 	}
 }
+
+// TestUnrestrictedDecidedBySession: a goal that is not restricted
+// (GoalRestricted) is listed exactly when its session's goals are readable
+// to the subject, and a key result that is not restricted exactly when its
+// goal is, for every goal of a space of privacy, access lists, owners and
+// sessions, and for a member, a viewer and a session manager: what lets a
+// store decide such rows from columns alone (sqlstore, scope.goalVisible).
+func TestUnrestrictedDecidedBySession(t *testing.T) {
+	ss := visibilityFixture().Sessions
+	var sessions []Session
+	for _, s := range ss {
+		sessions = append(sessions, *s)
+	}
+	subjects := map[string]*Visibility{
+		"member": NewVisibility(member(), sessions),
+		"viewer": NewVisibility(viewer(), sessions),
+	}
+	accesses := []*Access{nil, {Inherits: true}, {Inherits: false}}
+	for _, p := range []string{"u", "team", memberRole, viewerRole, "x"} {
+		for _, e := range []PermissionEntry{entry(p, nil, []string{"goals:read"}), entry(p, nil, []string{"*"}),
+			entry(p, nil, []string{"goals:update"}), entry(p, []string{"goals:read"}, nil), entry(p, []string{"sessions:manage"}, nil)} {
+			accesses = append(accesses, &Access{Inherits: true, Permissions: []PermissionEntry{e}}, &Access{Inherits: false, Permissions: []PermissionEntry{e}})
+		}
+	}
+	accesses = append(accesses, &Access{Inherits: true, OwnerPermissions: owners(nil, []string{"goals:read"})})
+	var unrestricted, listed, restricted int
+	for name, v := range subjects {
+		for _, sid := range []string{"open", "closed", "managed", "gone"} {
+			for _, private := range []bool{false, true} {
+				for _, own := range [][]string{nil, {"u"}, {"team"}, {"x"}} {
+					for _, a := range accesses {
+						g := Goal{ID: "g", SessionID: sid, Private: private, OwnerIDs: own, Access: a}
+						if GoalRestricted(g) {
+							restricted++
+						} else {
+							unrestricted++
+							if got, want := v.GoalListed(g), v.readable[sid]; got != want {
+								t.Errorf("%s: unrestricted goal %+v (access %+v): listed %v, its session says %v", name, g, a, got, want)
+							}
+							if v.GoalListed(g) {
+								listed++
+							}
+						}
+						for _, mp := range []bool{false, true} {
+							m := Metric{SessionID: sid, Private: mp, OwnerIDs: own, GoalOwnerIDs: own}
+							if !MetricRestricted(m) && v.MetricListed(m, &g) != v.GoalListed(g) {
+								t.Errorf("%s: unrestricted key result %+v of goal %+v: listed %v, its goal %v", name, m, g, v.MetricListed(m, &g), v.GoalListed(g))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if unrestricted == 0 || listed == 0 || listed == unrestricted || restricted == 0 {
+		t.Fatalf("vacuous: %d unrestricted goals (%d listed), %d restricted", unrestricted, listed, restricted)
+	}
+}

@@ -205,7 +205,10 @@ func (s *Store) metricActionsFor(ctx context.Context, q querier, c upstream.Call
 	for i, m := range ms {
 		gids[i] = m.GoalID
 	}
-	gs, err := goals.in(ctx, q, c.AccountID, "id", dedupe(gids))
+	// The decision reads of each goal its owners, session, privacy and
+	// access (upstream.MetricItem): those keys alone are decoded.
+	gs, _, err := goals.listFrom(ctx, q, goals.name, nil, c.AccountID, upstream.ListQuery{All: true,
+		Filter: anyOf("id", dedupe(gids)), Decode: []string{"ownerIds", "sessionId", "private", "access"}})
 	if err != nil {
 		return err
 	}

@@ -141,19 +141,26 @@ func filterSQL(q querier, e *query.Expr, reg *query.Registry, docCol string) (st
 // binds it). Conditions name the row's columns with the prefix "P.", which
 // at replaces with the row's own (e.g. "g." or none).
 type visibilitySQL struct {
-	// goal is "the goal row is visible"; parameters: the sessions whose
-	// goals the caller may read, the caller's principals (for denials), its
-	// owner principals, the sessions it manages (all id lists).
+	// goal is "the goal row is visible", as it is decided for a restricted
+	// goal (the key column restricted; scope.visibleGoalIDs decides the
+	// others by their session); parameters: the sessions whose goals the caller may read,
+	// the caller's principals (for denials), its owner principals, the
+	// sessions it manages (all id lists).
 	goal string
 	// metricOwn is the key result's own part of "the key result row is
-	// visible" (its goal's is goal); parameters: owner principals twice,
-	// managed sessions.
+	// visible" (its goal's is goal) for a restricted key result;
+	// parameters: owner principals twice, managed sessions.
 	metricOwn string
 	// stubDoc is the document of an obfuscated goal: its place in the tree
 	// and nothing else.
 	stubDoc string
 	// noParentName is a task document with parentName emptied.
 	noParentName string
+	// unindexed prefixes a column that an IN (subquery) condition tests so
+	// that the planner does not drive the statement by the subquery's ids
+	// (SQLite's unary +): a page in id order then walks its index and stops
+	// after a page instead of sorting every visible row's document.
+	unindexed string
 }
 
 // at returns cond for the row whose columns are prefixed by p.

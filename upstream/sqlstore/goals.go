@@ -570,7 +570,7 @@ func (s *Store) GoalsMet(ctx context.Context, sessionID string, tags []string) (
 	if err := sc.rule.Sub.Decide(upstream.GoalsRead, nil, nil); err != nil {
 		return nil, err
 	}
-	vis, visArgs := sc.goalVisible("")
+	vis, visArgs := sc.goalVisible("", c.AccountID)
 	cond := "session_id = ? AND " + dialectOf(q).num("doc", "attainment") + " > 0.99 AND " + vis
 	args := append([]any{sessionID}, visArgs...)
 	var names []string

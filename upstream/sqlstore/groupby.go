@@ -45,7 +45,7 @@ func (s *Store) GoalsGroupedByOwners(ctx context.Context, gq upstream.GroupByOwn
 	// and only key results it sees count in the conditions.
 	src, srcArgs := "goals", []any(nil)
 	if !sc.all {
-		vis, args := sc.goalVisible("")
+		vis, args := sc.goalVisible("", c.AccountID)
 		src, srcArgs = "(SELECT * FROM goals WHERE account_id = ? AND "+vis+")", append([]any{c.AccountID}, args...)
 	}
 	all, _, err := goals.listFrom(ctx, q, src, srcArgs, c.AccountID, lq)

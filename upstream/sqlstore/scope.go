@@ -64,50 +64,65 @@ func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, s
 		readable: idsParam(rule.ReadableSessions()), managed: idsParam(rule.ManagedSessions())}, nil
 }
 
+// The listing rule in SQL. Most goals and key results are not restricted
+// (the key column restricted: upstream.GoalRestricted, MetricRestricted): a
+// goal that is not is visible exactly when its session's goals are readable
+// to the subject, a key result exactly when its goal is. So the goals the
+// subject may not see are found from an index (goals_account_visibility:
+// account, restricted, session, id), parsing only the restricted goals'
+// documents (visibilitySQL.goal), once per statement; they are few, and
+// every row is then decided by a lookup of its goal's id among them, never
+// by parsing its document. A restricted caller's listing costs about an
+// admin's. The conditions rely on what every write keeps: a key result's
+// goal exists (deleting a goal takes its key results along).
+
+// hiddenGoalIDs is a subquery of the ids of the account's goals the
+// subject may not see (upstream.Visibility.GoalListed false).
+func (sc *scope) hiddenGoalIDs(account string) (string, []any) {
+	return `SELECT id FROM goals WHERE account_id = ? AND restricted = 0 AND session_id NOT IN (SELECT value FROM json_each(?))
+		UNION ALL SELECT id FROM goals WHERE account_id = ? AND restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.goal, "") + `, FALSE)`,
+		[]any{account, sc.readable, account, sc.readable, sc.deniers, sc.owners, sc.managed}
+}
+
 // goalVisible is the SQL condition "the goal row (columns prefixed by p, e.g.
 // "g.") is visible": upstream.Visibility.GoalListed. Its session lets the
 // subject read goals (unless the goal does not inherit), the goal's own
 // access does not deny goals:read, and it is not private or the subject
 // owns it or manages its session.
-func (sc *scope) goalVisible(p string) (string, []any) {
+func (sc *scope) goalVisible(p, account string) (string, []any) {
 	if sc.all {
 		return trueSQL, nil
 	}
-	cond := sc.vis.at(sc.vis.goal, p)
-	return cond, []any{sc.readable, sc.deniers, sc.owners, sc.managed}
+	hg, args := sc.hiddenGoalIDs(account)
+	return sc.vis.unindexed + p + `id NOT IN (` + hg + `)`, args
 }
 
 // metricVisible is "the key result row (prefix p) is visible"
 // (upstream.Visibility.MetricListed): its goal is, and it is not private or
-// the subject owns it or manages its session.
+// the subject owns it or its goal or manages its session.
 func (sc *scope) metricVisible(p string, account string) (string, []any) {
 	if sc.all {
 		return trueSQL, nil
 	}
-	gv, gargs := sc.goalVisible("vg.")
-	cond := `(EXISTS (SELECT 1 FROM goals vg WHERE vg.id = ` + p + `goal_id AND vg.account_id = ? AND ` + gv + `)
-		AND ` + sc.vis.at(sc.vis.metricOwn, p) + `)`
-	args := append([]any{account}, gargs...)
+	hg, args := sc.hiddenGoalIDs(account)
+	cond := `(` + sc.vis.unindexed + p + `goal_id NOT IN (` + hg + `)
+		AND (` + p + `restricted = 0 OR ` + sc.vis.at(sc.vis.metricOwn, p) + `))`
 	return cond, append(args, sc.owners, sc.owners, sc.managed)
 }
 
 // taskParentVisible is "the task row's (prefix p) parent, if any, is
-// visible" (the parent part of upstream.Visibility.TaskListed).
+// visible" (the parent part of upstream.Visibility.TaskListed): it is not a
+// goal or a key result the subject may not see (ids are unique across
+// both; a parent that is gone leaves the task visible).
 func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 	if sc.all {
 		return trueSQL, nil
 	}
-	gv, gargs := sc.goalVisible("tg.")
+	hg, gargs := sc.hiddenGoalIDs(account)
 	mv, margs := sc.metricVisible("tm.", account)
-	cond := `(` + p + `parent_id = ''
-		OR EXISTS (SELECT 1 FROM goals tg WHERE tg.id = ` + p + `parent_id AND tg.account_id = ? AND ` + gv + `)
-		OR EXISTS (SELECT 1 FROM metrics tm WHERE tm.id = ` + p + `parent_id AND tm.account_id = ? AND ` + mv + `)
-		OR (NOT EXISTS (SELECT 1 FROM goals xg WHERE xg.id = ` + p + `parent_id AND xg.account_id = ?)
-			AND NOT EXISTS (SELECT 1 FROM metrics xm WHERE xm.id = ` + p + `parent_id AND xm.account_id = ?)))`
-	args := append([]any{account}, gargs...)
-	args = append(args, account)
-	args = append(args, margs...)
-	return cond, append(args, account, account)
+	cond := `(` + p + `parent_id = '' OR ` + sc.vis.unindexed + p + `parent_id NOT IN (` + hg + `)
+		AND NOT EXISTS (SELECT 1 FROM metrics tm WHERE tm.id = ` + p + `parent_id AND tm.account_id = ? AND NOT COALESCE(` + mv + `, FALSE)))`
+	return cond, append(append(gargs, account), margs...)
 }
 
 // stubsKey names the obfuscated goals of a scope in a request's memo.
@@ -131,14 +146,25 @@ func (s *Store) stubIDs(ctx context.Context, q querier, account string, sc *scop
 	return v.([]string), nil
 }
 
+// findStubs reads the obfuscated goals. The goals the subject may not see
+// (inv) are those whose visibility SQL is false — not NULL: a goal hidden
+// only because its session's goals are not readable, with no access list
+// of its own, is NULL there, and never a stub (upstream.Visibility.Stubs).
+// A goal that is not restricted and whose session is readable is visible;
+// the others are decided by visibilitySQL.goal as they always were.
 func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *scope) ([]string, error) {
-	vi, viArgs := sc.goalVisible("")
-	vc, vcArgs := sc.goalVisible("c.")
-	args := append([]any{account}, viArgs...)
+	legacy := sc.vis.at(sc.vis.goal, "")
+	legacyArgs := []any{sc.readable, sc.deniers, sc.owners, sc.managed}
+	vc, vcArgs := sc.goalVisible("c.", account)
+	args := append([]any{account, sc.readable}, legacyArgs...)
+	args = append(args, account)
+	args = append(args, legacyArgs...)
 	args = append(args, account)
 	args = append(args, vcArgs...)
 	args = append(args, account)
-	rows, err := q.QueryContext(ctx, `WITH RECURSIVE inv(id) AS (SELECT id FROM goals WHERE account_id = ? AND NOT `+vi+`),
+	rows, err := q.QueryContext(ctx, `WITH RECURSIVE inv(id) AS (
+			SELECT id FROM goals WHERE account_id = ? AND restricted = 0 AND session_id NOT IN (SELECT value FROM json_each(?)) AND NOT `+legacy+`
+			UNION ALL SELECT id FROM goals WHERE account_id = ? AND restricted = 1 AND NOT `+legacy+`),
 		stub(id) AS (
 			SELECT i.id FROM inv i WHERE EXISTS (SELECT 1 FROM goals c WHERE c.account_id = ? AND c.parent_id = i.id AND `+vc+`)
 			UNION
@@ -161,7 +187,7 @@ func (s *Store) goalSource(ctx context.Context, q querier, account string, sc *s
 	if err != nil {
 		return "", nil, err
 	}
-	vis, args := sc.goalVisible("")
+	vis, args := sc.goalVisible("", account)
 	st := idsParam(nonNil(stubs))
 	src := `(SELECT id, account_id, parent_id, session_id,
 			CASE WHEN id IN (SELECT value FROM json_each(?)) THEN '' ELSE owner_id END AS owner_id,

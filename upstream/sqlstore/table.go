@@ -436,9 +436,11 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 // The tables.
 var (
 	goals = table[upstream.Goal]{name: "goals", kind: "goal", reg: upstream.GoalFields,
-		cols: []string{"parent_id", "session_id", "owner_id"},
-		keys: func(g *upstream.Goal) []any { return []any{g.ParentID, g.SessionID, g.OwnerID} },
-		id:   func(g *upstream.Goal) string { return g.ID },
+		cols: []string{"parent_id", "session_id", "owner_id", "restricted"},
+		keys: func(g *upstream.Goal) []any {
+			return []any{g.ParentID, g.SessionID, g.OwnerID, flag(upstream.GoalRestricted(*g))}
+		},
+		id: func(g *upstream.Goal) string { return g.ID },
 		own: []string{"id", "accountId", "sessionId", "parentId", "parentType", "parentGoalSessionId", "ownerId", "ownerIds",
 			"private", "obfuscated"},
 		event: func(g *upstream.Goal, v verb) upstream.Event {
@@ -446,10 +448,12 @@ var (
 				ItemID: g.ID, GoalID: g.ID, SessionID: g.SessionID}
 		}}
 	metrics = table[upstream.Metric]{name: "metrics", kind: "metric", reg: upstream.MetricFields,
-		cols: []string{"goal_id", "session_id", "owner_id"},
-		keys: func(m *upstream.Metric) []any { return []any{m.GoalID, m.SessionID, m.OwnerID} },
-		id:   func(m *upstream.Metric) string { return m.ID },
-		own:  []string{"id", "accountId", "goalId", "sessionId", "ownerId", "ownerIds"},
+		cols: []string{"goal_id", "session_id", "owner_id", "restricted"},
+		keys: func(m *upstream.Metric) []any {
+			return []any{m.GoalID, m.SessionID, m.OwnerID, flag(upstream.MetricRestricted(*m))}
+		},
+		id:  func(m *upstream.Metric) string { return m.ID },
+		own: []string{"id", "accountId", "goalId", "sessionId", "ownerId", "ownerIds"},
 		event: func(m *upstream.Metric, v verb) upstream.Event {
 			return upstream.Event{Type: eventType(v, upstream.EventMetricCreated, upstream.EventMetricUpdated, upstream.EventMetricDeleted),
 				ItemID: m.ID, GoalID: m.GoalID, SessionID: m.SessionID}
@@ -485,6 +489,14 @@ var (
 		keys: func(t *upstream.Team) []any { return []any{t.ParentID} },
 		id:   func(t *upstream.Team) string { return t.ID }}
 )
+
+// flag is a boolean key column's value: 1 or 0 (visibility.go, "restricted").
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // taskGoal returns the goal of a task parented by a goal; the goal of a
 // key result's task is found when the event is delivered.

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func TestUpgradeKeepsEveryRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := dumpRows(t, old, sqlstoretest.Postgres())
+	before, cols := dumpRows(t, old, sqlstoretest.Postgres(), nil)
 	if n := len(before["goals"]); n < 50 {
 		t.Fatalf("%d goals copied: want the seeded ones", n)
 	}
@@ -85,7 +86,8 @@ func TestUpgradeKeepsEveryRow(t *testing.T) {
 		t.Errorf("the account's token after the upgrade: %+v, %v", c, err)
 	}
 	st.Close()
-	after := dumpRows(t, old, sqlstoretest.Postgres())
+	after, _ := dumpRows(t, old, sqlstoretest.Postgres(), cols)
+	checkRestricted(t, old)
 	var tokens, found int
 	if err := old.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tokens),
 		(SELECT count(*) FROM tokens t JOIN token_accounts k ON k.hash = t.hash AND k.account_id = t.account_id)`).Scan(&tokens, &found); err != nil {
@@ -156,11 +158,31 @@ func seedForUpgrade(t *testing.T, path string) (account, token string) {
 	if _, err := seed.Synthetic(ctx, st, seed.Options{Goals: 60, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	goals, err := st.ListGoals(ctx, upstream.ListQuery{Limit: 2})
+	goals, err := st.ListGoals(ctx, upstream.ListQuery{Limit: 3})
 	if err != nil || len(goals.Items) == 0 {
 		t.Fatalf("goals: %v", err)
 	}
 	if _, _, err := st.AddGoalTag(ctx, goals.Items[0].ID, "upgrade"); err != nil {
+		t.Fatal(err)
+	}
+	// Restricted goals and key results (upstream.GoalRestricted): private,
+	// not inheriting, denying goals:read; their key column is backfilled.
+	yes := true
+	if _, err := st.UpdateGoal(ctx, goals.Items[0].ID, upstream.GoalPatch{Private: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetItemAccess(ctx, "goal", goals.Items[1].ID, upstream.Access{Inherits: false, Permissions: []upstream.PermissionEntry{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetItemAccess(ctx, "goal", goals.Items[2].ID, upstream.Access{Inherits: true,
+		Permissions: []upstream.PermissionEntry{{PrincipalID: c.UserID, Deny: map[string]int{"goals:read": 1}, Grant: map[string]int{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := st.ListMetrics(ctx, upstream.ListQuery{Limit: 1})
+	if err != nil || len(ms.Items) == 0 {
+		t.Fatalf("key results: %v", err)
+	}
+	if _, err := st.UpdateMetric(ctx, ms.Items[0].ID, upstream.MetricPatch{Private: &yes}); err != nil {
 		t.Fatal(err)
 	}
 	badge, err := st.CreateBadge(ctx, upstream.BadgeInput{Name: "Upgrade"})
@@ -195,7 +217,23 @@ func copySQLite(ctx context.Context, db *sql.DB, src string) error {
 		return err
 	}
 	for _, table := range tables {
-		if _, err := conn.ExecContext(ctx, fmt.Sprintf("INSERT INTO main.%s SELECT * FROM src.%s", table, table)); err != nil {
+		// The columns main has: later migrations add some.
+		var cols []string
+		rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				rows.Close()
+				return err
+			}
+			cols = append(cols, c)
+		}
+		rows.Close()
+		list := strings.Join(cols, ", ")
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("INSERT INTO main.%s (%s) SELECT %s FROM src.%s", table, list, list, table)); err != nil {
 			return fmt.Errorf("copy %s: %w", table, err)
 		}
 	}
@@ -227,11 +265,13 @@ func tableNames(ctx context.Context, q interface {
 	return out, rows.Err()
 }
 
-// dumpRows returns every row of every table of db as text, sorted.
-func dumpRows(t *testing.T, db *sql.DB, postgres bool) map[string][]string {
+// dumpRows returns every row of every table of db as text, sorted, and the
+// columns of each table; with only, the columns it names alone (a column a
+// later migration adds is not compared).
+func dumpRows(t *testing.T, db *sql.DB, postgres bool, only map[string][]string) (map[string][]string, map[string][]string) {
 	t.Helper()
 	ctx := context.Background()
-	out := map[string][]string{}
+	out, columns := map[string][]string{}, map[string][]string{}
 	tables, err := tableNames(ctx, db, postgres)
 	if err != nil {
 		t.Fatal(err)
@@ -242,6 +282,7 @@ func dumpRows(t *testing.T, db *sql.DB, postgres bool) map[string][]string {
 			t.Fatal(err)
 		}
 		cols, _ := rows.Columns()
+		columns[table] = cols
 		for rows.Next() {
 			vals := make([]any, len(cols))
 			ptrs := make([]any, len(cols))
@@ -253,6 +294,9 @@ func dumpRows(t *testing.T, db *sql.DB, postgres bool) map[string][]string {
 			}
 			var b strings.Builder
 			for i, v := range vals {
+				if only != nil && !slices.Contains(only[table], cols[i]) {
+					continue
+				}
 				if bs, ok := v.([]byte); ok {
 					v = string(bs)
 				}
@@ -266,5 +310,53 @@ func dumpRows(t *testing.T, db *sql.DB, postgres bool) map[string][]string {
 		rows.Close()
 		slices.Sort(out[table])
 	}
-	return out
+	return out, columns
+}
+
+// checkRestricted checks the backfill of the key column restricted
+// (migrations/sqlite/00017_restricted.sql, postgres/00010): every goal's and
+// key result's is what upstream.GoalRestricted and MetricRestricted say of
+// its document, and some are restricted.
+func checkRestricted(t *testing.T, db *sql.DB) {
+	t.Helper()
+	ctx := context.Background()
+	restricted := 0
+	for _, table := range []string{"goals", "metrics"} {
+		rows, err := db.QueryContext(ctx, "SELECT id, restricted, CAST(doc AS TEXT) FROM "+table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id, doc string
+			var got int
+			if err := rows.Scan(&id, &got, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var want bool
+			if table == "goals" {
+				var g upstream.Goal
+				if err := json.Unmarshal([]byte(doc), &g); err != nil {
+					t.Fatal(err)
+				}
+				want = upstream.GoalRestricted(g)
+			} else {
+				var m upstream.Metric
+				if err := json.Unmarshal([]byte(doc), &m); err != nil {
+					t.Fatal(err)
+				}
+				want = upstream.MetricRestricted(m)
+			}
+			if (got != 0) != want {
+				t.Errorf("%s %s: restricted %d after the upgrade, its document says %v", table, id, got, want)
+			}
+			restricted += got
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	if restricted < 3 {
+		t.Errorf("%d restricted goals and key results after the upgrade: the backfill goes untested", restricted)
+	}
 }

@@ -18,4 +18,5 @@ var sqliteVisibility = visibilitySQL{
 	'private', json('true'), 'obfuscated', json('true'), 'ownerIds', json('[]'), 'watchers', json('[]'),
 	'closedStatus', json_object('status', '', 'reason', ''))`,
 	noParentName: `json_set(doc, '$.parentName', '')`,
+	unindexed:    "+",
 }

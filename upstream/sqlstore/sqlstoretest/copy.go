@@ -52,8 +52,28 @@ var copyOrder = []string{"accounts", "users", "tokens", "token_accounts", "teams
 	"tags", "item_tags", "roles", "role_mappings", "permissions", "dashboards", "dashboard_parameters", "badges",
 	"badge_assignments", "kpi_groups", "kpi_favorites", "kpis", "lists", "announcements", "idempotency_keys", "goal_subtrees", "events", "webhooks", "webhook_deliveries", "identities"}
 
+// copyTable copies the rows of table from src into tx's database: the
+// columns the destination has (one migrated to an older version lacks the
+// columns later migrations add).
 func copyTable(ctx context.Context, src *sql.DB, tx pgx.Tx, table string) error {
-	rows, err := src.QueryContext(ctx, "SELECT * FROM "+table)
+	var have []string
+	cr, err := tx.Query(ctx, "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position", table)
+	if err != nil {
+		return err
+	}
+	for cr.Next() {
+		var c string
+		if err := cr.Scan(&c); err != nil {
+			cr.Close()
+			return err
+		}
+		have = append(have, c)
+	}
+	cr.Close()
+	if err := cr.Err(); err != nil {
+		return err
+	}
+	rows, err := src.QueryContext(ctx, "SELECT "+strings.Join(have, ", ")+" FROM "+table)
 	if err != nil {
 		return err
 	}

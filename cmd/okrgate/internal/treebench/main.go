@@ -66,8 +66,9 @@ func main() {
 	flag.IntVar(&c.gets, "gets", 200, "single-goal GETs per size")
 	gateway := flag.Bool("gateway", false, "measure the tree through a gateway (serve --upstream) beside the direct server, as a ratio")
 	peer := flag.Bool("peer", false, "compare okrgate on SQLite and PostgreSQL with PostGraphile 4 and the one-statement floor (needs --postgres, node and npm)")
-	pgURL := flag.String("postgres", "", "with --peer: a PostgreSQL URL whose role may create databases")
-	flag.StringVar(&c.base, "baseline", "", "with --peer: another okrgate binary (say, main's) measured as more sides of the same interleaved rounds, so that a change compares with it on one machine state")
+	roles := flag.Bool("roles", false, "compare an admin's, a member's and a viewer's tree and REST listings (with --postgres: on PostgreSQL too)")
+	pgURL := flag.String("postgres", "", "with --peer or --roles: a PostgreSQL URL whose role may create databases")
+	flag.StringVar(&c.base, "baseline", "", "with --peer or --roles: another okrgate binary (say, main's) measured as more sides of the same interleaved rounds, so that a change compares with it on one machine state")
 	seedN := flag.Int("seed", 1, "the seed of okrgate seed")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
@@ -88,6 +89,13 @@ func main() {
 			os.Exit(2)
 		}
 		if err := peerTable(c, *pgURL, *seedN); err != nil {
+			fmt.Fprintln(os.Stderr, "treebench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *roles {
+		if err := rolesTable(c, *pgURL, *seedN); err != nil {
 			fmt.Fprintln(os.Stderr, "treebench:", err)
 			os.Exit(1)
 		}
