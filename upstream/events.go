@@ -32,6 +32,13 @@ const (
 	EventSessionCreated EventType = "session.created"
 	EventSessionUpdated EventType = "session.updated"
 	EventSessionDeleted EventType = "session.deleted"
+	// EventAccountChanged marks a write that changed none of the items
+	// above (a team, a user, a role, a grant, content): every write of an
+	// account moves its log, so the log's position is the account's data
+	// version (shared GraphQL answers are keyed by it:
+	// docs/graphql-execution.md, "Shared answers"). No subscription or
+	// webhook selects it; the REST feed shows it as a hidden entry.
+	EventAccountChanged EventType = "account.changed"
 )
 
 // Event is one entry of the event log. It names the item and the keys a
@@ -58,6 +65,10 @@ type Event struct {
 	// goal use them.
 	Ancestors []string `json:"ancestors,omitempty"`
 	At        string   `json:"at"`
+	// ByCheckIn marks the events of a check-in's write (its key result's
+	// new figures, the goals it recomputed): it changed figures and
+	// nothing else (KeepsClasses).
+	ByCheckIn bool `json:"byCheckIn,omitempty"`
 }
 
 // EventLog reads the event log of the caller's account.
@@ -173,6 +184,16 @@ type VisibilityClasser interface {
 	// of one account, derived now from their current rights: callers with
 	// the same class are decided alike on every item, and see the same.
 	VisibilityClasses(ctx context.Context, callers []Caller) ([]string, error)
+}
+
+// KeepsClasses reports whether e leaves every visibility class of its
+// account as it was (VisibilityClasser): a check-in (its events are
+// ByCheckIn) and a recomputation of derived figures change no owner,
+// access entry, role, team or grant, and name no user in a document. Every
+// other event may; a write that changes more than figures has one of them
+// besides its recomputations.
+func KeepsClasses(e Event) bool {
+	return e.Type == EventCheckInCreated || e.Type == EventGoalRecomputed || e.ByCheckIn
 }
 
 // VisibilityClassOf is the visibility class of sub (VisibilityClasser):

@@ -2,9 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/resolvers/live"
+	"github.com/okrgate/okrgate/resolvers/respcache"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // graphqlLimitFlags defines the serve flags of the GraphQL limits
@@ -30,5 +35,26 @@ func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*graphqlhttp.Config)) {
 		c.MaxOperations, c.MaxFragments, c.MaxVariables, c.MaxNodesInFlight = *operations, *fragments, *variables, *inFlight
 		c.MaxDepth, c.MaxComplexity, c.MaxNodes, c.MaxResponseBytes, c.MaxBodyBytes = *depth, *cost, *nodes, *respBytes, *body
 		c.MaxConnLifetime = *lifetime
+	}
+}
+
+// graphqlCacheFlags defines the serve flags of shared GraphQL answers
+// (docs/graphql-execution.md, "Shared answers") on fs; apply sets
+// cfg.Shared over the local store, with its metrics on reg. Gateway mode
+// (no local store) shares nothing: the upstream's data version is not
+// known.
+func graphqlCacheFlags(fs *flag.FlagSet) (apply func(cfg *graphqlhttp.Config, store *sqlstore.Store, reg prometheus.Registerer) error) {
+	on := fs.Bool("graphql-cache", true, "GraphQL: share the answers of identical queries between callers of one visibility class, kept until the account's next write (--graphql-cache=false executes every query for its caller)")
+	size := fs.Int64("graphql-cache-bytes", respcache.DefaultMaxBytes, "GraphQL: `bytes` of shared answers kept (least recently used dropped first)")
+	return func(cfg *graphqlhttp.Config, store *sqlstore.Store, reg prometheus.Registerer) error {
+		if !*on || store == nil {
+			return nil
+		}
+		cache, err := respcache.New(respcache.Config{MaxBytes: *size, Registerer: reg})
+		if err != nil {
+			return fmt.Errorf("graphql cache: %w", err)
+		}
+		cfg.Shared = &graphqlhttp.Shared{Cache: cache, Scoper: respcache.NewScoper(store, store)}
+		return nil
 	}
 }

@@ -42,6 +42,7 @@ finish.`)
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
 	federation := fs.Bool("federation", false, "serve GraphQL as an Apollo Federation v2 subgraph: _service and _entities (docs/graphql-federation.md)")
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
+	graphqlCache := graphqlCacheFlags(fs.FlagSet)
 	restReadTimeout := fs.Duration("rest-read-timeout", rest.DefaultReadTimeout, "REST: deadline of a read (GET); past it the work stops and the answer is 503 timeout")
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
 	guard := addGuardFlags(fs.FlagSet)
@@ -116,6 +117,10 @@ finish.`)
 	gqlConfig := graphqlhttp.Config{API: api, Authn: auth, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
 		Federation: *federation, Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)
+	if err := graphqlCache(&gqlConfig, be.store, obs.registry); err != nil {
+		ln.Close()
+		return err
+	}
 	if gqlConfig.Trusted, err = trustedDocs.extension(); err != nil {
 		ln.Close()
 		return err

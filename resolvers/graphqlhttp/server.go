@@ -104,6 +104,12 @@ type Config struct {
 	// the breadth-first fast path (graph.Fast), which answers the same
 	// bytes: for comparisons in tests and benchmarks.
 	NoFastPath bool
+	// Shared, when not nil, shares the answers of queries between callers
+	// of one visibility class (shared.go, package respcache): computed
+	// once for identical queries in flight, kept until a write moves the
+	// account's data version, with entity tags on GET and trusted-document
+	// requests. Nil executes every request for its caller alone.
+	Shared *Shared
 }
 
 func (c *Config) defaults() {
@@ -177,7 +183,7 @@ func NewServer(cfg Config) *handler.Server {
 			return func(ctx context.Context) context.Context { return resolvers.WithLoaders(ctx, lo) }
 		}, cfg.MaxConnLifetime)
 	}
-	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes, gc: &collector{}})
+	srv.AddTransport(httpTransport{maxBody: cfg.MaxBodyBytes, gc: &collector{}, shared: cfg.Shared})
 	queries := lru.New[*ast.QueryDocument](DefaultQueryCacheSize)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(cfg.ParserTokenLimit)

@@ -39,6 +39,7 @@ const (
 type httpTransport struct {
 	maxBody int64
 	gc      *collector // collects the heap after large answers (nil: never)
+	shared  *Shared    // shares the answers of queries within a class (nil: never)
 }
 
 var _ graphql.Transport = httpTransport{}
@@ -98,6 +99,9 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			"GET requests may only run queries: send mutations with POST")})
 		return
 	}
+	if t.shared != nil && shareable(opCtx.Operation) && t.serveShared(ctx, w, r, params, exec, opCtx) {
+		return // shared.go
+	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
 	if resp != nil && resp.HasNext != nil && *resp.HasNext {
@@ -107,11 +111,12 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeIncremental(ctx, w, resp, responses)
 		return
 	}
-	body, merr := encodeResponse(resp)
-	if merr != nil {
-		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(resolvers.CodeInternal, "internal error")})
-		return
-	}
+	t.writeResponse(w, resp)
+}
+
+// busy sets the status of a response whose one error says the server is
+// busy or overloaded: 503, with Retry-After.
+func busy(w http.ResponseWriter, resp *graphql.Response) {
 	if ra := retryAfter(resp.Errors); ra > 0 {
 		// The database or the upstream failed for some fields: the
 		// answer stays 200 with what resolved, and says when to retry.
@@ -127,8 +132,6 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}
-	_, _ = body.WriteTo(w)
-	t.gc.collectAfter(len(resp.Data))
 }
 
 // retryAfter is the longest extensions.retryAfter of errs (the error

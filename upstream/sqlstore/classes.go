@@ -2,8 +2,8 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -13,7 +13,8 @@ var _ upstream.VisibilityClasser = (*Store)(nil)
 
 // namedTables hold the documents whose ids a decision compares with a
 // subject's user id: owners and access entries of goals, key results,
-// tasks, sessions and dashboards, and the user-keyed content besides.
+// tasks, sessions and dashboards, and the user-keyed content besides; the
+// expression is the text searched for the id, as a JSON string.
 var namedTables = []struct{ table, column string }{
 	{"goals", "CAST(doc AS TEXT)"}, {"metrics", "CAST(doc AS TEXT)"}, {"tasks", "CAST(doc AS TEXT)"},
 	{"sessions", "CAST(doc AS TEXT)"}, {"dashboards", "CAST(doc AS TEXT)"},
@@ -40,11 +41,17 @@ func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller
 		}
 	}
 	q := s.read()
-	named, err := s.namedIDs(ctx, q, callers[0].AccountID)
+	subs, err := s.deriveSubjects(ctx, q, callers)
 	if err != nil {
 		return nil, err
 	}
-	subs, err := s.deriveSubjects(ctx, q, callers)
+	var users []string
+	for _, sub := range subs {
+		if !sub.Admin { // an admin's class names no user
+			users = append(users, sub.UserID)
+		}
+	}
+	named, err := s.namedUsers(ctx, q, callers[0].AccountID, users)
 	if err != nil {
 		return nil, err
 	}
@@ -55,46 +62,46 @@ func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller
 	return out, nil
 }
 
-// namedIDs returns every string the account's documents in namedTables
-// hold (a superset of the principal ids they name), and the users of its
-// KPI favourites: one statement over all the tables.
-func (s *Store) namedIDs(ctx context.Context, q querier, account string) (map[string]bool, error) {
-	parts := make([]string, len(namedTables))
-	args := make([]any, len(namedTables))
+// namedUsers returns which of users some document of the account in
+// namedTables names: holds the id as a JSON string ("id", quotes
+// included). A match inside a longer string is possible and only makes the
+// user's class finer (its id part of it): never coarser. One statement for
+// all the users, searched by the database without reading the documents
+// out: it returns the index of each user named.
+func (s *Store) namedUsers(ctx context.Context, q querier, account string, users []string) (map[string]bool, error) {
+	named := map[string]bool{}
+	if len(users) == 0 {
+		return named, nil
+	}
+	exists := make([]string, len(namedTables))
 	for i, t := range namedTables {
-		parts[i] = "SELECT " + t.column + " FROM " + t.table + " WHERE account_id = ?"
-		args[i] = account
+		exists[i] = "EXISTS (SELECT 1 FROM " + t.table + " WHERE account_id = ? AND " + t.column + " LIKE ?)"
+	}
+	one := " WHERE " + strings.Join(exists, " OR ")
+	var parts []string
+	var args []any
+	for i, u := range users {
+		parts = append(parts, "SELECT "+strconv.Itoa(i)+one)
+		for range namedTables {
+			args = append(args, account, `%"`+u+`"%`)
+		}
 	}
 	rows, err := q.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 	}
 	defer rows.Close()
-	named := map[string]bool{}
 	for rows.Next() {
-		var doc string
-		if err := rows.Scan(&doc); err != nil {
+		var i int
+		if err := rows.Scan(&i); err != nil {
 			return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 		}
-		jsonStrings(doc, named)
+		if i >= 0 && i < len(users) {
+			named[users[i]] = true
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 	}
 	return named, nil
-}
-
-// jsonStrings adds the strings of the JSON document doc (keys and values)
-// to set.
-func jsonStrings(doc string, set map[string]bool) {
-	dec := json.NewDecoder(strings.NewReader(doc))
-	for {
-		t, err := dec.Token()
-		if err != nil {
-			return
-		}
-		if s, ok := t.(string); ok {
-			set[s] = true
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,6 +50,38 @@ func bufOf(q querier) *eventBuf {
 func emit(q querier, e upstream.Event) {
 	if b := bufOf(q); b != nil {
 		b.events = append(b.events, e)
+	}
+}
+
+// movesVersion returns fn, made to move the data version of the caller's
+// account: when fn emitted no event of that account, it emits
+// upstream.EventAccountChanged, so that every write of an account appends
+// to its log and the log's position changes with everything a read can
+// show (shared GraphQL answers are keyed by it); and marks the events of
+// a check-in ByCheckIn (upstream.KeepsClasses). Without a caller's
+// account fn is returned as is.
+func movesVersion(ctx context.Context, fn func(q querier) error) func(q querier) error {
+	c, ok := upstream.CallerFrom(ctx)
+	if !ok || c.AccountID == "" {
+		return fn
+	}
+	return func(q querier) error {
+		b := bufOf(q)
+		mark := b.mark()
+		if err := fn(q); err != nil || b == nil {
+			return err
+		}
+		mine := b.events[mark:]
+		if !slices.ContainsFunc(mine, func(e upstream.Event) bool { return e.AccountID == c.AccountID }) {
+			emit(q, upstream.Event{AccountID: c.AccountID, Type: upstream.EventAccountChanged})
+			return nil
+		}
+		if slices.ContainsFunc(mine, func(e upstream.Event) bool { return e.Type == upstream.EventCheckInCreated }) {
+			for i := range mine { // a check-in: its figures changed, nothing else
+				mine[i].ByCheckIn = true
+			}
+		}
+		return nil
 	}
 }
 

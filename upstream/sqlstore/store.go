@@ -313,6 +313,7 @@ func (s *Store) txAs(ctx context.Context, prefetch func(q querier) []stmt, fn fu
 	if err := upstream.CheckWrite(ctx); err != nil {
 		return err // a read-only token never opens a write transaction
 	}
+	fn = movesVersion(ctx, fn) // events.go
 	if ok, err := s.inBulk(ctx, fn); ok {
 		return err
 	}

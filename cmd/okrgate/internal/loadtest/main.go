@@ -12,7 +12,11 @@
 //     asks /healthz every 20 ms;
 //   - fair: a second account's few clients alone, then while the first
 //     account floods the server with many: the second account's latency
-//     percentiles in both.
+//     percentiles in both;
+//   - monday (alone, monday.go): viewers of two visibility classes read one
+//     large tree — cold, again, 32 at once, 50 reloading under a check-in a
+//     second — with stale reads and leaks counted; --postgres runs it on
+//     two servers over one PostgreSQL database.
 //
 // Each criterion of the Must-show list of admission control (issue 21) is
 // printed as a PASS or FAIL line: every burst answered; with 200 clients no
@@ -75,13 +79,16 @@ type config struct {
 	serveFlags  string
 	healthMax   time.Duration
 	healthP99   time.Duration
+	// postgres, for the monday scenario: a PostgreSQL URL beside which
+	// each binary gets a database of its own, served by two servers.
+	postgres string
 }
 
 func run() error {
 	var c config
 	var bins, scenario string
 	flag.StringVar(&bins, "bin", "", "the okrgate `binaries` to test, comma-separated (required)")
-	flag.StringVar(&scenario, "scenario", "mix", "what to run: burst, mix, fair, or all, comma-separated")
+	flag.StringVar(&scenario, "scenario", "mix", "what to run: burst, mix, fair, or all, comma-separated; or monday (monday.go), alone")
 	flag.IntVar(&c.clients, "clients", 200, "closed-loop clients of the mix, and of the flooding account in fair")
 	flag.IntVar(&c.peakClients, "peak-clients", 4, "clients of the mix's first phase, which measures peak throughput")
 	flag.IntVar(&c.fairClients, "fair-clients", 4, "clients of the second account in fair")
@@ -91,6 +98,7 @@ func run() error {
 	flag.StringVar(&c.serveFlags, "serve-flags", "--rate-limit off", "extra flags for okrgate serve (the clients share one loopback address, and the per-token budget would cap a few clients' throughput)")
 	flag.DurationVar(&c.healthMax, "healthz-max", 0, "the slowest /healthz answer allowed in any phase (0: no bound)")
 	flag.DurationVar(&c.healthP99, "healthz-p99", 100*time.Millisecond, "the /healthz p99 under which the 200-client mix passes")
+	flag.StringVar(&c.postgres, "postgres", "", "monday: run on a new database beside this PostgreSQL `URL`, with two servers (reads on one, writes on the other), instead of SQLite")
 	flag.Parse()
 	if bins == "" {
 		return errors.New("--bin is required")
@@ -104,13 +112,33 @@ func run() error {
 		switch s {
 		case "all":
 			c.scenarios["burst"], c.scenarios["mix"], c.scenarios["fair"] = true, true, true
-		case "burst", "mix", "fair":
+		case "burst", "mix", "fair", "monday":
 			c.scenarios[s] = true
 		default:
 			return fmt.Errorf("unknown scenario %q", s)
 		}
 	}
 	var failed []string
+	if c.scenarios["monday"] {
+		var rs []mondayResult
+		for _, bin := range c.bins {
+			r, err := runMonday(c, bin)
+			if err != nil {
+				return fmt.Errorf("%s: %w", bin, err)
+			}
+			rs = append(rs, r)
+		}
+		for _, v := range mondayReport(c, rs) {
+			fmt.Println(v)
+			if !v.pass {
+				failed = append(failed, v.String())
+			}
+		}
+		if len(failed) > 0 {
+			return fmt.Errorf("failed:\n  %s", strings.Join(failed, "\n  "))
+		}
+		return nil
+	}
 	var runs []binaryRun
 	for _, bin := range c.bins {
 		vs, err := runBinary(c, bin)

@@ -1,0 +1,118 @@
+package respcache_test
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/okrgate/okrgate/resolvers/respcache"
+)
+
+func key(class string, version int64, req string) respcache.Key {
+	return respcache.Key{Scope: respcache.Scope{Account: "a", Class: class, Version: version}, Request: respcache.RequestDigest(req, "", nil)}
+}
+
+// TestCacheBound: the bytes kept never exceed the bound; the least
+// recently used answers go first, each eviction counted; an answer larger
+// than the bound is not kept.
+func TestCacheBound(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	c, err := respcache.New(respcache.Config{MaxBytes: 10_000, Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bytes.Repeat([]byte("x"), 3_000) // three fit
+	for i := range 20 {
+		c.Do(key("c", 1, fmt.Sprint(i)), func() (respcache.Answer, bool) { return respcache.Answer{Body: body}, true })
+		if c.Bytes() > 10_000 {
+			t.Fatalf("after %d answers the cache holds %d bytes, over its bound", i+1, c.Bytes())
+		}
+		if i == 17 { // touch the 16th: it outlives the 17th
+			if _, ok := c.Get(key("c", 1, "16")); !ok {
+				t.Fatal("the last answers are not kept")
+			}
+		}
+	}
+	if _, ok := c.Get(key("c", 1, "0")); ok {
+		t.Error("the oldest answer is still kept")
+	}
+	if _, ok := c.Get(key("c", 1, "16")); !ok {
+		t.Error("the recently used answer was evicted before older ones")
+	}
+	if _, ok := c.Get(key("c", 1, "17")); ok {
+		t.Error("the least recently used answer was kept over a recently used one")
+	}
+	s := c.Stats()
+	if s.Evictions == 0 || s.Misses != 20 || int64(c.Len())+s.Evictions != 20 {
+		t.Errorf("stats %+v with %d kept: want 20 misses, the rest evicted", s, c.Len())
+	}
+	c.Do(key("c", 1, "huge"), func() (respcache.Answer, bool) {
+		return respcache.Answer{Body: bytes.Repeat([]byte("x"), 20_000)}, true
+	})
+	if _, ok := c.Get(key("c", 1, "huge")); ok || c.Bytes() > 10_000 {
+		t.Errorf("an answer over the bound was kept (%d bytes held)", c.Bytes())
+	}
+	mfs, err := reg.Gather()
+	if err != nil || len(mfs) != 6 {
+		t.Errorf("registered %d metric families (%v), want 6", len(mfs), err)
+	}
+}
+
+// TestCacheSingleFlight: calls for one key at once compute it once; keys
+// of other classes or versions compute their own; an answer that may not
+// be shared is given to no one but its computer.
+func TestCacheSingleFlight(t *testing.T) {
+	c, err := respcache.New(respcache.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var computed atomic.Int64
+	release := make(chan struct{})
+	slow := func(body string, keep bool) respcache.Compute {
+		return func() (respcache.Answer, bool) {
+			computed.Add(1)
+			<-release
+			return respcache.Answer{Body: []byte(body)}, keep
+		}
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	var started sync.WaitGroup
+	outcomes := make([]respcache.Outcome, n)
+	for i := range n {
+		wg.Add(1)
+		started.Add(1)
+		go func() {
+			defer wg.Done()
+			started.Done()
+			_, outcomes[i] = c.Do(key("c", 1, "q"), slow("one", true))
+		}()
+	}
+	started.Wait()
+	close(release)
+	wg.Wait()
+	if got := computed.Load(); got != 1 {
+		t.Errorf("%d calls for one key computed it %d times, want 1", n, got)
+	}
+	for i, o := range outcomes {
+		if o == respcache.Unshared {
+			t.Errorf("call %d: unshared", i)
+		}
+	}
+	for _, k := range []respcache.Key{key("d", 1, "q"), key("c", 2, "q")} {
+		a, o := c.Do(k, slow("other", true))
+		if o != respcache.Computed || string(a.Body) != "other" {
+			t.Errorf("%+v: outcome %v body %q, want its own computation", k.Scope, o, a.Body)
+		}
+	}
+	if a, o := c.Do(key("c", 3, "q"), slow("mine", false)); o != respcache.Computed || string(a.Body) != "mine" {
+		t.Errorf("an unshared computation: outcome %v body %q", o, a.Body)
+	}
+	if _, ok := c.Get(key("c", 3, "q")); ok {
+		t.Error("an answer that may not be shared was kept")
+	}
+}

@@ -1,0 +1,69 @@
+package respcache
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// metrics are the cache's Prometheus metrics: hits, misses, evictions,
+// single-flight joins, and the bytes and answers kept.
+type metrics struct {
+	hits, misses, evictions, joins prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
+	m := &metrics{
+		hits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "okrgate_graphql_cache_hits_total",
+			Help: "GraphQL reads answered from the cache of shared answers.",
+		}),
+		misses: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "okrgate_graphql_cache_misses_total",
+			Help: "GraphQL reads executed because no answer of their key was kept (one per execution, however many joined it).",
+		}),
+		evictions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "okrgate_graphql_cache_evictions_total",
+			Help: "Answers dropped from the cache to keep it within its byte bound.",
+		}),
+		joins: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "okrgate_graphql_cache_joins_total",
+			Help: "GraphQL reads answered by joining an identical read in flight (single-flight) instead of executing.",
+		}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	bytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "okrgate_graphql_cache_bytes",
+		Help: "Bytes the cache of shared answers holds (bodies, keys and bookkeeping).",
+	}, func() float64 { return float64(c.Bytes()) })
+	entries := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "okrgate_graphql_cache_entries",
+		Help: "Answers the cache of shared answers holds.",
+	}, func() float64 { return float64(c.Len()) })
+	for _, col := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.joins, bytes, entries} {
+		if err := reg.Register(col); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Stats are the cache's counters so far.
+type Stats struct {
+	Hits, Misses, Evictions, Joins int64
+}
+
+// Stats returns the cache's counters so far (also on /metrics).
+func (c *Cache) Stats() Stats {
+	return Stats{Hits: value(c.metrics.hits), Misses: value(c.metrics.misses),
+		Evictions: value(c.metrics.evictions), Joins: value(c.metrics.joins)}
+}
+
+func value(ctr prometheus.Counter) int64 {
+	var m dto.Metric
+	if err := ctr.Write(&m); err != nil {
+		return 0
+	}
+	return int64(m.GetCounter().GetValue())
+}
