@@ -8,8 +8,9 @@ import (
 // The compatibility policy of write bodies (docs/rest.md, "Compatibility").
 // The real platform's clients send its documents back as they read them:
 // migration scripts post a listed document to a create operation, importers
-// send fields the platform's objects carry. A create or update body's field
-// is then one of:
+// send fields the platform's objects carry. A create body's field is then
+// one of (an update body is strict: a field it does not take is refused,
+// since keeping the stored value would silently drop the change asked for):
 //
 //   - served: a field of the operation's input type, stored and returned;
 //   - ignored: a field the operation's answer carries but the input does

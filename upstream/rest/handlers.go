@@ -139,15 +139,17 @@ func create[In, Out any](w http.ResponseWriter, r *http.Request, location func(O
 	return out, nil
 }
 
-// update decodes the body into a Patch (ignoring the fields of Out it does
-// not take, decodeInput) and calls the update operation on the path id.
+// update decodes the body into a Patch, strictly (a field it does not take
+// is refused: an update that silently kept a field the client asked to
+// change would lose its intent), and calls the update operation on the
+// path id.
 func update[P, Out any](w http.ResponseWriter, r *http.Request, param, kind string, op func(string, P) (Out, error)) (any, error) {
 	id, err := pathID(r, param, kind)
 	if err != nil {
 		return nil, err
 	}
 	var p P
-	if err := decodeInput(w, r, &p, reflect.TypeFor[Out]()); err != nil {
+	if err := decodeBody(w, r, &p); err != nil {
 		return nil, err
 	}
 	return op(id, p)
