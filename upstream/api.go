@@ -256,10 +256,15 @@ type SessionInput struct {
 	Demo                 bool             `json:"demo"`
 	IsSelfApproveAllowed bool             `json:"isSelfApproveAllowed"`
 	CadenceTimeZone      string           `json:"cadenceTimeZone"`
+	CadenceType          string           `json:"cadenceType"`
 	Cadence              *Cadence         `json:"cadence"`
 	CadenceStart         *CadenceStart    `json:"cadenceStart"`
 	Settings             *SessionSettings `json:"settings"`
 	Workflow             *SessionWorkflow `json:"workflow"`
+	// Access is the real platform's spelling of the session's access:
+	// when set it gives inherits, ownerPermissions and permissions (null
+	// keeps the defaults), as PUT /api/v1/permissions/default-access/session/{id} does.
+	Access *Access `json:"access"`
 }
 
 // SessionPatch changes the fields of a session that are set.
@@ -272,10 +277,13 @@ type SessionPatch struct {
 	ParentID             *string          `json:"parentId"`
 	IsSelfApproveAllowed *bool            `json:"isSelfApproveAllowed"`
 	CadenceTimeZone      *string          `json:"cadenceTimeZone"`
+	CadenceType          *string          `json:"cadenceType"`
 	Cadence              *Cadence         `json:"cadence"`
 	CadenceStart         *CadenceStart    `json:"cadenceStart"`
 	Settings             *SessionSettings `json:"settings"`
 	Workflow             *SessionWorkflow `json:"workflow"`
+	// Access replaces the session's access when set (SessionInput.Access).
+	Access *Access `json:"access"`
 }
 
 // GroupByOwnersQuery is the query of the goals-grouped-by-owners operation.

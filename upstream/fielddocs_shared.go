@@ -33,6 +33,7 @@ var fieldDocs = map[string]string{
 	"cadence":                      "How often owners check in and report.",
 	"cadenceStart":                 "When the cadence starts.",
 	"cadenceTimeZone":              "IANA time zone of the cadence, e.g. Europe/Paris.",
+	"cadenceType":                  "The real platform's name of the cadence kind (e.g. MONTHLY), kept as written.",
 	"cascadeType":                  "How the key result's value cascades from linked key results.",
 	"checkInDate":                  "When the value was observed.",
 	"childrenAggregatedAttainment": "Mean attainment of the direct child objectives, as a fraction; private ones count too.",

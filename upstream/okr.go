@@ -248,6 +248,7 @@ type Session struct {
 	Cadence                   *Cadence          `json:"cadence,omitempty"`
 	CadenceStart              *CadenceStart     `json:"cadenceStart,omitempty"`
 	CadenceTimeZone           string            `json:"cadenceTimeZone"`
+	CadenceType               string            `json:"cadenceType"`
 	Settings                  SessionSettings   `json:"settings"`
 	Workflow                  *SessionWorkflow  `json:"workflow,omitempty"`
 }

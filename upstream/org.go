@@ -378,6 +378,7 @@ type UserInput struct {
 	Email     string   `json:"email"`
 	FirstName string   `json:"firstName"`
 	LastName  string   `json:"lastName"`
+	Language  string   `json:"language"` // default en
 	RoleIDs   []string `json:"roleIds"`
 	Role      string   `json:"-"`
 }

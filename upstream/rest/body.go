@@ -20,6 +20,12 @@ import (
 // (bodyMediaType) must be JSON or one that clients send for a JSON body by
 // default (415 otherwise).
 func decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
+	return decodeBodyWith(w, r, dst, nil)
+}
+
+// decodeBodyWith is decodeBody with the body passed through prepare (when
+// not nil) before it is decoded.
+func decodeBodyWith(w http.ResponseWriter, r *http.Request, dst any, prepare func([]byte) ([]byte, error)) error {
 	lenient, err := bodyMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		return err
@@ -35,6 +41,11 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
 	if lenient {
 		if t := bytes.TrimSpace(body); len(t) > 0 && t[0] != '{' {
 			return &upstream.Error{Code: codeUnsupportedMediaType, Message: "the request body must be application/json"}
+		}
+	}
+	if prepare != nil {
+		if body, err = prepare(body); err != nil {
+			return err
 		}
 	}
 	return DecodeJSON(body, dst)

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"reflect"
 
 	"github.com/go-chi/chi/v5"
 
@@ -120,11 +121,12 @@ func one[T any](r *http.Request, param, kind string, reg *query.Registry, get fu
 	return shaped{v: v, view: vw}, nil
 }
 
-// create decodes the body into an In and calls the create operation; the
-// Location header points at the new resource.
+// create decodes the body into an In — a field of Out that In does not take
+// is ignored (decodeInput) — and calls the create operation; the Location
+// header points at the new resource.
 func create[In, Out any](w http.ResponseWriter, r *http.Request, location func(Out) string, op func(In) (Out, error)) (any, error) {
 	var in In
-	if err := decodeBody(w, r, &in); err != nil {
+	if err := decodeInput(w, r, &in, reflect.TypeFor[Out]()); err != nil {
 		return nil, err
 	}
 	out, err := op(in)
@@ -137,7 +139,9 @@ func create[In, Out any](w http.ResponseWriter, r *http.Request, location func(O
 	return out, nil
 }
 
-// update decodes the body into a Patch and calls the update operation on the
+// update decodes the body into a Patch, strictly (a field it does not take
+// is refused: an update that silently kept a field the client asked to
+// change would lose its intent), and calls the update operation on the
 // path id.
 func update[P, Out any](w http.ResponseWriter, r *http.Request, param, kind string, op func(string, P) (Out, error)) (any, error) {
 	id, err := pathID(r, param, kind)

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -235,7 +236,7 @@ func (s *Store) createUser(ctx context.Context, q querier, acc upstream.Account,
 		ID: s.ids.New(), AccountID: acc.ID, AccountDomain: acc.Domain, AccountName: acc.Name,
 		CreatedByID: createdBy, DateCreated: now, DateInvited: now, InvitedBy: createdBy,
 		Email: email, FirstName: first, LastName: last, Name: strings.TrimSpace(first + " " + last),
-		Language: "en", IsActive: true,
+		Language: cmp.Or(strings.TrimSpace(in.Language), "en"), IsActive: true,
 		Identities:           upstream.Identities{Items: []upstream.Identity{}},
 		NotificationSettings: upstream.NotificationOptOuts{SubjectsOptedOut: []string{}},
 		Permissions:          []string{},

@@ -20,7 +20,7 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 	ss := upstream.Session{
 		ID: s.ids.New(), AccountID: c.AccountID, Title: strings.TrimSpace(in.Title), Status: in.Status,
 		Color: in.Color, Demo: in.Demo, ParentID: in.ParentID, Inherits: true,
-		IsSelfApproveAllowed: in.IsSelfApproveAllowed, CadenceTimeZone: in.CadenceTimeZone,
+		IsSelfApproveAllowed: in.IsSelfApproveAllowed, CadenceTimeZone: in.CadenceTimeZone, CadenceType: in.CadenceType,
 		Cadence: in.Cadence, CadenceStart: in.CadenceStart, Workflow: in.Workflow,
 		CurrentUserAllowedActions: []string{}, Permissions: []upstream.PermissionEntry{}, Tags: []upstream.Tag{},
 	}
@@ -40,6 +40,9 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 		if err := s.authorize(ctx, q, c, upstream.SessionsManage, nil); err != nil {
 			return err
 		}
+		if err := s.setSessionAccess(ctx, q, c.AccountID, &ss, in.Access); err != nil {
+			return err
+		}
 		if err := s.checkSession(ctx, q, c.AccountID, &ss); err != nil {
 			return err
 		}
@@ -52,6 +55,27 @@ func (s *Store) CreateSession(ctx context.Context, in upstream.SessionInput) (up
 		return upstream.Session{}, err
 	}
 	return ss, nil
+}
+
+// setSessionAccess gives ss the access a (the platform's access field of a
+// session write; nil changes nothing), checked as SetItemAccess checks it:
+// its principals must be the account's.
+func (s *Store) setSessionAccess(ctx context.Context, q querier, account string, ss *upstream.Session, a *upstream.Access) error {
+	if a == nil {
+		return nil
+	}
+	in := *a
+	if err := upstream.CheckAccess(in); err != nil {
+		return err
+	}
+	if in.Permissions == nil {
+		in.Permissions = []upstream.PermissionEntry{}
+	}
+	if err := s.checkAccessPrincipals(ctx, q, account, &in); err != nil {
+		return err
+	}
+	ss.Inherits, ss.OwnerPermissions, ss.Permissions = in.Inherits, in.OwnerPermissions, in.Permissions
+	return nil
 }
 
 // checkSession validates a session about to be written: its own fields
@@ -171,6 +195,10 @@ func (s *Store) UpdateSession(ctx context.Context, id string, in upstream.Sessio
 		set(&ss.Color, in.Color, nil)
 		set(&ss.ParentID, in.ParentID, nil)
 		set(&ss.CadenceTimeZone, in.CadenceTimeZone, nil)
+		set(&ss.CadenceType, in.CadenceType, nil)
+		if err := s.setSessionAccess(ctx, q, c.AccountID, &ss, in.Access); err != nil {
+			return err
+		}
 		if in.IsSelfApproveAllowed != nil {
 			ss.IsSelfApproveAllowed = *in.IsSelfApproveAllowed
 		}
