@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
@@ -142,5 +143,30 @@ func TestAvatarStore(t *testing.T) {
 	}
 	if rows := avatarRows(t, raw, account); len(rows) != 0 {
 		t.Errorf("rows of the first account after the other's upload: %v", rows)
+	}
+}
+
+// TestAvatarMovesWithAccount: an account's pictures move with it (okrgate
+// export and import): the moved user's picture URL serves the same bytes.
+func TestAvatarMovesWithAccount(t *testing.T) {
+	e := newEnv(t)
+	data := pngOf(t, 9, 7, 3)
+	u, err := e.store.SetAvatar(e.ctx, e.boot.UserID, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := exportOf(t, e.store, e.boot.AccountID, sqlstore.ExportOptions{})
+	dst, err := sqlstore.Open(context.Background(), sqlstoretest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if _, err := importInto(dst, file, sqlstore.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := upstream.ParseAvatarFile(u.Picture[strings.LastIndex(u.Picture, "/")+1:])
+	a, err := dst.GetAvatar(context.Background(), e.boot.AccountID, id)
+	if err != nil || !bytes.Equal(a.Data, data) || a.ContentType != "image/png" || a.UserID != e.boot.UserID {
+		t.Fatalf("the moved picture: %q %d bytes, %v", a.ContentType, len(a.Data), err)
 	}
 }
