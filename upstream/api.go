@@ -14,6 +14,7 @@ type API interface {
 	SessionService
 	// The organisation: accounts, users, employees, teams, roles, permissions (api_org.go).
 	UserService
+	AvatarService // users' uploaded pictures (avatar.go)
 	TeamService
 	AccountService
 	EmployeeService

@@ -60,6 +60,7 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 		{"ProjectionKeepsStoredFields", testProjectionKeepsStoredFields},
 		{"ConditionalWrites", testConditionalWrites},
 		{"AuthenticateMany", testAuthenticateMany},
+		{"Avatars", testAvatars}, // avatars.go
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -33,6 +33,12 @@ type call struct {
 	header http.Header
 	query  url.Values
 	body   any // encoded as JSON when not nil
+	// raw is a body sent as it is, with the media type rawType (an
+	// upload), instead of body.
+	raw     []byte
+	rawType string
+	// anonymous calls send no credentials (a picture's URL needs none).
+	anonymous bool
 	// token overrides the caller's token (Authenticate).
 	token string
 	// notModified is true for operations whose 304 is an answer (the goal
@@ -82,7 +88,7 @@ func (c *Client) do(ctx context.Context, k call, out any) (answer, error) {
 func (c *Client) send(ctx context.Context, k call) (answer, error) {
 	token := k.token
 	acct := ""
-	if token == "" {
+	if token == "" && !k.anonymous {
 		caller, err := upstream.MustCaller(ctx)
 		if err != nil {
 			return answer{}, err
@@ -92,7 +98,7 @@ func (c *Client) send(ctx context.Context, k call) (answer, error) {
 		}
 		token, acct = caller.Token, caller.AccountID
 	}
-	var body []byte
+	body := k.raw
 	if k.body != nil {
 		var err error
 		if body, err = json.Marshal(k.body); err != nil {
@@ -159,7 +165,9 @@ func (c *Client) roundTrip(ctx context.Context, k call, target, token, acct stri
 	if err != nil {
 		return answer{}, fmt.Errorf("client: %s %s: %w", k.method, k.route, err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	if acct != "" {
 		req.Header.Set("service-accountId", acct)
 	}
@@ -167,7 +175,10 @@ func (c *Client) roundTrip(ctx context.Context, k call, target, token, acct stri
 	for name, vs := range k.header {
 		req.Header[name] = vs
 	}
-	if body != nil {
+	switch {
+	case k.rawType != "":
+		req.Header.Set("Content-Type", k.rawType)
+	case body != nil:
 		req.Header.Set("Content-Type", "application/json")
 	}
 	start := time.Now()

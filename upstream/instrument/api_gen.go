@@ -275,6 +275,13 @@ func (d *decorator) DeleteAnnouncement(ctx context.Context, id string) error {
 	return err
 }
 
+func (d *decorator) DeleteAvatar(ctx context.Context, userID string) error {
+	ctx, span := d.begin(ctx, "DeleteAvatar")
+	err := d.next.DeleteAvatar(ctx, userID)
+	end(span, err)
+	return err
+}
+
 func (d *decorator) DeleteBadge(ctx context.Context, id string) error {
 	ctx, span := d.begin(ctx, "DeleteBadge")
 	err := d.next.DeleteBadge(ctx, id)
@@ -383,6 +390,13 @@ func (d *decorator) GetAccount(ctx context.Context, id string) (upstream.Account
 func (d *decorator) GetAnnouncement(ctx context.Context, id string) (upstream.Announcement, error) {
 	ctx, span := d.begin(ctx, "GetAnnouncement")
 	r0, err := d.next.GetAnnouncement(ctx, id)
+	end(span, err)
+	return r0, err
+}
+
+func (d *decorator) GetAvatar(ctx context.Context, accountID string, id string) (upstream.Avatar, error) {
+	ctx, span := d.begin(ctx, "GetAvatar")
+	r0, err := d.next.GetAvatar(ctx, accountID, id)
 	end(span, err)
 	return r0, err
 }
@@ -763,6 +777,13 @@ func (d *decorator) RevokeToken(ctx context.Context, id string) error {
 	err := d.next.RevokeToken(ctx, id)
 	end(span, err)
 	return err
+}
+
+func (d *decorator) SetAvatar(ctx context.Context, userID string, data []byte) (upstream.User, error) {
+	ctx, span := d.begin(ctx, "SetAvatar")
+	r0, err := d.next.SetAvatar(ctx, userID, data)
+	end(span, err)
+	return r0, err
 }
 
 func (d *decorator) SetConfidenceSettings(ctx context.Context, id string, in upstream.ConfidenceSettings) error {

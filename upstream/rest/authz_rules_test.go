@@ -179,4 +179,8 @@ var authzRules = map[string]expect{
 	"PATCH /api/v1/badges/{id}":                          adminOnly(204),
 	"DELETE /api/v1/badges/approve/{id}":                 adminOnly(204),
 	"DELETE /api/v1/badges/{id}":                         adminOnly(204),
+
+	// Another user's picture (avatars.go): users:manage; one's own is TestAvatarWho's.
+	"POST /api/v1/fileserver/avatar/{userId}":   adminOnly(200),
+	"DELETE /api/v1/fileserver/avatar/{userId}": adminOnly(204),
 }

@@ -42,6 +42,7 @@ func TestContractWalk(t *testing.T) {
 	walkEvents(t, e)    // events_http_test.go
 	walkLegacy(t, e, s) // compat_http_test.go
 	walkIntegrations(t, e, s)
+	walkAvatars(t, e) // avatars_http_test.go
 	walkProjections(t, e, s)
 
 	for _, rt := range rest.Routes() {

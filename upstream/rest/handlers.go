@@ -74,6 +74,7 @@ func table() []entry {
 	t = append(t, gatewayTable()...)
 	t = append(t, legacyTable()...)
 	t = append(t, integrationTable()...)
+	t = append(t, avatarTable()...)
 	for i := range t {
 		t[i].Idempotent = t[i].Method == http.MethodPost && !t[i].Secret
 	}

@@ -78,11 +78,11 @@ func (rec *recorder) Write(b []byte) (int, error) {
 // applied in their transactions.
 func (s *server) idempotent(w http.ResponseWriter, r *http.Request, store upstream.Idempotency, key string, serve func(http.ResponseWriter, *http.Request, *upstream.IdempotencyKey)) {
 	c, _ := upstream.CallerFrom(r.Context())
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, bodyLimit(r)))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			s.writeError(w, r, upstream.Errorf(codeTooLarge, "the request body is larger than %d bytes", MaxBodyBytes))
+			s.writeError(w, r, upstream.Errorf(codeTooLarge, "the request body is larger than %d bytes", bodyLimit(r)))
 			return
 		}
 		s.writeError(w, r, upstream.Errorf(upstream.CodeInvalid, "the request body could not be read"))

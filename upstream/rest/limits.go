@@ -30,7 +30,7 @@ const (
 // limits refuses, with a problem body and before any other work, a request
 // whose target is over MaxURLBytes (414), whose header fields are over
 // MaxHeaderBytes (431) or whose declared Content-Length is over MaxBodyBytes
-// (413). The last answers at once instead of waiting for a body that will be
+// (413; MaxAvatarRequestBytes for a picture's upload, avatars.go). The last answers at once instead of waiting for a body that will be
 // refused anyway; a chunked body of unknown length is still cut at
 // MaxBodyBytes while it is read (decodeBody).
 func (s *server) limits(next http.Handler) http.Handler {
@@ -41,8 +41,8 @@ func (s *server) limits(next http.Handler) http.Handler {
 			err = upstream.Errorf(codeURITooLong, "the request target is longer than %d bytes", MaxURLBytes)
 		case headerBytes(r.Header) > MaxHeaderBytes:
 			err = upstream.Errorf(codeHeadersTooLarge, "the request header fields are larger than %d bytes", MaxHeaderBytes)
-		case r.ContentLength > MaxBodyBytes:
-			err = upstream.Errorf(codeTooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
+		case r.ContentLength > bodyLimit(r):
+			err = upstream.Errorf(codeTooLarge, "the request body is larger than %d bytes", bodyLimit(r))
 		default:
 			next.ServeHTTP(w, r)
 			return

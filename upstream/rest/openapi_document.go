@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/authn"
 )
 
@@ -84,6 +85,7 @@ func GenerateOpenAPI() ([]byte, error) {
 			"414": map[string]any{"$ref": "#/components/responses/" + problemResponseName(http.StatusRequestURITooLong)},
 		},
 	}}
+	paths[upstream.AvatarPathPrefix+"{accountId}/{file}"] = avatarFileOperations()
 	g.ref(reflect.TypeOf(Problem{}))
 	var tags []any
 	seenTags := map[string]bool{}
@@ -249,8 +251,11 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	params = append(params, conditionalParams(e)...)
 	op["parameters"] = params
 
-	hasBody := sp.body != nil || (!typed && (e.Method == http.MethodPost || e.Method == http.MethodPut || e.Method == http.MethodPatch))
-	if hasBody {
+	hasBody := sp.body != nil || sp.upload || (!typed && (e.Method == http.MethodPost || e.Method == http.MethodPut || e.Method == http.MethodPatch))
+	switch {
+	case sp.upload:
+		op["requestBody"] = uploadBody()
+	case hasBody:
 		var schema any = map[string]any{"type": "object"}
 		if sp.body != nil {
 			schema = g.ref(reflect.TypeOf(sp.body))

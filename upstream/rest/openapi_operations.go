@@ -21,6 +21,9 @@ type opSpec struct {
 	// desc is what only this operation does, appended to the generated
 	// description (openapi_text.go).
 	desc string
+	// upload: the body is a multipart/form-data form holding a file in its
+	// part "file" (avatars.go), not JSON.
+	upload bool
 }
 
 // v1ListingDesc describes the v1 listings the real platform's clients call.
@@ -237,5 +240,10 @@ func opSpecs() map[string]opSpec {
 		"GET /api/v2/dashboards/parameters": {resp: upstream.Page[upstream.DashboardParameter]{}, summary: "List dashboard parameters with filter and sort"},
 		"GET /api/v2/announcements":         {resp: upstream.Page[upstream.Announcement]{}, summary: "List announcements with filter and sort"},
 		"GET /api/v2/permissions":           {resp: upstream.Page[upstream.Permission]{}, summary: "List grants with filter and sort (needs permissions:manage)"},
+
+		// Users' pictures (avatars.go).
+		"POST /api/v1/fileserver/avatar/{userId}": {upload: true, resp: upstream.User{}, summary: "Upload a user's picture", desc: avatarUploadDesc},
+		"DELETE /api/v1/fileserver/avatar/{userId}": {summary: "Delete a user's uploaded picture",
+			desc: "Deletes the picture uploaded for the user and empties its picture; 404 not_found when it has none. The user themself, or a holder of users:manage."},
 	}
 }

@@ -152,6 +152,9 @@ func New(api upstream.API, opts Options) http.Handler {
 	} else {
 		r.Get(OpenAPIPath, serveOpenAPI)
 	}
+	// Uploaded pictures need no credentials either (avatars.go).
+	r.Get(upstream.AvatarPathPrefix+"{accountId}/{file}", s.serveAvatar)
+	r.Head(upstream.AvatarPathPrefix+"{accountId}/{file}", s.serveAvatar)
 	for _, e := range table() {
 		if opts.NoGatewayRoutes {
 			if e.Gateway {

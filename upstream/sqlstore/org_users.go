@@ -73,6 +73,12 @@ func (s *Store) UpdateUser(ctx context.Context, id string, in upstream.UserPatch
 		set(&u.FirstName, in.FirstName, strings.TrimSpace)
 		set(&u.LastName, in.LastName, strings.TrimSpace)
 		set(&u.Language, in.Language, strings.TrimSpace)
+		if in.Picture != nil && *in.Picture != u.Picture && strings.HasPrefix(u.Picture, upstream.AvatarPathPrefix) {
+			// Another picture replaces the uploaded one: it goes (avatars.go).
+			if err := freeAvatar(ctx, q, c.AccountID, id); err != nil {
+				return err
+			}
+		}
 		set(&u.Picture, in.Picture, nil)
 		u.Name = strings.TrimSpace(u.FirstName + " " + u.LastName)
 		if in.IsActive != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
+	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/rest"
 )
 
@@ -60,6 +61,14 @@ type operation struct {
 }
 
 var paramRE = regexp.MustCompile(`\{([^}]+)\}`)
+
+// The facade answers users' pictures as images (rest/avatars.go): they are
+// checked as files, like any binary body.
+func init() {
+	for ct := range upstream.AvatarTypes {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+	}
+}
 
 // New returns a Conformance that sends requests through base
 // (http.DefaultTransport when nil).

@@ -50,7 +50,7 @@ func CopyToPostgres(ctx context.Context, path, pgURL string) error {
 // copyOrder lists the store's tables, each after the tables it references.
 var copyOrder = []string{"accounts", "users", "tokens", "token_accounts", "teams", "sessions", "goals", "metrics", "checkins", "tasks",
 	"tags", "item_tags", "roles", "role_mappings", "permissions", "dashboards", "dashboard_parameters", "badges",
-	"badge_assignments", "kpi_groups", "kpi_favorites", "kpis", "lists", "announcements", "idempotency_keys", "goal_subtrees", "events", "webhooks", "webhook_deliveries", "identities"}
+	"badge_assignments", "kpi_groups", "kpi_favorites", "kpis", "lists", "announcements", "idempotency_keys", "goal_subtrees", "events", "webhooks", "webhook_deliveries", "identities", "avatars"}
 
 // copyTable copies the rows of table from src into tx's database: the
 // columns the destination has (one migrated to an older version lacks the
