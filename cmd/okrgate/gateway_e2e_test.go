@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	okrbin "github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 )
@@ -192,8 +193,14 @@ func TestGatewayUpstreamDown(t *testing.T) {
 			t.Errorf("gateway with the upstream down: %d %s", st, body)
 		}
 	}
-	if st, body := ready(gw.base); st != 503 || !strings.HasPrefix(body, "upstream unavailable") {
-		t.Errorf("/readyz with the upstream down: %d %q, want 503 naming the upstream", st, body)
+	// /readyz answers from a check at most a second old (readyFresh): it
+	// turns 503 at the first check after the upstream went down.
+	st, rbody := ready(gw.base)
+	for deadline := time.Now().Add(10 * time.Second); st == 200 && time.Now().Before(deadline); st, rbody = ready(gw.base) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st != 503 || !strings.HasPrefix(rbody, "upstream unavailable") {
+		t.Errorf("/readyz with the upstream down: %d %q, want 503 naming the upstream", st, rbody)
 	}
 
 	hang := make(chan struct{})
@@ -206,9 +213,9 @@ func TestGatewayUpstreamDown(t *testing.T) {
 	defer slow.Close()
 	defer close(hang)
 	gw2 := startServer(t, filepath.Join(t.TempDir(), "unused2.db"), "--upstream", slow.URL, "--upstream-timeout", "300ms")
-	st, body := gql(t, gw2.base, boot.Token, q, nil)
-	if !bytes.Contains(body, []byte(`"UPSTREAM_UNAVAILABLE"`)) {
-		t.Errorf("gateway with a hanging upstream: %d %s", st, body)
+	st, gbody := gql(t, gw2.base, boot.Token, q, nil)
+	if !bytes.Contains(gbody, []byte(`"UPSTREAM_UNAVAILABLE"`)) {
+		t.Errorf("gateway with a hanging upstream: %d %s", st, gbody)
 	}
 }
 
