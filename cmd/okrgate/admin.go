@@ -50,6 +50,27 @@ func exists(path string) (bool, error) {
 	return true, nil
 }
 
+// allowNew checks that the database db exists, or that it may be made
+// (create: bootstrap --create, import --create). When it does not exist yet,
+// undo removes what opening it will make (the file and its -wal and -shm
+// files), for a command that failed; otherwise undo does nothing.
+func allowNew(db string, create bool) (undo func(), err error) {
+	found, err := exists(db)
+	switch {
+	case err != nil:
+		return nil, err
+	case found:
+		return func() {}, nil
+	case !create:
+		return nil, mustExist(db)
+	}
+	return func() {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(db + suffix)
+		}
+	}, nil
+}
+
 // required reports the first of the named flags left empty.
 func required(stderr io.Writer, fs *cmdFlags, names ...string) error {
 	for _, n := range names {
@@ -78,23 +99,15 @@ exist unless --create is given; several accounts can share one database.`)
 	if err := required(stderr, fs, "account", "email"); err != nil {
 		return err
 	}
-	found, err := exists(*db)
-	switch {
-	case err != nil:
+	undo, err := allowNew(*db, *create)
+	if err != nil {
 		return err
-	case !found && !*create:
-		return mustExist(*db)
-	case !found:
-		// A new file: remove it again if bootstrapping fails, so that a
-		// failed command leaves nothing behind.
-		defer func() {
-			if err != nil {
-				for _, suffix := range []string{"", "-wal", "-shm"} {
-					os.Remove(*db + suffix)
-				}
-			}
-		}()
 	}
+	defer func() {
+		if err != nil {
+			undo() // a failed command leaves no new database behind
+		}
+	}()
 	st, err := sqlstore.Open(ctx, *db)
 	if err != nil {
 		return err

@@ -94,21 +94,15 @@ or naming another account's rows, with the line where it broke.`)
 		defer f.Close()
 		in = f
 	}
-	found, err := exists(*db)
-	switch {
-	case err != nil:
+	undo, err := allowNew(*db, *create)
+	if err != nil {
 		return err
-	case !found && !*create:
-		return mustExist(*db)
-	case !found:
-		defer func() {
-			if err != nil {
-				for _, suffix := range []string{"", "-wal", "-shm"} {
-					os.Remove(*db + suffix)
-				}
-			}
-		}()
 	}
+	defer func() {
+		if err != nil {
+			undo() // a failed command leaves no new database behind
+		}
+	}()
 	r, err := accountfile.NewReader(in)
 	if err != nil {
 		return err
