@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"text/tabwriter"
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -195,33 +196,41 @@ func (p *progress) report(done int) {
 	fmt.Fprintf(p.w, "seeded %d/%d objectives (%.0f/s)\n", done, p.total, rate)
 }
 
-// accountCmd suspends or resumes an account: every call made with a
-// suspended account's tokens answers 402 account_suspended until it is
-// resumed. It writes to the database directly, so it works while a server
-// runs on the same file.
+// accountCmd lists the accounts of the database, or suspends or resumes
+// one: every call made with a suspended account's tokens answers 402
+// account_suspended until it is resumed. It works on the database directly,
+// so also while a server runs on the same file.
 func accountCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := newFlags("account", "okrgate account suspend|resume --db FILE --id ACCOUNT_ID", `
-suspend: every call made with the account's tokens answers 402
-account_suspended until it is resumed. resume: the tokens work again.
-Works while a server runs on the same database.`)
-	verb, args := subcommand(args, "suspend", "resume")
+	fs := newFlags("account", "okrgate account list|suspend|resume --db FILE [--id ACCOUNT_ID] [--json]", `
+list: every account of the database, oldest first: id, name, created, state
+(the way to find the id a lost token belonged to; then okrgate token create
+--account ID). suspend --id ID: every call made with the account's tokens
+answers 402 account_suspended until it is resumed. resume --id ID: the
+tokens work again. Works while a server runs on the same database.`)
+	verb, args := subcommand(args, "list", "suspend", "resume")
 	if verb == "" && !isHelp(args) {
 		fs.hint(stderr)
 		return errUsage
 	}
 	db := fs.String("db", "okrgate.db", "SQLite database `file` (must exist) or postgres:// URL")
-	id := fs.String("id", "", "account `id` (required)")
+	id := fs.String("id", "", "account `id` (required by suspend and resume)")
+	asJSON := fs.Bool("json", false, `list: print a JSON array of {"id","name","dateCreated","isActive","ownerId"}`)
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
 	}
-	if err := required(stderr, fs, "id"); err != nil {
-		return err
+	if verb != "list" {
+		if err := required(stderr, fs, "id"); err != nil {
+			return err
+		}
 	}
 	st, err := openExisting(ctx, *db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if verb == "list" {
+		return listAccounts(ctx, st, *asJSON, stdout)
+	}
 	if err := st.SetAccountActive(ctx, *id, verb == "resume"); err != nil {
 		return fmt.Errorf("%s %s: %w", verb, *id, err)
 	}
@@ -231,6 +240,40 @@ Works while a server runs on the same database.`)
 	}
 	fmt.Fprintf(stdout, "account %s %s\n", *id, state)
 	return nil
+}
+
+// accountSummary is a line of okrgate account list.
+type accountSummary struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	DateCreated string `json:"dateCreated"`
+	IsActive    bool   `json:"isActive"`
+	OwnerID     string `json:"ownerId"`
+}
+
+// listAccounts prints the database's accounts, as a table or as JSON.
+func listAccounts(ctx context.Context, st *sqlstore.Store, asJSON bool, stdout io.Writer) error {
+	accounts, err := st.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	list := make([]accountSummary, 0, len(accounts))
+	for _, a := range accounts {
+		list = append(list, accountSummary{ID: a.ID, Name: a.Name, DateCreated: a.DateCreated, IsActive: a.IsActive, OwnerID: a.OwnerID})
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(list)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCREATED\tSTATE")
+	for _, a := range list {
+		state := "active"
+		if !a.IsActive {
+			state = "suspended"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.ID, a.Name, a.DateCreated, state)
+	}
+	return tw.Flush()
 }
 
 // subcommand splits a verb off args when it is one of verbs; otherwise it

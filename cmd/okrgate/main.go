@@ -11,7 +11,7 @@
 // The other subcommands work on the database file, also while a server
 // runs on it: bootstrap (a new account and its first admin), seed
 // (synthetic data), token create (a new API token for a user, so a lost one
-// can be replaced), account suspend|resume, backup, and version; schema and
+// can be replaced), account list|suspend|resume, backup, and version; schema and
 // documents (which lists and validates trusted documents) need no database.
 // Only serve and bootstrap --create make a new database; the others refuse a
 // --db file that does not exist.
@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -37,7 +38,30 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, invokedAs(os.Args[0]), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// invokedAs is how a person runs this binary again, given how it was
+// started (arg0): "go run ./cmd/okrgate" for a binary that go run built in
+// its cache, else arg0 itself ("okrgate", "./okrgate", a path), quoted for
+// a shell when it must be. Commands print it in the commands they suggest.
+func invokedAs(arg0 string) string {
+	if strings.Contains(filepath.ToSlash(arg0), "/go-build") {
+		return "go run ./cmd/okrgate"
+	}
+	if arg0 == "" {
+		return "okrgate"
+	}
+	return shellQuote(arg0)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain
+// characters of names, paths and URLs.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // command is a subcommand of okrgate.
@@ -46,14 +70,15 @@ type command struct {
 	run           func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
 }
 
-// commands lists the subcommands in the order usage shows them.
-func commands() []command {
+// commands lists the subcommands in the order usage shows them; prog is
+// how the binary was invoked (invokedAs), for the commands serve suggests.
+func commands(prog string) []command {
 	return []command{
-		{"serve", "serve the REST and GraphQL APIs, the playground and metrics (creates the database if missing)", serve},
+		{"serve", "serve the REST and GraphQL APIs, the playground and metrics (creates the database if missing)", serveAs(prog)},
 		{"bootstrap", "create an account and its first admin; print the admin's API token", bootstrap},
 		{"seed", "fill an account with synthetic objectives for load tests", seedCmd},
 		{"token", "token create: mint a new API token for a user (replaces a lost one)", tokenCmd},
-		{"account", "account suspend|resume: stop or restore an account's access", accountCmd},
+		{"account", "account list|suspend|resume: list the accounts; stop or restore one's access", accountCmd},
 		{"backup", "write a consistent copy of the database, also while a server runs", backupCmd},
 		{"export", "write one account to a portable file (any store; docs/operations.md)", exportCmd},
 		{"import", "read an account file into this database (SQLite, PostgreSQL, Citus)", importCmd},
@@ -74,7 +99,7 @@ Usage:
 
 Commands:
 `)
-	for _, c := range commands() {
+	for _, c := range commands("okrgate") {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
@@ -84,10 +109,11 @@ OKRGATE_MAX_INFLIGHT_READS; a flag wins. "okrgate --version" prints the version.
 `)
 }
 
-// run is main with its dependencies passed in, so tests can drive it. It
-// returns the exit code: 0 on success and for help, 1 when the command
+// run is main with its dependencies passed in, so tests can drive it: prog
+// is how the binary was invoked (invokedAs), args the arguments after it.
+// It returns the exit code: 0 on success and for help, 1 when the command
 // failed, 2 for a usage error.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, prog string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stdout)
 		return 0
@@ -108,7 +134,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		name = "version"
 	}
 	var cmd *command
-	for _, c := range commands() {
+	for _, c := range commands(prog) {
 		if c.name == name && c.run != nil {
 			cmd = &c
 			break

@@ -28,7 +28,7 @@ var hereN = regexp.MustCompile(`here \d+`)
 // flagReference renders every subcommand's -h, the text an operator sees.
 func flagReference(t *testing.T) string {
 	var b strings.Builder
-	for _, c := range commands() {
+	for _, c := range commands("okrgate") {
 		if c.run == nil {
 			continue
 		}
@@ -38,7 +38,7 @@ func flagReference(t *testing.T) string {
 			args, title = []string{"token", "create", "-h"}, "okrgate token create"
 		}
 		var out, errOut bytes.Buffer
-		if code := run(context.Background(), args, func(string) string { return "" }, &out, &errOut); code != 0 {
+		if code := run(context.Background(), "okrgate", args, func(string) string { return "" }, &out, &errOut); code != 0 {
 			t.Fatalf("okrgate %v: exit %d: %s", args, code, errOut.String())
 		}
 		fmt.Fprintf(&b, "\n### %s\n\n```text\n%s```\n", title, hereN.ReplaceAllString(out.String(), "here N"))

@@ -25,7 +25,16 @@ import (
 // shutdownGrace bounds how long in-flight requests may take to finish after SIGTERM.
 const shutdownGrace = 20 * time.Second
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// serveAs returns the serve command of a binary invoked as prog
+// (invokedAs): serve --demo on a database that already holds the demo
+// account prints the command, prog's, that mints a new token for it.
+func serveAs(prog string) func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+		return serve(ctx, prog, args, getenv, stdout, stderr)
+	}
+}
+
+func serve(ctx context.Context, prog string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", "okrgate serve [--addr 127.0.0.1:8080] [--db okrgate.db] [--demo] [flags]", `
 Serves, on one address: the REST facade of the OKR API under /api/
 (docs/rest.md), the GraphQL API at /graphql (docs/graphql.md), the GraphiQL
@@ -93,12 +102,18 @@ finish.`)
 	}
 
 	var boot sqlstore.BootstrapResult
+	var again string // serve --demo on a database with data: how to get back in
 	if *demo && be.store == nil {
 		return errDemoGateway
 	}
 	if *demo {
 		if boot, err = demoAccount(ctx, be.store); err != nil {
 			return err
+		}
+		if boot.Token == "" {
+			if again, err = demoAgain(ctx, be.store, prog, *db); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -165,7 +180,7 @@ finish.`)
 		fmt.Fprintf(stdout, "try: curl -g -H 'Authorization: Bearer %s' -H 'service-accountId: %s' '%s/api/v2/integrations/goals?fields=name,attainment'\n",
 			boot.Token, boot.AccountID, base)
 	case *demo:
-		fmt.Fprintf(stdout, "demo: the database already holds data; nothing seeded (use the token printed when it was created, or mint a new one: okrgate token create --db %s --account ACCOUNT_ID)\n", *db)
+		fmt.Fprint(stdout, again)
 	}
 	errc := make(chan error, 1)
 	// The server's own answers to requests it cannot parse become
@@ -208,6 +223,35 @@ func withCORS(allowed origins, h http.Handler) http.Handler {
 	})(h)
 }
 
+// demoName is the name of the account serve --demo creates.
+const demoName = "Demo Company"
+
+// demoAgain says, for serve --demo on a database that already holds data,
+// that nothing was seeded and gives the command (prog's, for the database
+// db) that mints a new admin token for the demo account; or, when the
+// database holds other accounts, the command that lists them. A URL's
+// password is masked (displayDB): it is not printed to a log.
+func demoAgain(ctx context.Context, st *sqlstore.Store, prog, db string) (string, error) {
+	db = displayDB(db)
+	accounts, err := st.Accounts(ctx)
+	if err != nil {
+		return "", err
+	}
+	var demo []upstream.Account
+	for _, a := range accounts {
+		if a.Name == demoName {
+			demo = append(demo, a)
+		}
+	}
+	const head = "demo: the database already holds data; nothing seeded. The demo token was shown once, when it was created.\n"
+	if len(demo) != 1 {
+		return fmt.Sprintf("%sIts accounts: %s account list --db %s\nA new admin token for one: %s token create --db %s --account ACCOUNT_ID\n",
+			head, prog, shellQuote(db), prog, shellQuote(db)), nil
+	}
+	return fmt.Sprintf("%sdemo account:     %s\nA new admin token for it: %s token create --db %s --account %s\n",
+		head, demo[0].ID, prog, shellQuote(db), demo[0].ID), nil
+}
+
 // demoAccount seeds the demo account when the database holds no account and
 // returns its id and a fresh admin token. On a database that already has
 // data it returns the zero result and changes nothing: tokens are shown once.
@@ -217,7 +261,7 @@ func demoAccount(ctx context.Context, st *sqlstore.Store) (sqlstore.BootstrapRes
 	if err != nil || n > 0 {
 		return none, err
 	}
-	res, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Demo Company", Email: "admin@demo.test", FirstName: "Dana", LastName: "Admin"})
+	res, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: demoName, Email: "admin@demo.test", FirstName: "Dana", LastName: "Admin"})
 	if err != nil {
 		return none, err
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"slices"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -283,6 +284,36 @@ func (s *Store) AccountCount(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("sqlstore: count accounts: %w", err)
 	}
 	return n, nil
+}
+
+// Accounts returns every account in the database, oldest first: an
+// operator's listing (okrgate account list), not an API operation, so that
+// an account whose id was lost can be found again.
+func (s *Store) Accounts(ctx context.Context) ([]upstream.Account, error) {
+	rows, err := s.read().QueryContext(ctx, "/* all accounts: operator */ SELECT doc FROM accounts")
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []upstream.Account
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, fmt.Errorf("sqlstore: list accounts: %w", err)
+		}
+		var a upstream.Account
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, fmt.Errorf("sqlstore: decode account: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: list accounts: %w", err)
+	}
+	slices.SortFunc(out, func(a, b upstream.Account) int {
+		return cmp.Or(cmp.Compare(a.DateCreated, b.DateCreated), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
 }
 
 // AccountOwner returns the id of the user who owns an account (its first admin).
