@@ -53,6 +53,7 @@ finish.`)
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
 	graphqlCache := graphqlCacheFlags(fs.FlagSet)
 	restReadTimeout := fs.Duration("rest-read-timeout", rest.DefaultReadTimeout, "REST: deadline of a read (GET); past it the work stops and the answer is 503 timeout")
+	restWriteTimeout := fs.Duration("rest-write-timeout", rest.DefaultWriteTimeout, "REST: deadline of a write (POST, PUT, PATCH, DELETE), its reads and its wait for the account's turn included; past it the answer is 503 timeout, or outcome_unknown when its COMMIT was cut")
 	corsOrigins := fs.String("cors-origins", "", "comma-separated `origins` whose browser pages may call the API (https://app.example.com, https://*.example.com, or * for any); none by default")
 	guard := addGuardFlags(fs.FlagSet)
 	gateway := addGatewayFlags(fs.FlagSet)
@@ -128,7 +129,7 @@ finish.`)
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout, Authn: auth}))
+	mux.Handle("/api/", rest.New(api, rest.Options{Logger: log, Webhooks: webhookService(be), Events: be.events, ReadTimeout: *restReadTimeout, WriteTimeout: *restWriteTimeout, Authn: auth}))
 	gqlConfig := graphqlhttp.Config{API: api, Authn: auth, Metrics: obs.graphql, Logger: log, DisableIntrospection: !*introspection,
 		Federation: *federation, Admission: adm, CostClass: limit.CostClass}
 	graphqlLimits(&gqlConfig)

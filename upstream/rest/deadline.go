@@ -13,6 +13,10 @@ import (
 // ReadTimeout zero; it matches the GraphQL handler's per-request timeout.
 const DefaultReadTimeout = 30 * time.Second
 
+// DefaultWriteTimeout is the deadline of a write (any other method) when
+// Options leaves WriteTimeout zero.
+const DefaultWriteTimeout = 30 * time.Second
+
 // codeTimeout is the code of a read that ran past its deadline: 503, with
 // Retry-After. The store stops at the deadline (SQLite is interrupted,
 // PostgreSQL cancels the statement, in-memory filtering checks the
@@ -22,17 +26,23 @@ const codeTimeout = upstream.CodeTimeout
 // retryAfterTimeout is the Retry-After of a timeout answer, in seconds.
 const retryAfterTimeout = 1
 
-// deadline gives every read (GET and HEAD) a context that ends after d. A
-// read that fails because it ran past it is answered by writeError as 503
-// timeout. Writes keep the request's own context: a write either commits
-// or rolls back as a whole, and one that is cut short is retried by its
-// client anyway, so the deadline would add nothing but doubt.
-func deadline(d time.Duration) func(http.Handler) http.Handler {
+// deadline gives every read (GET and HEAD) a context that ends after
+// read, and every write one that ends after write. A request that fails
+// because it ran past it is answered by writeError as 503 timeout.
+//
+// The store bounds a write's transaction itself (sqlstore.Deadlines), but
+// not what a write request reads before it — the caller's token, the
+// facts a decision needs — nor its wait for the account's turn: without
+// this deadline a database that stops answering (a network partition)
+// holds those requests until it comes back. A write cut short before its
+// COMMIT rolls back; one cut during it is answered outcome_unknown, which
+// its Idempotency-Key makes safe to retry.
+func deadline(read, write time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				next.ServeHTTP(w, r)
-				return
+			d := write
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				d = read
 			}
 			ctx, cancel := context.WithTimeout(r.Context(), d)
 			defer cancel()
@@ -41,12 +51,16 @@ func deadline(d time.Duration) func(http.Handler) http.Handler {
 	}
 }
 
-// writeTimeout answers a read that ran past its deadline. writeError calls
-// it for what would otherwise be an internal error once the request's
-// context is past its deadline: the work failed because it was stopped.
+// writeTimeout answers a request that ran past its deadline. writeError
+// calls it for what would otherwise be an internal error once the
+// request's context is past its deadline: the work failed because it was
+// stopped.
 func (s *server) writeTimeout(w http.ResponseWriter, r *http.Request, err error) {
 	s.recordError(r, "timeout", err)
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterTimeout))
-	s.writeProblem(w, r, http.StatusServiceUnavailable, codeTimeout,
-		"the read ran past its deadline and was stopped; narrow the filter or the page, or retry later", nil)
+	detail := "the read ran past its deadline and was stopped; narrow the filter or the page, or retry later"
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		detail = "the write ran past its deadline and was stopped before it was saved; retry later"
+	}
+	s.writeProblem(w, r, http.StatusServiceUnavailable, codeTimeout, detail, nil)
 }

@@ -100,7 +100,9 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.writeProblem(w, r, StatusClientClosed, codeClientClosed, "the client closed the request before its answer", nil)
 		return
 	}
-	if infra && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
+	// A write cut during its COMMIT keeps its outcome_unknown: the
+	// deadline stopped it, but it may have been saved.
+	if infra && code != upstream.CodeOutcomeUnknown && errors.Is(r.Context().Err(), context.DeadlineExceeded) {
 		s.writeTimeout(w, r, err) // deadline.go
 		return
 	}

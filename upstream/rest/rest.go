@@ -59,6 +59,11 @@ type Options struct {
 	// work is stopped and the answer is 503 timeout. Zero means
 	// DefaultReadTimeout.
 	ReadTimeout time.Duration
+	// WriteTimeout is the deadline of any other request (deadline.go):
+	// past it the work is stopped and the answer is 503 timeout, or
+	// outcome_unknown for a write cut during its COMMIT. Zero means
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// Events serves the event feed, GET /api/v2/events (events.go); when
 	// nil, it answers 404.
 	Events upstream.EventLog
@@ -138,7 +143,11 @@ func New(api upstream.API, opts Options) http.Handler {
 	if readTimeout <= 0 {
 		readTimeout = DefaultReadTimeout
 	}
-	r.Use(recordRoute, s.limits, noStore, deadline(readTimeout))
+	writeTimeout := opts.WriteTimeout
+	if writeTimeout <= 0 {
+		writeTimeout = DefaultWriteTimeout
+	}
+	r.Use(recordRoute, s.limits, noStore, deadline(readTimeout, writeTimeout))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, upstream.Errorf(upstream.CodeNotFound, "no operation at %s %s", r.Method, r.URL.Path))
 	})

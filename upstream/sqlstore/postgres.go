@@ -29,7 +29,8 @@ import (
 
 // Pool and session defaults, each overridable in the URL (pgxpool's
 // pool_max_conns, pool_min_conns, ...; PostgreSQL's statement_timeout,
-// lock_timeout, idle_in_transaction_session_timeout as query parameters).
+// lock_timeout, idle_in_transaction_session_timeout, jit as query
+// parameters).
 const (
 	// defaultMaxConns is a replica's pool size: enough to keep a
 	// PostgreSQL server busy from one replica, small enough that ten
@@ -41,6 +42,12 @@ const (
 	// defaultIdleInTx ends a transaction its client forgot, releasing
 	// its locks.
 	defaultIdleInTx = "60s"
+	// defaultJIT turns PostgreSQL's JIT compilation off. It pays off for
+	// long analytical scans; okrgate's statements take milliseconds, and
+	// compiling one whose estimated cost crosses jit_above_cost (a long
+	// $in list, a large account's tree) can take longer than running it
+	// — seconds on a busy server, each time the plan is made.
+	defaultJIT = "off"
 )
 
 // ErrBackupPostgres is Backup's answer on PostgreSQL: the database server
@@ -163,6 +170,7 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 	for k, v := range map[string]string{
 		"statement_timeout":                   defaultStatementTimeout,
 		"idle_in_transaction_session_timeout": defaultIdleInTx,
+		"jit":                                 defaultJIT,
 	} {
 		if _, ok := params[k]; !ok {
 			params[k] = v
