@@ -71,19 +71,34 @@ and webhook secrets are left out unless asked for. Progress goes to stderr.`)
 }
 
 func importCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
-	fs := newFlags("import", "okrgate import --db FILE|URL --in FILE [--create] [--replace]", `
+	fs := newFlags("import", "okrgate import --db FILE|URL (--in FILE | --from URL --token TOKEN --account ID) [--create] [--replace]", `
 Reads an account file written by okrgate export (--in, - for stdin) into the
 database, ids kept, in one transaction: the account is there whole or not at
 all. Every objective's figures are recomputed from its key results and
 checked equal to the file's. Refuses an account the database already has
 (unless --replace), a file of a newer version, and a file cut short, edited
-or naming another account's rows, with the line where it broke.`)
+or naming another account's rows, with the line where it broke.
+
+With --from, reads the account through the REST API of a server instead
+(another okrgate, or the real platform's v1/v2 endpoints), as the user of
+--token, waiting as the server's Retry-After asks; the pages read go to a
+spool directory, so an interrupted pull resumes where it stopped when run
+again. Figures are recomputed here; those that differ from the source's are
+counted. What the source could not provide is listed.`)
 	db := fs.String("db", "okrgate.db", "SQLite database `file` or postgres:// URL")
 	create := fs.Bool("create", false, "create the SQLite database file if it does not exist")
 	replace := fs.Bool("replace", false, "replace the account if the database has it (its tokens too)")
 	from := fs.String("in", "-", "the account `file` to read, or - for stdin")
+	var pf pullFlags
+	pf.register(fs)
 	if err := fs.parse(args, getenv, stdout, stderr); err != nil {
 		return err
+	}
+	if pf.url != "" {
+		if err := required(stderr, fs, "token", "account"); err != nil {
+			return err
+		}
+		return pullCmd(ctx, pf, *db, *create, *replace, stdout, stderr)
 	}
 	var in io.Reader = os.Stdin
 	if *from != "-" {
@@ -94,9 +109,16 @@ or naming another account's rows, with the line where it broke.`)
 		defer f.Close()
 		in = f
 	}
-	undo, err := allowNew(*db, *create)
+	_, err = importFile(ctx, in, *db, *create, sqlstore.ImportOptions{Replace: *replace}, stdout, stderr)
+	return err
+}
+
+// importFile imports the account file in r into db; a failed import leaves
+// no new database behind.
+func importFile(ctx context.Context, in io.Reader, db string, create bool, opts sqlstore.ImportOptions, stdout, stderr io.Writer) (rep sqlstore.ImportReport, err error) {
+	undo, err := allowNew(db, create)
 	if err != nil {
-		return err
+		return rep, err
 	}
 	defer func() {
 		if err != nil {
@@ -105,29 +127,30 @@ or naming another account's rows, with the line where it broke.`)
 	}()
 	r, err := accountfile.NewReader(in)
 	if err != nil {
-		return err
+		return rep, err
 	}
-	st, err := sqlstore.Open(ctx, *db)
+	st, err := sqlstore.Open(ctx, db)
 	if err != nil {
-		return err
+		return rep, err
 	}
 	defer st.Close()
 	start := time.Now()
-	rep, err := st.ImportAccount(ctx, r, sqlstore.ImportOptions{
-		Replace: *replace,
-		Progress: func(rows int) {
-			fmt.Fprintf(stderr, "read %d rows (%s)\n", rows, time.Since(start).Round(time.Millisecond))
-		},
-	})
+	opts.Progress = func(rows int) {
+		fmt.Fprintf(stderr, "read %d rows (%s)\n", rows, time.Since(start).Round(time.Millisecond))
+	}
+	rep, err = st.ImportAccount(ctx, r, opts)
 	if err != nil {
-		return fmt.Errorf("%w; nothing was imported", err)
+		return rep, fmt.Errorf("%w; nothing was imported", err)
 	}
 	fmt.Fprintf(stdout, "imported account %s: %s; %d objectives' figures recomputed and equal, in %s\n",
 		r.Header().Account, summary(rep.Rows), rep.Recomputed, time.Since(start).Round(time.Millisecond))
+	if rep.Differed > 0 {
+		fmt.Fprintf(stdout, "%d objectives' figures differed from the source's and were recomputed here\n", rep.Differed)
+	}
 	for _, o := range rep.Omitted {
 		fmt.Fprintf(stdout, "not in the file: %s\n", o)
 	}
-	return nil
+	return rep, nil
 }
 
 // summary is counts as "N rows (goals 5, metrics 7, ...)".

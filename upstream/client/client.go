@@ -68,6 +68,13 @@ type Options struct {
 	// connection error or a 503; negative means none.
 	Retries      int
 	RetryBackoff time.Duration
+	// MaxRetryAfter, when positive, makes retried reads honour the
+	// upstream's rate limits: a 429 is retried too, and a retry waits at
+	// least the Retry-After of the answer; an answer asking for longer
+	// than MaxRetryAfter is not retried. Zero retries 503 after the
+	// backoff alone and passes 429 on (a gateway sheds load, it does not
+	// queue it).
+	MaxRetryAfter time.Duration
 	// MaxURLBytes bounds the length of a request URL: a listing whose $in
 	// filter would exceed it is split into several calls.
 	MaxURLBytes int

@@ -115,12 +115,20 @@ func (c *Client) send(ctx context.Context, k call) (answer, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		a, err := c.attempt(ctx, k, target, token, acct, body)
-		if err == nil || attempt >= retries || !retryable(err) || ctx.Err() != nil {
+		honour := c.opts.MaxRetryAfter > 0
+		if err == nil || attempt >= retries || !retryable(err, honour) || ctx.Err() != nil {
 			return a, err
 		}
 		c.m.retries.WithLabelValues(k.route).Inc()
-		// Full jitter: a random wait up to base·2^attempt.
+		// Full jitter: a random wait up to base·2^attempt; at least what
+		// the upstream's Retry-After asked for, when honoured.
 		wait := time.Duration(rand.Int64N(int64(c.opts.RetryBackoff) << attempt))
+		if ra, ok := RetryAfter(err); ok && honour {
+			if ra > c.opts.MaxRetryAfter {
+				return a, err // longer than the caller will wait
+			}
+			wait = max(wait, ra)
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -35,12 +37,12 @@ func problemError(status int, h http.Header, body []byte) error {
 		// retry does not help).
 		var p problem
 		if err := json.Unmarshal(body, &p); err == nil && (p.Code == string(upstream.CodeOutcomeUnknown) || p.Code == string(upstream.CodeStorageFull)) {
-			return &upstream.Error{Code: upstream.Code(p.Code), Message: p.Detail, Err: errUpstreamStatus{status}}
+			return &upstream.Error{Code: upstream.Code(p.Code), Message: p.Detail, Err: errUpstreamStatus{status, retryAfter(h)}}
 		}
 	}
 	if status >= 500 || status == http.StatusTooManyRequests {
 		return &upstream.Error{Code: upstream.CodeUnavailable, Message: fmt.Sprintf("the upstream answered %d %s", status, http.StatusText(status)),
-			Err: errUpstreamStatus{status}}
+			Err: errUpstreamStatus{status, retryAfter(h)}}
 	}
 	if status == http.StatusNotModified {
 		msg := h.Get("X-Message")
@@ -56,8 +58,38 @@ func problemError(status int, h http.Header, body []byte) error {
 	return upstream.Errorf(upstream.CodeOfStatus(status), "the upstream answered %d %s", status, http.StatusText(status))
 }
 
-// errUpstreamStatus is the cause of an unavailable error due to a 5xx or 429.
-type errUpstreamStatus struct{ status int }
+// errUpstreamStatus is the cause of an unavailable error due to a 5xx or
+// 429, with the wait its Retry-After asked for (0 without one).
+type errUpstreamStatus struct {
+	status int
+	wait   time.Duration
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date; 0 when
+// absent or unreadable.
+func retryAfter(h http.Header) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// RetryAfter returns the wait an upstream's 429 or 5xx answer asked for in
+// its Retry-After header, and whether it asked.
+func RetryAfter(err error) (time.Duration, bool) {
+	var s errUpstreamStatus
+	if errors.As(err, &s) && s.wait > 0 {
+		return s.wait, true
+	}
+	return 0, false
+}
 
 func (e errUpstreamStatus) Error() string { return fmt.Sprintf("upstream status %d", e.status) }
 
@@ -74,14 +106,15 @@ func unavailable(what string, err error) error {
 }
 
 // retryable reports whether an idempotent read that failed with err may be
-// sent again: after a network failure or a 503.
-func retryable(err error) bool {
+// sent again: after a network failure or a 503, and a 429 when the client
+// honours Retry-After (Options.MaxRetryAfter).
+func retryable(err error, honour bool) bool {
 	var n errNetwork
 	if errors.As(err, &n) {
 		return true
 	}
 	var s errUpstreamStatus
-	return errors.As(err, &s) && s.status == http.StatusServiceUnavailable
+	return errors.As(err, &s) && (s.status == http.StatusServiceUnavailable || honour && s.status == http.StatusTooManyRequests)
 }
 
 // isUpstreamFailure reports whether err counts against the circuit breaker:

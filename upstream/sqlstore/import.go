@@ -22,14 +22,20 @@ type ImportOptions struct {
 	Replace bool
 	// Progress, if set, is called now and then with the rows read.
 	Progress func(rows int)
+	// KeepRecomputed keeps the figures recomputed here where they differ
+	// from the file's, and counts them (ImportReport.Differed), instead of
+	// refusing the import: for an account read through the REST API from
+	// a server whose figures may be computed otherwise.
+	KeepRecomputed bool
 }
 
 // ImportReport is what an import did.
 type ImportReport struct {
 	Rows map[string]int // rows written, per table
 	// Recomputed is how many objectives' figures were recomputed and found
-	// equal to the file's.
-	Recomputed int
+	// equal to the file's; Differed how many differed and were kept as
+	// recomputed (ImportOptions.KeepRecomputed).
+	Recomputed, Differed int
 	// Omitted is what the file says it left out (its header).
 	Omitted []string
 }
@@ -62,6 +68,7 @@ type importer struct {
 	// head is the account's last event position here (0 for a new
 	// account): moved webhooks deliver what happens after the import.
 	head    int64
+	keep    bool // ImportOptions.KeepRecomputed
 	pending map[string][][]any
 	first   map[string]int // the line of each table's first queued row
 	rows    map[string]int
@@ -89,7 +96,7 @@ func (s *Store) ImportAccount(ctx context.Context, r *accountfile.Reader, opts I
 	}
 	im := &importer{s: s, q: q, account: h.Account, tables: map[string]dbTable{}, cols: h.Tables,
 		keys: map[uint64]int{}, ids: map[string]map[string]int{}, refs: map[string]int{}, goals: map[string][32]byte{},
-		pending: map[string][][]any{}, first: map[string]int{}, rows: map[string]int{}}
+		pending: map[string][][]any{}, first: map[string]int{}, rows: map[string]int{}, keep: opts.KeepRecomputed}
 	im.report.Omitted = h.Omitted
 	for _, t := range movable(all, true) {
 		im.tables[t.name] = t
@@ -497,6 +504,10 @@ func (im *importer) recompute(ctx context.Context) error {
 		h, err := canonicalDoc(d)
 		if err != nil {
 			return fmt.Errorf("sqlstore: import: check figures of %s: %w", id, err)
+		}
+		if h != im.goals[id] && im.keep {
+			im.report.Differed++
+			continue
 		}
 		if h != im.goals[id] {
 			return fmt.Errorf("%w: objective %s's figures recomputed from its key results and children differ from the file's (line %d was edited, or the source's figures were stale)",

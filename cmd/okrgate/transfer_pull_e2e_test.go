@@ -1,0 +1,214 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/png"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+)
+
+// faultyProxy stands between a pull and its source: it answers one request
+// with 429 and a Retry-After, and while dead it drops every connection, as
+// a source that went away midway.
+type faultyProxy struct {
+	rp *httputil.ReverseProxy
+	mu sync.Mutex
+	n  int
+	// throttle is the request answered 429; dieAt the first request
+	// dropped while dead.
+	throttle, dieAt int
+	dead            bool
+	throttled       int
+}
+
+func (p *faultyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.n++
+	n := p.n
+	if p.dieAt > 0 && n >= p.dieAt {
+		p.dead = true
+	}
+	dead := p.dead
+	p.mu.Unlock()
+	switch {
+	case dead:
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+	case n == p.throttle:
+		p.mu.Lock()
+		p.throttled++
+		p.mu.Unlock()
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+	default:
+		p.rp.ServeHTTP(w, r)
+	}
+}
+
+func (p *faultyProxy) heal() {
+	p.mu.Lock()
+	p.dead, p.dieAt = false, 0
+	p.mu.Unlock()
+}
+
+// TestPullAccountE2E reads a seeded account (check-in history, a tagged
+// objective, an uploaded picture) from a running okrgate through its REST
+// API with okrgate import --from, into SQLite and, with
+// OKRGATE_TEST_POSTGRES, PostgreSQL. The source answers 429 once and then
+// dies midway; the pull waits out the 429, fails when the source is gone,
+// and run again resumes from its spool. The target then answers the REST
+// listings, the picture and a GraphQL tree byte for byte as the source does.
+func TestPullAccountE2E(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	b := bootstrapDB(t, src, "Pulled Co", "admin@pulled.test")
+	if out, err := exec.Command(binary, "seed", "--db", src, "--account", b.AccountID, "--goals", "60").CombinedOutput(); err != nil {
+		t.Fatalf("seed: %v\n%s", err, out)
+	}
+	a := startServer(t, src)
+	call := func(base, token, method, path, ctype string, body []byte) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("service-accountId", b.AccountID)
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, out
+	}
+	// A tagged objective and an uploaded picture, through the API.
+	_, raw := call(a.base, b.Token, "GET", "/api/v1/sessions", "", nil)
+	var ss struct {
+		Items []struct{ ID string } `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &ss); err != nil || len(ss.Items) == 0 {
+		t.Fatalf("sessions: %v %s", err, raw)
+	}
+	goal, _ := json.Marshal(map[string]any{"name": "Tagged", "sessionId": ss.Items[0].ID, "tags": []map[string]string{{"title": "moved"}}})
+	if code, out := call(a.base, b.Token, "POST", "/api/v1/goals", "application/json", goal); code != 201 {
+		t.Fatalf("create a tagged goal: %d %s", code, out)
+	}
+	var pic bytes.Buffer
+	png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 4, 4)))
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	part, _ := mw.CreateFormFile("file", "me.png")
+	part.Write(pic.Bytes())
+	mw.Close()
+	if code, out := call(a.base, b.Token, "POST", "/api/v1/fileserver/avatar/"+b.UserID, mw.FormDataContentType(), form.Bytes()); code != 200 {
+		t.Fatalf("upload a picture: %d %s", code, out)
+	}
+
+	target, _ := url.Parse(a.base)
+	proxy := &faultyProxy{rp: httputil.NewSingleHostReverseProxy(target), throttle: 4, dieAt: 12}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &http.Server{Handler: proxy}
+	go ps.Serve(ln)
+	t.Cleanup(func() { ps.Close() })
+	from := "http://" + ln.Addr().String()
+
+	pull := func(db, spool string) (string, error) {
+		out, err := exec.Command(binary, "import", "--db", db, "--create", "--from", from, "--token", b.Token,
+			"--account", b.AccountID, "--spool", spool, "--page-size", "20").CombinedOutput()
+		return string(out), err
+	}
+	dsts := []string{filepath.Join(dir, "dst.db")}
+	if os.Getenv("OKRGATE_TEST_POSTGRES") != "" {
+		dsts = append(dsts, sqlstoretest.PostgresURL(t))
+	}
+	for i, dst := range dsts {
+		spool := filepath.Join(dir, "spool")
+		if i == 0 {
+			out, err := pull(dst, spool)
+			if err == nil || !strings.Contains(out, "nothing was imported") || !strings.Contains(out, "run the same command again to resume") {
+				t.Fatalf("a pull from a source that died midway: %v\n%s", err, out)
+			}
+			if proxy.throttled != 1 || strings.Contains(out, "429") {
+				t.Fatalf("the 429 was answered %d times and not waited out:\n%s", proxy.throttled, out)
+			}
+			proxy.heal()
+		}
+		out, err := pull(dst, spool)
+		if err != nil || !strings.Contains(out, "61 objectives' figures recomputed and equal") || strings.Contains(out, "differed") {
+			t.Fatalf("pull into %s: %v\n%s", dst, err, out)
+		}
+		if i == 0 && (!strings.Contains(out, "of them kept from an earlier run") || strings.Contains(out, " 0 of them kept")) {
+			t.Fatalf("the second run did not resume from the spool:\n%s", out)
+		}
+		for _, want := range []string{"avatars 1", "item_tags 1", "tags 1", "not in the file: API tokens", "not in the file: webhooks"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("pull into %s: the report lacks %q:\n%s", dst, want, out)
+			}
+		}
+		if _, err := os.Stat(spool); !os.IsNotExist(err) {
+			t.Errorf("the spool is left after a successful pull: %v", err)
+		}
+		if out, err := pull(dst, spool); err == nil || !strings.Contains(out, "the account exists") {
+			t.Errorf("a second pull into %s: %v\n%s", dst, err, out)
+		}
+
+		tok, err := exec.Command(binary, "token", "create", "--db", dst, "--account", b.AccountID, "--json").Output()
+		var minted struct{ Token string }
+		if err != nil || json.Unmarshal(tok, &minted) != nil || minted.Token == "" {
+			t.Fatalf("token create: %v %s", err, tok)
+		}
+		token := minted.Token
+		z := startServer(t, dst)
+		for _, path := range []string{
+			"/api/v2/integrations/goals?limit=1000&sort=name&fields=id,name,attainment,aggregatedAttainment,fullAggregatedAttainment,childrenCount,subTreeCount,tags,assignee,ownerIds,parentId,metricsCount,currentUserAllowedActions",
+			"/api/v2/goals?limit=1000",
+			"/api/v2/metrics?limit=1000",
+			"/api/v2/checkins?limit=1000",
+			"/api/v1/sessions",
+			"/api/v2/integrations/tasks?limit=1000",
+			"/api/v2/users",
+			"/api/v2/teams",
+			"/api/v2/integrations/tags?name=",
+			"/api/v2/users/" + b.UserID,
+		} {
+			ca, ba := call(a.base, b.Token, "GET", path, "", nil)
+			cz, bz := call(z.base, token, "GET", path, "", nil)
+			if ca != 200 || cz != ca || !bytes.Equal(ba, bz) {
+				t.Errorf("GET %s: source %d %.300s\ntarget %d %.300s", path, ca, ba, cz, bz)
+			}
+		}
+		var me struct{ Picture string }
+		_, raw := call(z.base, token, "GET", "/api/v2/users/"+b.UserID, "", nil)
+		if json.Unmarshal(raw, &me); me.Picture == "" {
+			t.Fatalf("the moved user has no picture: %s", raw)
+		}
+		if code, got := call(z.base, token, "GET", me.Picture, "", nil); code != 200 || !bytes.Equal(got, pic.Bytes()) {
+			t.Errorf("the moved picture: %d, %d bytes, want the %d uploaded", code, len(got), pic.Len())
+		}
+		tree := []byte(`{"query":"{ sessions(first: 5) { nodes { title goals(roots: true) { id name attainment tags { title } children { id attainment metrics { id attainment checkins { actual } } } } } } }"}`)
+		_, ga := call(a.base, b.Token, "POST", "/graphql", "application/json", tree)
+		_, gz := call(z.base, token, "POST", "/graphql", "application/json", tree)
+		if !bytes.Equal(ga, gz) || bytes.Contains(ga, []byte(`"errors"`)) {
+			t.Errorf("the GraphQL tree differs:\nsource %.300s\ntarget %.300s", ga, gz)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package accountpull
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/accountfile"
+	"github.com/okrgate/okrgate/upstream/sqlstore"
+)
+
+// stages are the resources of an account in the order an import writes
+// them (each after those its rows reference).
+func (p *puller) stages() []stage {
+	size, src, rec := p.opts.PageSize, p.src, p.rec
+	ss := []stage{
+		{name: "account", page: func(ctx context.Context, _ int, w *accountfile.Writer) (int, bool, error) {
+			a, err := src.GetAccount(ctx, p.account)
+			if err != nil {
+				return 0, false, err
+			}
+			row, err := rec.Account(a)
+			return 1, true, write(w, row, err)
+		}},
+		listed("users", size, src.ListUsers, func(_ context.Context, u upstream.User, w *accountfile.Writer) error {
+			row, err := rec.User(u)
+			return write(w, row, err)
+		}),
+		listed("teams", size, src.ListTeams, func(_ context.Context, t upstream.Team, w *accountfile.Writer) error {
+			row, err := rec.Team(t)
+			return write(w, row, err)
+		}),
+		listed("sessions", size, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
+			return src.ListSessions(ctx, q, true)
+		}, func(_ context.Context, s upstream.Session, w *accountfile.Writer) error {
+			row, err := rec.Session(s)
+			return write(w, row, err)
+		}),
+		listed("goals", size, src.ListGoals, func(_ context.Context, g upstream.Goal, w *accountfile.Writer) error {
+			row, err := rec.Goal(g)
+			return write(w, row, err)
+		}),
+		listed("metrics", size, src.ListMetrics, func(_ context.Context, m upstream.Metric, w *accountfile.Writer) error {
+			row, err := rec.Metric(m)
+			return write(w, row, err)
+		}),
+	}
+	if p.caps.CheckIns {
+		// A page of check-ins reads each one's snapshot too: smaller pages.
+		ss = append(ss, listed("checkins", min(size, 100), src.ListCheckIns, p.checkIn))
+	} else {
+		p.report.Missing = append(p.report.Missing, "check-in history: the source does not list check-ins (GET /api/v2/checkins); key results keep their current values")
+	}
+	ss = append(ss,
+		listed("tasks", size, src.ListTasks, func(_ context.Context, t upstream.Task, w *accountfile.Writer) error {
+			row, err := rec.Task(t)
+			return write(w, row, err)
+		}),
+		listed("tags", size, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.TagDetail], error) {
+			return src.ListTags(ctx, upstream.TagQuery{ListQuery: q})
+		}, func(_ context.Context, t upstream.TagDetail, w *accountfile.Writer) error {
+			row, err := rec.Tag(t)
+			return write(w, row, err)
+		}))
+	if p.caps.Taggings {
+		ss = append(ss, listed("taggings", size, src.ListTaggings, func(_ context.Context, t upstream.Tagging, w *accountfile.Writer) error {
+			row := rec.Tagging(t)
+			return w.Write(row.Table, row.Values)
+		}))
+	} else {
+		p.report.Missing = append(p.report.Missing, "tags on objectives: the source does not list taggings (GET /api/v2/integrations/taggings)")
+	}
+	ss = append(ss, listed("roles", size, src.ListRoles, func(_ context.Context, r upstream.Role, w *accountfile.Writer) error {
+		if r.BuiltIn {
+			return nil // every account has them
+		}
+		row, err := rec.Role(r)
+		return write(w, row, err)
+	}))
+	if p.caps.Permissions {
+		ss = append(ss, listed("permissions", size, src.ListPermissions, func(_ context.Context, g upstream.Permission, w *accountfile.Writer) error {
+			row, err := rec.Permission(g)
+			return write(w, row, err)
+		}))
+	} else {
+		p.report.Missing = append(p.report.Missing, "grants: the source does not list permissions (GET /api/v2/permissions)")
+	}
+	ss = append(ss, listed("avatars", size, src.ListUsers, p.avatar))
+	p.report.Missing = append(p.report.Missing,
+		"role mappings, dashboards, badges, KPIs, lists and announcements: not read by this version of the pull (export and import a file to move them)")
+	return ss
+}
+
+// checkIn writes a check-in with the key result as it was right after it:
+// the source's snapshot, or where the source keeps none, the key result's
+// current document with the check-in's value.
+func (p *puller) checkIn(ctx context.Context, c upstream.CheckIn, w *accountfile.Writer) error {
+	snap, err := p.src.GetCheckInSnapshot(ctx, c.ID)
+	if unsupported(err) {
+		m, ok := p.current[c.MetricID]
+		if !ok {
+			if m, err = p.src.GetMetric(ctx, c.MetricID); err != nil {
+				return fmt.Errorf("key result %s of check-in %s: %w", c.MetricID, c.ID, err)
+			}
+			p.current[c.MetricID] = m
+		}
+		if len(p.current) == 1 && !ok {
+			p.report.Missing = append(p.report.Missing, "check-in snapshots: rebuilt from each key result's current document and the check-in's value")
+		}
+		snap, err = m, nil
+		snap.Actual, snap.Attainment, snap.Confidence, snap.LastCheckInDate = c.Actual, c.Attainment, c.Confidence, c.CheckInDate
+	}
+	if err != nil {
+		return fmt.Errorf("check-in %s: %w", c.ID, err)
+	}
+	row, err := p.rec.CheckIn(c, snap)
+	return write(w, row, err)
+}
+
+// avatar writes the uploaded picture of a user, if it has one here.
+func (p *puller) avatar(ctx context.Context, u upstream.User, w *accountfile.Writer) error {
+	id := sqlstore.AvatarOf(p.account, u.Picture)
+	if id == "" {
+		return nil
+	}
+	a, err := p.src.GetAvatar(ctx, p.account, id)
+	if err != nil {
+		return fmt.Errorf("the picture of user %s: %w", u.ID, err)
+	}
+	a.UserID = u.ID
+	if t, err := http.ParseTime(a.Created); err == nil {
+		a.Created = upstream.FormatTime(t)
+	} else {
+		a.Created = upstream.FormatTime(time.Now())
+	}
+	row := p.rec.Avatar(a)
+	return w.Write(row.Table, row.Values)
+}

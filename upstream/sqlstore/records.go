@@ -1,0 +1,173 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/accountfile"
+)
+
+// An account read through the REST API (okrgate import --from) arrives as
+// the API's documents. Records turns them into the rows of an account file,
+// as this store keeps them, so that a pulled account goes through the one
+// import path (ImportAccount) like an exported one. What a read adds to a
+// document and the store does not keep (resolved owners, tags, the caller's
+// allowed actions, embedded key results and tasks, role user counts) is
+// cleared; figures the import recomputes (an objective's attainment and
+// counts) are kept, for the import to compare with what it recomputes.
+
+// Records makes the rows of one account from API documents.
+type Records struct {
+	AccountID string
+}
+
+// RecordTables are the tables and columns of the rows Records makes: the
+// header of a pulled account file.
+func RecordTables() map[string][]string {
+	ts := map[string][]string{
+		"accounts":  {"id", "doc"},
+		"item_tags": {"account_id", "tag_id", "item_id", "item_type", "added"},
+		"avatars":   {"account_id", "id", "user_id", "content_type", "etag", "created", "data"},
+		"checkins":  {"id", "account_id", "metric_id", "goal_id", "doc", "snapshot"},
+		"tags":      {"id", "account_id", "name", "doc"},
+	}
+	add := func(name string, cols []string) {
+		ts[name] = append(append([]string{"id", "account_id"}, cols...), "doc")
+	}
+	add(users.name, users.cols)
+	add(teams.name, teams.cols)
+	add(sessions.name, sessions.cols)
+	add(goals.name, goals.cols)
+	add(metrics.name, metrics.cols)
+	add(tasks.name, tasks.cols)
+	add(roles.name, roles.cols)
+	add(grants.name, grants.cols)
+	return ts
+}
+
+// recordOf is the row of v in t: id, account, t's key columns, document.
+func recordOf[T any](t table[T], account string, v *T) (accountfile.Row, error) {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return accountfile.Row{}, fmt.Errorf("sqlstore: encode %s: %w", t.kind, err)
+	}
+	vals := append([]any{t.id(v), account}, t.keys(v)...)
+	for i, k := range vals {
+		switch k := k.(type) {
+		case int:
+			vals[i] = int64(k)
+		case bool:
+			vals[i] = k
+		}
+	}
+	return accountfile.Row{Table: t.name, Values: append(vals, string(doc))}, nil
+}
+
+// Account is the row of the account.
+func (r Records) Account(a upstream.Account) (accountfile.Row, error) {
+	doc, err := json.Marshal(a)
+	if err != nil {
+		return accountfile.Row{}, fmt.Errorf("sqlstore: encode account: %w", err)
+	}
+	return accountfile.Row{Table: "accounts", Values: []any{r.AccountID, string(doc)}}, nil
+}
+
+// User is the row of a user.
+func (r Records) User(u upstream.User) (accountfile.Row, error) {
+	return recordOf(users, r.AccountID, &u)
+}
+
+// Team is the row of a team.
+func (r Records) Team(t upstream.Team) (accountfile.Row, error) {
+	return recordOf(teams, r.AccountID, &t)
+}
+
+// Session is the row of a session, without the reader's allowed actions.
+func (r Records) Session(s upstream.Session) (accountfile.Row, error) {
+	s.CurrentUserAllowedActions = []string{}
+	return recordOf(sessions, r.AccountID, &s)
+}
+
+// Goal is the row of an objective, without its owners, tags, key results,
+// tasks and the reader's allowed actions.
+func (r Records) Goal(g upstream.Goal) (accountfile.Row, error) {
+	g.Assignee, g.Assignees, g.Tags, g.Metrics, g.Tasks, g.CurrentUserAllowedActions = nil, nil, nil, nil, nil, nil
+	return recordOf(goals, r.AccountID, &g)
+}
+
+// Metric is the row of a key result, without its owners and the reader's
+// allowed actions.
+func (r Records) Metric(m upstream.Metric) (accountfile.Row, error) {
+	strippedMetric(&m)
+	return recordOf(metrics, r.AccountID, &m)
+}
+
+func strippedMetric(m *upstream.Metric) {
+	m.Assignee, m.Assignees, m.CurrentUserAllowedActions = nil, nil, []string{}
+}
+
+// CheckIn is the row of a check-in with snap, the key result right after
+// it (its owners kept: a snapshot is stored as a read showed it).
+func (r Records) CheckIn(c upstream.CheckIn, snap upstream.Metric) (accountfile.Row, error) {
+	doc, err := json.Marshal(c)
+	if err != nil {
+		return accountfile.Row{}, fmt.Errorf("sqlstore: encode check-in: %w", err)
+	}
+	snap.CurrentUserAllowedActions = []string{}
+	sdoc, err := json.Marshal(snap)
+	if err != nil {
+		return accountfile.Row{}, fmt.Errorf("sqlstore: encode snapshot: %w", err)
+	}
+	return accountfile.Row{Table: "checkins", Values: []any{c.ID, r.AccountID, c.MetricID, c.GoalID, string(doc), string(sdoc)}}, nil
+}
+
+// Task is the row of a task, without its resolved owner.
+func (r Records) Task(t upstream.Task) (accountfile.Row, error) {
+	t.Assignee = nil
+	return recordOf(tasks, r.AccountID, &t)
+}
+
+// Role is the row of a role the account made (built-in roles are not
+// stored), without its user count.
+func (r Records) Role(x upstream.Role) (accountfile.Row, error) {
+	x.UserCount, x.TeamID, x.MappingID = 0, "", ""
+	return recordOf(roles, r.AccountID, &x)
+}
+
+// Permission is the row of a grant.
+func (r Records) Permission(p upstream.Permission) (accountfile.Row, error) {
+	return recordOf(grants, r.AccountID, &p)
+}
+
+// Tag is the row of a tag, without its usage counts.
+func (r Records) Tag(t upstream.TagDetail) (accountfile.Row, error) {
+	doc, err := json.Marshal(upstream.Tag{CreatedBy: t.CreatedBy, DateCreated: t.DateCreated, ID: t.ID, IsActive: t.IsActive, Name: t.Name, Title: t.Title})
+	if err != nil {
+		return accountfile.Row{}, fmt.Errorf("sqlstore: encode tag: %w", err)
+	}
+	return accountfile.Row{Table: "tags", Values: []any{t.ID, r.AccountID, t.Name, string(doc)}}, nil
+}
+
+// Tagging is the row of a tag on an item.
+func (r Records) Tagging(t upstream.Tagging) accountfile.Row {
+	return accountfile.Row{Table: "item_tags", Values: []any{r.AccountID, t.TagID, t.ItemID, t.ItemType, t.Added}}
+}
+
+// Avatar is the row of a user's uploaded picture.
+func (r Records) Avatar(a upstream.Avatar) accountfile.Row {
+	return accountfile.Row{Table: "avatars", Values: []any{r.AccountID, a.ID, a.UserID, a.ContentType, a.ETag, a.Created, a.Data}}
+}
+
+// AvatarOf returns the id of the uploaded picture a user's picture URL
+// names in this account ("" when it names none, such as a picture kept
+// elsewhere).
+func AvatarOf(account, picture string) string {
+	_, rest, ok := strings.Cut(picture, upstream.AvatarPathPrefix+account+"/")
+	if !ok {
+		return ""
+	}
+	id, _ := upstream.ParseAvatarFile(rest)
+	return id
+}
