@@ -171,8 +171,9 @@ func wsNext(t *testing.T, ctx context.Context, base, token, query string, vars m
 }
 
 // sseNext subscribes with a text/event-stream POST and returns a function
-// that reads the next update.
-func sseNext(t *testing.T, ctx context.Context, base, token, query string, vars map[string]any) func() liveUpdate {
+// that reads the next update; header is name, value pairs to send beside
+// the token.
+func sseNext(t *testing.T, ctx context.Context, base, token, query string, vars map[string]any, header ...string) func() liveUpdate {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/graphql", bytes.NewReader(body))
@@ -182,6 +183,9 @@ func sseNext(t *testing.T, ctx context.Context, base, token, query string, vars 
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
