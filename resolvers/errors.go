@@ -93,7 +93,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
 		ue := upstream.Classify(err)
-		infra := ue != nil && isInfrastructure(ue.Code)
+		infra := ue != nil && ue.Code.Infrastructure()
 		var qe *query.Error
 		switch {
 		case infra && errors.Is(ctx.Err(), context.Canceled):
@@ -187,12 +187,6 @@ func clientClosed(ctx context.Context, log *slog.Logger, gerr *gqlerror.Error, e
 	LogError(ctx, log, slog.LevelInfo, "graphql: client closed", err, "status", StatusClientClosed, "path", gerr.Path.String())
 	gerr.Message = "the client closed the request before its answer"
 	setCode(gerr, CodeClientClosed)
-}
-
-// isInfrastructure reports whether c is a failure of the infrastructure
-// (upstream.Classify): a 5xx code other than internal.
-func isInfrastructure(c upstream.Code) bool {
-	return c != upstream.CodeInternal && c.Status() >= 500 && c.Status() != 501
 }
 
 func setCode(e *gqlerror.Error, code string) {

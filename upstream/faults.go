@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"syscall"
 )
@@ -48,6 +49,17 @@ const (
 // where its commit is; it calls this there.
 func OutcomeUnknown(err error) *Error {
 	return &Error{Code: CodeOutcomeUnknown, Message: msgOutcomeUnknown, Err: err}
+}
+
+// Infrastructure reports whether c is a failure of the infrastructure
+// rather than of the request or of the server's code: the database or the
+// gateway's upstream unavailable, too slow, or full, or a write whose
+// outcome a broken connection left unknown (the 503 and 507 rows of the
+// error table). A response whose every error is one of these tells the
+// client to come back, not to change its request.
+func (c Code) Infrastructure() bool {
+	s := c.Status()
+	return s == http.StatusServiceUnavailable || s == http.StatusInsufficientStorage
 }
 
 // Classify returns err as an *Error: the first *Error of its chain, or, for

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -309,6 +310,10 @@ func refuse(log *slog.Logger) authn.Refuse {
 			resolvers.LogError(r.Context(), log, slog.LevelError, "graphql: authenticate", err)
 			writeError(w, http.StatusInternalServerError, resolvers.CodeInternal, "internal error")
 			return
+		}
+		if ra := code.RetryAfter(); ra > 0 {
+			// The store failed to authenticate (the database is down).
+			w.Header().Set("Retry-After", strconv.Itoa(ra))
 		}
 		writeError(w, code.Status(), code.GraphQL(), upstream.ErrorMessage(err))
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -132,7 +133,7 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 		return false // the leader's answer was its own; execute this one alone
 	case respcache.Computed:
 		if a.Body == nil { // not an answer to keep: write the leader's as usual
-			t.writeResponse(w, own)
+			t.writeResponse(w, responseType(r.Header.Get("Accept")), own)
 			return true
 		}
 		defer t.gc.collectAfter(len(a.Body))
@@ -157,12 +158,23 @@ func (t httpTransport) writeShared(w http.ResponseWriter, r *http.Request, a res
 	_, _ = w.Write(a.Body)
 }
 
-// writeResponse writes an executed response: 503 with Retry-After when its
-// one error says the server is busy or overloaded.
-func (t httpTransport) writeResponse(w http.ResponseWriter, resp *graphql.Response) {
+// writeResponse writes an executed response of media type ct: 503 with
+// Retry-After when its one error says the server is busy or overloaded,
+// and, under application/graphql-response+json, 503 or 507 without data
+// when the infrastructure failed the whole operation (notServed).
+func (t httpTransport) writeResponse(w http.ResponseWriter, ct string, resp *graphql.Response) {
 	if resp == nil {
 		writeRequestErrors(w, http.StatusInternalServerError, gqlerror.List{requestError(resolvers.CodeInternal, "internal error")})
 		return
+	}
+	if ct == mediaGraphQLResponse {
+		if status := notServed(resp); status != 0 {
+			if ra := retryAfter(resp.Errors); ra > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(ra))
+			}
+			writeRequestErrors(w, status, resp.Errors)
+			return
+		}
 	}
 	body, err := encodeResponse(resp)
 	if err != nil {

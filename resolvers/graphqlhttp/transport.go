@@ -19,6 +19,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // Media types of GraphQL responses.
@@ -111,15 +112,15 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeIncremental(ctx, w, resp, responses)
 		return
 	}
-	t.writeResponse(w, resp)
+	t.writeResponse(w, ct, resp)
 }
 
 // busy sets the status of a response whose one error says the server is
-// busy or overloaded: 503, with Retry-After.
+// busy or overloaded: 503, with Retry-After. Other failures of the
+// infrastructure for some fields keep 200 (the answer holds what
+// resolved) and say when to retry.
 func busy(w http.ResponseWriter, resp *graphql.Response) {
 	if ra := retryAfter(resp.Errors); ra > 0 {
-		// The database or the upstream failed for some fields: the
-		// answer stays 200 with what resolved, and says when to retry.
 		w.Header().Set("Retry-After", strconv.Itoa(ra))
 	}
 	if len(resp.Errors) == 1 {
@@ -132,6 +133,55 @@ func busy(w http.ResponseWriter, resp *graphql.Response) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}
+}
+
+// notServed returns the status of a response whose operation failed as a
+// whole because of the infrastructure: every error is one
+// (upstream.Code.Infrastructure: the database or the upstream unavailable,
+// too slow or full, a commit's outcome unknown) and nothing resolved, its
+// data null or each of its root fields null. It is 503, or 507 when every
+// error says the storage is full; 0 for any other response.
+//
+// Under application/graphql-response+json such a response is sent without
+// its data, with that status (the GraphQL-over-HTTP spec: a response
+// without data answers 4xx or 5xx "as appropriate"), so that load
+// balancers, proxies and clients see the outage in the status as they do
+// on the REST facade. Under application/json the spec asks 200 for every
+// response to a well-formed request: those clients read the code.
+func notServed(resp *graphql.Response) int {
+	if len(resp.Errors) == 0 || !nothingResolved(resp.Data) {
+		return 0
+	}
+	status := http.StatusInsufficientStorage
+	for _, e := range resp.Errors {
+		code, _ := e.Extensions["code"].(string)
+		c := upstream.CodeOfGraphQL(code)
+		if !c.Infrastructure() {
+			return 0
+		}
+		if c.Status() == http.StatusServiceUnavailable {
+			status = http.StatusServiceUnavailable
+		}
+	}
+	return status
+}
+
+// nothingResolved reports whether data, a response's data, is null or an
+// object whose every member is null.
+func nothingResolved(data json.RawMessage) bool {
+	if len(data) == 0 || string(data) == "null" {
+		return true
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return false
+	}
+	for _, v := range fields {
+		if string(v) != "null" {
+			return false
+		}
+	}
+	return true
 }
 
 // retryAfter is the longest extensions.retryAfter of errs (the error
