@@ -207,9 +207,11 @@ func conditionalParams(e entry) []any {
 	return out
 }
 
-// errorStatuses are the problem answers every operation may give; writes
-// may also conflict (409) and bodies may be too large or not JSON.
-var errorStatuses = []int{400, 401, 402, 403, 404, 500}
+// errorStatuses are the problem answers every operation may give (503:
+// the database or the upstream is unavailable or too slow, for the
+// authentication if nothing else); writes may also conflict (409) or find
+// the storage full (507), and bodies may be too large or not JSON.
+var errorStatuses = []int{400, 401, 402, 403, 404, 500, 503}
 
 func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	op := map[string]any{
@@ -314,9 +316,7 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	// Any request may be refused for its size before it is read.
 	errs = append(errs, http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong, http.StatusRequestHeaderFieldsTooLarge)
 	if e.Method != http.MethodGet {
-		errs = append(errs, http.StatusConflict)
-	} else {
-		errs = append(errs, http.StatusServiceUnavailable) // the read deadline (deadline.go)
+		errs = append(errs, http.StatusConflict, http.StatusInsufficientStorage)
 	}
 	if e.Versioned != "" && e.Method != http.MethodGet {
 		errs = append(errs, http.StatusPreconditionFailed)
@@ -367,12 +367,17 @@ func problemResponses() map[string]any {
 	out := map[string]any{}
 	sts := append(slices.Clone(errorStatuses), http.StatusConflict, http.StatusPreconditionFailed, http.StatusRequestEntityTooLarge,
 		http.StatusRequestURITooLong, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusRequestHeaderFieldsTooLarge,
-		http.StatusServiceUnavailable)
+		http.StatusInsufficientStorage)
 	for _, st := range sts {
-		out[problemResponseName(st)] = map[string]any{"description": statusDoc(st),
+		r := map[string]any{"description": statusDoc(st),
 			"content": map[string]any{"application/problem+json": map[string]any{
 				"schema":  map[string]any{"$ref": "#/components/schemas/Problem"},
 				"example": problemExample(st)}}}
+		if st == http.StatusServiceUnavailable {
+			r["headers"] = map[string]any{"Retry-After": map[string]any{"schema": map[string]any{"type": "integer", "minimum": 1},
+				"description": "seconds to wait before retrying"}}
+		}
+		out[problemResponseName(st)] = r
 	}
 	return out
 }

@@ -308,7 +308,11 @@ func statusDoc(st int) string {
 	case http.StatusUnprocessableEntity:
 		return "the Idempotency-Key was used with another body (idempotency_key_reused)"
 	case http.StatusServiceUnavailable:
-		return "the read ran past its deadline (--rest-read-timeout, 30 s by default) and was stopped (timeout); Retry-After says when to retry"
+		return "the database (in gateway mode, the upstream) is unavailable (unavailable, upstream_unavailable), the request ran past its deadline " +
+			"(timeout: --rest-read-timeout for reads, --db-write-timeout for writes), or the connection broke while a write was committing " +
+			"(outcome_unknown: retry with the same Idempotency-Key, which applies it at most once); Retry-After says when to retry"
+	case http.StatusInsufficientStorage:
+		return "the database has no space left for the write (storage_full); reads still work, and writes will once an operator frees space"
 	case http.StatusInternalServerError:
 		return "internal error: the body says only that, with the request id found in the server log"
 	}
@@ -321,7 +325,7 @@ func problemExample(st int) map[string]any {
 		400: upstream.CodeInvalid, 401: upstream.CodeUnauthenticated, 402: upstream.CodePaymentRequired, 403: upstream.CodeForbidden,
 		404: upstream.CodeNotFound, 409: upstream.CodeConflict, 412: upstream.CodePreconditionFailed, 413: codeTooLarge,
 		414: codeURITooLong, 415: codeUnsupportedMediaType, 422: "idempotency_key_reused", 431: codeHeadersTooLarge, 500: upstream.CodeInternal,
-		503: codeTimeout,
+		503: upstream.CodeDatabaseUnavailable, 507: upstream.CodeStorageFull,
 	}[st]
 	ex := map[string]any{"type": "urn:okrgate:problem:" + string(code), "title": http.StatusText(st), "status": st,
 		"detail": statusDoc(st), "code": string(code), "requestId": "7e604a34d5fd7524c6a05fde65aa2ccc"}
