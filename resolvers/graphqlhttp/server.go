@@ -311,9 +311,13 @@ func refuse(log *slog.Logger) authn.Refuse {
 			writeError(w, http.StatusInternalServerError, resolvers.CodeInternal, "internal error")
 			return
 		}
-		if ra := code.RetryAfter(); ra > 0 {
-			// The store failed to authenticate (the database is down).
-			w.Header().Set("Retry-After", strconv.Itoa(ra))
+		if code.Infrastructure() {
+			// The store could not check the token (the database is
+			// down): the cause on the access line, when to retry.
+			resolvers.LogError(r.Context(), log, slog.LevelWarn, "graphql: authenticate", err)
+			if ra := code.RetryAfter(); ra > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(ra))
+			}
 		}
 		writeError(w, code.Status(), code.GraphQL(), upstream.ErrorMessage(err))
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // Metrics are the server's HTTP and upstream-call metrics. They are
@@ -18,6 +20,7 @@ type Metrics struct {
 	size     *prometheus.HistogramVec
 	inFlight prometheus.Gauge
 	upstream *prometheus.CounterVec
+	faults   *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics and registers them, with the build
@@ -47,9 +50,22 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "okrgate_upstream_calls_total",
 			Help: "Calls of upstream.API methods, by the facade that made them (rest, graphql, or empty outside a request) and method.",
 		}, []string{"facade", "method"}),
+		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "okrgate_faults_total",
+			Help: "Requests that failed for the infrastructure (upstream.Classify: unavailable, upstream_unavailable, timeout, outcome_unknown, storage_full), by facade and code.",
+		}, []string{"facade", "code"}),
+	}
+	// Every series exists from the start, at 0: alerting rules then see a
+	// rise rather than a series appearing.
+	for _, row := range upstream.Codes() {
+		if row.Code.Infrastructure() {
+			for _, facade := range []string{"rest", "graphql"} {
+				m.faults.WithLabelValues(facade, string(row.Code))
+			}
+		}
 	}
 	for _, c := range []prometheus.Collector{
-		m.requests, m.latency, m.size, m.inFlight, m.upstream, buildInfo(),
+		m.requests, m.latency, m.size, m.inFlight, m.upstream, m.faults, buildInfo(),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	} {
 		if err := reg.Register(c); err != nil {
@@ -64,6 +80,17 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 func (m *Metrics) UpstreamCall(ctx context.Context, method string) {
 	if m != nil {
 		m.upstream.WithLabelValues(FromContext(ctx).Facade(), method).Inc()
+	}
+}
+
+// fault counts a request whose recorded error (Record.SetError) is a
+// failure of the infrastructure, under its facade and code.
+func (m *Metrics) fault(facade string, err error) {
+	if m == nil || err == nil {
+		return
+	}
+	if e := upstream.Classify(err); e != nil && e.Code.Infrastructure() {
+		m.faults.WithLabelValues(facade, string(e.Code)).Inc()
 	}
 }
 

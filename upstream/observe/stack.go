@@ -145,6 +145,9 @@ func access(cfg Config, next http.Handler) http.Handler {
 				slog.Int64("sql_statements", rec.SQLStatements()),
 				slog.Int64("sql_round_trips", rec.SQLRoundTrips()),
 			)
+			if s.err != nil && !s.closed {
+				cfg.Metrics.fault(s.facade, s.err)
+			}
 			if s.err != nil {
 				attrs = append(attrs, slog.String("error", s.err.Error()))
 				var p *panicError

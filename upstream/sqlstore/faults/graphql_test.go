@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream/authn"
 	"github.com/okrgate/okrgate/upstream/observe"
@@ -66,8 +68,13 @@ func TestGraphQLStoreDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg := prometheus.NewRegistry()
+	metrics, err := observe.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	serve := func(cfg graphqlhttp.Config) string {
-		srv := httptest.NewServer(observe.Stack(observe.Config{})(graphqlhttp.NewHandler(cfg)))
+		srv := httptest.NewServer(observe.Stack(observe.Config{Metrics: metrics})(graphqlhttp.NewHandler(cfg)))
 		t.Cleanup(srv.Close)
 		return srv.URL
 	}
@@ -112,6 +119,7 @@ func TestGraphQLStoreDown(t *testing.T) {
 
 	p.Cut()
 	defer p.Heal()
+	cases := 0
 	for _, tc := range []struct {
 		name, base, query, accept string
 		status                    int
@@ -124,6 +132,7 @@ func TestGraphQLStoreDown(t *testing.T) {
 		{"token not checked, graphql-response", sameStore, whole, grj, http.StatusServiceUnavailable, false},
 		{"token not checked, json", sameStore, whole, js, http.StatusServiceUnavailable, false},
 	} {
+		cases++
 		a := post(tc.base, tc.query, tc.accept)
 		_, hasData := a.keys["data"]
 		if a.status != tc.status || hasData != tc.data {
@@ -144,4 +153,33 @@ func TestGraphQLStoreDown(t *testing.T) {
 			t.Errorf("%s: data %s, want the field that resolved", tc.name, a.keys["data"])
 		}
 	}
+	// Each request counted once as a fault of the database, on /metrics.
+	if n := counterValue(t, reg, "okrgate_faults_total", map[string]string{"facade": "graphql", "code": "unavailable"}); n != float64(cases) {
+		t.Errorf("okrgate_faults_total{facade=graphql,code=unavailable} = %v, want %d", n, cases)
+	}
+}
+
+// counterValue is the value of the counter name with labels in reg.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if v, ok := labels[l.GetName()]; ok && v != l.GetValue() {
+					continue next
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no series %s%v", name, labels)
+	return 0
 }
