@@ -3,12 +3,10 @@ package respcache
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
-	"golang.org/x/sync/singleflight"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -48,15 +46,17 @@ type Scoper struct {
 	log      Log
 	classes  upstream.VisibilityClasser
 	known    *lru.Cache[string, classAt]
-	flights  singleflight.Group
 	accounts *lru.Cache[string, *changes]
 }
 
 // changes follows an account's log: lastChange is the last position up to
-// checked of an event that may change classes.
+// checked of an event that may change classes. It also gathers the
+// account's callers whose classes are being derived (derive).
 type changes struct {
 	mu                  sync.Mutex
 	checked, lastChange int64
+	deriving            bool   // a batch is being derived
+	next                *batch // the callers waiting for the next one
 }
 
 // maxLogReads bounds the reads of the log that follow an account's
@@ -114,21 +114,97 @@ func (s *Scoper) class(ctx context.Context, c upstream.Caller, v int64) (string,
 		}
 		return k.class, nil
 	}
-	class, err, _ := s.flights.Do(id+"\x00"+strconv.FormatInt(v, 10), func() (any, error) {
-		classes, err := s.classes.VisibilityClasses(ctx, []upstream.Caller{c})
-		if err != nil {
-			return "", fmt.Errorf("respcache: visibility class: %w", err)
-		}
-		class := classes[0] + "\x00scopes:" + scopes(c)
-		if after, err := s.Version(ctx); err == nil && after == v {
-			s.known.Add(id, classAt{v, class})
-		}
-		return class, nil
-	})
-	if err != nil {
-		return "", err
+	return s.derive(ctx, c)
+}
+
+// derive derives the class of c now, with the callers of its account
+// whose classes are wanted at the same time: while one derivation of the
+// account runs, the callers that arrive join the next, and that one
+// derives them all in one VisibilityClasses call (which reads the
+// account's documents once however many callers it is given). A burst of
+// new callers costs two derivations, not one per caller.
+func (s *Scoper) derive(ctx context.Context, c upstream.Caller) (string, error) {
+	ch := s.account(c.AccountID)
+	ch.mu.Lock()
+	b := ch.next
+	if b == nil {
+		b = &batch{done: make(chan struct{}), index: map[string]int{}}
+		ch.next = b
 	}
-	return class.(string), nil
+	id := identity(c)
+	i, ok := b.index[id]
+	if !ok {
+		i = len(b.callers)
+		b.index[id] = i
+		b.callers = append(b.callers, c)
+	}
+	lead := !ch.deriving
+	if lead {
+		ch.deriving, ch.next = true, nil
+	}
+	ch.mu.Unlock()
+	if lead {
+		// One goroutine runs this batch and every batch formed meanwhile;
+		// it serves callers besides this one, so it does not stop when
+		// this request does.
+		go s.runBatches(context.WithoutCancel(ctx), ch, b)
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	if b.err != nil {
+		return "", b.err
+	}
+	return b.classes[i], nil
+}
+
+// batch is the callers of one account whose classes one derivation finds.
+type batch struct {
+	callers []upstream.Caller
+	index   map[string]int // identity → position in callers
+	done    chan struct{}  // closed when classes or err is set
+	classes []string
+	err     error
+}
+
+// runBatches derives b, then the batches that formed while it ran, until
+// none is waiting.
+func (s *Scoper) runBatches(ctx context.Context, ch *changes, b *batch) {
+	for b != nil {
+		s.deriveBatch(ctx, b)
+		close(b.done)
+		ch.mu.Lock()
+		b, ch.next = ch.next, nil
+		if b == nil {
+			ch.deriving = false
+		}
+		ch.mu.Unlock()
+	}
+}
+
+// deriveBatch derives the classes of b's callers, and keeps them when the
+// version did not move meanwhile.
+func (s *Scoper) deriveBatch(ctx context.Context, b *batch) {
+	before, err := s.Version(ctx)
+	if err != nil {
+		b.err = err
+		return
+	}
+	classes, err := s.classes.VisibilityClasses(ctx, b.callers)
+	if err != nil {
+		b.err = fmt.Errorf("respcache: visibility class: %w", err)
+		return
+	}
+	b.classes = make([]string, len(b.callers))
+	after, err := s.Version(ctx)
+	for i, c := range b.callers {
+		b.classes[i] = classes[i] + "\x00scopes:" + scopes(c)
+		if err == nil && after == before {
+			s.known.Add(identity(c), classAt{before, b.classes[i]})
+		}
+	}
 }
 
 // identity is what a caller's class is derived from: its account, user
@@ -149,19 +225,28 @@ func scopes(c upstream.Caller) string {
 	return strings.Join(parts, ",")
 }
 
+// account returns the follower of an account's log.
+func (s *Scoper) account(account string) *changes {
+	ch, ok := s.accounts.Get(account)
+	if !ok {
+		ch = &changes{}
+		if prev, found, _ := s.accounts.PeekOrAdd(account, ch); found {
+			ch = prev
+		}
+	}
+	return ch
+}
+
 // keptSince reports whether the events of account after position from up
 // to to all keep classes. It reads the events not read yet, once for all
 // the account's callers; a gap in the log (pruned events) or more events
 // than maxLogReads reads count as a change.
 func (s *Scoper) keptSince(ctx context.Context, account string, from, to int64) bool {
-	ch, ok := s.accounts.Get(account)
-	if !ok {
-		ch = &changes{checked: to, lastChange: to} // history unknown: a change
-		if prev, found, _ := s.accounts.PeekOrAdd(account, ch); found {
-			ch = prev
-		}
-	}
+	ch := s.account(account)
 	ch.mu.Lock()
+	if ch.checked == 0 { // history unknown: a change
+		ch.checked, ch.lastChange = to, to
+	}
 	defer ch.mu.Unlock()
 	for reads := 0; ch.checked < to; reads++ {
 		events, err := s.log.Events(ctx, ch.checked, upstream.MaxEventsPerRead)

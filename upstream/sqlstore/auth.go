@@ -32,6 +32,16 @@ func newToken() string {
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
 }
 
+// The statements of Authenticate, prepared on SQLite's readers
+// (readPathSQL): the token's account, then the token with what deciding it
+// reads of its user and account.
+const (
+	tokenAccountSQL = "SELECT account_id FROM token_accounts WHERE hash = ?"
+	tokenFactsSQL   = `SELECT t.user_id, t.id, t.scopes, t.expires, t.last_used, ` + userAuthFacts + `, ` + accountAuthFacts + `
+		FROM tokens t JOIN users u ON u.account_id = t.account_id AND u.id = t.user_id JOIN accounts a ON a.id = t.account_id
+		WHERE t.account_id = ? AND t.hash = ?`
+)
+
 // Authenticate resolves a bearer token to its user and account. An expired
 // token is refused; a usable one has its lastUsedAt written at most once per
 // upstream.LastUsedGranularity.
@@ -43,9 +53,9 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 	// The token's account first, from the table shared by every account
 	// (on Citus a reference table, read on one node), then the token, its
 	// user and its account on the account's shard.
-	q := s.read()
+	q := s.readPrepared()
 	var accountID string
-	err := q.QueryRowContext(ctx, "SELECT account_id FROM token_accounts WHERE hash = ?", hash).Scan(&accountID)
+	err := q.QueryRowContext(ctx, tokenAccountSQL, hash).Scan(&accountID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")
 	}
@@ -54,9 +64,7 @@ func (s *Store) Authenticate(ctx context.Context, token string) (upstream.Caller
 	}
 	var userID, tokenID, scopes, expires, lastUsed string
 	var userDoc, accountDoc []byte
-	err = q.QueryRowContext(ctx, `SELECT t.user_id, t.id, t.scopes, t.expires, t.last_used, `+userAuthFacts+`, `+accountAuthFacts+`
-		FROM tokens t JOIN users u ON u.account_id = t.account_id AND u.id = t.user_id JOIN accounts a ON a.id = t.account_id
-		WHERE t.account_id = ? AND t.hash = ?`, accountID, hash).Scan(&userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc)
+	err = q.QueryRowContext(ctx, tokenFactsSQL, accountID, hash).Scan(&userID, &tokenID, &scopes, &expires, &lastUsed, &userDoc, &accountDoc)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Revoked between the two reads.
 		return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "invalid token")

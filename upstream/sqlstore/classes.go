@@ -1,9 +1,10 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -65,43 +66,61 @@ func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller
 // namedUsers returns which of users some document of the account in
 // namedTables names: holds the id as a JSON string ("id", quotes
 // included). A match inside a longer string is possible and only makes the
-// user's class finer (its id part of it): never coarser. One statement for
-// all the users, searched by the database without reading the documents
-// out: it returns the index of each user named.
+// user's class finer (its id part of it): never coarser. One read of the
+// account's documents for all the users (namedIn searches each), stopped
+// once every user is found: a burst of new callers derived together reads
+// them once, not once per caller.
 func (s *Store) namedUsers(ctx context.Context, q querier, account string, users []string) (map[string]bool, error) {
 	named := map[string]bool{}
 	if len(users) == 0 {
 		return named, nil
 	}
-	exists := make([]string, len(namedTables))
-	for i, t := range namedTables {
-		exists[i] = "EXISTS (SELECT 1 FROM " + t.table + " WHERE account_id = ? AND " + t.column + " LIKE ?)"
+	want := make(map[string]bool, len(users))
+	longest := 0
+	for _, u := range users {
+		want[u] = true
+		longest = max(longest, len(u))
 	}
-	one := " WHERE " + strings.Join(exists, " OR ")
-	var parts []string
-	var args []any
-	for i, u := range users {
-		parts = append(parts, "SELECT "+strconv.Itoa(i)+one)
-		for range namedTables {
-			args = append(args, account, `%"`+u+`"%`)
-		}
+	parts := make([]string, len(namedTables))
+	args := make([]any, len(namedTables))
+	for i, t := range namedTables {
+		parts[i] = "SELECT " + t.column + " FROM " + t.table + " WHERE account_id = ?"
+		args[i] = account
 	}
 	rows, err := q.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var i int
-		if err := rows.Scan(&i); err != nil {
+	var doc sql.RawBytes
+	for len(named) < len(want) && rows.Next() {
+		if err := rows.Scan(&doc); err != nil {
 			return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 		}
-		if i >= 0 && i < len(users) {
-			named[users[i]] = true
-		}
+		namedIn(doc, want, longest, named)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlstore: read documents for visibility classes: %w", err)
 	}
 	return named, nil
+}
+
+// namedIn adds to named each id of want that text holds between two
+// quotes ("id"): the text between every two consecutive quotes is looked
+// up, which finds exactly the substrings "id" for ids without a quote (what
+// LIKE '%"id"%' finds, case included). longest is the longest id's length.
+func namedIn(text []byte, want map[string]bool, longest int, named map[string]bool) {
+	open := bytes.IndexByte(text, '"')
+	for open >= 0 {
+		n := bytes.IndexByte(text[open+1:], '"')
+		if n < 0 {
+			return
+		}
+		if n > 0 && n <= longest {
+			if id := text[open+1 : open+1+n]; want[string(id)] {
+				named[string(id)] = true
+			}
+		}
+		open += 1 + n
+	}
 }

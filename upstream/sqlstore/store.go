@@ -148,6 +148,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("sqlstore: ping %s: %w", path, err)
 	}
 	s.r = r
+	if err := s.prepareReadPath(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
