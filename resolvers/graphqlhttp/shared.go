@@ -111,22 +111,34 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 		}
 	}
 	var own *graphql.Response // the leader's response, whatever it holds
-	a, outcome := t.shared.Cache.Do(key, func() (respcache.Answer, bool) {
+	a, outcome := t.shared.Cache.Do(key, func() (respcache.Answer, respcache.Sharing) {
 		responses, rctx := exec.DispatchOperation(ctx, opCtx)
 		own = responses(rctx)
 		if own == nil || len(own.Errors) > 0 || (own.HasNext != nil && *own.HasNext) {
-			return respcache.Answer{}, false
+			return respcache.Answer{}, respcache.Own
 		}
 		bufs, err := encodeResponse(own)
 		if err != nil {
-			return respcache.Answer{}, false
+			return respcache.Answer{}, respcache.Own
 		}
 		body := bytes.Join(bufs, nil)
 		a := respcache.Answer{Body: body, ETag: respcache.ETagOf(body)}
 		// Kept only when no write moved the version meanwhile: then the
-		// class and the answer were both of that version exactly.
+		// class and the answer were both of that version exactly. When
+		// only check-ins moved it, the answer is still decided as for the
+		// class and shows the data of its version or later: the callers
+		// waiting for it share it (under one check-in a second, a tree
+		// longer than a second would otherwise be executed by each).
 		after, err := t.shared.Scoper.Version(ctx)
-		return a, err == nil && after == scope.Version
+		switch {
+		case err != nil:
+			return a, respcache.Own
+		case after == scope.Version:
+			return a, respcache.Keep
+		case t.shared.Scoper.KeptSince(ctx, scope.Account, scope.Version, after):
+			return a, respcache.Share
+		}
+		return a, respcache.Own
 	})
 	switch outcome {
 	case respcache.Unshared:

@@ -160,43 +160,60 @@ const (
 	Unshared
 )
 
-// Compute computes the answer of a key. keep reports whether the answer
-// holds for every caller of the key's scope — no errors, and the scope's
-// version unchanged while it was computed; only then is it kept and given
-// to the calls that joined.
-type Compute func() (a Answer, keep bool)
+// Sharing says to whom a computed answer may be given.
+type Sharing int
+
+// Sharings of a computed answer.
+const (
+	// Own: the answer is its computer's alone (errors, or a write that
+	// may have changed classes moved the version while it was computed);
+	// the calls that joined compute their own.
+	Own Sharing = iota
+	// Share: the answer may be given to the calls that joined — callers
+	// of its class who read its version — but not kept: only writes that
+	// keep classes (check-ins) moved the version while it was computed,
+	// so it shows the data of its version or later, decided as for the
+	// class.
+	Share
+	// Keep: the version did not move while it was computed: the answer is
+	// shared and kept for the calls that ask for its key later.
+	Keep
+)
+
+// Compute computes the answer of a key and says to whom it may be given.
+type Compute func() (Answer, Sharing)
 
 // Do returns the answer kept for k or, when there is none, the answer of
 // compute, run once for all the calls asking for k at the same time. A
-// call that joined another's computation whose answer may not be shared
-// gets Unshared and no answer: it computes its own.
+// call that joined another's computation whose answer is its own gets
+// Unshared and no answer: it computes its own.
 func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	if a, ok := c.Get(k); ok {
 		return a, Hit
 	}
 	type result struct {
-		a    Answer
-		keep bool
+		a       Answer
+		sharing Sharing
 	}
 	leader := false
 	v, _, shared := c.flights.Do(k.flight(), func() (any, error) {
 		// Kept by a flight that ended after the Get above.
 		if a, ok := c.peek(k); ok {
-			return result{a, true}, nil
+			return result{a, Keep}, nil
 		}
 		leader = true
 		c.metrics.misses.Inc()
-		a, keep := compute()
-		if keep {
+		a, sharing := compute()
+		if sharing == Keep {
 			c.add(k, a)
 		}
-		return result{a, keep}, nil
+		return result{a, sharing}, nil
 	})
 	r := v.(result)
 	switch {
 	case leader:
 		return r.a, Computed
-	case !r.keep:
+	case r.sharing == Own:
 		return Answer{}, Unshared
 	}
 	if !shared {

@@ -27,7 +27,7 @@ func TestCacheBound(t *testing.T) {
 	}
 	body := bytes.Repeat([]byte("x"), 3_000) // three fit
 	for i := range 20 {
-		c.Do(key("c", 1, fmt.Sprint(i)), func() (respcache.Answer, bool) { return respcache.Answer{Body: body}, true })
+		c.Do(key("c", 1, fmt.Sprint(i)), func() (respcache.Answer, respcache.Sharing) { return respcache.Answer{Body: body}, respcache.Keep })
 		if c.Bytes() > 10_000 {
 			t.Fatalf("after %d answers the cache holds %d bytes, over its bound", i+1, c.Bytes())
 		}
@@ -50,8 +50,8 @@ func TestCacheBound(t *testing.T) {
 	if s.Evictions == 0 || s.Misses != 20 || int64(c.Len())+s.Evictions != 20 {
 		t.Errorf("stats %+v with %d kept: want 20 misses, the rest evicted", s, c.Len())
 	}
-	c.Do(key("c", 1, "huge"), func() (respcache.Answer, bool) {
-		return respcache.Answer{Body: bytes.Repeat([]byte("x"), 20_000)}, true
+	c.Do(key("c", 1, "huge"), func() (respcache.Answer, respcache.Sharing) {
+		return respcache.Answer{Body: bytes.Repeat([]byte("x"), 20_000)}, respcache.Keep
 	})
 	if _, ok := c.Get(key("c", 1, "huge")); ok || c.Bytes() > 10_000 {
 		t.Errorf("an answer over the bound was kept (%d bytes held)", c.Bytes())
@@ -64,7 +64,8 @@ func TestCacheBound(t *testing.T) {
 
 // TestCacheSingleFlight: calls for one key at once compute it once; keys
 // of other classes or versions compute their own; an answer that may not
-// be shared is given to no one but its computer.
+// be shared is given to no one but its computer; one that may be shared but
+// not kept is given to the calls at once and not kept.
 func TestCacheSingleFlight(t *testing.T) {
 	c, err := respcache.New(respcache.Config{})
 	if err != nil {
@@ -72,11 +73,11 @@ func TestCacheSingleFlight(t *testing.T) {
 	}
 	var computed atomic.Int64
 	release := make(chan struct{})
-	slow := func(body string, keep bool) respcache.Compute {
-		return func() (respcache.Answer, bool) {
+	slow := func(body string, sharing respcache.Sharing) respcache.Compute {
+		return func() (respcache.Answer, respcache.Sharing) {
 			computed.Add(1)
 			<-release
-			return respcache.Answer{Body: []byte(body)}, keep
+			return respcache.Answer{Body: []byte(body)}, sharing
 		}
 	}
 	const n = 8
@@ -89,7 +90,7 @@ func TestCacheSingleFlight(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			started.Done()
-			_, outcomes[i] = c.Do(key("c", 1, "q"), slow("one", true))
+			_, outcomes[i] = c.Do(key("c", 1, "q"), slow("one", respcache.Keep))
 		}()
 	}
 	started.Wait()
@@ -104,15 +105,30 @@ func TestCacheSingleFlight(t *testing.T) {
 		}
 	}
 	for _, k := range []respcache.Key{key("d", 1, "q"), key("c", 2, "q")} {
-		a, o := c.Do(k, slow("other", true))
+		a, o := c.Do(k, slow("other", respcache.Keep))
 		if o != respcache.Computed || string(a.Body) != "other" {
 			t.Errorf("%+v: outcome %v body %q, want its own computation", k.Scope, o, a.Body)
 		}
 	}
-	if a, o := c.Do(key("c", 3, "q"), slow("mine", false)); o != respcache.Computed || string(a.Body) != "mine" {
+	if a, o := c.Do(key("c", 3, "q"), slow("mine", respcache.Own)); o != respcache.Computed || string(a.Body) != "mine" {
 		t.Errorf("an unshared computation: outcome %v body %q", o, a.Body)
 	}
 	if _, ok := c.Get(key("c", 3, "q")); ok {
 		t.Error("an answer that may not be shared was kept")
+	}
+	// Shared but not kept: every call at once gets it (computed or
+	// joined, never unshared), and a later call computes again.
+	answers := make([]respcache.Answer, n)
+	for i := range n {
+		wg.Go(func() { answers[i], outcomes[i] = c.Do(key("c", 4, "q"), slow("shared", respcache.Share)) })
+	}
+	wg.Wait()
+	for i, o := range outcomes {
+		if o != respcache.Computed && o != respcache.Joined || string(answers[i].Body) != "shared" {
+			t.Errorf("call %d of a shared answer: outcome %v body %q", i, o, answers[i].Body)
+		}
+	}
+	if _, ok := c.Get(key("c", 4, "q")); ok {
+		t.Error("an answer that may be shared but not kept was kept")
 	}
 }

@@ -225,6 +225,14 @@ func scopes(c upstream.Caller) string {
 	return strings.Join(parts, ",")
 }
 
+// KeptSince reports whether every event of account after position from up
+// to to keeps visibility classes (upstream.KeepsClasses): an answer
+// computed for a class at from while the version moved to to is then
+// still decided as for that class.
+func (s *Scoper) KeptSince(ctx context.Context, account string, from, to int64) bool {
+	return s.keptSince(ctx, account, from, to)
+}
+
 // account returns the follower of an account's log.
 func (s *Scoper) account(account string) *changes {
 	ch, ok := s.accounts.Get(account)

@@ -35,8 +35,10 @@ import (
 // Every read of the key result the check-ins move is checked: a read that
 // started after a check-in was acknowledged must show it or a later one
 // (stale reads), and only the team's reader may see the private goal
-// (leaks). With --postgres the database is PostgreSQL and two servers run
-// on it: setup and check-ins go to the first, reads to the second.
+// (leaks). The reading server's memory is reported as (peak − idle) RSS
+// over the cold reads and the bursts ÷ the size of a viewer's tree. With
+// --postgres the database is PostgreSQL and two servers run on it: setup
+// and check-ins go to the first, reads to the second.
 
 const (
 	mondayBurst   = 32
@@ -55,6 +57,10 @@ type mondayResult struct {
 	reloadP99            time.Duration
 	stale, leaks         int
 	insideMissing        int // reads of the team's reader without the private goal (the check is void if > 0)
+	// burstMem is the read server's (peak − idle) RSS over the cold reads
+	// and the bursts (VmHWM after the last burst − VmRSS before the first
+	// tree), and answer the size of a viewer's tree.
+	burstMem, answer int64
 }
 
 type mondayWorld struct {
@@ -130,17 +136,22 @@ func runMonday(c config, bin string) (mondayResult, error) {
 	actual := 0.0
 	next := func() error { actual++; return e.checkIn(actual) }
 
+	idle, err := binary.ProcStatus(b.Pid(), "VmRSS")
+	if err != nil {
+		return r, err
+	}
 	var colds, agains []time.Duration
 	for range c.rounds {
 		if err := next(); err != nil {
 			return r, err
 		}
 		time.Sleep(100 * time.Millisecond)
-		st, d, _, err := e.tree(e.outside[0])
+		st, d, body, err := e.tree(e.outside[0])
 		if err != nil || st != 200 {
 			return r, fmt.Errorf("cold tree: %d %v", st, err)
 		}
 		colds = append(colds, d)
+		r.answer = int64(len(body))
 		st, d, _, err = e.tree(e.outside[0])
 		if err != nil || st != 200 {
 			return r, fmt.Errorf("tree again: %d %v", st, err)
@@ -178,6 +189,11 @@ func runMonday(c config, bin string) (mondayResult, error) {
 		wg.Wait()
 	}
 	r.burstP99 = percentile(burst, 0.99)
+	peak, err := binary.ProcStatus(b.Pid(), "VmHWM")
+	if err != nil {
+		return r, err
+	}
+	r.burstMem = peak - idle
 	if err := e.reload(c.duration, &actual, &r); err != nil {
 		return r, err
 	}
@@ -391,15 +407,16 @@ func mondayReport(c config, rs []mondayResult) []verdict {
 		where = "PostgreSQL, two servers (writes on A, reads on B)"
 	}
 	fmt.Printf("\n### Monday morning: viewers of a %d-objective account (%s; load average %s)\n\n", c.goals, where, loadAverage())
-	fmt.Println("| binary | cold tree (median) | again, nothing changed | 32 at once: answered / 503, p99 (× cold) | 50 readers + 1 check-in/s: reads/s (× first), 503, p99 (× cold) | stale | leaks |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| binary | cold tree (median) | again, nothing changed | 32 at once: answered / 503, p99 (× cold) | 50 readers + 1 check-in/s: reads/s (× first), 503, p99 (× cold) | (peak − idle) RSS ÷ answer | stale | leaks |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	var vs []verdict
 	for _, r := range rs {
 		x := func(d time.Duration) float64 { return float64(d) / float64(r.cold) }
-		fmt.Printf("| %s | %s | %s (%.3f×) | %d / %d, %s (%.2f×) | %.1f (%.1f×), %d, %s (%.2f×) | %d | %d |\n",
+		fmt.Printf("| %s | %s | %s (%.3f×) | %d / %d, %s (%.2f×) | %.1f (%.1f×), %d, %s (%.2f×) | %.1f× (%.0f MiB ÷ %.2f MiB) | %d | %d |\n",
 			r.bin, r.cold.Round(time.Millisecond), r.again.Round(100*time.Microsecond), x(r.again), r.burstOK, r.burst503,
 			r.burstP99.Round(time.Millisecond), x(r.burstP99), r.readsPerSec, r.readsPerSec/rs[0].readsPerSec, r.reload503,
-			r.reloadP99.Round(time.Millisecond), x(r.reloadP99), r.stale, r.leaks)
+			r.reloadP99.Round(time.Millisecond), x(r.reloadP99), float64(r.burstMem)/float64(r.answer), float64(r.burstMem)/(1<<20), float64(r.answer)/(1<<20),
+			r.stale, r.leaks)
 		vs = append(vs, check("monday", r.stale == 0 && r.leaks == 0 && r.insideMissing == 0 && r.reloadBad == 0,
 			"%s: %d stale reads, %d leaks, %d reads of the team's viewer without its goal, %d failed reads", r.bin, r.stale, r.leaks, r.insideMissing, r.reloadBad))
 	}
