@@ -265,8 +265,8 @@ func (e *mondayWorld) reload(d time.Duration, actual *float64, r *mondayResult) 
 					r.reloadBad++
 				case st == 503:
 					r.reload503++
-				case st != 200:
-					r.reloadBad++
+				case st != 200 || strings.Contains(string(body), `"errors":`):
+					r.reloadBad++ // an error is a failed read, not a read without the goal
 				default:
 					answered++
 					durs = append(durs, dur)
