@@ -82,6 +82,9 @@ func newReadiness(check func(context.Context) error) *readiness {
 
 // register adds the readiness metrics to reg.
 func (r *readiness) register(reg prometheus.Registerer) error {
+	for _, result := range []string{"ok", "failed", "stalled"} {
+		r.checks.WithLabelValues(result) // every series from the start, at 0
+	}
 	for _, c := range []prometheus.Collector{r.ready, r.checks} {
 		if err := reg.Register(c); err != nil {
 			return err

@@ -68,6 +68,14 @@ func (m *Metrics) refused(lane, reason string, over bool) {
 func (m *Metrics) Register(reg prometheus.Registerer, a *Admission) error {
 	cs := []prometheus.Collector{m.admittedN, m.waits, m.refusals}
 	for _, l := range []*lane{a.reads, a.writes} {
+		// The counters' series exist from the start, at 0: alerting rules
+		// on a ratio of refusals then see it rise rather than appear.
+		m.admittedN.WithLabelValues(l.name)
+		for _, reason := range []string{ReasonWait, ReasonTimeout} {
+			for _, share := range []string{shareWithin, shareOver} {
+				m.refusals.WithLabelValues(l.name, reason, share)
+			}
+		}
 		for _, g := range []struct {
 			name, help string
 			pick       func(limit, inflight, queued int) int
