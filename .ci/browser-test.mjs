@@ -8,7 +8,11 @@
 //     schema, and the example (the session tree query) runs;
 //     Then the README's anonymous tree query replaces the editor's text and
 //     runs: no stale operation name (SessionTree) is sent, the tree comes
-//     back;
+//     back. The playground's link opens the REST API's reference
+//     (/reference): Redoc renders the served OpenAPI document's operation
+//     titles, shows the bearer scheme as "Bearer <token>", names no shared/
+//     path, and loads nothing from elsewhere (the page's policy blocks the
+//     logo Redoc's menu footer asks Redocly's CDN for);
 //  2. the same database without --demo, a fresh browser profile: the page
 //     explains how to authenticate; a token typed in the Headers tab is used
 //     to re-fetch the schema and to run the example; after a reload the
@@ -171,6 +175,35 @@ async function runPasted(page, what) {
   console.log(what + ': the pasted anonymous tree query ran (no operation name sent), ' + sessions.length + ' sessions');
 }
 
+// checkReference follows the playground's link to the REST reference and
+// checks what Redoc rendered of the served OpenAPI document.
+async function checkReference(page, base) {
+  const doc = await (await fetch(base + '/api/openapi.json')).json();
+  const summaries = Object.values(doc.paths).flatMap((item) => Object.values(item)).map((op) => op.summary).filter(Boolean);
+  const violations = [];
+  await page.exposeFunction('okrgateViolation', (v) => violations.push(v));
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation',
+    (e) => window.okrgateViolation(e.violatedDirective + ' ' + e.blockedURI)));
+  await page.click('#okrgate-reference');
+  await page.waitForURL(base + '/reference', { timeout });
+  // 106 paths: Redoc takes a while on a loaded machine.
+  await page.waitForFunction((titles) => [...document.querySelectorAll('h2')].some((h) => titles.includes(h.textContent.trim())),
+    summaries, { timeout: 4 * timeout });
+  const text = await page.evaluate(() => document.body.innerText);
+  const titles = await page.$$eval('h2', (hs) => hs.map((h) => h.textContent.trim()));
+  const rendered = summaries.filter((s) => titles.includes(s));
+  if (rendered.length < summaries.length / 2) throw new Error('reference: ' + rendered.length + ' of ' + summaries.length + ' operation titles rendered');
+  if (!text.includes('Authorization: Bearer <token>')) throw new Error('reference: the bearer scheme is not shown as "Bearer <token>"');
+  const bad = text.match(/.{0,60}(Bearer \.|shared\/).{0,60}/);
+  if (bad) throw new Error('reference shows: ' + bad[0]);
+  const unexpected = violations.filter((v) => !v.startsWith('img-src '));
+  if (unexpected.length) throw new Error('reference: blocked by its policy: ' + unexpected.join(', '));
+  await page.screenshot({ path: join(out, 'reference.png') });
+  console.log('reference: Redoc rendered ' + rendered.length + ' of ' + summaries.length + ' operation titles (' +
+    JSON.stringify(rendered[0]) + ', ...), "Bearer <token>", no shared/ path; the policy kept ' + violations.length +
+    ' request(s) from leaving: ' + violations.join(', '));
+}
+
 // startApp serves a browser app on an origin of its own (127.0.0.1 on
 // another port): a page and the graphql-ws client's browser bundle.
 function startApp() {
@@ -260,6 +293,7 @@ try {
   await runExample(page, 'demo');
   await runPasted(page, 'demo');
   await page.screenshot({ path: join(out, 'playground-demo.png') });
+  await checkReference(page, base);
   await context.close();
   context = undefined;
   await stopServer(server);

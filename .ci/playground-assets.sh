@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the GraphiQL playground's assets from the npm registry (npm pack),
+# Fetches the assets of the GraphiQL playground and the REST reference (Redoc) from the npm registry (npm pack),
 # at the versions pinned in resolvers/playground/VERSIONS, and checks each
 # tarball against the sha512 integrity recorded there.
 #

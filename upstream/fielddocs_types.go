@@ -151,7 +151,7 @@ var typeFieldDocs = map[string]string{
 	"MetricInput.actual":                  "The starting actual value; defaults to initialValue. Later changes are check-ins.",
 	"MetricInput.target":                  "The value to reach (or stay above/below); required.",
 	"ModifiedCount.modifiedCount":         "Number of tags whose state changed.",
-	"NewToken.token":                      "The token itself, shown only in this answer: send it as Authorization: Bearer <token>.",
+	"NewToken.token":                      "The token itself, shown only in this answer: send it as `Authorization: Bearer <token>`.",
 	"Problem.code":                        "Stable machine code in snake_case: invalid_input, invalid_filter, not_found, unauthenticated, forbidden, session_locked, session_closed, limit_exceeded, conflict, precondition_failed, ...",
 	"Problem.detail":                      "What went wrong, for a human.",
 	"Problem.errors":                      "The fields at fault, for invalid input.",

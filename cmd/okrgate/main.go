@@ -5,7 +5,7 @@
 //
 //   - /api/: the REST facade of the OKR API (docs/rest.md);
 //   - /graphql: the GraphQL API over the same data (docs/graphql.md);
-//   - /: the GraphiQL playground;
+//   - /: the GraphiQL playground; /reference: the REST API's reference;
 //   - /metrics: Prometheus metrics; /healthz and /readyz: the probes.
 //
 // The other subcommands work on the database file, also while a server

@@ -38,7 +38,8 @@ func serve(ctx context.Context, prog string, args []string, getenv func(string) 
 	fs := newFlags("serve", "okrgate serve [--addr 127.0.0.1:8080] [--db okrgate.db] [--demo] [flags]", `
 Serves, on one address: the REST facade of the OKR API under /api/
 (docs/rest.md), the GraphQL API at /graphql (docs/graphql.md), the GraphiQL
-playground at / and the probes /healthz and /readyz; Prometheus metrics at
+playground at /, the REST API's reference at /reference (Redoc over
+/api/openapi.json) and the probes /healthz and /readyz; Prometheus metrics at
 /metrics on a listener of their own (--metrics-addr, loopback by default).
 Traces go to an OTLP endpoint when the standard OTEL_* variables name one
 (docs/operations.md). Creates the database file if it does not exist.
@@ -47,7 +48,7 @@ finish.`)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	db := fs.String("db", "okrgate.db", "SQLite database `file` (created if missing) or postgres:// URL")
 	demo := fs.Bool("demo", false, "on an empty database, create a demo account and print its admin token")
-	playgroundAssets := fs.String("playground-assets", playground.Embedded, "the GraphiQL playground's assets: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
+	playgroundAssets := fs.String("playground-assets", playground.Embedded, "the assets of the GraphiQL playground and the REST reference: embedded (compiled in; works offline), cdn (jsDelivr), or a `dir` filled by .ci/playground-assets.sh DIR")
 	introspection := fs.Bool("introspection", true, "allow GraphQL introspection (--introspection=false turns it off)")
 	federation := fs.Bool("federation", false, "serve GraphQL as an Apollo Federation v2 subgraph: _service and _entities (docs/graphql-federation.md)")
 	graphqlLimits := graphqlLimitFlags(fs.FlagSet)
@@ -151,12 +152,13 @@ finish.`)
 		return err
 	}
 	mux.Handle("/graphql", graphqlhttp.NewHandler(gqlConfig))
-	playgroundHandler, err := playground.Handler(playground.Options{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token})
+	playgroundHandler, err := playground.Handler(playground.Options{Endpoint: "/graphql", Assets: *playgroundAssets, DemoToken: boot.Token, OpenAPI: rest.OpenAPIPath})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("GET /{$}", playgroundHandler)
+	mux.Handle("GET "+playground.ReferencePath, playgroundHandler)
 	mux.Handle("GET "+playground.AssetsPath, playgroundHandler)
 	srv := &http.Server{
 		Handler:           obs.stack(withCORS(allowed, guard.guarded(ready.Ready, obs.mainMetrics(ops.metricsToken), adm, observe.Patterns(mux)))),

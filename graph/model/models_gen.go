@@ -116,7 +116,7 @@ type CreateTokenInput struct {
 
 // A token just created, with its secret: the only time the secret is shown.
 type CreatedToken struct {
-	// The secret: send it as Authorization: Bearer <token>.
+	// The secret: send it as `Authorization: Bearer <token>`.
 	Token string `json:"token"`
 	// The token as its owner sees it later (without the secret).
 	APIToken *upstream.Token `json:"apiToken"`

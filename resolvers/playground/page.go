@@ -221,7 +221,10 @@ var playgroundPage = template.Must(template.New("playground").Parse(`<!DOCTYPE h
         banner.style.display = hasToken(parse(text)) ? 'none' : 'block';
       },
       inputValueDeprecation: true
-    })
+    },
+    // The logo's place names the other page: the REST API's reference.
+    React.createElement(GraphiQL.Logo, null, 'okrgate ',
+      React.createElement('a', { href: {{.Reference}}, id: 'okrgate-reference', style: { fontSize: '14px' } }, 'REST reference')))
   );
 })();
 </script>
@@ -235,15 +238,19 @@ type assetRef struct {
 	SRI string
 }
 
+// assetRefOf says how a page loads the asset name: from AssetsPath, or
+// from jsDelivr in CDN mode, with its integrity either way.
+func assetRefOf(o Options, assets map[string]*playgroundAsset, name string) assetRef {
+	a := assets[name]
+	if o.Assets == CDN {
+		return assetRef{URL: template.URL(a.cdn), SRI: a.sri}
+	}
+	return assetRef{URL: template.URL(AssetsPath + name), SRI: a.sri}
+}
+
 // renderPlaygroundPage renders the page once, at start-up.
 func renderPlaygroundPage(o Options, assets map[string]*playgroundAsset, versions map[string]string) ([]byte, error) {
-	ref := func(name string) assetRef {
-		a := assets[name]
-		if o.Assets == CDN {
-			return assetRef{URL: template.URL(a.cdn), SRI: a.sri}
-		}
-		return assetRef{URL: template.URL(AssetsPath + name), SRI: a.sri}
-	}
+	ref := func(name string) assetRef { return assetRefOf(o, assets, name) }
 	demoHeaders := ""
 	if o.DemoToken != "" {
 		b, err := json.MarshalIndent(map[string]string{"Authorization": "Bearer " + o.DemoToken}, "", "  ")
@@ -259,6 +266,7 @@ func renderPlaygroundPage(o Options, assets map[string]*playgroundAsset, version
 	var buf bytes.Buffer
 	err := playgroundPage.Execute(&buf, map[string]any{
 		"Endpoint":        endpoint,
+		"Reference":       ReferencePath,
 		"DemoHeaders":     demoHeaders,
 		"DefaultQuery":    playgroundIntro + ExampleQuery,
 		"GraphiQLVersion": versions["graphiql"],

@@ -1,7 +1,8 @@
-// Package playground serves the GraphiQL page of okrgate at "/" and its
-// pinned assets (GraphiQL and React, compiled in, gzipped; or from jsDelivr
-// or a directory): a token-aware page that opens on the session tree query
-// and works offline.
+// Package playground serves okrgate's pages for people in a browser and
+// their pinned assets (compiled in, gzipped; or from jsDelivr or a
+// directory), both working offline: the GraphiQL page at "/", token-aware,
+// opening on the session tree query; and the REST API's reference at
+// ReferencePath, Redoc over the served OpenAPI document.
 package playground
 
 import (
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -32,15 +34,22 @@ const (
 	CDN = "cdn"
 )
 
-// playgroundFS holds the pinned GraphiQL and React builds, gzipped, and the
-// VERSIONS file naming them (refreshed by .ci/playground-assets.sh).
+// playgroundFS holds the pinned GraphiQL, React and Redoc builds, gzipped,
+// and the VERSIONS file naming them (refreshed by .ci/playground-assets.sh).
 //
 //go:embed VERSIONS *.gz
 var playgroundFS embed.FS
 
-// Files are the files of the playground: the ones a directory
-// given as Options.Assets must hold.
-var Files = []string{"graphiql.min.js", "graphiql.min.css", "react.production.min.js", "react-dom.production.min.js"}
+// playgroundFiles are the assets of the GraphiQL page.
+var playgroundFiles = []string{"graphiql.min.js", "graphiql.min.css", "react.production.min.js", "react-dom.production.min.js"}
+
+// Files are the assets of both pages: the files a directory given as
+// Options.Assets must hold.
+var Files = append(slices.Clip(playgroundFiles), referenceFiles...)
+
+// DefaultOpenAPI is the OpenAPI document's path the reference page renders
+// when Options.OpenAPI is empty: where the REST facade serves it.
+const DefaultOpenAPI = "/api/openapi.json"
 
 // Options configure the GraphiQL page.
 type Options struct {
@@ -52,6 +61,9 @@ type Options struct {
 	// DemoToken, when set (serve --demo on a fresh database), is prefilled
 	// as the Authorization header of a browser that has none saved.
 	DemoToken string
+	// OpenAPI is the path of the OpenAPI document the reference page
+	// renders; DefaultOpenAPI when empty.
+	OpenAPI string
 }
 
 // playgroundAsset is one file of the playground as served.
@@ -62,8 +74,8 @@ type playgroundAsset struct {
 	cdn string // jsDelivr URL of the same file
 }
 
-// Playground returns the GraphiQL page and its assets. Mount the handler
-// at "/" and at AssetsPath.
+// Handler returns the GraphiQL page, the reference page and their assets.
+// Mount it at "/", ReferencePath and AssetsPath.
 //
 // The page is token-aware: headers typed in the Headers tab are kept in the
 // browser (shouldPersistHeaders) and the page's fetcher sends the saved ones
@@ -79,11 +91,23 @@ func Handler(o Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	reference, referenceCSP, err := renderReferencePage(o, assets, versions)
+	if err != nil {
+		return nil, err
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" {
+		var html []byte
+		switch r.URL.Path {
+		case "/":
+			html = page
+		case ReferencePath:
+			html = reference
+			w.Header().Set("Content-Security-Policy", referenceCSP)
+		}
+		if html != nil {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-cache")
-			_, _ = w.Write(page)
+			_, _ = w.Write(html)
 			return
 		}
 		name, ok := strings.CutPrefix(r.URL.Path, AssetsPath)

@@ -58,19 +58,28 @@ func get(t *testing.T, url string, header http.Header) (*http.Response, []byte) 
 
 var scriptRE = regexp.MustCompile(`(?:src|href)="([^"]+)" integrity="([^"]+)"`)
 
-// TestPlaygroundEmbedded: by default the page loads only its own
-// /playground/assets/ URLs, each answered (gzipped or plain) with content
-// whose SHA-256 is the page's integrity attribute.
+// pageRefs gets the page at path and returns the assets it loads.
+func pageRefs(t *testing.T, srv *httptest.Server, path string) ([]byte, [][]string) {
+	t.Helper()
+	resp, page := get(t, srv.URL+path, nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return page, scriptRE.FindAllStringSubmatch(string(page), -1)
+}
+
+// TestPlaygroundEmbedded: by default the pages (the playground and the
+// reference) load only their own /playground/assets/ URLs, each answered
+// (gzipped or plain) with content whose SHA-256 is the page's integrity
+// attribute.
 func TestPlaygroundEmbedded(t *testing.T) {
 	srv := playgroundServer(t, playground.Options{Endpoint: "/graphql"})
-	resp, page := get(t, srv.URL+"/", nil)
-	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
-		t.Fatalf("GET /: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	page, refs := pageRefs(t, srv, "/")
+	_, refRefs := pageRefs(t, srv, playground.ReferencePath)
+	if len(refs) != 4 || len(refRefs) != 1 || len(refs)+len(refRefs) != len(playground.Files) {
+		t.Fatalf("the pages reference %d and %d assets, want 4 and 1 of %d: %v %v", len(refs), len(refRefs), len(playground.Files), refs, refRefs)
 	}
-	refs := scriptRE.FindAllStringSubmatch(string(page), -1)
-	if len(refs) != len(playground.Files) {
-		t.Fatalf("page references %d assets, want %d: %v", len(refs), len(playground.Files), refs)
-	}
+	refs = append(refs, refRefs...)
 	for _, ref := range refs {
 		url, sri := ref[1], html.UnescapeString(ref[2])
 		if !strings.HasPrefix(url, playground.AssetsPath) {
@@ -122,13 +131,14 @@ func TestPlaygroundEmbedded(t *testing.T) {
 // jsDelivr with the embedded copy's integrity, and serves no assets itself.
 func TestPlaygroundCDN(t *testing.T) {
 	srv := playgroundServer(t, playground.Options{Endpoint: "/graphql", Assets: playground.CDN})
-	_, page := get(t, srv.URL+"/", nil)
-	refs := scriptRE.FindAllStringSubmatch(string(page), -1)
+	_, refs := pageRefs(t, srv, "/")
+	_, refRefs := pageRefs(t, srv, playground.ReferencePath)
+	refs = append(refs, refRefs...)
 	if len(refs) != len(playground.Files) {
-		t.Fatalf("page references %d assets: %v", len(refs), refs)
+		t.Fatalf("the pages reference %d assets: %v", len(refs), refs)
 	}
 	for _, ref := range refs {
-		if !regexp.MustCompile(`^https://cdn\.jsdelivr\.net/npm/(graphiql|react|react-dom)@\d+\.\d+\.\d+/`).MatchString(ref[1]) {
+		if !regexp.MustCompile(`^https://cdn\.jsdelivr\.net/npm/(graphiql|react|react-dom|redoc)@\d+\.\d+\.\d+/`).MatchString(ref[1]) {
 			t.Errorf("asset %s: not a pinned jsDelivr URL", ref[1])
 		}
 	}
@@ -186,5 +196,43 @@ func TestPlaygroundExampleValid(t *testing.T) {
 	}
 	if !strings.HasSuffix(string(ts), "\n"+playground.ExampleQuery) {
 		t.Error(".ci/clients/ts/src/graphql/sessionTree.graphql differs from playground.ExampleQuery")
+	}
+}
+
+// TestReferencePage: the reference page renders the served OpenAPI document
+// (Options.OpenAPI, DefaultOpenAPI by default) with the pinned Redoc, and
+// links back to the playground; the playground links to it.
+func TestReferencePage(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{{"", playground.DefaultOpenAPI}, {"/v2/openapi.json", "/v2/openapi.json"}} {
+		srv := playgroundServer(t, playground.Options{Endpoint: "/graphql", OpenAPI: tc.spec})
+		page, refs := pageRefs(t, srv, playground.ReferencePath)
+		if len(refs) != 1 || refs[0][1] != playground.AssetsPath+"redoc.standalone.js" {
+			t.Fatalf("reference page loads %v", refs)
+		}
+		for _, want := range []string{`Redoc.init("` + tc.want + `"`, `href="` + tc.want + `"`, `href="/"`, "Redoc 2."} {
+			if !strings.Contains(string(page), want) {
+				t.Errorf("reference page (OpenAPI %q) lacks %q:\n%s", tc.spec, want, page)
+			}
+		}
+		// The policy lets the page load nothing from elsewhere, and allows
+		// its one inline script by hash.
+		resp, _ := get(t, srv.URL+playground.ReferencePath, nil)
+		csp := resp.Header.Get("Content-Security-Policy")
+		inline := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllSubmatch(page, -1)
+		if len(inline) != 1 {
+			t.Fatalf("reference page has %d inline scripts", len(inline))
+		}
+		sum := sha256.Sum256(inline[0][1])
+		for _, want := range []string{"default-src 'none'", "connect-src 'self'", "img-src 'self' data:", "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("Content-Security-Policy %q lacks %q", csp, want)
+			}
+		}
+		if strings.Contains(csp, "https:") || strings.Contains(csp, "unsafe-eval") {
+			t.Errorf("Content-Security-Policy %q allows more than the page's own origin", csp)
+		}
+		if _, pg := get(t, srv.URL+"/", nil); !strings.Contains(string(pg), playground.ReferencePath) {
+			t.Error("the playground does not link to the reference page")
+		}
 	}
 }

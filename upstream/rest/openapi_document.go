@@ -104,7 +104,7 @@ func GenerateOpenAPI() ([]byte, error) {
 			"description": "The OKR REST API of the Quantive (Gtmhub) platform, as documented by the platform and as okrgate serves it, " +
 				"generated from the route table (upstream/rest) and the Go types (upstream). Operations marked x-designed are designed " +
 				"where the documented contract shows none; see docs/contract.md. Errors are RFC 9457 problem documents. Every call needs " +
-				"`Authorization: Bearer TOKEN` (an API token); most also need the account id in `service-accountId`.",
+				"`Authorization: Bearer <token>` (an API token); most also need the account id in `service-accountId`.",
 			"license": openAPILicense,
 		},
 		"servers": []any{
