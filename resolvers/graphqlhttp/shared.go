@@ -111,7 +111,7 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 		}
 	}
 	var own *graphql.Response // the leader's response, whatever it holds
-	a, outcome := t.shared.Cache.Do(key, func() (respcache.Answer, respcache.Sharing) {
+	a, outcome := t.shared.Cache.Do(key, func(since int64) (respcache.Answer, respcache.Sharing) {
 		responses, rctx := exec.DispatchOperation(ctx, opCtx)
 		own = responses(rctx)
 		if own == nil || len(own.Errors) > 0 || (own.HasNext != nil && *own.HasNext) {
@@ -124,21 +124,24 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 		body := bytes.Join(bufs, nil)
 		a := respcache.Answer{Body: body, ETag: respcache.ETagOf(body)}
 		// Kept only when no write moved the version meanwhile: then the
-		// class and the answer were both of that version exactly. When
-		// only check-ins moved it, the answer is still decided as for the
-		// class and shows the data of its version or later: the callers
-		// waiting for it share it (under one check-in a second, a tree
-		// longer than a second would otherwise be executed by each).
+		// class and the answer were both of that version exactly. The
+		// requests waiting for it (of versions since and later) share it
+		// when only check-ins came after since: it is still decided as
+		// for the class and shows the data of their versions or later
+		// (under one check-in a second, a tree longer than a second would
+		// otherwise be executed by each of them).
 		after, err := t.shared.Scoper.Version(ctx)
 		switch {
 		case err != nil:
 			return a, respcache.Own
+		case since == after:
+			return a, respcache.Keep
+		case !t.shared.Scoper.KeptSince(ctx, scope.Account, since, after):
+			return a, respcache.Own
 		case after == scope.Version:
 			return a, respcache.Keep
-		case t.shared.Scoper.KeptSince(ctx, scope.Account, scope.Version, after):
-			return a, respcache.Share
 		}
-		return a, respcache.Own
+		return a, respcache.Share
 	})
 	switch outcome {
 	case respcache.Unshared:

@@ -18,7 +18,6 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/singleflight"
 )
 
 // DefaultMaxBytes bounds the answers a Cache keeps when Config.MaxBytes is
@@ -42,8 +41,10 @@ func (k Key) size() int64 {
 	return int64(len(k.Account) + len(k.Class) + len(k.Request))
 }
 
-func (k Key) flight() string {
-	return k.Account + "\x00" + k.Class + "\x00" + strconv.FormatInt(k.Version, 10) + "\x00" + k.Request
+// lane names the keys that differ only by their version: one request of
+// one class, whatever the data version.
+func (k Key) lane() string {
+	return k.Account + "\x00" + k.Class + "\x00" + k.Request
 }
 
 // RequestDigest returns the digest of a request: its document, operation
@@ -90,7 +91,9 @@ type Config struct {
 type Cache struct {
 	max     int64
 	metrics *metrics
-	flights singleflight.Group
+
+	lanesMu sync.Mutex
+	lanes   map[string]*lane // lanes with an execution running
 
 	mu    sync.Mutex
 	bytes int64
@@ -110,7 +113,7 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
-	c := &Cache{max: cfg.MaxBytes, lru: list.New(), items: map[Key]*list.Element{}}
+	c := &Cache{max: cfg.MaxBytes, lru: list.New(), items: map[Key]*list.Element{}, lanes: map[string]*lane{}}
 	m, err := newMetrics(cfg.Registerer, c)
 	if err != nil {
 		return nil, err
@@ -180,48 +183,105 @@ const (
 	Keep
 )
 
-// Compute computes the answer of a key and says to whom it may be given.
-type Compute func() (Answer, Sharing)
+// Compute computes the answer of a key and says to whom it may be given:
+// since is the lowest data version among the requests that will be given
+// a shared answer (the key's own version or lower), so Share means that
+// only writes that keep classes came after since.
+type Compute func(since int64) (Answer, Sharing)
+
+// lane is the executions of one request of one class (a Key but its
+// version): at most one runs at a time. The requests that arrive while one
+// runs wait for the next, which starts when it ends and serves them all,
+// whatever their versions: under a write a second, a tree that takes
+// longer than that is executed once at a time rather than once per version
+// at the same time, each slowing the others down.
+type lane struct {
+	running *flight // never nil while the lane is in Cache.lanes
+	next    *flight // the requests waiting for the next execution, or nil
+}
+
+// flight is one execution of a lane and the requests it serves.
+type flight struct {
+	// since and top are the lowest and highest versions of its requests.
+	since, top int64
+	calls      int           // the calls it serves
+	started    bool          // compute has begun: top no longer grows
+	start      chan struct{} // closed when its leader may compute
+	done       chan struct{} // closed when a and sharing are set
+	a          Answer
+	sharing    Sharing
+}
 
 // Do returns the answer kept for k or, when there is none, the answer of
-// compute, run once for all the calls asking for k at the same time. A
-// call that joined another's computation whose answer is its own gets
-// Unshared and no answer: it computes its own.
+// compute, run once for all the calls asking for k's lane at the same
+// time. A call waits for the running execution of its lane when that one
+// serves its version (it began at that version or later, and began after
+// the calls of lower versions it serves), and otherwise for the next,
+// which the first of its calls computes. A call that joined another's
+// computation whose answer is its own gets Unshared and no answer: it
+// computes its own.
 func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	if a, ok := c.Get(k); ok {
 		return a, Hit
 	}
-	type result struct {
-		a       Answer
-		sharing Sharing
-	}
+	name := k.lane()
+	c.lanesMu.Lock()
+	l := c.lanes[name]
+	var f *flight
 	leader := false
-	v, _, shared := c.flights.Do(k.flight(), func() (any, error) {
-		// Kept by a flight that ended after the Get above.
-		if a, ok := c.peek(k); ok {
-			return result{a, Keep}, nil
-		}
-		leader = true
-		c.metrics.misses.Inc()
-		a, sharing := compute()
-		if sharing == Keep {
-			c.add(k, a)
-		}
-		return result{a, sharing}, nil
-	})
-	r := v.(result)
 	switch {
-	case leader:
-		return r.a, Computed
-	case r.sharing == Own:
-		return Answer{}, Unshared
+	case l == nil:
+		f = &flight{since: k.Version, top: k.Version, started: true, done: make(chan struct{})}
+		c.lanes[name] = &lane{running: f}
+		leader = true
+	case k.Version == l.running.top || !l.running.started && k.Version <= l.running.top:
+		f = l.running
+		f.since = min(f.since, k.Version)
+	case l.next == nil:
+		f = &flight{since: k.Version, top: k.Version, start: make(chan struct{}), done: make(chan struct{})}
+		l.next = f
+		leader = true
+	default:
+		f = l.next
+		f.since, f.top = min(f.since, k.Version), max(f.top, k.Version)
 	}
-	if !shared {
-		c.metrics.hits.Inc() // a flight of its own found it kept
-		return r.a, Hit
+	f.calls++
+	c.lanesMu.Unlock()
+	if !leader {
+		<-f.done
+		if f.sharing == Own {
+			return Answer{}, Unshared
+		}
+		c.metrics.joins.Inc()
+		return f.a, Joined
 	}
-	c.metrics.joins.Inc()
-	return r.a, Joined
+	if f.start != nil {
+		<-f.start
+	}
+	c.lanesMu.Lock()
+	f.started = true
+	since := f.since
+	c.lanesMu.Unlock()
+	if a, ok := c.peek(k); ok { // kept by an execution that ended after the Get above
+		f.a, f.sharing = a, Keep
+	} else {
+		c.metrics.misses.Inc()
+		f.a, f.sharing = compute(since)
+		if f.sharing == Keep {
+			c.add(k, f.a)
+		}
+	}
+	c.lanesMu.Lock()
+	l = c.lanes[name]
+	if l.next != nil {
+		l.running, l.next = l.next, nil
+		close(l.running.start)
+	} else {
+		delete(c.lanes, name)
+	}
+	c.lanesMu.Unlock()
+	close(f.done)
+	return f.a, Computed
 }
 
 // add keeps a under k, evicting the least recently used answers beyond the

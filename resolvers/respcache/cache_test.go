@@ -27,7 +27,7 @@ func TestCacheBound(t *testing.T) {
 	}
 	body := bytes.Repeat([]byte("x"), 3_000) // three fit
 	for i := range 20 {
-		c.Do(key("c", 1, fmt.Sprint(i)), func() (respcache.Answer, respcache.Sharing) { return respcache.Answer{Body: body}, respcache.Keep })
+		c.Do(key("c", 1, fmt.Sprint(i)), func(int64) (respcache.Answer, respcache.Sharing) { return respcache.Answer{Body: body}, respcache.Keep })
 		if c.Bytes() > 10_000 {
 			t.Fatalf("after %d answers the cache holds %d bytes, over its bound", i+1, c.Bytes())
 		}
@@ -50,7 +50,7 @@ func TestCacheBound(t *testing.T) {
 	if s.Evictions == 0 || s.Misses != 20 || int64(c.Len())+s.Evictions != 20 {
 		t.Errorf("stats %+v with %d kept: want 20 misses, the rest evicted", s, c.Len())
 	}
-	c.Do(key("c", 1, "huge"), func() (respcache.Answer, respcache.Sharing) {
+	c.Do(key("c", 1, "huge"), func(int64) (respcache.Answer, respcache.Sharing) {
 		return respcache.Answer{Body: bytes.Repeat([]byte("x"), 20_000)}, respcache.Keep
 	})
 	if _, ok := c.Get(key("c", 1, "huge")); ok || c.Bytes() > 10_000 {
@@ -74,7 +74,7 @@ func TestCacheSingleFlight(t *testing.T) {
 	var computed atomic.Int64
 	release := make(chan struct{})
 	slow := func(body string, sharing respcache.Sharing) respcache.Compute {
-		return func() (respcache.Answer, respcache.Sharing) {
+		return func(int64) (respcache.Answer, respcache.Sharing) {
 			computed.Add(1)
 			<-release
 			return respcache.Answer{Body: []byte(body)}, sharing
