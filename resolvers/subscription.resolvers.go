@@ -16,24 +16,22 @@ import (
 // CheckInCreated is the resolver for the checkInCreated field.
 func (r *subscriptionResolver) CheckInCreated(ctx context.Context, goalID *string, sessionID *string, after *int) (<-chan *upstream.CheckIn, error) {
 	f := upstream.CheckInFilter{GoalID: deref(goalID), SessionID: deref(sessionID)}
-	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.CheckIn, bool, error) {
-		return r.liveCheckIn(ctx, e)
-	})
+	return live.Stream(ctx, r.Live, after, f.Match, r.liveCheckIns)
 }
 
 // GoalChanged is the resolver for the goalChanged field.
 func (r *subscriptionResolver) GoalChanged(ctx context.Context, sessionID *string, rootGoalID *string, after *int) (<-chan *upstream.Goal, error) {
 	f := upstream.GoalChangeFilter{SessionID: deref(sessionID), RootGoalID: deref(rootGoalID)}
-	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Goal, bool, error) {
-		return r.liveGoal(ctx, e, f.RootGoalID)
+	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, evs []upstream.Event) ([]*upstream.Goal, []bool) {
+		return r.liveGoals(ctx, evs, f.RootGoalID)
 	})
 }
 
 // TaskChanged is the resolver for the taskChanged field.
 func (r *subscriptionResolver) TaskChanged(ctx context.Context, goalID *string, after *int) (<-chan *upstream.Task, error) {
 	f := upstream.TaskFilter{}
-	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, e upstream.Event) (*upstream.Task, bool, error) {
-		return r.liveTask(ctx, e, deref(goalID))
+	return live.Stream(ctx, r.Live, after, f.Match, func(ctx context.Context, evs []upstream.Event) ([]*upstream.Task, []bool) {
+		return r.liveTasks(ctx, evs, deref(goalID))
 	})
 }
 

@@ -37,9 +37,10 @@ type subscriber struct {
 	sink  *graphqlws.Stream
 	view  string                    // the operation's text, name and variables
 	match func(upstream.Event) bool // the subscription's filter
-	// load reads the item of an event as the caller of ctx; false when it
-	// may not read it (or it is gone).
-	load func(ctx context.Context, e upstream.Event) (any, bool)
+	// load reads the items of events as the caller of ctx, in one read
+	// per kind of item; ok[k] false when it may not read the item of
+	// evs[k] (or it is gone).
+	load func(ctx context.Context, evs []upstream.Event) (items []any, ok []bool)
 	// send queues an item without blocking; false when the buffer is full.
 	send func(item any, d delivery) bool
 
@@ -341,31 +342,31 @@ func (l *Hub) deliverGroup(ctx context.Context, g *group, evs []upstream.Event) 
 	}
 }
 
-// maxLoadsInFlight bounds the reads of one group's items at once.
-const maxLoadsInFlight = 4
-
 // loadAll reads, as rep, the item of each event of evs its view selects
 // (ok[k] false for an event it does not select, or whose item it may not
-// read), up to maxLoadsInFlight at a time: each read is a round trip to
-// the store, and the batch of one check-in at the leaf of a deep chain
-// has an event per level, which the group's first delivery would
-// otherwise wait for one after the other.
+// read): all of them in one call of the subscription's load, which reads
+// each kind of item once for the batch — the batch of one check-in at the
+// leaf of a deep chain has an event per level, one read, not one per
+// level.
 func (l *Hub) loadAll(ctx context.Context, rep *subscriber, evs []upstream.Event) (items []any, ok []bool) {
 	items, ok = make([]any, len(evs)), make([]bool, len(evs))
-	sem := make(chan struct{}, maxLoadsInFlight)
-	var wg sync.WaitGroup
+	var at []int
+	var sel []upstream.Event
 	for k, e := range evs {
-		if !rep.match(e) {
-			continue
+		if rep.match(e) {
+			at, sel = append(at, k), append(sel, e)
 		}
-		l.reads.Add(1)
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			items[k], ok[k] = rep.load(ctx, e)
-		})
 	}
-	wg.Wait()
+	if len(sel) == 0 {
+		return items, ok
+	}
+	l.reads.Add(int64(len(sel)))
+	got, gotOK := rep.load(ctx, sel)
+	for i, k := range at {
+		if i < len(got) && i < len(gotOK) {
+			items[k], ok[k] = got[i], gotOK[i]
+		}
+	}
 	return items, ok
 }
 

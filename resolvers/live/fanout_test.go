@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http/httptest"
 	"slices"
@@ -15,24 +16,42 @@ import (
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
-// countingAPI is the store, counting its reads of goals by id.
+// countingAPI is the store, counting its reads of goals: each call of
+// GetGoal or ListGoals, and how many times each goal was read.
 type countingAPI struct {
 	*sqlstore.Store
 	mu    sync.Mutex
+	calls int
 	reads map[string]int
 }
 
 func (c *countingAPI) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
+	g, err := c.Store.GetGoal(ctx, id)
 	c.mu.Lock()
-	c.reads[id]++
+	c.calls++
+	if err == nil {
+		c.reads[id]++
+	}
 	c.mu.Unlock()
-	return c.Store.GetGoal(ctx, id)
+	return g, err
 }
 
-func (c *countingAPI) counts() map[string]int {
+func (c *countingAPI) ListGoals(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
+	p, err := c.Store.ListGoals(ctx, q)
+	c.mu.Lock()
+	c.calls++
+	for _, g := range p.Items {
+		c.reads[g.ID]++
+	}
+	c.mu.Unlock()
+	return p, err
+}
+
+// counts returns the calls so far and the reads of each goal.
+func (c *countingAPI) counts() (int, map[string]int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return maps.Clone(c.reads)
+	return c.calls, maps.Clone(c.reads)
 }
 
 // user creates a user of the account with role and returns it with a token.
@@ -89,7 +108,10 @@ func TestFanoutReadsEachItemOncePerGroup(t *testing.T) {
 	for _, c := range clients {
 		waitGoals(t, e, c.next, tr.leaf, tr.mid)
 	}
-	reads := api.counts()
+	calls, reads := api.counts()
+	if calls != 2 {
+		t.Errorf("%d reads of goals for one check-in's batch, want one per class (2)", calls)
+	}
 	for _, g := range []upstream.Goal{tr.leaf, tr.mid} {
 		if reads[g.ID] != 2 {
 			t.Errorf("goal %s read %d times for %d subscribers in 2 classes, want 2", g.Name, reads[g.ID], len(clients))
@@ -164,6 +186,59 @@ func TestFanoutKeepsClassesApart(t *testing.T) {
 	for name, saw := range round(6, 7) {
 		if saw {
 			t.Errorf("the %s received the private goal after leaving the team", name)
+		}
+	}
+}
+
+// TestFanoutReadsABatchOnce checks in at the leaf of a chain six levels
+// deep — one event per goal of the path, in one read of the log — with a
+// viewer and an admin subscribed: the fan-out reads goals once per group
+// for the batch (2 store calls), not once per goal per group (14), and
+// each subscriber receives all seven.
+func TestFanoutReadsABatchOnce(t *testing.T) {
+	hub := &live.Hub{}
+	e := newLiveEnv(t, hub)
+	api := &countingAPI{Store: e.store, reads: map[string]int{}}
+	srv := httptest.NewServer(graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: e.store, Live: hub}))
+	t.Cleanup(srv.Close)
+	ss, err := e.store.CreateSession(e.adminCtx, upstream.SessionInput{Title: "Deep", Start: "2026-01-01", End: "2026-03-31"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chain []upstream.Goal
+	parent := ""
+	for i := range 7 {
+		g, err := e.store.CreateGoal(e.adminCtx, upstream.GoalInput{Name: fmt.Sprintf("level %d", i), SessionID: ss.ID, ParentID: parent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain, parent = append(chain, g), g.ID
+	}
+	target := 10.0
+	kr, err := e.store.CreateMetric(e.adminCtx, upstream.MetricInput{Name: "kr", GoalID: parent, Target: &target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var clients []*wsClient
+	for _, b := range []sqlstore.BootstrapResult{e.viewer, e.admin} {
+		c := dialWS(t, ctx, srv.URL, b.Token, nil)
+		c.subscribe("goals", goalChangedQuery, map[string]any{"s": ss.ID})
+		clients = append(clients, c)
+	}
+	waitJoined(t, hub, int64(len(clients)))
+	e.checkIn(e.adminCtx, kr.ID, 5)
+	for _, c := range clients {
+		waitGoals(t, e, c.next, chain...)
+	}
+	calls, reads := api.counts()
+	if calls != 2 {
+		t.Errorf("%d reads of goals for a check-in six levels deep and 2 groups, want 2 (one per group per batch)", calls)
+	}
+	for _, g := range chain {
+		if reads[g.ID] != 2 {
+			t.Errorf("goal %s read %d times, want once per group (2)", g.Name, reads[g.ID])
 		}
 	}
 }

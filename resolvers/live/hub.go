@@ -278,15 +278,17 @@ func liveError(code, format string, args ...any) *gqlerror.Error {
 
 // Stream starts a subscription of l: events after `after` (0: from the
 // oldest kept; nil: from the head, what happens from now on) that match,
-// each loaded by load as the subscriber's group (false for an item the
-// group may not read, or that is gone), sent on the returned channel. Its
+// loaded by load as the subscriber's group — the items of a read of the
+// log at once, so that a store call reads one kind of item for the whole
+// batch (ok false for an item the group may not read, or that is gone) —
+// and sent on the returned channel. Its
 // nested fields render in one Scope per item and group. It
 // ends when ctx ends, when the token stops authenticating (revoked, user
 // deactivated, account suspended), or when the subscriber falls a whole
 // buffer behind (a slow consumer: the connection is closed with that
 // reason).
 func Stream[T any](ctx context.Context, l *Hub, after *int, match func(upstream.Event) bool,
-	load func(context.Context, upstream.Event) (*T, bool, error)) (<-chan *T, error) {
+	load func(ctx context.Context, evs []upstream.Event) (items []*T, ok []bool)) (<-chan *T, error) {
 	if l == nil || l.Log == nil {
 		return nil, errNoLive
 	}
@@ -323,9 +325,13 @@ func Stream[T any](ctx context.Context, l *Hub, after *int, match func(upstream.
 	var mu sync.Mutex
 	closed := false
 	s := &subscriber{ctx: ctx, conn: c, sink: op.sink, view: viewOf(ctx), match: match, pos: pos,
-		load: func(ctx context.Context, e upstream.Event) (any, bool) {
-			item, ok, err := load(ctx, e)
-			return item, ok && err == nil
+		load: func(ctx context.Context, evs []upstream.Event) ([]any, []bool) {
+			items, ok := load(ctx, evs)
+			out := make([]any, len(items))
+			for k, it := range items {
+				out[k] = it
+			}
+			return out, ok
 		},
 		send: func(item any, d delivery) bool {
 			mu.Lock()
