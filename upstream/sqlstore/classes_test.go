@@ -1,10 +1,12 @@
 package sqlstore_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // TestVisibilityClasses derives the classes of an account's callers: two
@@ -63,5 +65,52 @@ func TestVisibilityClasses(t *testing.T) {
 	}
 	if got := classes(); got["joiner"] != got["inTeam"] {
 		t.Errorf("after joining the team: class %q, want the team member's %q", got["joiner"], got["inTeam"])
+	}
+}
+
+// notNamingUsers are the account tables VisibilityClasses does not search
+// for user ids, each with why no decision on an item compares a caller's
+// user id with what the table holds. A new table is in neither list until
+// someone decides (TestNamedTablesDecided).
+var notNamingUsers = map[string]string{
+	"users":                "a caller's own row: its roles and teams are part of every class already",
+	"tokens":               "credentials: no decision on an item reads them",
+	"teams":                "team membership is part of every class (the caller's teams)",
+	"roles":                "role definitions: the caller's roles are part of every class",
+	"role_mappings":        "role-to-team mappings: resolved into the caller's roles",
+	"permissions":          "principal grants: the caller's grants are part of every class",
+	"checkins":             "a check-in is shown as its key result is (which is searched)",
+	"tags":                 "tags name no person",
+	"item_tags":            "tag links name no person",
+	"dashboard_parameters": "a dashboard's parameters: the dashboard is searched",
+	"idempotency_keys":     "recorded answers of writes, replayed to their writer only",
+	"goal_subtrees":        "derived paths of goals (ids of goals, not users)",
+	"events":               "the log: an event is shown as its item is",
+	"webhooks":             "subscriptions of admins, not items decided per caller",
+	"webhook_deliveries":   "delivery attempts of webhooks",
+	"identities":           "sign-in bindings: no decision on an item reads them",
+	"avatars":              "pictures of users: readable by every caller of the account",
+}
+
+// TestNamedTablesDecided: every account table is either searched for the
+// user ids that make a caller's visibility class finer (namedTables in
+// classes.go) or listed in notNamingUsers with a reason. A table added
+// without that decision fails here: were it to hold owner or access ids,
+// live subscribers of different rights would share what they see.
+func TestNamedTablesDecided(t *testing.T) {
+	named := sqlstore.NamedTableNames()
+	for table := range sqlstoretest.AccountTables {
+		_, excluded := notNamingUsers[table]
+		switch in := slices.Contains(named, table); {
+		case in && excluded:
+			t.Errorf("table %s is both searched for user ids and listed as naming none", table)
+		case !in && !excluded:
+			t.Errorf("table %s: decide whether its rows name users (add it to namedTables in classes.go) or not (notNamingUsers here, with why)", table)
+		}
+	}
+	for _, table := range named {
+		if _, ok := sqlstoretest.AccountTables[table]; !ok {
+			t.Errorf("namedTables names %s, which is not an account table", table)
+		}
 	}
 }

@@ -55,3 +55,13 @@ func (s *Store) LateFailingCheckIn(ctx context.Context) error {
 		return s.queue(ctx, q, stmt{sql: "SELECT 1 / (SELECT count(*) FROM accounts WHERE id = '')"})
 	})
 }
+
+// NamedTableNames returns the tables whose documents VisibilityClasses
+// searches for user ids (classes.go).
+func NamedTableNames() []string {
+	out := make([]string, len(namedTables))
+	for i, t := range namedTables {
+		out[i] = t.table
+	}
+	return out
+}
