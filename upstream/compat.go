@@ -29,6 +29,16 @@ import (
 // values under generated names that mean nothing elsewhere).
 var PlatformIgnoredFields = []string{"customFields"}
 
+// PlatformReadOnlyFields are, by the okrgate resource whose document a body
+// resembles, the read-only fields of the platform's object that okrgate
+// names otherwise, so they are no field of its answer: a task's modifiedAt
+// (okrgate's dateModified), which the platform's task integrations send
+// back when they update a task with PUT /api/v1/tasks/{id}. They are
+// ignored at the top of a body, as PlatformIgnoredFields are.
+var PlatformReadOnlyFields = map[reflect.Type][]string{
+	reflect.TypeFor[Task](): {"modifiedAt"},
+}
+
 // JSONFields returns the JSON field names of the struct type t (through
 // pointers; embedded structs flattened) with the Go type of each, keyed by
 // the lowercased name (encoding/json matches names case-insensitively). A

@@ -25,14 +25,33 @@ type Projection map[string]Projection
 // accepted too); errors are *Error with Param "fields". An empty src yields
 // nil (all fields).
 func ParseFields(reg *Registry, src string) (Projection, error) {
-	if strings.TrimSpace(src) == "" {
+	return parseFields(&fieldsParser{src: src}, reg)
+}
+
+// ParseFieldsIgnoring parses src as ParseFields does, except that a name
+// reg does not have (with its braced sub-list, if any) is left out of the
+// projection instead of refused, and its dotted path ("displayName",
+// "metrics.nosuch") is returned in ignored, in the order given. It is the
+// platform's reading of a projection: a name its objects lack selects
+// nothing. Syntax errors, and sub-fields of a field that has none, are still
+// errors.
+func ParseFieldsIgnoring(reg *Registry, src string) (p Projection, ignored []string, err error) {
+	fp := &fieldsParser{src: src, ignored: &ignored}
+	p, err = parseFields(fp, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, ignored, nil
+}
+
+func parseFields(p *fieldsParser, reg *Registry) (Projection, error) {
+	if strings.TrimSpace(p.src) == "" {
 		return nil, nil
 	}
-	if len(src) > MaxFieldsLen {
+	if len(p.src) > MaxFieldsLen {
 		return nil, errorf("fields", "", "fields is longer than %d bytes", MaxFieldsLen)
 	}
-	p := &fieldsParser{src: src}
-	proj, err := p.list(reg, 0)
+	proj, err := p.list(reg, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +65,9 @@ func ParseFields(reg *Registry, src string) (Projection, error) {
 type fieldsParser struct {
 	src string
 	pos int
+	// ignored, when not nil, collects the paths of unknown names, which
+	// are then left out rather than refused (ParseFieldsIgnoring).
+	ignored *[]string
 }
 
 func (p *fieldsParser) errorf(format string, args ...any) *Error {
@@ -60,9 +82,11 @@ func (p *fieldsParser) skipSpace() {
 	}
 }
 
-// list parses name[{...}] (, name[{...}])* against reg. It stops before a
-// '}' or at the end of input.
-func (p *fieldsParser) list(reg *Registry, depth int) (Projection, error) {
+// list parses name[{...}] (, name[{...}])* against reg, at the dotted path
+// prefix (the names enclosing it, for the ignored paths). It stops before a
+// '}' or at the end of input. A nil reg, inside an ignored name, knows no
+// name: its list is parsed for syntax only.
+func (p *fieldsParser) list(reg *Registry, prefix string, depth int) (Projection, error) {
 	proj := Projection{}
 	for {
 		p.skipSpace()
@@ -78,13 +102,17 @@ func (p *fieldsParser) list(reg *Registry, depth int) (Projection, error) {
 			return nil, p.errorf("unexpected end of input, want a field name")
 		}
 		f, isField := reg.Field(name)
-		if !isField && !(reg != nil && reg.parents[name]) {
+		known := isField || reg != nil && reg.parents[name]
+		if !known && p.ignored == nil {
 			return nil, errorf("fields", name, "unknown field %q", name)
+		}
+		if !known && reg != nil {
+			*p.ignored = append(*p.ignored, prefix+name)
 		}
 		p.skipSpace()
 		var sub Projection
 		if p.pos < len(p.src) && p.src[p.pos] == '{' {
-			if !isField || f.Sub == nil {
+			if known && (!isField || f.Sub == nil) {
 				return nil, errorf("fields", name, "field %q has no sub-fields to select", name)
 			}
 			if depth+1 > MaxFieldsDepth {
@@ -92,7 +120,7 @@ func (p *fieldsParser) list(reg *Registry, depth int) (Projection, error) {
 			}
 			p.pos++
 			var err error
-			if sub, err = p.list(f.Sub, depth+1); err != nil {
+			if sub, err = p.list(f.Sub, prefix+name+".", depth+1); err != nil {
 				return nil, err
 			}
 			if p.pos >= len(p.src) || p.src[p.pos] != '}' {
@@ -101,7 +129,9 @@ func (p *fieldsParser) list(reg *Registry, depth int) (Projection, error) {
 			p.pos++
 			p.skipSpace()
 		}
-		proj.add(name, sub)
+		if known {
+			proj.add(name, sub)
+		}
 		if p.pos >= len(p.src) || p.src[p.pos] == '}' {
 			return proj, nil
 		}

@@ -136,3 +136,38 @@ func TestProjectionApply(t *testing.T) {
 		t.Errorf("Apply(nil) = %v", got)
 	}
 }
+
+func TestParseFieldsIgnoring(t *testing.T) {
+	tests := []struct {
+		src, want string // want: JSON of the projection, or "error: <substring>"
+		ignored   []string
+	}{
+		{"id,displayName,name", `{"id":null,"name":null}`, []string{"displayName"}},
+		{"displayName", `{}`, []string{"displayName"}},
+		{"metrics{nmae,name},nope{a{b},c}", `{"metrics":{"name":null}}`, []string{"metrics.nmae", "nope"}},
+		{"closedStatus.nope,closedStatus.status", `{"closedStatus":{"status":null}}`, []string{"closedStatus.nope"}},
+		{"name", `{"name":null}`, nil},
+		{"name{id}", `error: field "name" has no sub-fields`, nil},
+		{"nope{", `error: want a field name`, nil},
+		{"nope{a", `error: missing '}'`, nil},
+		{"name id", `error: want ','`, nil},
+	}
+	for _, tt := range tests {
+		p, ignored, err := ParseFieldsIgnoring(testReg, tt.src)
+		if msg, ok := strings.CutPrefix(tt.want, "error: "); ok {
+			var qe *Error
+			if !errors.As(err, &qe) || qe.Param != "fields" || !strings.Contains(qe.Message, msg) {
+				t.Errorf("ParseFieldsIgnoring(%q) error = %v, want *Error{Param: fields} containing %q", tt.src, err, msg)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseFieldsIgnoring(%q): %v", tt.src, err)
+			continue
+		}
+		got, _ := json.Marshal(p)
+		if string(got) != tt.want || strings.Join(ignored, ",") != strings.Join(tt.ignored, ",") {
+			t.Errorf("ParseFieldsIgnoring(%q) = %s, ignored %q; want %s, ignored %q", tt.src, got, ignored, tt.want, tt.ignored)
+		}
+	}
+}

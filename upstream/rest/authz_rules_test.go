@@ -71,6 +71,7 @@ var authzRules = map[string]expect{
 	"POST /api/v1/tasks":                                            {201, 201, 403, 400}, // other: no such parent
 	"GET /api/v1/tasks/{taskId}":                                    readByID,
 	"PATCH /api/v1/tasks/{taskId}":                                  adminOnly(200),
+	"PUT /api/v1/tasks/{taskId}":                                    adminOnly(200),
 	"DELETE /api/v1/tasks/{taskId}":                                 adminOnly(204),
 	"GET /api/v1/metrics/{id}/values":                               readByID,
 	"GET /api/v2/users":                                             readAll,

@@ -222,6 +222,7 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 		"PATCH /api/v1/users/{id}":                                   map[string]any{"firstName": "X"},
 		"POST /api/v1/tasks":                                         map[string]any{"name": "N", "parentId": f.goal},
 		"PATCH /api/v1/tasks/{taskId}":                               map[string]any{"name": "N2"},
+		"PUT /api/v1/tasks/{taskId}":                                 map[string]any{"name": "N3", "id": "x", "modifiedAt": "2026-01-01T00:00:00Z"},
 		"PATCH /api/v2/users/{id}":                                   map[string]any{"firstName": "X"},
 		"POST /api/v1/teams":                                         map[string]any{"name": "N"},
 		"PATCH /api/v1/teams/{teamId}":                               map[string]any{"name": "N2"},

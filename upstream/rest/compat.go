@@ -17,11 +17,13 @@ import (
 // paths, such as "id, accountId, tags[0].id".
 const IgnoredFieldsHeader = "OKR-Ignored-Fields"
 
-// decodeInput reads a create or update body into dst (of type In) as
+// decodeInput reads a create body, or the body of an update that takes the
+// document as read (PUT /api/v1/tasks/{id}), into dst (of type In) as
 // decodeBody does, after dropping the fields the policy of
 // upstream/compat.go ignores: those the answer (of type out) carries and In
-// does not take, at every depth, and upstream.PlatformIgnoredFields at the
-// top. The dropped fields are named in the IgnoredFieldsHeader.
+// does not take, at every depth, and upstream.PlatformIgnoredFields and
+// the upstream.PlatformReadOnlyFields of out at the top. The dropped fields
+// are named in the IgnoredFieldsHeader.
 func decodeInput(w http.ResponseWriter, r *http.Request, dst any, out reflect.Type) error {
 	return decodeBodyWith(w, r, dst, func(body []byte) ([]byte, error) {
 		if err := scanJSON(bytes.TrimSpace(body)); err != nil {
@@ -65,7 +67,8 @@ func stripIgnored(v any, in, out reflect.Type, path string, ignored *[]string) {
 				continue
 			}
 			_, isOut := outF[lk]
-			platform := path == "" && slices.ContainsFunc(upstream.PlatformIgnoredFields, func(n string) bool { return strings.EqualFold(n, k) })
+			platform := path == "" && slices.ContainsFunc(slices.Concat(upstream.PlatformIgnoredFields, upstream.PlatformReadOnlyFields[out]),
+				func(n string) bool { return strings.EqualFold(n, k) })
 			if isOut || platform {
 				delete(x, k)
 				*ignored = append(*ignored, join(path, k))

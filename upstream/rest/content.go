@@ -166,10 +166,9 @@ func parseListOrBody(w http.ResponseWriter, r *http.Request, reg *query.Registry
 	}
 	var vw view
 	if strings.TrimSpace(b.Fields) != "" {
-		if vw.proj, err = query.ParseFields(reg, b.Fields); err != nil {
+		if vw, err = parseProjection(reg, b.Fields); err != nil {
 			return lq, view{}, err
 		}
-		vw.hasProj = true
 		lq.Fields = vw.proj
 	}
 	if b.Skip != nil {

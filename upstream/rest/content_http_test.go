@@ -318,7 +318,10 @@ func walkContent(t *testing.T, e *env, s seed) {
 	if n := len(items(e.ok(req{method: "GET", path: "/api/v1/dashboards/tags/usages", as: &e.other}, 200))); n != 0 {
 		t.Errorf("another account sees %d usages", n)
 	}
-	e.problem(req{method: "GET", path: "/api/v1/dashboards/tags/usages?fields=nosuch"}, 400, "invalid_filter")
+	if r := e.do(req{method: "GET", path: "/api/v1/dashboards/tags/usages?fields=tagName,nosuch"}); r.status != 200 || r.header.Get("OKR-Ignored-Fields") != "fields.nosuch" {
+		t.Errorf("an unknown projected name: %d, OKR-Ignored-Fields %q: %s", r.status, r.header.Get("OKR-Ignored-Fields"), r.body)
+	}
+	e.problem(req{method: "GET", path: "/api/v1/dashboards/tags/usages?fields=tagName{x}"}, 400, "invalid_filter")
 	rep := e.do(req{method: "GET", path: "/api/v1/dashboards/reports"})
 	if rep.status != 200 || !strings.Contains(string(rep.body), "Quarterly report") || strings.Contains(string(rep.body), "Sales") {
 		t.Errorf("reports: %d %s", rep.status, rep.body)

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"reflect"
 	"slices"
 
 	"github.com/okrgate/okrgate/upstream"
@@ -22,7 +23,8 @@ import (
 // integrationTable holds those operations.
 func integrationTable() []entry {
 	const (
-		get, post, patch, del  = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
+		get, post, put, patch  = http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch
+		del                    = http.MethodDelete
 		ok, created, noContent = http.StatusOK, http.StatusCreated, http.StatusNoContent
 	)
 	return []entry{
@@ -37,6 +39,7 @@ func integrationTable() []entry {
 		{Route{Method: post, Pattern: "/api/v1/tasks", Success: created, Designed: true}, (*server).createTaskV1},
 		{Route{Method: get, Pattern: "/api/v1/tasks/{taskId}", Params: viewParams, Success: ok, Designed: true, Versioned: upstream.KindTask}, (*server).getTask},
 		{Route{Method: patch, Pattern: "/api/v1/tasks/{taskId}", Success: ok, Designed: true, Versioned: upstream.KindTask}, (*server).updateTask},
+		{Route{Method: put, Pattern: "/api/v1/tasks/{taskId}", Success: ok, Designed: true, Versioned: upstream.KindTask}, (*server).putTask},
 		{Route{Method: del, Pattern: "/api/v1/tasks/{taskId}", Success: noContent, Designed: true, Versioned: upstream.KindTask}, (*server).deleteTask},
 
 		{Route{Method: get, Pattern: "/api/v1/metrics/{id}/values", Params: []string{"from", "to"}, Success: ok, Designed: true}, (*server).metricValues},
@@ -51,6 +54,24 @@ func (s *server) createUserV1(w http.ResponseWriter, r *http.Request) (any, erro
 func (s *server) createTaskV1(w http.ResponseWriter, r *http.Request) (any, error) {
 	return create(w, r, func(t upstream.Task) string { return "/api/v1/tasks/" + t.ID },
 		func(in upstream.TaskInput) (upstream.Task, error) { return s.api.CreateTask(r.Context(), in) })
+}
+
+// putTask is the platform's task update, PUT /api/v1/tasks/{id}, as its
+// task integrations send it: the task document as they read it, changed.
+// The fields it takes are updated as PATCH does, and a field it leaves out
+// keeps its value (a PUT that cleared what a connector does not map would
+// lose data); the document's read-only fields are ignored and named in the
+// IgnoredFieldsHeader, as on a create (docs/rest.md, "Compatibility").
+func (s *server) putTask(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, err := pathID(r, "taskId", "task")
+	if err != nil {
+		return nil, err
+	}
+	var p upstream.TaskPatch
+	if err := decodeInput(w, r, &p, reflect.TypeFor[upstream.Task]()); err != nil {
+		return nil, err
+	}
+	return s.api.UpdateTask(r.Context(), id, p)
 }
 
 // MetricExpansions are the values of the expand parameter of

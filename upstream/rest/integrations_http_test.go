@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/okrgate/okrgate/upstream/rest"
 )
 
 // walkIntegrations exercises the operations integrations call beyond the
@@ -22,6 +26,8 @@ func walkIntegrations(t *testing.T, e *env, s seed) {
 	task := e.ok(req{method: "POST", path: "/api/v1/tasks", body: map[string]any{"name": "Call", "parentId": s.metric, "parentType": "metric", "status": "todo"}}, 201)
 	e.ok(req{method: "GET", path: "/api/v1/tasks/" + str(task, "id")}, 200)
 	e.ok(req{method: "PATCH", path: "/api/v1/tasks/" + str(task, "id"), body: map[string]any{"status": "done"}}, 200)
+	e.ok(req{method: "PUT", path: "/api/v1/tasks/" + str(task, "id"), body: map[string]any{"status": "inprogress", "id": str(task, "id")}}, 200)
+	e.problem(req{method: "PUT", path: "/api/v1/tasks/" + str(task, "id"), body: map[string]any{"stauts": "done"}}, 400, "invalid_input")
 	e.ok(req{method: "DELETE", path: "/api/v1/tasks/" + str(task, "id")}, 204)
 	e.ok(req{method: "GET", path: "/api/v1/metrics/" + s.metric + "/values?from=2026-01-01"}, 200)
 	e.problem(req{method: "GET", path: "/api/v1/metrics/" + s.metric + "/values?from=yesterday"}, 400, "invalid_input")
@@ -56,6 +62,81 @@ func TestV1Users(t *testing.T) {
 	e.problem(req{method: "GET", path: "/api/v1/users?limit=5&take=5"}, 400, "invalid_input")
 	e.problem(req{method: "GET", path: "/api/v1/users?take=1001"}, 400, "invalid_input")
 	e.problem(req{method: "GET", path: "/api/v1/users/" + unknownID}, 404, "not_found")
+}
+
+// TestExporterRequests replays the report exporter's reads of users as its
+// source builds them. Its bulk listing asks for displayName, which no user
+// has: the projection leaves it out and names it in OKR-Ignored-Fields, as
+// the platform leaves out a name its objects lack (the listing was a 400,
+// and the exporter then read each owner one by one). A team that owns an
+// objective is no user: /api/v1/users/{teamId} is 404, as on the platform,
+// and the exporter names such an owner from the objective's assignee.
+func TestExporterRequests(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed()
+	r := e.do(req{method: "GET", path: "/api/v1/users?limit=1000&fields=id,displayName,name,email,firstName,lastName"})
+	if r.status != 200 || r.header.Get(rest.IgnoredFieldsHeader) != "fields.displayName" {
+		t.Fatalf("the bulk listing: %d, %s %q: %s", r.status, rest.IgnoredFieldsHeader, r.header.Get(rest.IgnoredFieldsHeader), r.body)
+	}
+	us := items(r.json(t))
+	if len(us) != 1 || str(us[0], "id") != e.acct.UserID || str(us[0], "email") == "" || str(us[0], "name") == "" || us[0]["displayName"] != nil || us[0]["language"] != nil {
+		t.Errorf("the bulk listing's users: %v", us)
+	}
+	// Nested, and on a read: the path within the projection.
+	r = e.do(req{method: "GET", path: "/api/v1/goals/" + s.child + "?fields=name,url,metrics{name,displayName},nosuch"})
+	if got := r.header.Get(rest.IgnoredFieldsHeader); r.status != 200 || got != "fields.metrics.displayName, fields.nosuch" {
+		t.Errorf("a read: %d, %s %q: %s", r.status, rest.IgnoredFieldsHeader, got, r.body)
+	}
+	if r := e.do(req{method: "GET", path: "/api/v1/users?fields=id,email"}); r.header.Get(rest.IgnoredFieldsHeader) != "" {
+		t.Errorf("nothing ignored, yet %s %q", rest.IgnoredFieldsHeader, r.header.Get(rest.IgnoredFieldsHeader))
+	}
+
+	team := e.ok(req{method: "POST", path: "/api/v1/teams", body: map[string]any{"name": "Sales"}}, 201)
+	g := e.ok(req{method: "POST", path: "/api/v1/goals", body: map[string]any{"name": "Grow", "sessionId": s.session, "ownerId": str(team, "id")}}, 201)
+	e.problem(req{method: "GET", path: "/api/v1/users/" + str(g, "ownerId")}, 404, "not_found")
+	if a, _ := g["assignee"].(map[string]any); str(a, "name") != "Sales" || str(a, "type") != "team" {
+		t.Errorf("the team-owned objective's assignee: %v", g["assignee"])
+	}
+}
+
+// TestPutTask: PUT /api/v1/tasks/{id} takes the task document as the
+// platform's task connectors send it back — read, changed, with the
+// platform's modifiedAt — updating the fields it takes, keeping those it
+// leaves out, ignoring and naming the read-only ones; a typo is refused.
+func TestPutTask(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed()
+	created := e.ok(req{method: "POST", path: "/api/v1/tasks", body: map[string]any{"name": "Call Acme", "description": "before Friday",
+		"parentId": s.child, "parentType": "goal", "status": "todo", "ownerId": e.acct.UserID}}, 201)
+	path := "/api/v1/tasks/" + str(created, "id")
+	doc := e.ok(req{method: "GET", path: path}, 200)
+	doc["name"], doc["status"], doc["priority"] = "Call Acme and Beta", "inprogress", 3
+	doc["modifiedAt"], doc["customFields"] = "2026-01-01T00:00:00Z", map[string]any{"x": 1}
+	r := e.do(req{method: "PUT", path: path, body: doc})
+	if r.status != 200 {
+		t.Fatalf("PUT the document as read: %d %s", r.status, r.body)
+	}
+	ignored := r.header.Get(rest.IgnoredFieldsHeader)
+	for _, f := range []string{"id", "accountId", "dateCreated", "modifiedAt", "customFields", "assignee", "sessionId"} {
+		if !slices.Contains(strings.Split(ignored, ", "), f) {
+			t.Errorf("%s %q lacks %s", rest.IgnoredFieldsHeader, ignored, f)
+		}
+	}
+	got := e.ok(req{method: "GET", path: path}, 200)
+	if str(got, "name") != "Call Acme and Beta" || str(got, "status") != "inprogress" || num(got, "priority") != 3 || str(got, "description") != "before Friday" {
+		t.Errorf("after the PUT: %v", got)
+	}
+	// A field left out keeps its value.
+	e.ok(req{method: "PUT", path: path, body: map[string]any{"status": "done"}}, 200)
+	if got := e.ok(req{method: "GET", path: path}, 200); str(got, "status") != "done" || str(got, "name") != "Call Acme and Beta" || str(got, "ownerId") != e.acct.UserID {
+		t.Errorf("after a partial PUT: %v", got)
+	}
+	e.problem(req{method: "PUT", path: path, body: map[string]any{"stauts": "todo"}}, 400, "invalid_input")
+	e.problem(req{method: "PUT", path: path, body: map[string]any{"status": "later"}}, 400, "invalid_input")
+	e.problem(req{method: "PUT", path: "/api/v1/tasks/" + unknownID, body: map[string]any{"status": "done"}}, 404, "not_found")
+	if got := e.ok(req{method: "GET", path: path}, 200); str(got, "status") != "done" {
+		t.Errorf("a refused PUT changed the task: %v", got)
+	}
 }
 
 // TestMetricTasksAndValues: a key result read with expand=tasks, or with a

@@ -302,6 +302,10 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 			r["headers"] = withHeader(r["headers"], IgnoredFieldsHeader, map[string]any{"schema": map[string]any{"type": "string"},
 				"description": "the fields of the body that were accepted and ignored (read-only fields of the resource, customFields), comma-separated paths such as id, accountId, tags[0].id; absent when none was"})
 		}
+		if _, bodyList := sp.body.(ListBody); st == http.StatusOK && (e.Method == http.MethodGet && slices.Contains(e.Params, "fields") || bodyList) {
+			r["headers"] = withHeader(r["headers"], IgnoredFieldsHeader, map[string]any{"schema": map[string]any{"type": "string"},
+				"description": "the names of the fields= projection that the resource does not have, left out, as comma-separated paths such as fields.displayName, fields.metrics.nosuch; absent when none was"})
+		}
 		if e.Idempotent && st >= 200 && st < 300 {
 			r["headers"] = withHeader(r["headers"], "Idempotent-Replayed", map[string]any{"schema": map[string]any{"type": "string", "enum": []string{"true"}},
 				"description": "present when the answer is the recorded one of an earlier request with the same Idempotency-Key"})

@@ -235,7 +235,8 @@ func queryParam(e entry, name string) map[string]any {
 		desc = "comma-separated fields, - for descending, e.g. -attainment,name; the id is always the last key"
 		schema = map[string]any{"type": "string", "examples": []any{"-attainment,name"}}
 	case "fields":
-		desc = "projection: comma-separated fields, nested as metrics{id,name}; id and accountId are always returned, and only the fields named besides them"
+		desc = "projection: comma-separated fields, nested as metrics{id,name}; id and accountId are always returned, and only the fields named besides them; " +
+			"a name the resource does not have selects nothing and is named in the " + IgnoredFieldsHeader + " response header as fields.<path> (fields.displayName)"
 		schema = map[string]any{"type": "string", "examples": []any{"name,attainment,metrics{id,name}"}}
 	case "include":
 		desc = "instead of fields, for a client that keeps whole documents (a gateway): every stored field is returned, " +

@@ -47,11 +47,14 @@ func checkParams(r *http.Request, allowed map[string]bool) error {
 }
 
 // view is how a response is shaped for the client: a projection and the
-// formatting of text fields.
+// formatting of text fields. ignored are the names of the projection that
+// the resource does not have, as "fields.<path>", for the
+// IgnoredFieldsHeader.
 type view struct {
 	proj    query.Projection
 	hasProj bool
 	plain   bool
+	ignored []string
 }
 
 // parseView reads the fields and formatting parameters (each only if sent)
@@ -60,17 +63,32 @@ func parseView(r *http.Request, reg *query.Registry) (view, error) {
 	var v view
 	q := r.URL.Query()
 	if src := q.Get("fields"); strings.TrimSpace(src) != "" {
-		p, err := query.ParseFields(reg, src)
-		if err != nil {
+		var err error
+		if v, err = parseProjection(reg, src); err != nil {
 			return view{}, err
 		}
-		v.proj, v.hasProj = p, true
 	}
 	f, err := parseFormatting(q)
 	if err != nil {
 		return view{}, err
 	}
 	v.plain = f == upstream.PlainText
+	return v, nil
+}
+
+// parseProjection reads a fields value as the platform does
+// (docs/rest.md, "Compatibility"): a name the resource does not have selects
+// nothing and is reported in the view's ignored names, since leaving a field
+// out of an answer loses nothing and shows; syntax errors are refused.
+func parseProjection(reg *query.Registry, src string) (view, error) {
+	p, ignored, err := query.ParseFieldsIgnoring(reg, src)
+	if err != nil {
+		return view{}, err
+	}
+	v := view{proj: p, hasProj: true}
+	for _, name := range ignored {
+		v.ignored = append(v.ignored, "fields."+name)
+	}
 	return v, nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -285,6 +286,9 @@ func (s *server) run(e entry, w http.ResponseWriter, r *http.Request, key *upstr
 	case withStatus:
 		s.writeJSON(w, r, x.status, x.v)
 	case shaped:
+		if len(x.view.ignored) > 0 {
+			w.Header().Set(IgnoredFieldsHeader, strings.Join(x.view.ignored, ", "))
+		}
 		out, err := render(x.v, x.view, x.list)
 		if err != nil {
 			s.writeError(w, r, err)

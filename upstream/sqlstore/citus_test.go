@@ -55,6 +55,7 @@ func TestCitusDistributesByAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	colocation := map[int]bool{}
+	distributed := map[string]bool{}
 	n, references := 0, 0
 	for rows.Next() {
 		var table, method, column string
@@ -78,11 +79,19 @@ func TestCitusDistributesByAccount(t *testing.T) {
 			t.Errorf("%s: partition method %q column %q, want hash on account_id", table, method, column)
 		default:
 			colocation[group] = true
+			distributed[table] = true
 			n++
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+	// Every table of an account's data (avatars, identities, … as
+	// sqlstoretest lists them) is among them.
+	for table := range sqlstoretest.AccountTables {
+		if !distributed[table] {
+			t.Errorf("%s, a table of an account's data, is not distributed by account_id with accounts", table)
+		}
 	}
 	if n < 20 || len(colocation) != 1 {
 		t.Errorf("%d tables distributed in %d co-location groups, want every table in one", n, len(colocation))
