@@ -22,7 +22,9 @@
 # program runs), on a program that fails, and on results that are not there
 # (the report's sections, the pictures stored byte for byte).
 # CLIENTS_KEEP_GOING=1 runs every program even after one failed, and reports
-# all of them.
+# all of them. CLIENTS_PRISM=1 sends the exporter's and the uploader's
+# requests through Stoplight Prism's validating proxy (.ci/prism.sh proxy)
+# and fails on any violation of the OpenAPI document it reports.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 clients=${CLIENTS_DIR:-$root/../shared/clients} # CLIENTS_DIR: the archives elsewhere (a worktree)
@@ -38,9 +40,9 @@ archive() { # the one archive of a program, by name
 }
 
 work=$(mktemp -d)
-server="" proxy=""
+server="" proxy="" prism=""
 cleanup() {
-  for p in $proxy $server; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  for p in $proxy $prism $server; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -65,6 +67,18 @@ url=$(sed -n 's/^okrgate listening on \([^ ]*\).*/\1/p' "$work/serve.out")
 token=$(sed -n 's/^demo admin token: \([^ ]*\).*/\1/p' "$work/serve.out")
 account=$(sed -n 's/^demo account: *\([^ ]*\).*/\1/p' "$work/serve.out")
 api() { curl -sf -H "Authorization: Bearer $token" -H "gtmhub-accountId: $account" -H 'Content-Type: application/json' "$@"; }
+via=$url # where the programs send their requests: okrgate, or Prism in front of it
+if [ "${CLIENTS_PRISM:-}" = 1 ]; then
+  "$root/.ci/prism.sh" proxy "$url" >"$work/prism.log" 2>&1 &
+  prism=$!
+  for _ in $(seq 600); do
+    grep -q 'Prism is listening on' "$work/prism.log" 2>/dev/null && break
+    kill -0 "$prism" 2>/dev/null || { cat "$work/prism.log"; exit 1; }
+    sleep 0.1
+  done
+  via=$(grep -o 'Prism is listening on http://[0-9.:]*' "$work/prism.log" | sed 's/.* //')
+  echo "the exporter and the uploader go through Stoplight Prism's validating proxy ($via)"
+fi
 
 failed=()
 # refused NAME FROM: the requests okrgate refused since line FROM of its
@@ -97,7 +111,7 @@ sessions=$(api "$url/api/v1/sessions" | jq -r '[.items[].title] | join(",")')
 cat >"$work/exporter/.env" <<ENV
 QUANTIVE_API_TOKEN=$token
 QUANTIVE_ACCOUNT_ID=$account
-QUANTIVE_BASE_URL=$url/api/v1
+QUANTIVE_BASE_URL=$via/api/v1
 SESSIONS=$sessions
 TEXT_FILE_ID=okrgate-report
 LOOKBACK_DAYS=365
@@ -110,6 +124,10 @@ step "exporter: the export" exporter || true
 report="$work/exporter/debug-output/snapshot-okrgate-report.md"
 if [ -f "$report" ]; then
   echo "report: $(wc -l <"$report") lines, $(grep -c '^#' "$report") headings"
+  # An owner the exporter could not name is written "User <id>".
+  if grep -qE 'User [0-9a-f]{24}' "$report"; then
+    echo "FAIL: the report names owners by id:"; grep -E 'User [0-9a-f]{24}' "$report"; failed+=("exporter: owners' names")
+  fi
 else
   echo "FAIL: the exporter wrote no report"; failed+=("exporter: the report"); cat "$work/exporter.out"
 fi
@@ -124,7 +142,7 @@ for email in alice.smith@example.org bob.smith@example.org; do
 done
 sed -i -e "s|^ACCOUNT_ID = .*|ACCOUNT_ID = '$account'|" -e "s|^AUTH_TOKEN = .*|AUTH_TOKEN = 'Bearer $token'|" \
   -e "s|^PATH_TO_IMAGE_FOLDER = .*|PATH_TO_IMAGE_FOLDER = '$work/uploader/img/'|" "$work/uploader/bau.py"
-"$work/tlsproxy" --host app.gtmhub.com --upstream "$url" --ca "$work/ca.pem" --log "$work/proxy.log" >"$work/proxy.out" &
+"$work/tlsproxy" --host app.gtmhub.com --upstream "$via" --ca "$work/ca.pem" --log "$work/proxy.log" >"$work/proxy.out" &
 proxy=$!
 for _ in $(seq 100); do grep -q 'listening on' "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
 proxy_addr=$(sed -n 's/^tlsproxy listening on //p' "$work/proxy.out")
@@ -152,6 +170,15 @@ tar -xzf "$(archive gtmhub-cli)" -C "$work/cli" --strip-components=1
 (cd "$work/cli" && go build -o "$work/gtmhub" .)
 step "command-line client" "$root/.ci/platform-cli.sh" "$work/gtmhub" || true
 
+if [ -n "$prism" ]; then
+  if grep -q 'Violation:' "$work/prism.log"; then
+    echo "FAIL: Prism found the programs' requests or okrgate's answers contradicting the OpenAPI document:"
+    grep 'Violation:' "$work/prism.log" | sed 's/^/  /'
+    failed+=("Prism")
+  else
+    echo "Prism: $(grep -c 'Request received' "$work/prism.log") requests of the programs and their answers agree with the OpenAPI document"
+  fi
+fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "clients: failed: ${failed[*]}"
   exit 1

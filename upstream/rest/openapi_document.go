@@ -129,6 +129,9 @@ func GenerateOpenAPI() ([]byte, error) {
 				"accountHeader": map[string]any{"type": "apiKey", "in": "header", "name": "service-accountId",
 					"description": "the account id, equal to the token's account, sent with the token on every operation that names this scheme " +
 						"(set it once in the client's default headers); gtmhub-accountId, the real platform's name, is taken when it is absent"},
+				"platformAccountHeader": map[string]any{"type": "apiKey", "in": "header", "name": authn.AccountHeaderAlias,
+					"description": "accountHeader under the real platform's name, in any letter case, as its programs send it: " +
+						"each operation that needs the account takes either"},
 			},
 			"schemas":   g.schemas,
 			"responses": problemResponses(),
@@ -240,9 +243,11 @@ func (g *oaGen) operation(e entry, sp opSpec, typed bool) map[string]any {
 	}
 	// The account header is a security scheme (accountHeader), not a
 	// parameter: a typed client (openapi-fetch) sets it once, with the
-	// token, instead of passing it to every call.
+	// token, instead of passing it to every call. The platform's programs
+	// send it as gtmhub-accountId (platformAccountHeader), the alternative.
 	if e.Account {
-		op["security"] = []any{map[string]any{"bearerAuth": []any{}, "accountHeader": []any{}}}
+		op["security"] = []any{map[string]any{"bearerAuth": []any{}, "accountHeader": []any{}},
+			map[string]any{"bearerAuth": []any{}, "platformAccountHeader": []any{}}}
 	}
 	alias := map[string]any{"name": authn.AccountHeaderAlias, "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 		"description": "the real platform's name for service-accountId, in any letter case; taken when service-accountId is not sent"}

@@ -66,9 +66,11 @@ func TestOpenAPIValidAndComplete(t *testing.T) {
 			}
 		}
 		// The account header is the accountHeader security scheme, with
-		// the bearer, on every operation that needs it; never a required
+		// the bearer, on every operation that needs it, or under the
+		// platform's name, platformAccountHeader; never a required
 		// parameter (a typed client sets it once).
-		needs := op.Security != nil && len(*op.Security) == 1 && (*op.Security)[0]["accountHeader"] != nil && (*op.Security)[0]["bearerAuth"] != nil
+		needs := op.Security != nil && len(*op.Security) == 2 && (*op.Security)[0]["accountHeader"] != nil && (*op.Security)[0]["bearerAuth"] != nil &&
+			(*op.Security)[1]["platformAccountHeader"] != nil && (*op.Security)[1]["bearerAuth"] != nil
 		if needs != rt.Account {
 			t.Errorf("%s %s: security %v, want the bearer and accountHeader = %v", rt.Method, rt.Pattern, op.Security, rt.Account)
 		}
