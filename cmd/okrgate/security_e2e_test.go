@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/okrgate/okrgate/upstream/authn/oidctest"
 )
 
 // The end-to-end probes of the third security review that are not about
@@ -143,13 +141,7 @@ func TestFederationRepresentationsE2E(t *testing.T) {
 // token is used over HTTP in Globex (pat is a user of both): a stream's
 // account is fixed when it opens.
 func TestSignInSSEKeepsAccount(t *testing.T) {
-	w := newWorldDB(t)
-	c := oidctest.Client{ID: "pat", Secret: "s", Email: "pat@example.test", Scope: rw}
-	p := oidctest.Start(t, []oidctest.Client{c})
-	srv := startServer(t, w.db, "--oidc-issuer", p.Issuer, "--oidc-audience", oidctest.Audience)
-	hc := conformingClient(t)
-	newSignInWorld(t, hc, srv.base, w)
-	token := p.Token(t, c, oidctest.Audience)
+	w, srv, hc, token := patSignedIn(t)
 	sess := w.admin.must("GET", "/api/v1/goals/"+w.acmeGoal, nil, 200)["sessionId"].(string)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -173,18 +173,25 @@ func TestSignInAccountClaimPins(t *testing.T) {
 	srv.stop(t)
 }
 
-// TestSignInLiveKeepsAccount: a websocket opened with an identity token in
-// Acme stays in Acme: after the same token is used over HTTP in Globex
-// (pat is a user of both), the socket's next operation still reads Acme's
-// goal and not Globex's.
-func TestSignInLiveKeepsAccount(t *testing.T) {
+// patSignedIn starts the built binary over a new sign-in world with a
+// real OpenID provider that knows pat, and returns pat's identity token.
+func patSignedIn(t *testing.T) (*signInWorld, *server, *http.Client, string) {
+	t.Helper()
 	w := newWorldDB(t)
 	c := oidctest.Client{ID: "pat", Secret: "s", Email: "pat@example.test", Scope: rw}
 	p := oidctest.Start(t, []oidctest.Client{c})
 	srv := startServer(t, w.db, "--oidc-issuer", p.Issuer, "--oidc-audience", oidctest.Audience)
 	hc := conformingClient(t)
 	newSignInWorld(t, hc, srv.base, w)
-	token := p.Token(t, c, oidctest.Audience)
+	return w, srv, hc, p.Token(t, c, oidctest.Audience)
+}
+
+// TestSignInLiveKeepsAccount: a websocket opened with an identity token in
+// Acme stays in Acme: after the same token is used over HTTP in Globex
+// (pat is a user of both), the socket's next operation still reads Acme's
+// goal and not Globex's.
+func TestSignInLiveKeepsAccount(t *testing.T) {
+	w, srv, hc, token := patSignedIn(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -46,11 +46,9 @@ func (s slowReads) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstr
 	return s.Store.CreateGoal(ctx, in)
 }
 
-// TestReadDeadline: a GET that runs past Options.ReadTimeout ends with a
-// 503 problem (code timeout, Retry-After, the request id), and the store's
-// own read fails on the expired context rather than answering; a write is
-// given Options.WriteTimeout instead.
-func TestReadDeadline(t *testing.T) {
+// acmeStore opens a store of the test's own with one account, Acme.
+func acmeStore(t *testing.T) (*sqlstore.Store, sqlstore.BootstrapResult) {
+	t.Helper()
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
 	if err != nil {
@@ -61,6 +59,15 @@ func TestReadDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return store, acct
+}
+
+// TestReadDeadline: a GET that runs past Options.ReadTimeout ends with a
+// 503 problem (code timeout, Retry-After, the request id), and the store's
+// own read fails on the expired context rather than answering; a write is
+// given Options.WriteTimeout instead.
+func TestReadDeadline(t *testing.T) {
+	store, acct := acmeStore(t)
 	log := slog.New(slog.DiscardHandler)
 	h := observe.Stack(observe.Config{Logger: log})(rest.New(slowReads{store}, rest.Options{Logger: log, ReadTimeout: 20 * time.Millisecond, WriteTimeout: time.Hour}))
 	srv := httptest.NewServer(h)
@@ -110,16 +117,7 @@ func TestReadDeadline(t *testing.T) {
 // for a database that does not answer, say) ends with a 503 problem (code
 // timeout, Retry-After) that says it was not saved, and nothing was.
 func TestWriteDeadline(t *testing.T) {
-	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, sqlstoretest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	acct, err := store.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "ann@acme.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, acct := acmeStore(t)
 	log := slog.New(slog.DiscardHandler)
 	srv := httptest.NewServer(rest.New(slowReads{store}, rest.Options{Logger: log, WriteTimeout: 20 * time.Millisecond}))
 	t.Cleanup(srv.Close)
