@@ -120,6 +120,11 @@ func TestPullAccountE2E(t *testing.T) {
 		t.Fatalf("upload a picture: %d %s", code, out)
 	}
 
+	hook := []byte(`{"url":"https://hooks.pulled.test/okr","events":["*"],"description":"to the chat"}`)
+	if code, out := call(a.base, b.Token, "POST", "/api/v1/webhooks", "application/json", hook); code != 201 {
+		t.Fatalf("create a webhook: %d %s", code, out)
+	}
+
 	target, _ := url.Parse(a.base)
 	proxy := &faultyProxy{rp: httputil.NewSingleHostReverseProxy(target), throttle: 4, dieAt: 12}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -159,7 +164,7 @@ func TestPullAccountE2E(t *testing.T) {
 		if i == 0 && (!strings.Contains(out, "of them kept from an earlier run") || strings.Contains(out, " 0 of them kept")) {
 			t.Fatalf("the second run did not resume from the spool:\n%s", out)
 		}
-		for _, want := range []string{"avatars 1", "item_tags 1", "tags 1", "not in the file: API tokens", "not in the file: webhooks"} {
+		for _, want := range []string{"avatars 1", "item_tags 1", "tags 1", "webhooks 1", "not in the file: API tokens", "not in the file: webhook signing secrets"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("pull into %s: the report lacks %q:\n%s", dst, want, out)
 			}
@@ -196,8 +201,18 @@ func TestPullAccountE2E(t *testing.T) {
 				t.Errorf("GET %s: source %d %.300s\ntarget %d %.300s", path, ca, ba, cz, bz)
 			}
 		}
+		var hooks struct {
+			Items []struct {
+				URL, Description string
+				Active           bool
+			}
+		}
+		_, raw := call(z.base, token, "GET", "/api/v1/webhooks", "", nil)
+		if json.Unmarshal(raw, &hooks); len(hooks.Items) != 1 || hooks.Items[0].URL != "https://hooks.pulled.test/okr" || hooks.Items[0].Active {
+			t.Errorf("the moved webhooks: %s, want the source's one, inactive (its secret stays behind)", raw)
+		}
 		var me struct{ Picture string }
-		_, raw := call(z.base, token, "GET", "/api/v2/users/"+b.UserID, "", nil)
+		_, raw = call(z.base, token, "GET", "/api/v2/users/"+b.UserID, "", nil)
 		if json.Unmarshal(raw, &me); me.Picture == "" {
 			t.Fatalf("the moved user has no picture: %s", raw)
 		}

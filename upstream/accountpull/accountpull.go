@@ -43,6 +43,7 @@ import (
 type Source interface {
 	upstream.API
 	GetAvatar(ctx context.Context, accountID, id string) (upstream.Avatar, error)
+	ListWebhooks(ctx context.Context) ([]upstream.Webhook, error)
 }
 
 // Options configures a pull.
@@ -122,7 +123,7 @@ func Pull(ctx context.Context, src Source, account string, opts Options, out io.
 	}
 	p.report.Missing = []string{
 		"API tokens: no server of the API gives out their hashes (mint new ones: okrgate token create)",
-		"webhooks and their signing secrets: the API does not give out secrets (create the webhooks again)",
+		"webhook signing secrets: the API never gives them out; the webhooks arrive inactive (set a new secret and activate each: PATCH /api/v1/webhooks/{id})",
 	}
 	stages := p.stages()
 	for _, s := range stages {

@@ -87,7 +87,8 @@ func (p *puller) stages() []stage {
 	} else {
 		p.report.Missing = append(p.report.Missing, "grants: the source does not list permissions (GET /api/v2/permissions)")
 	}
-	ss = append(ss, listed("avatars", size, src.ListUsers, p.avatar))
+	ss = append(ss, listed("avatars", size, src.ListUsers, p.avatar),
+		stage{name: "webhooks", page: p.webhooks})
 	p.report.Missing = append(p.report.Missing,
 		"role mappings, dashboards, badges, KPIs, lists and announcements: not read by this version of the pull (export and import a file to move them)")
 	return ss
@@ -137,4 +138,24 @@ func (p *puller) avatar(ctx context.Context, u upstream.User, w *accountfile.Wri
 	}
 	row := p.rec.Avatar(a)
 	return w.Write(row.Table, row.Values)
+}
+
+// webhooks writes the account's webhooks (one listing, not paged), or
+// reports that the source keeps none it gives out.
+func (p *puller) webhooks(ctx context.Context, _ int, w *accountfile.Writer) (int, bool, error) {
+	ws, err := p.src.ListWebhooks(ctx)
+	if unsupported(err) {
+		p.report.Missing = append(p.report.Missing, "webhooks: the source does not list them (GET /api/v1/webhooks)")
+		return 0, true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	for _, h := range ws {
+		row, err := p.rec.Webhook(h)
+		if err := write(w, row, err); err != nil {
+			return 0, false, err
+		}
+	}
+	return len(ws), true, nil
 }

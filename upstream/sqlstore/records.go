@@ -32,6 +32,7 @@ func RecordTables() map[string][]string {
 		"avatars":   {"account_id", "id", "user_id", "content_type", "etag", "created", "data"},
 		"checkins":  {"id", "account_id", "metric_id", "goal_id", "doc", "snapshot"},
 		"tags":      {"id", "account_id", "name", "doc"},
+		"webhooks":  {"id", "account_id", "url", "events", "secret", "description", "active", "last_position", "created_at", "updated_at"},
 	}
 	add := func(name string, cols []string) {
 		ts[name] = append(append([]string{"id", "account_id"}, cols...), "doc")
@@ -158,6 +159,17 @@ func (r Records) Tagging(t upstream.Tagging) accountfile.Row {
 // Avatar is the row of a user's uploaded picture.
 func (r Records) Avatar(a upstream.Avatar) accountfile.Row {
 	return accountfile.Row{Table: "avatars", Values: []any{r.AccountID, a.ID, a.UserID, a.ContentType, a.ETag, a.Created, a.Data}}
+}
+
+// Webhook is the row of a webhook, without its secret, which no listing
+// gives out: the import makes it inactive, to deliver once a new secret is
+// set.
+func (r Records) Webhook(w upstream.Webhook) (accountfile.Row, error) {
+	events, err := json.Marshal(w.Events)
+	if err != nil {
+		return accountfile.Row{}, fmt.Errorf("sqlstore: encode webhook: %w", err)
+	}
+	return accountfile.Row{Table: "webhooks", Values: []any{w.ID, r.AccountID, w.URL, string(events), "", w.Description, int64(0), int64(0), w.CreatedAt, w.UpdatedAt}}, nil
 }
 
 // AvatarOf returns the id of the uploaded picture a user's picture URL
