@@ -226,4 +226,67 @@ func TestPullAccountE2E(t *testing.T) {
 			t.Errorf("the GraphQL tree differs:\nsource %.300s\ntarget %.300s", ga, gz)
 		}
 	}
+
+	// A source like the real platform: none of okrgate's designed listings
+	// (check-ins, taggings, grants) in its OpenAPI document. The pull moves
+	// the rest, names what it could not read, and the objectives' figures,
+	// recomputed from the key results' current values, equal the source's.
+	platform := httputil.NewSingleHostReverseProxy(target)
+	platform.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.URL.Path != "/api/openapi.json" {
+			return nil
+		}
+		var doc map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+			return err
+		}
+		resp.Body.Close()
+		paths := doc["paths"].(map[string]any)
+		for p := range paths {
+			if !strings.HasPrefix(p, "/api/v1/") && p != "/api/v2/goals" && p != "/api/v2/users" && p != "/api/openapi.json" {
+				delete(paths, p)
+			}
+		}
+		b, _ := json.Marshal(doc)
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		resp.ContentLength = int64(len(b))
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pls := &http.Server{Handler: platform}
+	go pls.Serve(pln)
+	t.Cleanup(func() { pls.Close() })
+	dst := filepath.Join(dir, "platform.db")
+	out, err := exec.Command(binary, "import", "--db", dst, "--create", "--from", "http://"+pln.Addr().String(), "--token", b.Token,
+		"--account", b.AccountID, "--spool", filepath.Join(dir, "platform-spool")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "61 objectives' figures recomputed and equal") {
+		t.Fatalf("pull from a platform-like source: %v\n%s", err, out)
+	}
+	for _, want := range []string{"not in the file: check-in history", "not in the file: tags on objectives", "not in the file: grants"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the report of a platform-like pull lacks %q:\n%s", want, out)
+		}
+	}
+	tok, err := exec.Command(binary, "token", "create", "--db", dst, "--account", b.AccountID, "--json").Output()
+	var minted struct{ Token string }
+	if err != nil || json.Unmarshal(tok, &minted) != nil {
+		t.Fatalf("token create: %v %s", err, tok)
+	}
+	z := startServer(t, dst)
+	for _, path := range []string{
+		"/api/v2/integrations/goals?limit=1000&sort=name&fields=id,name,attainment,aggregatedAttainment,fullAggregatedAttainment,childrenCount,subTreeCount,assignee,ownerIds,parentId,metricsCount",
+		"/api/v2/metrics?limit=1000",
+		"/api/v1/sessions",
+		"/api/v2/users",
+	} {
+		ca, ba := call(a.base, b.Token, "GET", path, "", nil)
+		cz, bz := call(z.base, minted.Token, "GET", path, "", nil)
+		if ca != 200 || cz != ca || !bytes.Equal(ba, bz) {
+			t.Errorf("platform-like pull, GET %s: source %d %.300s\ntarget %d %.300s", path, ca, ba, cz, bz)
+		}
+	}
 }
