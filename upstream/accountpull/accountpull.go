@@ -82,6 +82,12 @@ func SpoolKey(source, account string) string {
 	return "okrgate-pull-" + account + "-" + hex.EncodeToString(h[:6])
 }
 
+// spoolID is what a spool's key file holds: the pull's key and its page
+// size (pages are numbered in it).
+func spoolID(source, account string, pageSize int) string {
+	return fmt.Sprintf("%s pages of %d", SpoolKey(source, account), pageSize)
+}
+
 // stage is one resource read in pages.
 type stage struct {
 	name string
@@ -113,7 +119,7 @@ func Pull(ctx context.Context, src Source, account string, opts Options, out io.
 	if opts.Spool == "" {
 		return Report{}, errors.New("accountpull: no spool directory")
 	}
-	if err := openSpool(opts.Spool, fmt.Sprintf("%s pages of %d", SpoolKey(opts.SourceURL, account), opts.PageSize)); err != nil {
+	if err := openSpool(opts.Spool, spoolID(opts.SourceURL, account, opts.PageSize)); err != nil {
 		return Report{}, err
 	}
 	p := &puller{src: src, account: account, rec: sqlstore.Records{AccountID: account}, opts: opts,
