@@ -33,29 +33,36 @@ import (
 func (s *Store) commitGroup(account string, group []*groupWrite) {
 	if len(group) == 1 {
 		w := group[0]
-		w.done <- w.s.txOnce(w.ctx, w.fn)
+		w.done <- w.s.pg.retry(w.ctx, func() error { return w.s.txOnce(w.ctx, w.fn) }) // postgres.go
 		return
 	}
 	// BEGIN, the lock and COMMIT go in the first write's name, under a
 	// deadline of their own (deadlines.go).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(group[0].ctx), s.deadlines.Write)
 	defer cancel()
-	q, end, err := s.begin(ctx)
-	if err != nil {
+	// The group runs again, whole, when its transaction failed without
+	// committing in a way another try may pass (pgStore.retry).
+	var t *groupTx
+	broken := s.pg.retry(ctx, func() error {
+		q, end, err := s.begin(ctx)
+		if err != nil {
+			t = nil
+			return err
+		}
+		t = &groupTx{s: s, ctx: ctx, account: account, group: group, q: q, p: q.pipe,
+			results: make([]error, len(group)), done: make([]*counted, len(group)),
+			open: -1, share: &groupShare{}, run: groupRun{first: -1}, slowTo: -1}
+		t.apply()
+		if t.broken != nil {
+			return end(t.broken) // rolls back
+		}
+		return end(nil) // COMMIT: one flush for the group
+	})
+	if t == nil {
 		for _, w := range group {
-			w.done <- err
+			w.done <- broken
 		}
 		return
-	}
-	t := &groupTx{s: s, ctx: ctx, account: account, group: group, q: q, p: q.pipe,
-		results: make([]error, len(group)), done: make([]*counted, len(group)),
-		open: -1, share: &groupShare{}, run: groupRun{first: -1}, slowTo: -1}
-	t.apply()
-	broken := t.broken
-	if broken == nil {
-		broken = end(nil) // COMMIT: one flush for the group
-	} else {
-		_ = end(broken) // rolls back
 	}
 	for i, w := range group {
 		switch {

@@ -68,7 +68,8 @@ type pgStore struct {
 	// safe, kept to measure it against lockAccount (docs/decisions/storage.md):
 	// SERIALIZABLE transactions, retried on serialization failures.
 	serializable bool
-	retries      atomic.Int64 // attempts retried (serializable)
+	retries      atomic.Int64 // attempts retried after a serialization failure or deadlock
+	reconnects   atomic.Int64 // writes run again after their connection was lost
 	listen       pgListener   // LISTEN for other replicas' events (listen_postgres.go)
 	// groups queues each account's concurrent writes for group commit
 	// (groupcommit.go); noGroups turns it off, to measure it.
@@ -118,30 +119,88 @@ func (p *pgStore) prologue(ctx context.Context) []stmt {
 	return out
 }
 
-// retry runs attempt, once under lockAccount; with serializable again
-// after a serialization failure or deadlock (SQLSTATE 40001, 40P01), after
-// a short random pause, up to maxAttempts times.
+// retry runs attempt, a write transaction, and runs it again when it
+// failed in a way that left nothing committed and may pass on another try:
+//
+//   - a serialization failure or deadlock (SQLSTATE 40001, 40P01), after a
+//     random pause that grows with each attempt: up to maxAttempts times
+//     with serializable, maxContention under lockAccount (where only a
+//     deadlock across accounts can cause one);
+//   - the loss of its connection before its COMMIT was sent
+//     (connectionLost: a pooled connection the database had closed, as a
+//     restart or pg_terminate_backend leaves them): once, at once, on
+//     another connection.
+//
+// A COMMIT whose answer was lost is never retried: it is outcome_unknown
+// (commitFailed).
 func (p *pgStore) retry(ctx context.Context, attempt func() error) error {
+	reconnected := false
 	for n := 1; ; n++ {
 		err := attempt()
-		if !p.serializable || n == maxAttempts || !retryable(err) {
+		switch {
+		case err == nil:
+			return nil
+		case retryable(err) && n < p.maxContention():
+			p.retries.Add(1)
+			pause := time.Duration(mathrand.Int64N(int64(time.Millisecond) << min(n, 6)))
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(pause):
+			}
+		case !reconnected && connectionLost(ctx, err):
+			reconnected = true
+			p.reconnects.Add(1)
+		default:
 			return err
-		}
-		p.retries.Add(1)
-		pause := time.Duration(mathrand.Int64N(int64(time.Millisecond) << min(n, 6)))
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(pause):
 		}
 	}
 }
+
+// maxContention is the most attempts of a write that serialization
+// failures or deadlocks abort.
+func (p *pgStore) maxContention() int {
+	if p.serializable {
+		return maxAttempts
+	}
+	return maxDeadlockAttempts
+}
+
+// maxDeadlockAttempts bounds the attempts of a write under lockAccount
+// that deadlocks abort.
+const maxDeadlockAttempts = 5
 
 // retryable reports whether err is a serialization failure or a deadlock,
 // after which the transaction may succeed when run again.
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// connectionLost reports whether err, the failure of a write transaction
+// whose context is still live, is the loss of an open connection before
+// the transaction's COMMIT was sent: the server then rolled it back, and
+// running it again on another connection applies it once. Not a failure
+// to connect (the database is down: another try fails alike), not an
+// *upstream.Error (outcome_unknown: the COMMIT went out; an acquire
+// timeout; a rule's decision), not a statement's error on a live session.
+func connectionLost(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if _, ok := errors.AsType[*upstream.Error](err); ok {
+		return false
+	}
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return false
+	}
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		// The server ended the session (admin_shutdown and the like):
+		// its transaction is gone with it.
+		return pe.Severity == "FATAL" || pe.Severity == "PANIC"
+	}
+	e := upstream.Classify(err)
+	return e != nil && e.Code == upstream.CodeDatabaseUnavailable
 }
 
 func (p *pgStore) close(s *Store) error {
@@ -188,6 +247,7 @@ func openPostgres(ctx context.Context, dsn string, opts []Option) (*Store, error
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
 	}
+	cfg.ShouldPing = shouldPing // liveness.go
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: postgres: %w", err)
