@@ -442,6 +442,13 @@ func TestServeGraphQL(t *testing.T) {
 		goals[0].(map[string]any)["children"].([]any)[0].(map[string]any)["name"] != "Sell" {
 		t.Fatalf("session tree = %v", s)
 	}
+	// Custom scalars say what they serialize to (introspection's specifiedByURL).
+	for _, scalar := range []string{"Date", "DateTime", "JSON"} {
+		ty, _ := gql(`query($n: String!) { __type(name: $n) { kind specifiedByURL } }`, map[string]any{"n": scalar})["__type"].(map[string]any)
+		if url, _ := ty["specifiedByURL"].(string); ty["kind"] != "SCALAR" || !strings.HasPrefix(url, "https://www.rfc-editor.org/") {
+			t.Errorf("scalar %s: %v", scalar, ty)
+		}
+	}
 
 	resp, err := http.Get(srv.base + "/")
 	if err != nil {
