@@ -32,12 +32,14 @@ var (
 		"Waits for a connection that ran past the acquire deadline (--db-acquire-timeout), answered 503 unavailable.", nil, nil)
 	poolNewConns = prometheus.NewDesc("okrgate_db_pool_connects_total",
 		"Connections opened to PostgreSQL (a rising rate: connections being lost).", nil, nil)
+	writeRetries = prometheus.NewDesc("okrgate_db_write_retries_total",
+		"Write transactions run again by reason: contention (a deadlock, or a serialization failure with serializable transactions), connection_lost (the connection broke before the COMMIT was sent).", []string{"reason"}, nil)
 )
 
 type poolCollector struct{ p *pgStore }
 
 func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{poolConns, poolMax, poolAcquires, poolWaits, poolWaitSeconds, poolAcquireTimeouts, poolNewConns} {
+	for _, d := range []*prometheus.Desc{poolConns, poolMax, poolAcquires, poolWaits, poolWaitSeconds, poolAcquireTimeouts, poolNewConns, writeRetries} {
 		ch <- d
 	}
 }
@@ -53,4 +55,6 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(poolWaitSeconds, prometheus.CounterValue, st.EmptyAcquireWaitTime().Seconds())
 	ch <- prometheus.MustNewConstMetric(poolAcquireTimeouts, prometheus.CounterValue, float64(c.p.acquireTimeouts.Load()))
 	ch <- prometheus.MustNewConstMetric(poolNewConns, prometheus.CounterValue, float64(st.NewConnsCount()))
+	ch <- prometheus.MustNewConstMetric(writeRetries, prometheus.CounterValue, float64(c.p.retries.Load()), "contention")
+	ch <- prometheus.MustNewConstMetric(writeRetries, prometheus.CounterValue, float64(c.p.reconnects.Load()), "connection_lost")
 }
