@@ -62,7 +62,7 @@ func TestMonitoringMetricsExported(t *testing.T) {
 			if exported[name] || exported[family(name)] {
 				continue
 			}
-			if !postgres && strings.HasPrefix(name, "okrgate_db_pool_") {
+			if !postgres && (strings.HasPrefix(name, "okrgate_db_pool_") || strings.HasPrefix(name, "okrgate_db_write_retries_")) {
 				t.Logf("%s: %s is PostgreSQL's; not checked without %s", f, name, sqlstoretest.EnvPostgres)
 				continue
 			}
