@@ -115,7 +115,7 @@ func runReplicas(t *testing.T, dsn string, kill bool) {
 		failed    atomic.Int64 // transport errors (the killed process), not acknowledged
 		killed    atomic.Bool
 	)
-	var killOnce sync.Once
+	var killOnce, dumpOnce sync.Once
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*writes)
 	for w := range writers {
@@ -163,6 +163,9 @@ func runReplicas(t *testing.T, dsn string, kill bool) {
 					continue
 				case err != nil:
 					errs <- err
+					if base == a.base {
+						dumpOnce.Do(func() { dumpGoroutines(t, a) })
+					}
 					continue
 				case code >= 300:
 					errs <- fmt.Errorf("writer %d: status %d: %v", w, code, out)
@@ -230,4 +233,16 @@ func TestBackupPostgresPointsToPgDump(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "pg_dump") || strings.Contains(string(out), "secret") {
 		t.Fatalf("backup on PostgreSQL: %v: %s", err, out)
 	}
+}
+
+// dumpGoroutines logs the goroutines of s (SIGQUIT makes the Go runtime
+// print them and exit): a request the surviving server did not answer in
+// time is a hang to find, and its stacks say where.
+func dumpGoroutines(t *testing.T, s *server) {
+	_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+	}
+	t.Logf("the server that did not answer in time, its log and goroutines:\n%s", s.logs.String())
 }
