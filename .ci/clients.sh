@@ -53,19 +53,9 @@ if ! /usr/bin/python3 -c 'import requests' 2>/dev/null || ! command -v jq >/dev/
   apt-get install -y -qq python3-requests jq >/dev/null
 fi
 
-go build -o "$work/okrgate" "$root/cmd/okrgate"
 go build -o "$work/tlsproxy" "$root/cmd/okrgate/internal/tlsproxy"
-"$work/okrgate" serve --demo --db "$work/okr.db" --addr 127.0.0.1:0 --metrics-addr off --log-format json \
-  >"$work/serve.out" 2>"$work/access.log" &
-server=$!
-for _ in $(seq 200); do
-  grep -q 'demo admin token' "$work/serve.out" 2>/dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat "$work/serve.out" "$work/access.log"; exit 1; }
-  sleep 0.1
-done
-url=$(sed -n 's/^okrgate listening on \([^ ]*\).*/\1/p' "$work/serve.out")
-token=$(sed -n 's/^demo admin token: \([^ ]*\).*/\1/p' "$work/serve.out")
-account=$(sed -n 's/^demo account: *\([^ ]*\).*/\1/p' "$work/serve.out")
+. "$root/.ci/demo-server.sh"
+demo_server "$work" --log-format json
 api() { curl -sf -H "Authorization: Bearer $token" -H "gtmhub-accountId: $account" -H 'Content-Type: application/json' "$@"; }
 via=$url # where the programs send their requests: okrgate, or Prism in front of it
 if [ "${CLIENTS_PRISM:-}" = 1 ]; then
@@ -85,20 +75,20 @@ failed=()
 # access log, printed; fails NAME when there is one.
 refused() {
   local bad
-  bad=$(tail -n +"$2" "$work/access.log" | jq -rc 'select(.msg == "request" and .status >= 400) | "\(.status) \(.method) \(.path)"')
+  bad=$(tail -n +"$2" "$work/serve.err" | jq -rc 'select(.msg == "request" and .status >= 400) | "\(.status) \(.method) \(.path)"')
   [ -n "$bad" ] || return 0
   echo "FAIL: $1: okrgate refused:"; echo "$bad" | sort | uniq -c | sed 's/^/  /'
   failed+=("$1")
   return 1
 }
-mark() { wc -l <"$work/access.log" | awk '{print $1 + 1}'; }
+mark() { wc -l <"$work/serve.err" | awk '{print $1 + 1}'; }
 step() { # step NAME COMMAND...: runs a program's step, then checks the access log
   local from rc=0
   from=$(mark)
   echo "== $1"
   "${@:2}" || rc=$?
   if [ "$rc" != 0 ]; then echo "FAIL: $1 exited $rc"; failed+=("$1"); fi
-  echo "$1: $(tail -n +"$from" "$work/access.log" | jq -c 'select(.msg == "request")' | wc -l) requests to okrgate"
+  echo "$1: $(tail -n +"$from" "$work/serve.err" | jq -c 'select(.msg == "request")' | wc -l) requests to okrgate"
   refused "$1" "$from" || true
   [ "$rc" = 0 ]
 }

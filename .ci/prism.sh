@@ -65,17 +65,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$work/okrgate" "$root/cmd/okrgate"
-"$work/okrgate" serve --demo --db "$work/okr.db" --addr 127.0.0.1:0 --metrics-addr off >"$work/serve.out" 2>"$work/serve.err" &
-server=$!
-for _ in $(seq 200); do
-  grep -q 'demo admin token' "$work/serve.out" 2>/dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat "$work/serve.out" "$work/serve.err"; exit 1; }
-  sleep 0.1
-done
-url=$(sed -n 's/^okrgate listening on \([^ ]*\).*/\1/p' "$work/serve.out")
-token=$(sed -n 's/^demo admin token: \([^ ]*\).*/\1/p' "$work/serve.out")
-account=$(sed -n 's/^demo account: *\([^ ]*\).*/\1/p' "$work/serve.out")
+. "$root/.ci/demo-server.sh"
+demo_server "$work"
 
 "$0" proxy "$url" >"$work/prism.log" 2>&1 &
 proxy=$!
