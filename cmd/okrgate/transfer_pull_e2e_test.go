@@ -125,6 +125,16 @@ func TestPullAccountE2E(t *testing.T) {
 		t.Fatalf("create a webhook: %d %s", code, out)
 	}
 
+	content := addContent(t, func(method, path string, body any) (int, []byte) {
+		var raw []byte
+		ctype := ""
+		if body != nil {
+			raw, _ = json.Marshal(body)
+			ctype = "application/json"
+		}
+		return call(a.base, b.Token, method, path, ctype, raw)
+	}, b.UserID)
+
 	target, _ := url.Parse(a.base)
 	proxy := &faultyProxy{rp: httputil.NewSingleHostReverseProxy(target), throttle: 4, dieAt: 12}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -164,11 +174,14 @@ func TestPullAccountE2E(t *testing.T) {
 		if i == 0 && (!strings.Contains(out, "of them kept from an earlier run") || strings.Contains(out, " 0 of them kept")) {
 			t.Fatalf("the second run did not resume from the spool:\n%s", out)
 		}
-		for _, want := range []string{"avatars 1", "item_tags 1", "tags 1", "webhooks 1", "not in the file: API tokens", "not in the file: webhook signing secrets"} {
+		for _, want := range []string{"avatars 1", "item_tags 2", "tags 2", "webhooks 1", "role_mappings 1", "dashboards 2", "dashboard_parameters 1",
+			"badges 1", "badge_assignments 2", "kpi_groups 2", "kpi_favorites 1", "kpis 1", "lists 1", "announcements 1",
+			"not in the file: API tokens", "not in the file: webhook signing secrets", "not in the file: dashboards' creators"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("pull into %s: the report lacks %q:\n%s", dst, want, out)
 			}
 		}
+		sameContent(t, exportedRows(t, src, b.AccountID, contentTables), exportedRows(t, dst, b.AccountID, contentTables))
 		if _, err := os.Stat(spool); !os.IsNotExist(err) {
 			t.Errorf("the spool is left after a successful pull: %v", err)
 		}
@@ -183,7 +196,7 @@ func TestPullAccountE2E(t *testing.T) {
 		}
 		token := minted.Token
 		z := startServer(t, dst)
-		for _, path := range []string{
+		for _, path := range append([]string{
 			"/api/v2/integrations/goals?limit=1000&sort=name&fields=id,name,attainment,aggregatedAttainment,fullAggregatedAttainment,childrenCount,subTreeCount,tags,assignee,ownerIds,parentId,metricsCount,currentUserAllowedActions",
 			"/api/v2/goals?limit=1000",
 			"/api/v2/metrics?limit=1000",
@@ -194,7 +207,7 @@ func TestPullAccountE2E(t *testing.T) {
 			"/api/v2/teams",
 			"/api/v2/integrations/tags?name=",
 			"/api/v2/users/" + b.UserID,
-		} {
+		}, content...) {
 			ca, ba := call(a.base, b.Token, "GET", path, "", nil)
 			cz, bz := call(z.base, token, "GET", path, "", nil)
 			if ca != 200 || cz != ca || !bytes.Equal(ba, bz) {
@@ -266,7 +279,7 @@ func TestPullAccountE2E(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "61 objectives' figures recomputed and equal") {
 		t.Fatalf("pull from a platform-like source: %v\n%s", err, out)
 	}
-	for _, want := range []string{"not in the file: check-in history", "not in the file: tags on objectives", "not in the file: grants"} {
+	for _, want := range []string{"not in the file: check-in history", "not in the file: tags on objectives", "not in the file: grants", "not in the file: badge assignments"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the report of a platform-like pull lacks %q:\n%s", want, out)
 		}
@@ -282,6 +295,13 @@ func TestPullAccountE2E(t *testing.T) {
 		"/api/v2/metrics?limit=1000",
 		"/api/v1/sessions",
 		"/api/v2/users",
+		"/api/v1/roles/account/mapping/",
+		"/api/v1/dashboards/parameters",
+		"/api/v1/badges",
+		"/api/v1/kpis/groups",
+		"/api/v1/kpis",
+		"/api/v1/lists",
+		"/api/v1/announcements",
 	} {
 		ca, ba := call(a.base, b.Token, "GET", path, "", nil)
 		cz, bz := call(z.base, minted.Token, "GET", path, "", nil)

@@ -6,7 +6,8 @@
 // The account is read resource by resource, page by page, in the order an
 // import writes them (the account, users, teams, sessions, objectives, key
 // results, check-ins with the key result as it was after each, tasks, tags
-// and taggings, roles, grants, pictures). Each page read is written to a
+// and taggings, roles, grants, role mappings, dashboards, badges, KPIs,
+// lists, announcements, pictures, webhooks). Each page read is written to a
 // spool directory as a small account file of its own, complete or not at
 // all (written aside and renamed), so a pull interrupted — the source gone,
 // the process stopped — resumes on the next run from the first page it
@@ -107,6 +108,8 @@ type puller struct {
 	// snapshots of key results by id, for check-ins whose snapshot the
 	// source does not serve.
 	current map[string]upstream.Metric
+	// reader is the id of the token's user, once a favourite needs it.
+	reader string
 }
 
 // Pull reads account from src and writes it to out as an account file.

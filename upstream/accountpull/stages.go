@@ -87,11 +87,9 @@ func (p *puller) stages() []stage {
 	} else {
 		p.report.Missing = append(p.report.Missing, "grants: the source does not list permissions (GET /api/v2/permissions)")
 	}
-	ss = append(ss, listed("avatars", size, src.ListUsers, p.avatar),
+	ss = append(ss, p.contentStages()...)
+	return append(ss, listed("avatars", size, src.ListUsers, p.avatar),
 		stage{name: "webhooks", page: p.webhooks})
-	p.report.Missing = append(p.report.Missing,
-		"role mappings, dashboards, badges, KPIs, lists and announcements: not read by this version of the pull (export and import a file to move them)")
-	return ss
 }
 
 // checkIn writes a check-in with the key result as it was right after it:

@@ -45,6 +45,16 @@ func RecordTables() map[string][]string {
 	add(tasks.name, tasks.cols)
 	add(roles.name, roles.cols)
 	add(grants.name, grants.cols)
+	add(roleMappings.name, roleMappings.cols)
+	add(dashboards.name, dashboards.cols)
+	add(dashboardParams.name, dashboardParams.cols)
+	add(badges.name, badges.cols)
+	add(badgeAssignments.name, badgeAssignments.cols)
+	add(kpiGroups.name, kpiGroups.cols)
+	add(kpis.name, kpis.cols)
+	add(lists.name, lists.cols)
+	add(announcements.name, announcements.cols)
+	ts["kpi_favorites"] = []string{"account_id", "user_id", "group_id"}
 	return ts
 }
 
@@ -80,8 +90,10 @@ func (r Records) User(u upstream.User) (accountfile.Row, error) {
 	return recordOf(users, r.AccountID, &u)
 }
 
-// Team is the row of a team.
+// Team is the row of a team, without the badges it holds (read from the
+// approved badge assignments).
 func (r Records) Team(t upstream.Team) (accountfile.Row, error) {
+	t.Badges = []upstream.Badge{}
 	return recordOf(teams, r.AccountID, &t)
 }
 
@@ -140,6 +152,68 @@ func (r Records) Role(x upstream.Role) (accountfile.Row, error) {
 // Permission is the row of a grant.
 func (r Records) Permission(p upstream.Permission) (accountfile.Row, error) {
 	return recordOf(grants, r.AccountID, &p)
+}
+
+// RoleMapping is the row of a role mapping, read as the mapped role with
+// its team and mapping id (GET /api/v1/roles/account/mapping/).
+func (r Records) RoleMapping(x upstream.Role) (accountfile.Row, error) {
+	return recordOf(roleMappings, r.AccountID, &upstream.RoleMapping{ID: x.MappingID, AccountID: r.AccountID, RoleID: x.ID, TeamID: x.TeamID})
+}
+
+// Dashboard is the row of a dashboard: its parameters kept as their ids,
+// without its tags (taggings) and the reader's allowed actions. Who
+// created it is not in the resource: the row names no creator.
+func (r Records) Dashboard(d upstream.Dashboard) (accountfile.Row, error) {
+	doc := dashboardDoc{Dashboard: d, ParameterIDs: []string{}}
+	for _, p := range d.Parameters {
+		doc.ParameterIDs = append(doc.ParameterIDs, p.ID)
+	}
+	doc.Tags, doc.Parameters, doc.CurrentUserAllowedActions = nil, nil, nil
+	return recordOf(dashboards, r.AccountID, &doc)
+}
+
+// DashboardParameter is the row of a dashboard parameter.
+func (r Records) DashboardParameter(p upstream.DashboardParameter) (accountfile.Row, error) {
+	return recordOf(dashboardParams, r.AccountID, &p)
+}
+
+// Badge is the row of a badge.
+func (r Records) Badge(b upstream.Badge) (accountfile.Row, error) {
+	return recordOf(badges, r.AccountID, &b)
+}
+
+// AssignedBadge is the row of a badge assignment (the approval-list form,
+// GET /api/v2/badges/assignments).
+func (r Records) AssignedBadge(a upstream.AssignedBadge) (accountfile.Row, error) {
+	a.Badge = nil
+	return recordOf(badgeAssignments, r.AccountID, &a)
+}
+
+// KPIGroup is the row of a KPI group, without the reader's favourite mark
+// (a row of kpi_favorites: KPIFavorite).
+func (r Records) KPIGroup(g upstream.KPIGroup) (accountfile.Row, error) {
+	g.Favorite = false
+	return recordOf(kpiGroups, r.AccountID, &g)
+}
+
+// KPIFavorite is the row saying user keeps the KPI group among favourites.
+func (r Records) KPIFavorite(user, group string) accountfile.Row {
+	return accountfile.Row{Table: "kpi_favorites", Values: []any{r.AccountID, user, group}}
+}
+
+// KPI is the row of a KPI.
+func (r Records) KPI(k upstream.KPI) (accountfile.Row, error) {
+	return recordOf(kpis, r.AccountID, &k)
+}
+
+// List is the row of a saved list.
+func (r Records) List(l upstream.List) (accountfile.Row, error) {
+	return recordOf(lists, r.AccountID, &l)
+}
+
+// Announcement is the row of an announcement.
+func (r Records) Announcement(a upstream.Announcement) (accountfile.Row, error) {
+	return recordOf(announcements, r.AccountID, &a)
 }
 
 // Tag is the row of a tag, without its usage counts.
