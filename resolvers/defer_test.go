@@ -18,7 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/resolvers/limits"
@@ -79,12 +79,12 @@ func TestDeferIncremental(t *testing.T) {
 			if got := postRaw(t, url, f.token, q.query, vars); !bytes.Equal(got, want) {
 				t.Errorf("%s, %s, application/json: got %s\nwant %s", q.name, name, clip(got), clip(want))
 			}
-			served, left := metrics.FastPath(graph.FastServed), metrics.FastPath(graph.FastUnsupported)
+			served, left := metrics.FastPath(fastpath.Served), metrics.FastPath(fastpath.Unsupported)
 			parts := postMultipart(t, url, f.token, q.query, vars)
 			t.Logf("%s, %s: %d parts", q.name, name, len(parts))
 			if name == "fast path" && !strings.HasPrefix(q.name, "nested") {
 				// The fast path serves the deferred query itself.
-				if metrics.FastPath(graph.FastServed) == served || metrics.FastPath(graph.FastUnsupported) != left {
+				if metrics.FastPath(fastpath.Served) == served || metrics.FastPath(fastpath.Unsupported) != left {
 					t.Errorf("%s: the fast path left the deferred query to gqlgen", q.name)
 				}
 			}

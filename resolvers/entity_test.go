@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
@@ -239,7 +239,7 @@ func TestEntitiesFastPath(t *testing.T) {
   ... on User { id name email }
   ... on Metric { id name goal { name } }
 } }`
-	served := o.metrics.FastPath(graph.FastServed)
+	served := o.metrics.FastPath(fastpath.Served)
 	for who, token := range map[string]string{"admin": o.token, "viewer": o.viewerToken} {
 		fast := postRaw(t, o.srv.URL, token, q, map[string]any{"r": reps})
 		slow := postRaw(t, gq.URL, token, q, map[string]any{"r": reps})
@@ -250,7 +250,7 @@ func TestEntitiesFastPath(t *testing.T) {
 			t.Errorf("as %s: no check-in below the entities: %s", who, clip(fast))
 		}
 	}
-	if o.metrics.FastPath(graph.FastServed) == served {
+	if o.metrics.FastPath(fastpath.Served) == served {
 		t.Error("the fast path served none of the fields below _entities")
 	}
 }

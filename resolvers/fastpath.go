@@ -6,17 +6,17 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/resolvers/limits"
 )
 
 // FastPath serves the fields below each field gqlgen resolves through
-// graph.Fast, level by level, charging them to the operation's budget as
+// fastpath.Executor, level by level, charging them to the operation's budget as
 // gqlgen's fields are charged (docs/decisions/graphql-execution.md, "A breadth-first fast
 // path under gqlgen"). It is also where every field's level is recorded
 // for the loaders, so it is installed on every server, fast or not.
 type FastPath struct {
-	fast     *graph.Fast
+	fast     *fastpath.Executor
 	budget   limits.Budget
 	counters Counters
 	// The server's error presenter and panic recovery, for the deferred
@@ -44,7 +44,7 @@ type FastPathConfig struct {
 func NewFastPath(cfg FastPathConfig) FastPath {
 	p := FastPath{budget: cfg.Budget, counters: cfg.Counters, present: cfg.Present, recover: cfg.Recover}
 	if cfg.Schema != nil {
-		p.fast = graph.NewFast(cfg.Schema)
+		p.fast = fastpath.New(cfg.Schema)
 	}
 	return p
 }
@@ -56,7 +56,7 @@ type Counters interface {
 	// of their level.
 	AddStrayLoads(n int)
 	// CountFastPath counts one outcome of the fast path.
-	CountFastPath(o graph.FastOutcome)
+	CountFastPath(o fastpath.Outcome)
 }
 
 // AroundFields is a gqlgen field middleware: it charges the field to the budget, records the level it
@@ -79,13 +79,13 @@ func (p FastPath) AroundFields(ctx context.Context, next graphql.Resolver) (any,
 		bytes += b
 		return p.budget.Charge(s, n, b)
 	}, l.releaser(ctx))
-	if p.counters != nil && outcome != graph.FastSkipped {
+	if p.counters != nil && outcome != fastpath.Skipped {
 		p.counters.CountFastPath(outcome)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if outcome != graph.FastServed {
+	if outcome != fastpath.Served {
 		p.budget.Refund(s, nodes, bytes)
 		return res, nil
 	}
@@ -99,14 +99,14 @@ const deferExtension = "okrgate.defer"
 // deferState is what an operation's fast path deferred, and the payloads
 // of the group being delivered.
 type deferState struct {
-	d        *graph.FastDeferrals
+	d        *fastpath.Deferrals
 	ready    []*graphql.Response
 	execDone bool // the executor's own payloads are all delivered
 }
 
 // deferralsOf returns the deferred fragments of the operation of ctx (nil
 // outside a query).
-func deferralsOf(ctx context.Context) *graph.FastDeferrals {
+func deferralsOf(ctx context.Context) *fastpath.Deferrals {
 	if !graphql.HasOperationContext(ctx) {
 		return nil
 	}
@@ -135,7 +135,7 @@ func (p FastPath) AroundResponses(ctx context.Context, next graphql.ResponseHand
 	}
 	st, _ := oc.Stats.GetExtension(deferExtension).(*deferState)
 	if st == nil {
-		st = &deferState{d: graph.NewFastDeferrals(p.present, p.recover)}
+		st = &deferState{d: fastpath.NewDeferrals(p.present, p.recover)}
 		oc.Stats.SetExtension(deferExtension, st)
 	}
 	if !st.execDone {

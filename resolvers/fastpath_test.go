@@ -11,7 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream/observe"
 )
@@ -76,7 +76,7 @@ func TestFastPathAnswersAsGqlgen(t *testing.T) {
 			all = append(all, query{name: q.name, query: q.query, vars: vars})
 		}
 	}
-	served := o.metrics.FastPath(graph.FastServed)
+	served := o.metrics.FastPath(fastpath.Served)
 	compared := 0
 	for _, q := range all {
 		for who, token := range map[string]string{"admin": o.token, "member": o.memberToken, "viewer": o.viewerToken} {
@@ -88,14 +88,14 @@ func TestFastPathAnswersAsGqlgen(t *testing.T) {
 			compared++
 		}
 	}
-	if d := o.metrics.FastPath(graph.FastServed) - served; d < int64(compared) {
+	if d := o.metrics.FastPath(fastpath.Served) - served; d < int64(compared) {
 		t.Errorf("the fast path served %d fields over %d requests; it should serve the root fields of nearly all", d, compared)
 	}
-	if o.metrics.FastPath(graph.FastGaveUp) == 0 {
+	if o.metrics.FastPath(fastpath.GaveUp) == 0 {
 		t.Error("no query made the fast path give up; the error queries should")
 	}
 	t.Logf("%d answers compared; fast path: %d served, %d gave up, %d unsupported", compared,
-		o.metrics.FastPath(graph.FastServed), o.metrics.FastPath(graph.FastGaveUp), o.metrics.FastPath(graph.FastUnsupported))
+		o.metrics.FastPath(fastpath.Served), o.metrics.FastPath(fastpath.GaveUp), o.metrics.FastPath(fastpath.Unsupported))
 }
 
 // postRaw posts a GraphQL request and returns the response body as sent.

@@ -42,7 +42,7 @@ func (l *Loaders) recordField(ctx context.Context, res any) {
 
 // releaser returns what the fast path calls for each level of the answer
 // of the field of ctx once it has written the level and loaded the level
-// below (graph.Fast.Marshal): release, for a top-level field, nil for any
+// below (fastpath.Executor.Marshal): release, for a top-level field, nil for any
 // other. Below a top-level field every level is at a path of its own,
 // which nothing reads after the fast path is done with it; a field gqlgen
 // resolves below the top level (when the fast path left its parent to

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
@@ -26,7 +26,7 @@ type Loaders struct {
 	batches map[batchKey]any // edge at path → *batch[T]
 	levels  map[string][]any // path → the items resolved there
 	strays  atomic.Int64     // keys loaded outside their level (see Edge.complete)
-	fast    *graph.FastCache // which selections the fast path serves
+	fast    *fastpath.Cache  // which selections the fast path serves
 
 	// Objectives.
 	GoalParent    *Edge[upstream.Goal, upstream.Goal]
@@ -111,7 +111,7 @@ type Loaders struct {
 
 // NewLoaders returns the loaders of one request over api.
 func NewLoaders(api upstream.API) *Loaders {
-	l := &Loaders{api: api, batches: map[batchKey]any{}, levels: map[string][]any{}, fast: graph.NewFastCache()}
+	l := &Loaders{api: api, batches: map[batchKey]any{}, levels: map[string][]any{}, fast: fastpath.NewCache()}
 
 	goalID := func(g *upstream.Goal) string { return g.ID }
 	metricID := func(m *upstream.Metric) string { return m.ID }
@@ -380,7 +380,7 @@ func LoadersFrom(ctx context.Context) *Loaders {
 
 // fastCache returns the fast path's memory of the request (nil without
 // loaders: then the fast path examines each selection anew).
-func (l *Loaders) fastCache() *graph.FastCache {
+func (l *Loaders) fastCache() *fastpath.Cache {
 	if l == nil {
 		return nil
 	}

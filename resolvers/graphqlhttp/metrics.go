@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/resolvers"
 )
 
@@ -76,7 +76,7 @@ func (m *Metrics) Strays() int64 {
 func (m *Metrics) AddStrayLoads(n int) { m.strays.Add(float64(n)) }
 
 // CountFastPath implements resolvers.Counters.
-func (m *Metrics) CountFastPath(o graph.FastOutcome) { m.fast.WithLabelValues(o.String()).Inc() }
+func (m *Metrics) CountFastPath(o fastpath.Outcome) { m.fast.WithLabelValues(o.String()).Inc() }
 
 var _ resolvers.Counters = (*Metrics)(nil)
 
@@ -96,7 +96,7 @@ func (m *Metrics) aroundResponses(ctx context.Context, next graphql.ResponseHand
 }
 
 // FastPath returns okrgate_graphql_fast_path_fields_total of outcome.
-func (m *Metrics) FastPath(o graph.FastOutcome) int64 {
+func (m *Metrics) FastPath(o fastpath.Outcome) int64 {
 	var d dto.Metric
 	if err := m.fast.WithLabelValues(o.String()).Write(&d); err != nil {
 		return 0

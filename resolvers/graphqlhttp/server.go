@@ -102,7 +102,7 @@ type Config struct {
 	// fields. docs/graphql-federation.md ("Federation").
 	Federation bool
 	// NoFastPath serves every field through gqlgen's executor instead of
-	// the breadth-first fast path (graph.Fast), which answers the same
+	// the breadth-first fast path (fastpath.Executor), which answers the same
 	// bytes: for comparisons in tests and benchmarks.
 	NoFastPath bool
 	// Shared, when not nil, shares the answers of queries between callers

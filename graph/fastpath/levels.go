@@ -1,4 +1,4 @@
-package graph
+package fastpath
 
 import (
 	"context"
@@ -134,7 +134,7 @@ func (r *fastRun) resolveField(ctx context.Context, lv *fastLevel, t *fastFields
 // yet resolved). It returns the field's context.
 func (r *fastRun) loadField(ctx context.Context, lv *fastLevel, t *fastFields, j int, f graphql.CollectedField) (context.Context, error) {
 	kind := t.kinds[j]
-	fc, err := r.ec.fastFieldContext(ctx, t.typ, f)
+	fc, err := r.ec.FieldContext(ctx, t.typ, f)
 	if err != nil {
 		return nil, errGiveUp
 	}
@@ -151,7 +151,7 @@ func (r *fastRun) loadField(ctx context.Context, lv *fastLevel, t *fastFields, j
 		if o.typ != t.typ || o.ptr == nil {
 			continue
 		}
-		v, err := r.ec.fastResolve(fctx, t.typ, f, fc, o.ptr)
+		v, err := r.ec.Resolve(fctx, t.typ, f, fc, o.ptr)
 		if err != nil {
 			return nil, errGiveUp
 		}
@@ -267,7 +267,7 @@ func (lv *fastLevel) compact() {
 }
 
 // fastPieces is an answer written from the pieces of its levels
-// (fast_levels.go) when gqlgen writes its response.
+// (levels.go) when gqlgen writes its response.
 type fastPieces struct {
 	r    *fastRun
 	ctx  context.Context
@@ -310,7 +310,7 @@ func (r *fastRun) writeScalar(ctx context.Context, w fastSink, t *fastFields, j,
 		w.WriteString(o.typ)
 		w.WriteByte('"')
 	case fastPlain:
-		r.ec.fastWritePlain(ctx, w, o.typ, f, o.ptr)
+		r.ec.WritePlain(ctx, w, o.typ, f, o.ptr)
 	case fastLeaf:
 		v := t.out[j].vals[i]
 		if v == nil {
@@ -320,7 +320,7 @@ func (r *fastRun) writeScalar(ctx context.Context, w fastSink, t *fastFields, j,
 			w.WriteString("null")
 			return true
 		}
-		r.ec.fastWriteLeaf(ctx, w, o.typ, f, v)
+		r.ec.WriteLeaf(ctx, w, o.typ, f, v)
 	}
 	return true
 }

@@ -1,4 +1,4 @@
-package graph
+package fastpath
 
 import (
 	"bytes"
@@ -25,13 +25,13 @@ import (
 // A deferred fragment inside a deferred fragment is gqlgen's (the whole
 // field is left to it). A group that meets an error, a null in a non-null
 // place or a panic is given back: each of its payloads is resolved again by
-// gqlgen's executor (fastGqlgen), which reports the error with its path and
+// gqlgen's executor (graph.Execution.Marshal), which reports the error with its path and
 // nulls the payload as gqlgen does for its own deferred fragments.
 
-// FastDeferrals holds the deferred fields of the answers the fast path
+// Deferrals holds the deferred fields of the answers the fast path
 // wrote for one operation until the operation's later payloads resolve
 // them. The caller makes one per operation and passes it to Marshal.
-type FastDeferrals struct {
+type Deferrals struct {
 	present graphql.ErrorPresenterFunc
 	recover graphql.RecoverFunc
 
@@ -39,20 +39,20 @@ type FastDeferrals struct {
 	groups []*fastDeferGroup
 }
 
-// NewFastDeferrals returns an empty FastDeferrals whose payloads present
+// NewDeferrals returns an empty Deferrals whose payloads present
 // errors with present and recover panics with recover (the server's).
-func NewFastDeferrals(present graphql.ErrorPresenterFunc, rec graphql.RecoverFunc) *FastDeferrals {
+func NewDeferrals(present graphql.ErrorPresenterFunc, rec graphql.RecoverFunc) *Deferrals {
 	if present == nil {
 		present = graphql.DefaultErrorPresenter
 	}
 	if rec == nil {
 		rec = graphql.DefaultRecover
 	}
-	return &FastDeferrals{present: present, recover: rec}
+	return &Deferrals{present: present, recover: rec}
 }
 
 // add keeps the groups of a run whose answer was served.
-func (d *FastDeferrals) add(r *fastRun) {
+func (d *Deferrals) add(r *fastRun) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, g := range r.groups {
@@ -64,7 +64,7 @@ func (d *FastDeferrals) add(r *fastRun) {
 }
 
 // Pending reports whether deferred fields wait.
-func (d *FastDeferrals) Pending() bool {
+func (d *Deferrals) Pending() bool {
 	if d == nil {
 		return false
 	}
@@ -76,7 +76,7 @@ func (d *FastDeferrals) Pending() bool {
 // Next resolves the first waiting group and returns its payloads, in the
 // order of the answer: for each object, one per label of the fragments
 // that deferred its fields. It returns nil when nothing waits.
-func (d *FastDeferrals) Next() []*graphql.Response {
+func (d *Deferrals) Next() []*graphql.Response {
 	if d == nil {
 		return nil
 	}
@@ -208,7 +208,7 @@ func (g *fastDeferGroup) gqlgen(present graphql.ErrorPresenterFunc, rec graphql.
 						buf.WriteString("null")
 					}
 				}()
-				r.ec.fastGqlgen(ctx, o.typ, sel, o.ptr).MarshalGQL(&buf)
+				r.ec.Marshal(ctx, o.typ, sel, o.ptr).MarshalGQL(&buf)
 			}()
 			out = append(out, &graphql.Response{Data: buf.Bytes(), Path: g.path(k), Label: label, Errors: graphql.GetErrors(ctx)})
 		}

@@ -1,4 +1,4 @@
-package graph_test
+package model_test
 
 import (
 	"os"
@@ -17,11 +17,11 @@ import (
 // each one.
 func TestCustomScalarsSpecified(t *testing.T) {
 	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
-	docs, err := os.ReadFile("../docs/graphql.md")
+	docs, err := os.ReadFile("../../docs/graphql.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	codegen, err := os.ReadFile("../.ci/clients/ts/codegen.yml")
+	codegen, err := os.ReadFile("../../.ci/clients/ts/codegen.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
