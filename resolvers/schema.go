@@ -11,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/formatter"
 
 	"github.com/okrgate/okrgate/graph"
+	"github.com/okrgate/okrgate/graph/model"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
 )
@@ -31,17 +32,6 @@ import (
 // @defer, which gqlparser declares in every schema, is served: a query
 // asking for multipart/mixed gets its deferred fragments in later parts
 // (package graphqlhttp).
-
-// registries maps resource types of the schema to their field registry.
-var registries = map[string]*query.Registry{
-	"Goal": upstream.GoalFields, "Metric": upstream.MetricFields, "CheckIn": upstream.CheckInFields,
-	"Task": upstream.TaskFields, "Session": upstream.SessionFields, "User": upstream.UserFields,
-	"Team": upstream.TeamFields, "Employee": upstream.EmployeeFields, "Role": upstream.RoleFields,
-	"Tag": upstream.TagFields, "TagDetail": upstream.TagFields, "Dashboard": upstream.DashboardFields,
-	"DashboardParameter": upstream.DashboardParameterFields, "Badge": upstream.BadgeFields,
-	"AssignedBadge": upstream.AssignedBadgeFields, "KpiGroup": upstream.KPIGroupFields, "Kpi": upstream.KPIFields,
-	"List": upstream.ListFields, "Announcement": upstream.AnnouncementFields,
-}
 
 // argDocs describe the arguments that mean the same wherever they appear.
 var argDocs = map[string]string{
@@ -167,10 +157,10 @@ func WriteSchema(w io.Writer) error {
 // describeType fills in the missing descriptions of def, its fields and
 // their arguments.
 func describeType(s *ast.Schema, def *ast.Definition) {
-	reg := registries[def.Name]
+	reg := model.Registry(def.Name)
 	out := inputOf(s, def)
 	if out != nil {
-		reg = registries[out.Name]
+		reg = model.Registry(out.Name)
 	}
 	for _, f := range def.Fields {
 		if f.Description == "" {

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"maps"
 	"strings"
 	"unicode"
 
@@ -75,6 +76,12 @@ var registryTypes = map[*query.Registry]string{
 	AssignedBadgeFields: "AssignedBadge", KPIGroupFields: "KPIGroup", KPIFields: "KPI", ListFields: "List",
 	AnnouncementFields: "Announcement", DashboardTagUsageFields: "DashboardTagUsage",
 }
+
+// RegistryTypes returns, for each field registry, the name of the Go type
+// of this package whose items it lists (TagFields: "TagDetail"). The
+// GraphQL side checks its map of types to registries against it
+// (graph/model, TestResourcesCoverTheRegistries).
+func RegistryTypes() map[*query.Registry]string { return maps.Clone(registryTypes) }
 
 // init describes every registry field that has a written text: the
 // GraphQL schema reads the registries, so it shows the texts FieldDoc

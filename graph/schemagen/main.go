@@ -16,40 +16,11 @@ import (
 	"strings"
 
 	"github.com/okrgate/okrgate/graph/model"
-	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
 // Output is the generated file, relative to the module root.
 const Output = "graph/schema/zz_filters.graphqls"
-
-// Resource pairs a GraphQL type name with its field registry.
-type Resource struct {
-	Type string
-	Reg  *query.Registry
-}
-
-// Resources are the listable resources with filter inputs.
-var Resources = []Resource{
-	{"Goal", upstream.GoalFields},
-	{"Metric", upstream.MetricFields},
-	{"CheckIn", upstream.CheckInFields},
-	{"Task", upstream.TaskFields},
-	{"Session", upstream.SessionFields},
-	{"User", upstream.UserFields},
-	{"Team", upstream.TeamFields},
-	{"Employee", upstream.EmployeeFields},
-	{"Role", upstream.RoleFields},
-	{"Tag", upstream.TagFields},
-	{"Dashboard", upstream.DashboardFields},
-	{"DashboardParameter", upstream.DashboardParameterFields},
-	{"Badge", upstream.BadgeFields},
-	{"AssignedBadge", upstream.AssignedBadgeFields},
-	{"KpiGroup", upstream.KPIGroupFields},
-	{"Kpi", upstream.KPIFields},
-	{"List", upstream.ListFields},
-	{"Announcement", upstream.AnnouncementFields},
-}
 
 // OperatorInput is the operator input type of a field type.
 func OperatorInput(t query.Type) string {
@@ -251,7 +222,7 @@ func describe(f query.Field) string {
 func Render() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header)
-	for _, r := range Resources {
+	for _, r := range model.Resources {
 		var filt, sort []string
 		seen := map[string]string{}
 		for _, f := range r.Reg.Fields() {
