@@ -11,7 +11,8 @@ import (
 // reads their items with one listing per kind — the fetchers behind the
 // edges (fetch.go) — as the subscriber, so a check-in at the leaf of a
 // deep chain, an event per level, costs one read of goals per group, not
-// one per level.
+// one per level. Whether the subscriber sees an event is the event feed's
+// rule (upstream.EventVisible) on what those reads found.
 
 // maxLiveDepth bounds the walk up a goal's parents when an event does not
 // name its ancestors.
@@ -60,7 +61,7 @@ func (r *Resolver) liveGoals(ctx context.Context, evs []upstream.Event, root str
 	items, ok := make([]*upstream.Goal, len(evs)), make([]bool, len(evs))
 	for k, e := range evs {
 		g, found := goals[e.ItemID]
-		if !found || g.Obfuscated {
+		if !upstream.EventVisible(e.Type, upstream.EventItemRead{Readable: found, Stub: g.Obfuscated}) {
 			continue
 		}
 		if root != "" && g.ID != root && len(e.Ancestors) == 0 && !r.underRoot(ctx, g.ParentID, root) {
@@ -99,7 +100,8 @@ func (r *Resolver) liveCheckIns(ctx context.Context, evs []upstream.Event) ([]*u
 	items, ok := make([]*upstream.CheckIn, len(evs)), make([]bool, len(evs))
 	for k, e := range evs {
 		c, found := checkIns[e.ItemID]
-		if _, readable := metrics[c.MetricID]; found && readable {
+		_, metricFound := metrics[c.MetricID]
+		if upstream.EventVisible(e.Type, upstream.EventItemRead{Readable: found, KeyResultReadable: found && metricFound}) {
 			items[k], ok[k] = &c, true
 		}
 	}
@@ -123,7 +125,7 @@ func (r *Resolver) liveTasks(ctx context.Context, evs []upstream.Event, goal str
 	items, ok := make([]*upstream.Task, len(evs)), make([]bool, len(evs))
 	for k, e := range evs {
 		t, found := tasks[e.ItemID]
-		if !found {
+		if !upstream.EventVisible(e.Type, upstream.EventItemRead{Readable: found}) {
 			continue
 		}
 		if goal != "" {

@@ -72,38 +72,38 @@ func VisibleEvents(ctx context.Context, api API, events []Event) ([]FeedEvent, e
 	return out, nil
 }
 
-// eventVisible reports whether the caller of ctx may read the item of e.
+// eventVisible reports whether the caller of ctx sees e (EventVisible),
+// reading its item through api as the caller. A read that fails for
+// another reason than not found or forbidden is an error.
 func eventVisible(ctx context.Context, api API, e Event) (bool, error) {
+	var read EventItemRead
 	var err error
-	switch e.Type {
-	case EventGoalCreated, EventGoalUpdated, EventGoalRecomputed:
+	switch EventItemOf(e.Type) {
+	case EventItemGoal:
 		var g Goal
-		if g, err = api.GetGoal(ctx, e.ItemID); err == nil && g.Obfuscated {
-			return false, nil
-		}
-	case EventMetricCreated, EventMetricUpdated:
+		g, err = api.GetGoal(ctx, e.ItemID)
+		read = EventItemRead{Readable: err == nil, Stub: g.Obfuscated}
+	case EventItemMetric:
 		_, err = api.GetMetric(ctx, e.ItemID)
-	case EventCheckInCreated:
+		read.Readable = err == nil
+	case EventItemCheckIn:
 		var p Page[CheckIn]
 		p, err = api.ListCheckIns(ctx, ListQuery{Filter: query.Eq("id", e.ItemID), Limit: 1})
-		if err == nil {
-			if len(p.Items) == 0 {
-				return false, nil
-			}
+		if err == nil && len(p.Items) > 0 {
+			read.Readable = true
 			_, err = api.GetMetric(ctx, p.Items[0].MetricID)
+			read.KeyResultReadable = err == nil
 		}
-	case EventTaskCreated, EventTaskUpdated:
+	case EventItemTask:
 		_, err = api.GetTask(ctx, e.ItemID)
-	case EventSessionCreated, EventSessionUpdated:
+		read.Readable = err == nil
+	case EventItemSession:
 		_, err = api.GetSession(ctx, e.ItemID)
-	default: // deletions, and types this server does not know
-		return false, nil
+		read.Readable = err == nil
 	}
 	switch ErrorCode(err) {
-	case "":
-		return true, nil
-	case CodeNotFound, CodeForbidden, CodeInsufficientScope:
-		return false, nil
+	case "", CodeNotFound, CodeForbidden, CodeInsufficientScope:
+		return EventVisible(e.Type, read), nil
 	}
 	return false, err
 }

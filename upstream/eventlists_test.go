@@ -15,15 +15,12 @@ import (
 // TestEventListsComplete: every event type declared in events.go is in
 // EventTypes (what webhooks may select and the docs list) — but
 // account.changed, which no subscription or webhook selects — and every
-// type that is not a deletion has a visibility rule in the event feed
-// (eventVisible's cases in eventfeed.go), so that a new event type cannot
-// be added to one list and forgotten in another: the feed would hide it
-// from everyone, webhooks could not select it.
+// type that is not a deletion names an item whose reading decides who sees
+// it (EventItemOf, eventvisibility.go), so that a new event type cannot be
+// added to one list and forgotten in another: the feed and the live
+// fan-out would hide it from everyone, webhooks could not select it.
 func TestEventListsComplete(t *testing.T) {
-	var declared []upstream.EventType
-	for _, e := range eventConstants(t) {
-		declared = append(declared, e.value)
-	}
+	declared := eventConstants(t)
 	listed := upstream.EventTypes()
 	for _, e := range declared {
 		if e == upstream.EventAccountChanged {
@@ -36,64 +33,26 @@ func TestEventListsComplete(t *testing.T) {
 			t.Errorf("event type %s is declared in events.go but not in EventTypes (webhookapi.go)", e)
 		}
 	}
-	cases := feedCases(t)
 	for _, e := range listed {
 		if strings.HasSuffix(string(e), ".deleted") {
 			continue // a deleted item is read by no one: the feed hides it
 		}
-		if !slices.Contains(cases, e) {
-			t.Errorf("event type %s has no visibility rule in eventVisible (eventfeed.go): the feed would hide it from every caller", e)
+		if upstream.EventItemOf(e) == upstream.EventItemNone {
+			t.Errorf("event type %s names no item in EventItemOf (eventvisibility.go): the feed and the live fan-out would hide it from every caller", e)
 		}
 	}
-}
-
-// feedCases returns the event types eventVisible's switch names.
-func feedCases(t *testing.T) []upstream.EventType {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "eventfeed.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]upstream.EventType{}
-	for _, e := range eventConstants(t) {
-		byName[e.name] = e.value
-	}
-	var out []upstream.EventType
-	ast.Inspect(f, func(n ast.Node) bool {
-		fn, ok := n.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "eventVisible" {
-			return true
-		}
-		ast.Inspect(fn.Body, func(n ast.Node) bool {
-			if cc, ok := n.(*ast.CaseClause); ok {
-				for _, x := range cc.List {
-					if id, ok := x.(*ast.Ident); ok {
-						out = append(out, byName[id.Name])
-					}
-				}
-			}
-			return true
-		})
-		return false
-	})
-	return out
-}
-
-type namedEvent struct {
-	name  string
-	value upstream.EventType
 }
 
 // eventConstants parses events.go and returns every constant of type
-// EventType it declares, with its name: the event types as written,
-// whatever list they were added to.
-func eventConstants(t *testing.T) []namedEvent {
+// EventType it declares: the event types as written, whatever list they
+// were added to.
+func eventConstants(t *testing.T) []upstream.EventType {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "events.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []namedEvent
+	var out []upstream.EventType
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok || g.Tok != token.CONST {
@@ -107,7 +66,7 @@ func eventConstants(t *testing.T) []namedEvent {
 			for i, val := range v.Values {
 				if lit, ok := val.(*ast.BasicLit); ok && i < len(v.Names) {
 					s, _ := strconv.Unquote(lit.Value)
-					out = append(out, namedEvent{v.Names[i].Name, upstream.EventType(s)})
+					out = append(out, upstream.EventType(s))
 				}
 			}
 		}
