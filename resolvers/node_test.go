@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/instrument"
 )
@@ -87,6 +88,27 @@ func nodeIDs(t *testing.T, o *orgFixture) map[string][]string {
 var nodeTypes = []string{"Goal", "Metric", "Task", "CheckIn", "Session", "User", "Team", "Tag", "Dashboard", "Kpi",
 	"KpiGroup", "List", "Announcement", "Badge", "AssignedBadge", "DashboardParameter", "Role",
 	"Employee", "TagDetail", "UserRole", "RoleMapping", "Account", "ApiToken", "Permission"}
+
+// TestNodeTypesAreTheSchemas: nodeTypes are exactly the schema's types
+// implementing Node, so that TestNodeRoundTrip and TestNodesRefetchBatch
+// fail for a new node type until node(id:) finds it (nodesByID's fetchers,
+// node.go and node_kinds.go) and the fixture has one.
+func TestNodeTypesAreTheSchemas(t *testing.T) {
+	schema, err := resolvers.ServedSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, def := range schema.GetPossibleTypes(schema.Types["Node"]) {
+		want = append(want, def.Name)
+	}
+	got := slices.Clone(nodeTypes)
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("nodeTypes are %v; the schema's types implementing Node are %v", got, want)
+	}
+}
 
 // fillNodes adds to fillOrgContent what it leaves out: per goal a key
 // result with a check-in, a task under the goal; n lists and dashboard
