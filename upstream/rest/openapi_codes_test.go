@@ -37,7 +37,7 @@ func TestProblemDocsFollowTheErrorTable(t *testing.T) {
 		}
 		doc := statusDoc(st)
 		for c, cst := range status {
-			if regexp.MustCompile(`\b` + regexp.QuoteMeta(string(c)) + `\b`).MatchString(doc) && cst != st {
+			if regexp.MustCompile(`\b`+regexp.QuoteMeta(string(c))+`\b`).MatchString(doc) && cst != st {
 				t.Errorf("the %d description names %s, whose status in the error table is %d", st, c, cst)
 			}
 		}
