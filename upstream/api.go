@@ -99,6 +99,10 @@ type MetricService interface {
 	ListCheckIns(ctx context.Context, q ListQuery) (Page[CheckIn], error)
 	// GetCheckInSnapshot returns the key result as it was right after the check-in.
 	GetCheckInSnapshot(ctx context.Context, checkInID string) (Metric, error)
+	// ListCheckInSnapshots lists check-ins as ListCheckIns does, each with
+	// the key result as it was right after it: a key result's history in
+	// pages, not one read per check-in (moving an account).
+	ListCheckInSnapshots(ctx context.Context, q ListQuery) (Page[CheckInSnapshot], error)
 }
 
 // TaskService serves tasks.

@@ -173,6 +173,13 @@ type CheckIn struct {
 	DateCreated    string   `json:"dateCreated"`
 }
 
+// CheckInSnapshot is a check-in with the key result as it was right after
+// it (GET /api/v1/metrics/checkin/{id} for one check-in).
+type CheckInSnapshot struct {
+	CheckIn
+	KeyResult Metric `json:"keyResult"`
+}
+
 // Task is a piece of work, optionally under a goal or a key result.
 type Task struct {
 	ID                  string         `json:"id"`

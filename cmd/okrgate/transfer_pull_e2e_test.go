@@ -125,6 +125,19 @@ func TestPullAccountE2E(t *testing.T) {
 		t.Fatalf("create a webhook: %d %s", code, out)
 	}
 
+	// A key result renamed after its check-ins: their snapshots keep the
+	// name it had.
+	_, raw = call(a.base, b.Token, "GET", "/api/v2/checkins?limit=1&sort=id", "", nil)
+	var cis struct {
+		Items []struct{ MetricID string } `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &cis); err != nil || len(cis.Items) == 0 {
+		t.Fatalf("check-ins: %v %s", err, raw)
+	}
+	if code, out := call(a.base, b.Token, "PATCH", "/api/v1/metrics/"+cis.Items[0].MetricID, "application/json", []byte(`{"name":"Renamed after its check-ins"}`)); code != 200 {
+		t.Fatalf("rename a key result: %d %s", code, out)
+	}
+
 	content := addContent(t, func(method, path string, body any) (int, []byte) {
 		var raw []byte
 		ctype := ""
@@ -238,43 +251,37 @@ func TestPullAccountE2E(t *testing.T) {
 		if !bytes.Equal(ga, gz) || bytes.Contains(ga, []byte(`"errors"`)) {
 			t.Errorf("the GraphQL tree differs:\nsource %.300s\ntarget %.300s", ga, gz)
 		}
+		sameSnapshots(t, func(path string) (int, []byte) { return call(a.base, b.Token, "GET", path, "", nil) },
+			func(path string) (int, []byte) { return call(z.base, token, "GET", path, "", nil) })
 	}
+
+	// An okrgate without GET /api/v2/checkins/snapshots (an older one): the
+	// pull reads each check-in's snapshot on its own, and they agree too.
+	legacy := hidingProxy(t, target, func(p string) bool { return p != "/api/v2/checkins/snapshots" })
+	ldst := filepath.Join(dir, "legacy.db")
+	out, err := exec.Command(binary, "import", "--db", ldst, "--create", "--from", legacy, "--token", b.Token,
+		"--account", b.AccountID, "--spool", filepath.Join(dir, "legacy-spool")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "61 objectives' figures recomputed and equal") || strings.Contains(string(out), "differed") {
+		t.Fatalf("pull from an okrgate without the snapshots' listing: %v\n%s", err, out)
+	}
+	ltok, err := exec.Command(binary, "token", "create", "--db", ldst, "--account", b.AccountID, "--json").Output()
+	var lminted struct{ Token string }
+	if err != nil || json.Unmarshal(ltok, &lminted) != nil {
+		t.Fatalf("token create: %v %s", err, ltok)
+	}
+	lz := startServer(t, ldst)
+	sameSnapshots(t, func(path string) (int, []byte) { return call(a.base, b.Token, "GET", path, "", nil) },
+		func(path string) (int, []byte) { return call(lz.base, lminted.Token, "GET", path, "", nil) })
 
 	// A source like the real platform: none of okrgate's designed listings
 	// (check-ins, taggings, grants) in its OpenAPI document. The pull moves
 	// the rest, names what it could not read, and the objectives' figures,
 	// recomputed from the key results' current values, equal the source's.
-	platform := httputil.NewSingleHostReverseProxy(target)
-	platform.ModifyResponse = func(resp *http.Response) error {
-		if resp.Request.URL.Path != "/api/openapi.json" {
-			return nil
-		}
-		var doc map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-			return err
-		}
-		resp.Body.Close()
-		paths := doc["paths"].(map[string]any)
-		for p := range paths {
-			if !strings.HasPrefix(p, "/api/v1/") && p != "/api/v2/goals" && p != "/api/v2/users" && p != "/api/openapi.json" {
-				delete(paths, p)
-			}
-		}
-		b, _ := json.Marshal(doc)
-		resp.Body = io.NopCloser(bytes.NewReader(b))
-		resp.ContentLength = int64(len(b))
-		resp.Header.Del("Content-Length")
-		return nil
-	}
-	pln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pls := &http.Server{Handler: platform}
-	go pls.Serve(pln)
-	t.Cleanup(func() { pls.Close() })
+	platform := hidingProxy(t, target, func(p string) bool {
+		return strings.HasPrefix(p, "/api/v1/") || p == "/api/v2/goals" || p == "/api/v2/users" || p == "/api/openapi.json"
+	})
 	dst := filepath.Join(dir, "platform.db")
-	out, err := exec.Command(binary, "import", "--db", dst, "--create", "--from", "http://"+pln.Addr().String(), "--token", b.Token,
+	out, err = exec.Command(binary, "import", "--db", dst, "--create", "--from", platform, "--token", b.Token,
 		"--account", b.AccountID, "--spool", filepath.Join(dir, "platform-spool")).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "61 objectives' figures recomputed and equal") {
 		t.Fatalf("pull from a platform-like source: %v\n%s", err, out)
@@ -307,6 +314,64 @@ func TestPullAccountE2E(t *testing.T) {
 		cz, bz := call(z.base, minted.Token, "GET", path, "", nil)
 		if ca != 200 || cz != ca || !bytes.Equal(ba, bz) {
 			t.Errorf("platform-like pull, GET %s: source %d %.300s\ntarget %d %.300s", path, ca, ba, cz, bz)
+		}
+	}
+}
+
+// hidingProxy serves target with an OpenAPI document that names only the
+// paths keep keeps, as a server that lacks the others would (the client
+// then falls back as it would there); it returns the proxy's base URL.
+func hidingProxy(t *testing.T, target *url.URL, keep func(path string) bool) string {
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.URL.Path != "/api/openapi.json" {
+			return nil
+		}
+		var doc map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+			return err
+		}
+		resp.Body.Close()
+		paths := doc["paths"].(map[string]any)
+		for p := range paths {
+			if !keep(p) {
+				delete(paths, p)
+			}
+		}
+		b, _ := json.Marshal(doc)
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		resp.ContentLength = int64(len(b))
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: rp}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// sameSnapshots compares, check-in by check-in, the key result as it was
+// right after each (GET /api/v1/metrics/checkin/{id}) on a source and a
+// target.
+func sameSnapshots(t *testing.T, src, dst func(path string) (int, []byte)) {
+	t.Helper()
+	_, raw := src("/api/v2/checkins?limit=1000&sort=id")
+	var cis struct {
+		Items []struct{ ID string } `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &cis); err != nil || len(cis.Items) == 0 {
+		t.Fatalf("the source's check-ins: %v %.300s", err, raw)
+	}
+	for _, ci := range cis.Items {
+		path := "/api/v1/metrics/checkin/" + ci.ID
+		ca, ba := src(path)
+		cz, bz := dst(path)
+		if ca != 200 || cz != ca || !bytes.Equal(ba, bz) {
+			t.Errorf("GET %s: source %d %.300s\ntarget %d %.300s", path, ca, ba, cz, bz)
 		}
 	}
 }

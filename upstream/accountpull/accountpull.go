@@ -4,14 +4,15 @@
 // exported one: one import path, whatever the account came from.
 //
 // The account is read resource by resource, page by page, in the order an
-// import writes them (the account, users, teams, sessions, objectives, key
-// results, check-ins with the key result as it was after each, tasks, tags
-// and taggings, roles, grants, role mappings, dashboards, badges, KPIs,
-// lists, announcements, pictures, webhooks). Each page read is written to a
-// spool directory as a small account file of its own, complete or not at
-// all (written aside and renamed), so a pull interrupted — the source gone,
-// the process stopped — resumes on the next run from the first page it
-// does not have. The documents are turned into rows by sqlstore.Records,
+// import writes them: the account, users, teams, sessions, objectives, key
+// results, check-ins with the key result as it was after each (in pages of
+// GET /api/v2/checkins/snapshots, or where the source lacks it one read per
+// check-in), tasks, tags and taggings, roles, grants, role mappings,
+// dashboards, badges, KPIs, lists, announcements, pictures, webhooks. Each
+// page read is written to a spool directory as a small account file of its
+// own, complete or not at all (written aside and renamed), so a pull
+// interrupted — the source gone, the process stopped — resumes on the next
+// run from the first page it does not have. The documents are turned into rows by sqlstore.Records,
 // which strips what a read adds to them.
 //
 // What the source does not serve (check-in history without

@@ -47,10 +47,17 @@ func (p *puller) stages() []stage {
 			return write(w, row, err)
 		}),
 	}
-	if p.caps.CheckIns {
+	switch {
+	case p.caps.CheckInSnapshots:
+		// Each check-in with its snapshot: one request a page.
+		ss = append(ss, listed("checkin-snapshots", size, src.ListCheckInSnapshots, func(_ context.Context, c upstream.CheckInSnapshot, w *accountfile.Writer) error {
+			row, err := rec.CheckIn(c.CheckIn, c.KeyResult)
+			return write(w, row, err)
+		}))
+	case p.caps.CheckIns:
 		// A page of check-ins reads each one's snapshot too: smaller pages.
 		ss = append(ss, listed("checkins", min(size, 100), src.ListCheckIns, p.checkIn))
-	} else {
+	default:
 		p.report.Missing = append(p.report.Missing, "check-in history: the source does not list check-ins (GET /api/v2/checkins); key results keep their current values")
 	}
 	ss = append(ss,

@@ -66,6 +66,19 @@ func testCheckInRecomputesAncestors(t *testing.T, f *fixture) {
 	if snap.ID != kr.ID || snap.Actual != 50 {
 		t.Errorf("snapshot = id %s actual %v, want %s and 50", snap.ID, snap.Actual, kr.ID)
 	}
+	if _, err := f.api.UpdateMetric(f.admin, kr.ID, upstream.MetricPatch{Name: str("renamed after")}); err != nil {
+		t.Fatal(err)
+	}
+	sn, err := f.api.ListCheckInSnapshots(f.admin, upstream.ListQuery{Filter: query.Eq("metricId", kr.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn.TotalCount != 1 || len(sn.Items) != 1 || sn.Items[0].CheckIn.ID != ci.ID || sn.Items[0].KeyResult.Actual != 50 || sn.Items[0].KeyResult.Name != snap.Name || snap.Name == "renamed after" {
+		t.Errorf("check-ins with snapshots = %+v, want the one with the key result as it was after it (%q)", sn, snap.Name)
+	}
+	if sn, err := f.api.ListCheckInSnapshots(f.other, upstream.ListQuery{Filter: query.Eq("metricId", kr.ID)}); err != nil || sn.TotalCount != 0 || len(sn.Items) != 0 {
+		t.Errorf("another account's check-ins with snapshots = %+v, %v; want none", sn, err)
+	}
 
 	_, err = f.api.CheckIn(f.admin, kr.ID, upstream.CheckInInput{})
 	wantCode(t, "check in without an actual value", err, upstream.CodeInvalid)

@@ -21,6 +21,7 @@ import (
 type Capabilities struct {
 	Whoami              bool // GET /api/v2/users/me
 	CheckIns            bool // GET /api/v2/checkins
+	CheckInSnapshots    bool // GET /api/v2/checkins/snapshots
 	Taggings            bool // GET /api/v2/integrations/taggings
 	BadgeAssignments    bool // GET /api/v2/badges/assignments
 	DashboardParameters bool // GET /api/v2/dashboards/parameters
@@ -37,7 +38,7 @@ type Capabilities struct {
 
 // AllCapabilities is an upstream serving every designed operation (okrgate).
 func AllCapabilities() *Capabilities {
-	return &Capabilities{true, true, true, true, true, true, true, true, true}
+	return &Capabilities{true, true, true, true, true, true, true, true, true, true}
 }
 
 // Discover reads the upstream's OpenAPI document and sets the client's
@@ -84,6 +85,7 @@ func (c *Client) Discover(ctx context.Context) (*Capabilities, error) {
 		*caps = Capabilities{
 			Whoami:              has("/api/v2/users/me"),
 			CheckIns:            has("/api/v2/checkins"),
+			CheckInSnapshots:    has("/api/v2/checkins/snapshots"),
 			Taggings:            has("/api/v2/integrations/taggings"),
 			BadgeAssignments:    has("/api/v2/badges/assignments"),
 			DashboardParameters: has("/api/v2/dashboards/parameters"),

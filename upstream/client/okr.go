@@ -173,6 +173,29 @@ func (c *Client) GetCheckInSnapshot(ctx context.Context, checkInID string) (upst
 	return get[upstream.Metric](ctx, c, "/api/v1/metrics/checkin/{checkinId}", checkInID)
 }
 
+// ListCheckInSnapshots uses the designed listing GET
+// /api/v2/checkins/snapshots, or where the upstream lacks it lists the
+// check-ins and reads each one's snapshot (one call per check-in).
+func (c *Client) ListCheckInSnapshots(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.CheckInSnapshot], error) {
+	if c.opts.Capabilities.CheckInSnapshots {
+		return list[upstream.CheckInSnapshot](ctx, c, listing{route: "/api/v2/checkins/snapshots", reg: upstream.CheckInFields}, q)
+	}
+	p, err := c.ListCheckIns(ctx, q)
+	if err != nil {
+		return upstream.Page[upstream.CheckInSnapshot]{}, err
+	}
+	out := upstream.Page[upstream.CheckInSnapshot]{Items: make([]upstream.CheckInSnapshot, 0, len(p.Items)), TotalCount: p.TotalCount}
+	for _, ci := range p.Items {
+		c.m.fallbacks.WithLabelValues("ListCheckInSnapshots").Inc()
+		m, err := c.GetCheckInSnapshot(ctx, ci.ID)
+		if err != nil {
+			return upstream.Page[upstream.CheckInSnapshot]{}, err
+		}
+		out.Items = append(out.Items, upstream.CheckInSnapshot{CheckIn: ci, KeyResult: m})
+	}
+	return out, nil
+}
+
 func (c *Client) ListTasks(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Task], error) {
 	return list[upstream.Task](ctx, c, tasksListing, q)
 }

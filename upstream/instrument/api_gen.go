@@ -576,6 +576,13 @@ func (d *decorator) ListBadges(ctx context.Context, q upstream.ListQuery) (upstr
 	return r0, err
 }
 
+func (d *decorator) ListCheckInSnapshots(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.CheckInSnapshot], error) {
+	ctx, span := d.begin(ctx, "ListCheckInSnapshots")
+	r0, err := d.next.ListCheckInSnapshots(ctx, q)
+	end(span, err)
+	return r0, err
+}
+
 func (d *decorator) ListCheckIns(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
 	ctx, span := d.begin(ctx, "ListCheckIns")
 	r0, err := d.next.ListCheckIns(ctx, q)

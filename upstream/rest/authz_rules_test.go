@@ -24,6 +24,7 @@ var authzRules = map[string]expect{
 	// The gateway's listings (gateway.go): readable by everyone, scoped.
 	"GET /api/v2/users/me":                                          readAll,
 	"GET /api/v2/checkins":                                          readAll,
+	"GET /api/v2/checkins/snapshots":                                readAll,
 	"GET /api/v2/integrations/taggings":                             readAll,
 	"GET /api/v2/badges/assignments":                                readAll,
 	"GET /api/v2/dashboards/parameters":                             readAll,

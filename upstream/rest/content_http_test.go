@@ -88,6 +88,9 @@ func walkCore(t *testing.T, e *env, s seed) {
 	ci := e.ok(req{method: "POST", path: "/api/v1/metrics/" + s.metric + "/checkin", body: map[string]any{"actual": 40}}, 201)
 	e.problem(req{method: "POST", path: "/api/v1/metrics/" + s.metric + "/checkin", body: map[string]any{"actual": "x"}}, 400, "invalid_input")
 	e.ok(req{method: "GET", path: "/api/v1/metrics/checkin/" + str(ci, "id")}, 200)
+	if sn := items(e.ok(req{method: "GET", path: "/api/v2/checkins/snapshots?limit=5&filter=" + filterQ(`{metricId:"`+s.metric+`"}`)}, 200)); len(sn) != 1 || str(sn[0], "id") != str(ci, "id") || num(sn[0]["keyResult"].(map[string]any), "actual") != 40 {
+		t.Errorf("check-ins with snapshots = %v", sn)
+	}
 	e.ok(req{method: "GET", path: "/api/v1/metrics/owner/" + e.acct.UserID}, 200)
 	e.ok(req{method: "GET", path: "/api/v1/metrics/" + s.metric}, 200)
 	e.ok(req{method: "GET", path: "/api/v1/metrics/" + s.metric + "/checkins?limit=5"}, 200)

@@ -12,14 +12,17 @@ import (
 // serve the graph over this API with one call per tree level
 // (docs/gateway.md): who the caller is, and listings with a filter where
 // the contract has a listing only per parent (check-ins) or none at all
-// (taggings, badge assignments). They are marked Gateway, so that a facade
-// can be run without them (Options.NoGatewayRoutes) to test a gateway's
-// fallback to the documented operations.
+// (taggings, badge assignments), and check-ins with their snapshots in
+// pages rather than one read each (for moving an account). They are marked
+// Gateway, so that a facade can be run without them
+// (Options.NoGatewayRoutes) to test a gateway's fallback to the documented
+// operations.
 func gatewayTable() []entry {
 	const get, ok = http.MethodGet, http.StatusOK
 	return []entry{
 		{Route{Method: get, Pattern: "/api/v2/users/me", Success: ok, Designed: true, Gateway: true}, (*server).whoami},
 		{Route{Method: get, Pattern: "/api/v2/checkins", Params: listParams, Success: ok, Designed: true, Gateway: true}, (*server).listAllCheckIns},
+		{Route{Method: get, Pattern: "/api/v2/checkins/snapshots", Params: []string{"sort", "filter", "skip", "limit"}, Success: ok, Designed: true, Gateway: true}, (*server).listCheckInSnapshots},
 		{Route{Method: get, Pattern: "/api/v2/integrations/taggings", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listTaggings},
 		{Route{Method: get, Pattern: "/api/v2/badges/assignments", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listBadgeAssignments},
 		{Route{Method: get, Pattern: "/api/v2/dashboards/parameters", Params: filteredParams, Success: ok, Designed: true, Gateway: true}, (*server).listDashboardParametersFiltered},
@@ -53,6 +56,14 @@ func (s *server) whoami(w http.ResponseWriter, r *http.Request) (any, error) {
 func (s *server) listAllCheckIns(w http.ResponseWriter, r *http.Request) (any, error) {
 	return listed(r, upstream.CheckInFields, func(q upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
 		return s.api.ListCheckIns(r.Context(), q)
+	})
+}
+
+// listCheckInSnapshots lists check-ins with the key result as it was right
+// after each: an account's history in pages (okrgate import --from).
+func (s *server) listCheckInSnapshots(w http.ResponseWriter, r *http.Request) (any, error) {
+	return listed(r, upstream.CheckInFields, func(q upstream.ListQuery) (upstream.Page[upstream.CheckInSnapshot], error) {
+		return s.api.ListCheckInSnapshots(r.Context(), q)
 	})
 }
 

@@ -237,8 +237,10 @@ func opSpecs() map[string]opSpec {
 		"DELETE /api/v1/badges/approve/{id}": {resp: upstream.AssignedBadge{}, also: []int{http.StatusOK, http.StatusNotModified}},
 		"DELETE /api/v1/badges/{id}":         {},
 		// The gateway's listings (rest/gateway.go).
-		"GET /api/v2/users/me":              {resp: upstream.Whoami{}, summary: "The caller: user, account, roles, token id and scopes"},
-		"GET /api/v2/checkins":              {resp: upstream.Page[upstream.CheckIn]{}, summary: "List check-ins of any key results (filter metricId with $in)"},
+		"GET /api/v2/users/me": {resp: upstream.Whoami{}, summary: "The caller: user, account, roles, token id and scopes"},
+		"GET /api/v2/checkins": {resp: upstream.Page[upstream.CheckIn]{}, summary: "List check-ins of any key results (filter metricId with $in)"},
+		"GET /api/v2/checkins/snapshots": {resp: upstream.Page[upstream.CheckInSnapshot]{},
+			summary: "List check-ins, each with the key result as it was right after it"},
 		"GET /api/v2/integrations/taggings": {resp: upstream.Page[upstream.Tagging]{}, summary: "List tag assignments (filter tagId, itemId, itemType)"},
 		"GET /api/v2/badges/assignments":    {resp: upstream.Page[upstream.AssignedBadge]{}, summary: "List badge assignments in any status (filter badgeId, status, assigneeIds)"},
 		"GET /api/v2/dashboards/parameters": {resp: upstream.Page[upstream.DashboardParameter]{}, summary: "List dashboard parameters with filter and sort"},
