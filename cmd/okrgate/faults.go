@@ -34,11 +34,13 @@ func (f *faultFlags) storeOptions() []sqlstore.Option {
 	return []sqlstore.Option{sqlstore.WithDeadlines(f.deadlines)}
 }
 
-// Readiness answers "can this replica serve now?" within readyWait, from a
-// check of the backend that runs in the background at most once per
-// readyFresh: a load balancer's probes never pile queries on a database
-// that is already struggling, and a probe never waits for one that does
-// not answer. A database that answers slowly is still ready (it serves,
+// Readiness answers "can this replica serve now?" from a check of the
+// backend that runs in the background at most once per readyFresh: a load
+// balancer's probes never pile queries on a database that is already
+// struggling, and a probe never waits for one that does not answer. Only
+// the probes before the first check came back wait for it, up to
+// readyWait; the others answer the last result at once while the next
+// check runs. A database that answers slowly is still ready (it serves,
 // slowly); one whose check has not come back for readyStalled, or that
 // failed, is not.
 const (
@@ -93,8 +95,8 @@ func (r *readiness) register(reg prometheus.Registerer) error {
 	return nil
 }
 
-// Ready reports whether the backend can serve now: within readyWait, or
-// sooner when ctx ends.
+// Ready reports whether the backend can serve now: at once from the last
+// check, or within readyWait (sooner when ctx ends) for the first.
 func (r *readiness) Ready(ctx context.Context) error {
 	r.mu.Lock()
 	now := r.now()
@@ -114,7 +116,14 @@ func (r *readiness) Ready(ctx context.Context) error {
 		r.done = make(chan struct{})
 		go r.run(r.done)
 	}
-	done, first := r.done, r.at.IsZero()
+	if !r.at.IsZero() {
+		// The last result, while the next check runs: a probe never
+		// waits for a database that answers slowly.
+		err := r.err
+		r.mu.Unlock()
+		return err
+	}
+	done := r.done
 	r.mu.Unlock()
 
 	t := time.NewTimer(readyWait)
@@ -126,7 +135,7 @@ func (r *readiness) Ready(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.at.IsZero() && first {
+	if r.at.IsZero() {
 		return errReadyPending
 	}
 	return r.err

@@ -124,6 +124,9 @@ finish.`)
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
+	// Writes on PostgreSQL wait on its round trips: never fewer in flight
+	// than there are connections to run them on (limit.Config.MinWrites).
+	guard.admission.MinWrites = be.dbConns
 	adm, err := guard.newAdmission(obs.registry)
 	if err != nil {
 		ln.Close()

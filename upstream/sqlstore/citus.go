@@ -82,6 +82,7 @@ func (p *pgStore) distribute(ctx context.Context, db *sql.DB, lockID int64) (err
 	if err != nil || !ok {
 		return err
 	}
+	p.citus = true
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlstore: citus: %w", err)

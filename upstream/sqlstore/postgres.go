@@ -81,6 +81,11 @@ type pgStore struct {
 	// acquireTimeouts counts the waits for a connection that ran past
 	// Deadlines.Acquire (deadlines.go).
 	acquireTimeouts atomic.Int64
+	// citus is set when the database runs Citus (tables distributed by
+	// account), at Open.
+	citus bool
+	// ready is the connection of the readiness checks (ready.go).
+	ready readyConn
 }
 
 // maxAttempts bounds the attempts of a serializable write.
@@ -205,6 +210,7 @@ func connectionLost(ctx context.Context, err error) bool {
 
 func (p *pgStore) close(s *Store) error {
 	p.listen.stop()
+	p.ready.close()
 	err := s.w.Close()
 	p.pool.Close()
 	return err

@@ -74,7 +74,8 @@ func (p *Proxy) CutAfter(pattern []byte) {
 	p.mu.Unlock()
 }
 
-// Delay adds d to every chunk forwarded, in both directions, until Heal.
+// Delay adds d to every chunk forwarded, in both directions, until Heal:
+// a round trip through the proxy takes 2d longer.
 func (p *Proxy) Delay(d time.Duration) {
 	p.mu.Lock()
 	p.delay = d
@@ -160,31 +161,59 @@ func (p *Proxy) serve(c net.Conn) {
 }
 
 // copy forwards src to dst chunk by chunk, holding each chunk while the
-// proxy is blackholed and for the delay; toServer is the client's
-// direction, where CutAfter looks for its pattern.
+// proxy is blackholed and until the delay after it was read; toServer is
+// the client's direction, where CutAfter looks for its pattern. Chunks
+// read while earlier ones wait are held for their own delay, not behind
+// the others': the delay is latency, not a bandwidth limit.
 func (p *Proxy) copy(dst, src net.Conn, toServer bool, done chan<- struct{}) {
 	defer func() { done <- struct{}{} }()
+	chunks := make(chan chunk, 64)
+	stop := make(chan struct{})
+	defer close(stop)
+	go p.read(src, chunks, stop)
+	for c := range chunks {
+		if !p.hold(c.due) {
+			return
+		}
+		if _, err := dst.Write(c.data); err != nil {
+			return
+		}
+		if toServer && p.cutAfter(c.data) {
+			// Give the server the chunk, then end both sides without
+			// letting an answer through.
+			src.Close()
+			time.Sleep(50 * time.Millisecond)
+			dst.Close()
+			return
+		}
+	}
+}
+
+// chunk is what one read returned, and when it is due at the other end.
+type chunk struct {
+	data []byte
+	due  time.Time
+}
+
+// read reads src into chunks until it fails (EOF or a closed
+// connection) or stop is closed.
+func (p *Proxy) read(src net.Conn, chunks chan<- chunk, stop <-chan struct{}) {
+	defer close(chunks)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			if !p.hold() {
-				return
-			}
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-			if toServer && p.cutAfter(buf[:n]) {
-				// Give the server the chunk, then end both sides without
-				// letting an answer through.
-				src.Close()
-				time.Sleep(50 * time.Millisecond)
-				dst.Close()
+			p.mu.Lock()
+			due := time.Now().Add(p.delay)
+			p.mu.Unlock()
+			select {
+			case chunks <- chunk{data: bytes.Clone(buf[:n]), due: due}:
+			case <-stop:
 				return
 			}
 		}
 		if err != nil {
-			return // EOF or a closed connection: done either way
+			return
 		}
 	}
 }
@@ -201,18 +230,16 @@ func (p *Proxy) cutAfter(chunk []byte) bool {
 	return true
 }
 
-// hold waits while the proxy is blackholed and then for its delay; false
+// hold waits while the proxy is blackholed and then until due; false
 // when the chunk must be dropped (the hole was healed by closing).
-func (p *Proxy) hold() bool {
+func (p *Proxy) hold(due time.Time) bool {
 	p.mu.Lock()
-	hole, delay, healed := p.hole, p.delay, p.healed
+	hole, healed := p.hole, p.healed
 	p.mu.Unlock()
 	if hole {
 		<-healed
 		return false // Heal closes the connections that lived through it
 	}
-	if delay > 0 {
-		time.Sleep(delay)
-	}
+	time.Sleep(time.Until(due))
 	return true
 }

@@ -47,6 +47,7 @@ var CrossAccount = []string{
 	"webhook dispatch", // the dispatcher serves every account's webhooks from one queue
 	"retention",        // pruning old events, deliveries and idempotency keys is server-wide housekeeping
 	"operator",         // an operator's command on the database (okrgate token create) finds a user of any account by id
+	"authentication",   // a bearer token is read by its hash, with its user and account, before the account is known
 }
 
 var (

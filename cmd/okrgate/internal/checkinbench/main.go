@@ -29,6 +29,16 @@
 //	  --bin /tmp/okrgate-before --bin /tmp/okrgate --writers 8 --duration 8s --rounds 3
 //	go run ./cmd/okrgate/internal/checkinbench --postgres 'postgres://USER:PASSWORD@127.0.0.1:5432/postgres?sslmode=disable' \
 //	  --bin /tmp/okrgate-before --bin /tmp/okrgate --writers 16 --duration 10s --rounds 3
+//
+// --db-latency puts PostgreSQL that much farther away: the servers reach
+// it through a TCP proxy (upstream/sqlstore/faults.Proxy) that holds every
+// chunk half of it in each direction, from the end of the setup on. Then
+// the rows also show the share of check-ins refused (not 2xx) and how
+// /readyz answered, probed every 100 ms during the run (docs/operations.md,
+// "Failures"):
+//
+//	go run ./cmd/okrgate/internal/checkinbench --postgres 'postgres://…' --db-latency 500ms \
+//	  --bin /tmp/okrgate-before --bin /tmp/okrgate --writers 8 --duration 30s --rounds 3 --shape flat
 package main
 
 import (
@@ -37,6 +47,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +59,7 @@ import (
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
+	"github.com/okrgate/okrgate/upstream/sqlstore/faults"
 )
 
 type list []string
@@ -61,6 +73,7 @@ type config struct {
 	writers           int
 	depth, treeSize   int
 	duration          time.Duration
+	latency           time.Duration // added to each round trip to PostgreSQL
 	serveArgs         []string
 }
 
@@ -74,6 +87,7 @@ func main() {
 	flag.IntVar(&cfg.writers, "writers", 16, "concurrent clients posting check-ins")
 	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "how long each binary takes check-ins per round and shape")
 	rounds := flag.Int("rounds", 3, "rounds")
+	flag.DurationVar(&cfg.latency, "db-latency", 0, "added to every round trip to PostgreSQL during the run, through a TCP proxy (--store postgres)")
 	flag.IntVar(&cfg.depth, "depth", 3, "levels of the goal chain above the key results (--shape chain)")
 	flag.IntVar(&cfg.treeSize, "tree-size", 300, "objectives of the tree (--shape tree)")
 	flag.Var(&serveArgs, "serve-arg", "an argument added to every binary's okrgate serve (repeat), e.g. --serve-arg=--max-inflight-writes=16")
@@ -89,6 +103,8 @@ func main() {
 		fail(2, "--store postgres needs --postgres")
 	case cfg.store != "postgres" && cfg.store != "sqlite":
 		fail(2, "--store is sqlite or postgres")
+	case cfg.latency != 0 && cfg.store != "postgres":
+		fail(2, "--db-latency needs --store postgres")
 	case cfg.duration > 2*time.Minute || *rounds > 10 || cfg.writers > 256 || cfg.treeSize > 2000 || cfg.depth > 50:
 		fail(2, "at most 2m per run, 10 rounds, 256 writers, 2,000 objectives, 50 levels")
 	}
@@ -106,7 +122,10 @@ func main() {
 		cfg.dir = dir
 	}
 	fmt.Printf("%s, %d writers, %s per run\n\n", cfg.store, cfg.writers, cfg.duration)
-	fmt.Printf("| round | shape | binary | load avg before | check-ins/s | answered | not 2xx | p50 | p99 | server CPU per check-in | ÷ %s |\n|---|---|---|---|---|---|---|---|---|---|---|\n", bs[0])
+	if cfg.latency > 0 {
+		fmt.Printf("PostgreSQL %s farther away (each round trip)\n\n", cfg.latency)
+	}
+	fmt.Printf("| round | shape | binary | load avg before | check-ins/s | answered | not 2xx | not 2xx %% | p50 | p99 | server CPU per check-in | /readyz max | /readyz not 200 | ÷ %s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", bs[0])
 	runs := map[string]map[string][]result{} // shape → binary → one per round
 	for round := range *rounds {
 		for si, shape := range shapes {
@@ -128,8 +147,9 @@ func main() {
 			}
 			for _, bin := range order {
 				r := got[bin]
-				fmt.Printf("| %d | %s | %s | %s | %.1f | %d | %d | %s | %s | %s | %.2f |\n", round+1, shape, bin, r.load, r.perSecond, r.ok, r.failed,
-					r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond), r.cpu.Round(time.Microsecond), r.perSecond/got[bs[0]].perSecond)
+				fmt.Printf("| %d | %s | %s | %s | %.2f | %d | %d | %.1f | %s | %s | %s | %s | %d/%d | %.2f |\n", round+1, shape, bin, r.load, r.perSecond, r.ok, r.failed,
+					100*float64(r.failed)/float64(max(1, r.ok+r.failed)), r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond),
+					r.cpu.Round(time.Microsecond), r.readyMax.Round(100*time.Microsecond), r.readyFailed, r.readyProbes, r.perSecond/got[bs[0]].perSecond)
 			}
 		}
 	}
@@ -198,13 +218,17 @@ type result struct {
 	p50, p99   time.Duration
 	cpu        time.Duration // the server's CPU time per answered check-in
 	load       string
+	// /readyz during the run: probes, those not answered 200, the
+	// slowest answer.
+	readyProbes, readyFailed int
+	readyMax                 time.Duration
 }
 
 // measure runs one binary on a fresh database named name.
 func measure(cfg config, bin, shape, name string) (result, error) {
 	db := filepath.Join(cfg.dir, name+".db")
 	if cfg.store == "postgres" {
-		url, drop, err := pgtemp.Create(context.Background(), cfg.pgURL, name)
+		dbURL, drop, err := pgtemp.Create(context.Background(), cfg.pgURL, name)
 		if err != nil {
 			return result{}, err
 		}
@@ -213,7 +237,7 @@ func measure(cfg config, bin, shape, name string) (result, error) {
 				fmt.Fprintln(os.Stderr, "checkinbench:", err)
 			}
 		}()
-		db = url
+		db = dbURL
 	} else {
 		defer func() {
 			for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -229,7 +253,21 @@ func measure(cfg config, bin, shape, name string) (result, error) {
 	if err := json.Unmarshal(out, &a); err != nil {
 		return result{}, fmt.Errorf("bootstrap output %q: %w", out, err)
 	}
-	srv, err := binary.Serve(bin, db, append([]string{"--rate-limit", "off"}, cfg.serveArgs...)...)
+	served := db
+	var proxy *faults.Proxy
+	if cfg.latency > 0 {
+		u, err := url.Parse(db)
+		if err != nil {
+			return result{}, err
+		}
+		if proxy, err = faults.NewProxy(u.Host); err != nil {
+			return result{}, err
+		}
+		defer proxy.Close()
+		u.Host = proxy.Addr()
+		served = u.String()
+	}
+	srv, err := binary.Serve(bin, served, append([]string{"--rate-limit", "off"}, cfg.serveArgs...)...)
 	if err != nil {
 		return result{}, err
 	}
@@ -239,6 +277,14 @@ func measure(cfg config, bin, shape, name string) (result, error) {
 	krs, err := setup(c, shape, cfg.depth, cfg.treeSize)
 	if err != nil {
 		return result{}, fmt.Errorf("setup: %w", err)
+	}
+	if proxy != nil {
+		// Ready before the database moves away, as a load balancer
+		// probing it from its start would have found it.
+		if err := waitReady(c.hc, srv.Base+"/readyz"); err != nil {
+			return result{}, err
+		}
+		proxy.Delay(cfg.latency / 2)
 	}
 	load := loadAvg()
 	cpu0, err := binary.CPUTime(srv.Pid())
@@ -250,6 +296,8 @@ func measure(cfg config, bin, shape, name string) (result, error) {
 	stop := time.Now().Add(cfg.duration)
 	start := time.Now()
 	var wg sync.WaitGroup
+	var ready readyProbe
+	wg.Go(func() { ready.run(c.hc, srv.Base+"/readyz", stop) })
 	for w := range cfg.writers {
 		wg.Add(1)
 		go func() {
@@ -276,7 +324,8 @@ func measure(cfg config, bin, shape, name string) (result, error) {
 	}
 	all := slices.Concat(lat...)
 	slices.Sort(all)
-	r := result{perSecond: float64(ok.Load()) / took.Seconds(), ok: ok.Load(), failed: failed.Load(), load: load}
+	r := result{perSecond: float64(ok.Load()) / took.Seconds(), ok: ok.Load(), failed: failed.Load(), load: load,
+		readyProbes: ready.probes, readyFailed: ready.failed, readyMax: ready.slowest}
 	if r.ok > 0 {
 		r.cpu = (cpu1 - cpu0) / time.Duration(r.ok)
 	}
@@ -284,6 +333,47 @@ func measure(cfg config, bin, shape, name string) (result, error) {
 		r.p50, r.p99 = all[len(all)/2], all[len(all)*99/100]
 	}
 	return r, nil
+}
+
+// waitReady probes url until it answers 200, for up to 10 s.
+func waitReady(hc *http.Client, url string) error {
+	for range 100 {
+		res, err := hc.Get(url)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s not 200 within 10s", url)
+}
+
+// readyProbe probes /readyz every 100 ms.
+type readyProbe struct {
+	probes, failed int
+	slowest        time.Duration
+}
+
+// run probes url until stop.
+func (p *readyProbe) run(hc *http.Client, url string, stop time.Time) {
+	for time.Now().Before(stop) {
+		t0 := time.Now()
+		res, err := hc.Get(url)
+		took := time.Since(t0)
+		p.probes++
+		p.slowest = max(p.slowest, took)
+		if err != nil {
+			p.failed++
+		} else {
+			if res.StatusCode != http.StatusOK {
+				p.failed++
+			}
+			res.Body.Close()
+		}
+		time.Sleep(100*time.Millisecond - took)
+	}
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages.

@@ -47,6 +47,16 @@ type Config struct {
 	// runtime.GOMAXPROCS when 0. It sets where the adaptive limits start
 	// and their range.
 	Procs int
+	// MinWrites is the fewest writes the adaptive write limit lets
+	// execute at once (at least one). A server whose writes wait on a
+	// remote database sets it to the connections it has to that database:
+	// below it, connections idle while writes queue. The gradient reads
+	// execution times that grow as competition, and a database that slows
+	// down (a write taking 100 round trips' worth of time more) would
+	// otherwise take the limit to one write at a time, refusing the
+	// others, when the writes of an account waiting together cost the
+	// database one transaction (docs/operations.md, "Failures").
+	MinWrites int
 }
 
 func (c *Config) defaults() {
@@ -92,7 +102,8 @@ func NewAdmission(cfg Config, clock Clock, m *Metrics) *Admission {
 	// (the machine is busy with something else) to far more (requests
 	// wait on a remote database or upstream).
 	reads := limitOf(cfg.MaxReads, 2*procs, procs, 256*procs)
-	writes := limitOf(cfg.MaxWrites, max(2, procs), 1, 64*procs)
+	floor := max(1, cfg.MinWrites)
+	writes := limitOf(cfg.MaxWrites, max(2, procs, floor), floor, max(64*procs, floor))
 	return &Admission{
 		reads:  newLane("read", &cfg, clock, m, reads),
 		writes: newLane("write", &cfg, clock, m, writes),

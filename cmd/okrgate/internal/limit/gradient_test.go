@@ -49,6 +49,35 @@ func TestGradientFollowsExecutionTime(t *testing.T) {
 	}
 }
 
+// TestAdmissionWriteFloor: with MinWrites, the adaptive write limit starts
+// at it and stays there however much slower writes become (a database
+// farther away); reads keep their own range.
+func TestAdmissionWriteFloor(t *testing.T) {
+	a := NewAdmission(Config{MaxReads: Auto, MaxWrites: Auto, Procs: 2, MinWrites: 8}, nil, nil)
+	if got := a.writes.lim.Limit(); got != 8 {
+		t.Fatalf("write limit %d at the start, want the floor 8", got)
+	}
+	for range 2000 {
+		a.writes.lim.sample("POST /checkin", time.Millisecond, a.writes.lim.Limit())
+	}
+	for range 2000 {
+		a.writes.lim.sample("POST /checkin", 500*time.Millisecond, a.writes.lim.Limit())
+	}
+	if got := a.writes.lim.Limit(); got != 8 {
+		t.Errorf("write limit %d after writes became 500 times slower, want the floor 8", got)
+	}
+	b := NewAdmission(Config{MaxReads: Auto, MaxWrites: Auto, Procs: 2}, nil, nil)
+	for range 2000 {
+		b.writes.lim.sample("POST /checkin", time.Millisecond, b.writes.lim.Limit())
+	}
+	for range 2000 {
+		b.writes.lim.sample("POST /checkin", 500*time.Millisecond, b.writes.lim.Limit())
+	}
+	if got := b.writes.lim.Limit(); got != 1 {
+		t.Errorf("write limit %d without a floor, want 1", got)
+	}
+}
+
 // TestGradientBoundsClasses: classes past maxClasses share one baseline.
 func TestGradientBoundsClasses(t *testing.T) {
 	g := newGradient(4, 2, 100)
