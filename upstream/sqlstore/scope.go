@@ -97,17 +97,32 @@ func (sc *scope) goalVisible(p, account string) (string, []any) {
 	return sc.vis.unindexed + p + `id NOT IN (` + hg + `)`, args
 }
 
+// hiddenMetricIDs is a subquery of the ids of the account's restricted key
+// results the subject may not see for themselves (not private, or owned by
+// it or its goal's owners, or in a session it manages): the key results'
+// part of upstream.Visibility.MetricListed, decided on the few restricted
+// ones' documents once per statement.
+func (sc *scope) hiddenMetricIDs(account string) (string, []any) {
+	return `SELECT id FROM metrics WHERE account_id = ? AND restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.metricOwn, "") + `, FALSE)`,
+		[]any{account, sc.owners, sc.owners, sc.managed}
+}
+
 // metricVisible is "the key result row (prefix p) is visible"
 // (upstream.Visibility.MetricListed): its goal is, and it is not private or
-// the subject owns it or its goal or manages its session.
+// the subject owns it or its goal or manages its session. Both parts are
+// lookups of the row's key columns among the few hidden ids, never a read
+// of the row's document, so a count reads the covering index
+// metrics_account_id alone (a condition naming the document, even behind
+// restricted = 0, made SQLite read every key result's row).
 func (sc *scope) metricVisible(p string, account string) (string, []any) {
 	if sc.all {
 		return trueSQL, nil
 	}
 	hg, args := sc.hiddenGoalIDs(account)
+	hm, margs := sc.hiddenMetricIDs(account)
 	cond := `(` + sc.vis.unindexed + p + `goal_id NOT IN (` + hg + `)
-		AND (` + p + `restricted = 0 OR ` + sc.vis.at(sc.vis.metricOwn, p) + `))`
-	return cond, append(args, sc.owners, sc.owners, sc.managed)
+		AND (` + p + `restricted = 0 OR ` + sc.vis.unindexed + p + `id NOT IN (` + hm + `)))`
+	return cond, append(args, margs...)
 }
 
 // taskParentVisible is "the task row's (prefix p) parent, if any, is
@@ -151,7 +166,11 @@ func (s *Store) stubIDs(ctx context.Context, q querier, account string, sc *scop
 // only because its session's goals are not readable, with no access list
 // of its own, is NULL there, and never a stub (upstream.Visibility.Stubs).
 // A goal that is not restricted and whose session is readable is visible;
-// the others are decided by visibilitySQL.goal as they always were.
+// the others are decided by visibilitySQL.goal as they always were. The
+// walk up joins each stub's goal row (by id) to inv: written as
+// "parent_id IN (SELECT id FROM inv)", SQLite planned the step from the
+// parent index with a Bloom filter built over every goal of the account,
+// most of a viewer's REST listing of 1,000 objectives.
 func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *scope) ([]string, error) {
 	legacy := sc.vis.at(sc.vis.goal, "")
 	legacyArgs := []any{sc.readable, sc.deniers, sc.owners, sc.managed}
@@ -168,7 +187,7 @@ func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *sc
 		stub(id) AS (
 			SELECT i.id FROM inv i WHERE EXISTS (SELECT 1 FROM goals c WHERE c.account_id = ? AND c.parent_id = i.id AND `+vc+`)
 			UNION
-			SELECT g.parent_id FROM goals g JOIN stub ON g.id = stub.id WHERE g.account_id = ? AND g.parent_id IN (SELECT id FROM inv))
+			SELECT inv.id FROM stub JOIN goals g ON g.id = stub.id JOIN inv ON inv.id = g.parent_id WHERE g.account_id = ?)
 		SELECT id FROM stub ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: find obfuscated goals: %w", err)
