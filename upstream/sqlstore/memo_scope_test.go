@@ -12,13 +12,15 @@ import (
 
 // visibilityReads counts, among statements, the reads that derive a caller's
 // visibility: its subject (user document, grants), the account's sessions
-// (the scope) and the obfuscated goals.
+// (the scope), the goals and key results hidden from it, and the obfuscated
+// goals.
 var pgPlaceholder = regexp.MustCompile(`\$[0-9]+`)
 
 func visibilityReads(stmts []string) map[string]int {
 	kinds := map[string]string{
 		"subject":  "WITH u(doc) AS (SELECT doc FROM users WHERE id = ? AND account_id = ?)",
 		"sessions": "SELECT doc FROM sessions WHERE account_id = ? AND (TRUE)",
+		"hidden":   "WITH RECURSIVE s(id)",
 		"stubs":    "WITH RECURSIVE inv(id)",
 	}
 	out := map[string]int{}
@@ -76,7 +78,7 @@ func TestVisibilityOncePerRequest(t *testing.T) {
 	before := f.s.QueryCount()
 	tree()
 	first := f.s.QueryCount() - before
-	want := map[string]int{"subject": 1, "sessions": 1, "stubs": 1}
+	want := map[string]int{"subject": 1, "sessions": 1, "hidden": 1, "stubs": 1}
 	if got := visibilityReads(stmts); !equalCounts(got, want) {
 		t.Fatalf("visibility reads of one request: %v, want %v", got, want)
 	}
@@ -87,9 +89,10 @@ func TestVisibilityOncePerRequest(t *testing.T) {
 		t.Fatalf("visibility reads after the request's second tree: %v, want %v", got, want)
 	}
 	// The subject is one statement (user, team roles, grants: subjectSQL),
-	// the scope's sessions one, the obfuscated goals one.
-	if first-second != 3 {
-		t.Fatalf("statements of the tree: %d first in the request, %d again; want 3 fewer (the visibility reads)", first, second)
+	// the scope's sessions one, the hidden goals and key results one, the
+	// obfuscated goals one.
+	if first-second != 4 {
+		t.Fatalf("statements of the tree: %d first in the request, %d again; want 4 fewer (the visibility reads)", first, second)
 	}
 
 	// A write of the request clears the memo: the next reads derive again.
@@ -110,8 +113,8 @@ func TestVisibilityOncePerRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := visibilityReads(stmts); got["sessions"] != 4 || got["stubs"] != 2 {
-		t.Fatalf("visibility reads of two listings without a memo: %v, want sessions four times (the scope, then the items' decisions), stubs twice", got)
+	if got := visibilityReads(stmts); got["sessions"] != 4 || got["hidden"] != 4 || got["stubs"] != 2 {
+		t.Fatalf("visibility reads of two listings without a memo: %v, want sessions and hidden items four times (the scope, then the items' decisions), stubs twice", got)
 	}
 }
 

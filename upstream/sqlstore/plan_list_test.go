@@ -247,12 +247,14 @@ func (f *planFixture) shapes() []listShape {
 // accountWide are the statements that read a whole account by design, each
 // once per request at most (the caller's visibility scope and grants are
 // memoised, TestVisibilityOncePerRequest): the grants of the account, all of
-// its sessions (an account has few), the goals hidden from the caller that
-// lie above a visible one, and the teams a page of employees manages (an
-// account has few teams).
+// its sessions (an account has few), the goals and key results hidden from
+// the caller (walking the account's restricted ones), the goals hidden from
+// the caller that lie above a visible one, and the teams a page of employees
+// manages (an account has few teams).
 var accountWide = []string{
 	"WITH u(doc) AS (SELECT doc FROM users WHERE id = ? AND account_id = ?)", // the subject: grants
 	"SELECT doc FROM sessions WHERE account_id = ? AND (TRUE)",
+	"WITH RECURSIVE s(id) AS",
 	"WITH RECURSIVE inv(id) AS",
 	"SELECT doc FROM teams WHERE account_id = ? AND (json_extract(doc, '$.manager') IN",
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -21,6 +22,11 @@ type scope struct {
 	readable string         // JSON array of session ids whose goals the subject may read
 	managed  string         // JSON array of session ids the subject manages
 	vis      *visibilitySQL // the dialect's
+	// hiddenGoals and hiddenMetrics are the ids of the account's goals
+	// the subject may not see and of its restricted key results it may
+	// not see for themselves (JSON arrays, see hiddenIDs), read once when
+	// the scope is derived; nil when there are none.
+	hiddenGoals, hiddenMetrics []string
 }
 
 // scopeKey names a caller's scope in a request's memo.
@@ -60,8 +66,12 @@ func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, s
 		return nil, err
 	}
 	rule := upstream.NewVisibility(sub, ss)
-	return &scope{rule: rule, vis: dialectOf(q).vis(), owners: idsParam(sub.OwnerPrincipals()), deniers: idsParam(sub.Principals()),
-		readable: idsParam(rule.ReadableSessions()), managed: idsParam(rule.ManagedSessions())}, nil
+	sc := &scope{rule: rule, vis: dialectOf(q).vis(), owners: idsParam(sub.OwnerPrincipals()), deniers: idsParam(sub.Principals()),
+		readable: idsParam(rule.ReadableSessions()), managed: idsParam(rule.ManagedSessions())}
+	if err := sc.readHidden(ctx, q, c.AccountID); err != nil {
+		return nil, err
+	}
+	return sc, nil
 }
 
 // The listing rule in SQL. Most goals and key results are not restricted
@@ -70,59 +80,100 @@ func (s *Store) deriveScope(ctx context.Context, q querier, c upstream.Caller, s
 // to the subject, a key result exactly when its goal is. So the goals the
 // subject may not see are found from an index (goals_account_visibility:
 // account, restricted, session, id), parsing only the restricted goals'
-// documents (visibilitySQL.goal), once per statement; they are few, and
-// every row is then decided by a lookup of its goal's id among them, never
-// by parsing its document. A restricted caller's listing costs about an
-// admin's. The conditions rely on what every write keeps: a key result's
-// goal exists (deleting a goal takes its key results along).
+// documents (visibilitySQL.goal), and the restricted key results' likewise;
+// they are few, and they are read once, when the scope is derived
+// (readHidden), not again by every statement of the request (a tree's
+// levels made dozens). Every row is then decided by a lookup of its key
+// columns among them, never by parsing its document, and a subject who
+// may not see anything of the account's goals and key results is not
+// filtered at all: its counts read the same index as an admin's. A
+// restricted caller's listing costs about an admin's. The conditions rely
+// on what every write keeps: a key result's goal exists (deleting a goal
+// takes its key results along).
 
-// hiddenGoalIDs is a subquery of the ids of the account's goals the
-// subject may not see (upstream.Visibility.GoalListed false).
-func (sc *scope) hiddenGoalIDs(account string) (string, []any) {
-	return `SELECT id FROM goals WHERE account_id = ? AND restricted = 0 AND session_id NOT IN (SELECT value FROM json_each(?))
-		UNION ALL SELECT id FROM goals WHERE account_id = ? AND restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.goal, "") + `, FALSE)`,
-		[]any{account, sc.readable, account, sc.readable, sc.deniers, sc.owners, sc.managed}
+// hiddenSQL reads the ids the subject may not see (parameters: account,
+// account, account, readable sessions, account, readable sessions,
+// deniers, owners, managed sessions, account, owners, owners, managed
+// sessions): 'g' rows for goals (upstream.Visibility.GoalListed false), 'm'
+// rows for restricted key results hidden for themselves (the key results'
+// part of upstream.Visibility.MetricListed). The goals that are not
+// restricted are hidden by their session: s walks the sessions the goals
+// name, one index seek each (goals_account_visibility), so that only the
+// goals of sessions the subject may not read are read, not every goal's
+// index entry; the restricted goals and key results come from their
+// indexes (goals_account_visibility, metrics_account_restricted).
+func (sc *scope) hiddenSQL() string {
+	return `WITH RECURSIVE s(id) AS (
+			SELECT min(session_id) FROM goals WHERE account_id = ? AND restricted = 0
+			UNION ALL
+			SELECT (SELECT min(session_id) FROM goals WHERE account_id = ? AND restricted = 0 AND session_id > s.id) FROM s WHERE s.id IS NOT NULL)
+		SELECT 'g', id FROM goals WHERE account_id = ? AND restricted = 0
+			AND session_id IN (SELECT id FROM s WHERE id IS NOT NULL AND id NOT IN (SELECT value FROM json_each(?)))
+		UNION ALL SELECT 'g', id FROM goals WHERE account_id = ? AND restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.goal, "") + `, FALSE)
+		UNION ALL SELECT 'm', id FROM metrics WHERE account_id = ? AND restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.metricOwn, "") + `, FALSE)`
+}
+
+// readHidden fills sc.hiddenGoals and sc.hiddenMetrics.
+func (sc *scope) readHidden(ctx context.Context, q querier, account string) error {
+	rows, err := q.QueryContext(ctx, sc.hiddenSQL(), account, account, account, sc.readable, account, sc.readable, sc.deniers, sc.owners, sc.managed,
+		account, sc.owners, sc.owners, sc.managed)
+	if err != nil {
+		return fmt.Errorf("sqlstore: read hidden goals and key results: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, id string
+		if err := rows.Scan(&kind, &id); err != nil {
+			return fmt.Errorf("sqlstore: read hidden goals and key results: %w", err)
+		}
+		if kind == "g" {
+			sc.hiddenGoals = append(sc.hiddenGoals, id)
+		} else {
+			sc.hiddenMetrics = append(sc.hiddenMetrics, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlstore: read hidden goals and key results: %w", err)
+	}
+	return nil
 }
 
 // goalVisible is the SQL condition "the goal row (columns prefixed by p, e.g.
 // "g.") is visible": upstream.Visibility.GoalListed. Its session lets the
 // subject read goals (unless the goal does not inherit), the goal's own
 // access does not deny goals:read, and it is not private or the subject
-// owns it or manages its session.
+// owns it or manages its session: it is not among sc.hiddenGoals.
 func (sc *scope) goalVisible(p, account string) (string, []any) {
-	if sc.all {
+	if sc.all || len(sc.hiddenGoals) == 0 {
 		return trueSQL, nil
 	}
-	hg, args := sc.hiddenGoalIDs(account)
-	return sc.vis.unindexed + p + `id NOT IN (` + hg + `)`, args
-}
-
-// hiddenMetricIDs is a subquery of the ids of the account's restricted key
-// results the subject may not see for themselves (not private, or owned by
-// it or its goal's owners, or in a session it manages): the key results'
-// part of upstream.Visibility.MetricListed, decided on the few restricted
-// ones' documents once per statement.
-func (sc *scope) hiddenMetricIDs(account string) (string, []any) {
-	return `SELECT id FROM metrics WHERE account_id = ? AND restricted = 1 AND NOT COALESCE(` + sc.vis.at(sc.vis.metricOwn, "") + `, FALSE)`,
-		[]any{account, sc.owners, sc.owners, sc.managed}
+	return sc.vis.unindexed + p + `id NOT IN ` + idList, []any{idsParam(sc.hiddenGoals)}
 }
 
 // metricVisible is "the key result row (prefix p) is visible"
 // (upstream.Visibility.MetricListed): its goal is, and it is not private or
 // the subject owns it or its goal or manages its session. Both parts are
-// lookups of the row's key columns among the few hidden ids, never a read
-// of the row's document, so a count reads the covering index
+// lookups of the row's key columns among the hidden ids, never a read of
+// the row's document, so a count reads the covering index
 // metrics_account_id alone (a condition naming the document, even behind
 // restricted = 0, made SQLite read every key result's row).
 func (sc *scope) metricVisible(p string, account string) (string, []any) {
 	if sc.all {
 		return trueSQL, nil
 	}
-	hg, args := sc.hiddenGoalIDs(account)
-	hm, margs := sc.hiddenMetricIDs(account)
-	cond := `(` + sc.vis.unindexed + p + `goal_id NOT IN (` + hg + `)
-		AND (` + p + `restricted = 0 OR ` + sc.vis.unindexed + p + `id NOT IN (` + hm + `)))`
-	return cond, append(args, margs...)
+	var conds []string
+	var args []any
+	if len(sc.hiddenGoals) > 0 {
+		conds, args = append(conds, sc.vis.unindexed+p+`goal_id NOT IN `+idList), append(args, idsParam(sc.hiddenGoals))
+	}
+	if len(sc.hiddenMetrics) > 0 {
+		conds = append(conds, `(`+p+`restricted = 0 OR `+sc.vis.unindexed+p+`id NOT IN `+idList+`)`)
+		args = append(args, idsParam(sc.hiddenMetrics))
+	}
+	if len(conds) == 0 {
+		return trueSQL, nil
+	}
+	return `(` + strings.Join(conds, " AND ") + `)`, args
 }
 
 // taskParentVisible is "the task row's (prefix p) parent, if any, is
@@ -133,11 +184,20 @@ func (sc *scope) taskParentVisible(p, account string) (string, []any) {
 	if sc.all {
 		return trueSQL, nil
 	}
-	hg, gargs := sc.hiddenGoalIDs(account)
-	mv, margs := sc.metricVisible("tm.", account)
-	cond := `(` + p + `parent_id = '' OR ` + sc.vis.unindexed + p + `parent_id NOT IN (` + hg + `)
-		AND NOT EXISTS (SELECT 1 FROM metrics tm WHERE tm.id = ` + p + `parent_id AND tm.account_id = ? AND NOT COALESCE(` + mv + `, FALSE)))`
-	return cond, append(append(gargs, account), margs...)
+	var conds []string
+	var args []any
+	if len(sc.hiddenGoals) > 0 {
+		conds = append(conds, sc.vis.unindexed+p+`parent_id NOT IN `+idList,
+			`NOT EXISTS (SELECT 1 FROM metrics tm WHERE tm.id = `+p+`parent_id AND tm.account_id = ? AND tm.goal_id IN `+idList+`)`)
+		args = append(args, idsParam(sc.hiddenGoals), account, idsParam(sc.hiddenGoals))
+	}
+	if len(sc.hiddenMetrics) > 0 {
+		conds, args = append(conds, sc.vis.unindexed+p+`parent_id NOT IN `+idList), append(args, idsParam(sc.hiddenMetrics))
+	}
+	if len(conds) == 0 {
+		return trueSQL, nil
+	}
+	return `(` + p + `parent_id = '' OR ` + strings.Join(conds, " AND ") + `)`, args
 }
 
 // stubsKey names the obfuscated goals of a scope in a request's memo.
@@ -162,28 +222,24 @@ func (s *Store) stubIDs(ctx context.Context, q querier, account string, sc *scop
 }
 
 // findStubs reads the obfuscated goals. The goals the subject may not see
-// (inv) are those whose visibility SQL is false — not NULL: a goal hidden
-// only because its session's goals are not readable, with no access list
-// of its own, is NULL there, and never a stub (upstream.Visibility.Stubs).
-// A goal that is not restricted and whose session is readable is visible;
-// the others are decided by visibilitySQL.goal as they always were. The
+// and that may be stubs (inv) are the hidden goals whose visibility SQL is
+// false — not NULL: a goal hidden only because its session's goals are not
+// readable, with no access list of its own, is NULL there, and never a stub
+// (upstream.Visibility.Stubs). The
 // walk up joins each stub's goal row (by id) to inv: written as
 // "parent_id IN (SELECT id FROM inv)", SQLite planned the step from the
 // parent index with a Bloom filter built over every goal of the account,
 // most of a viewer's REST listing of 1,000 objectives.
 func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *scope) ([]string, error) {
-	legacy := sc.vis.at(sc.vis.goal, "")
-	legacyArgs := []any{sc.readable, sc.deniers, sc.owners, sc.managed}
+	if len(sc.hiddenGoals) == 0 {
+		return nil, nil
+	}
+	hidden := idsParam(sc.hiddenGoals)
 	vc, vcArgs := sc.goalVisible("c.", account)
-	args := append([]any{account, sc.readable}, legacyArgs...)
-	args = append(args, account)
-	args = append(args, legacyArgs...)
-	args = append(args, account)
-	args = append(args, vcArgs...)
+	args := append([]any{account, hidden, sc.readable, sc.deniers, sc.owners, sc.managed, account}, vcArgs...)
 	args = append(args, account)
 	rows, err := q.QueryContext(ctx, `WITH RECURSIVE inv(id) AS (
-			SELECT id FROM goals WHERE account_id = ? AND restricted = 0 AND session_id NOT IN (SELECT value FROM json_each(?)) AND NOT `+legacy+`
-			UNION ALL SELECT id FROM goals WHERE account_id = ? AND restricted = 1 AND NOT `+legacy+`),
+			SELECT id FROM goals WHERE account_id = ? AND id IN `+idList+` AND NOT `+sc.vis.at(sc.vis.goal, "")+`),
 		stub(id) AS (
 			SELECT i.id FROM inv i WHERE EXISTS (SELECT 1 FROM goals c WHERE c.account_id = ? AND c.parent_id = i.id AND `+vc+`)
 			UNION
@@ -199,7 +255,7 @@ func (s *Store) findStubs(ctx context.Context, q querier, account string, sc *sc
 // they are, goals on the way up from them obfuscated (owner_id emptied too,
 // so no filter or sort can read them), the rest absent.
 func (s *Store) goalSource(ctx context.Context, q querier, account string, sc *scope) (string, []any, error) {
-	if sc.all {
+	if sc.all || len(sc.hiddenGoals) == 0 {
 		return "goals", nil, nil
 	}
 	stubs, err := s.stubIDs(ctx, q, account, sc)
@@ -218,10 +274,10 @@ func (s *Store) goalSource(ctx context.Context, q querier, account string, sc *s
 
 // metricSource is the metrics table as the subject sees it.
 func (s *Store) metricSource(account string, sc *scope) (string, []any) {
-	if sc.all {
+	vis, args := sc.metricVisible("metrics.", account)
+	if vis == trueSQL {
 		return "metrics", nil
 	}
-	vis, args := sc.metricVisible("metrics.", account)
 	return `(SELECT * FROM metrics WHERE account_id = ? AND ` + vis + `)`, append([]any{account}, args...)
 }
 
@@ -230,10 +286,10 @@ func (s *Store) metricSource(account string, sc *scope) (string, []any) {
 // subject's own tasks under a parent it may not see, with parentName
 // emptied.
 func (s *Store) taskSource(account string, sc *scope) (string, []any) {
-	if sc.all {
+	vis, args := sc.taskParentVisible("tasks.", account)
+	if vis == trueSQL {
 		return "tasks", nil
 	}
-	vis, args := sc.taskParentVisible("tasks.", account)
 	src := `(SELECT id, account_id, parent_id, session_id, owner_id,
 			CASE WHEN ` + vis + ` THEN doc ELSE ` + sc.vis.noParentName + ` END AS doc
 		FROM tasks WHERE account_id = ? AND (owner_id = ? OR ` + vis + `))`
@@ -244,10 +300,10 @@ func (s *Store) taskSource(account string, sc *scope) (string, []any) {
 
 // checkinSource is the check-ins of visible key results.
 func (s *Store) checkinSource(account string, sc *scope) (string, []any) {
-	if sc.all {
+	mv, args := sc.metricVisible("cm.", account)
+	if mv == trueSQL {
 		return "checkins", nil
 	}
-	mv, args := sc.metricVisible("cm.", account)
 	return `(SELECT * FROM checkins WHERE account_id = ? AND EXISTS (SELECT 1 FROM metrics cm WHERE cm.id = checkins.metric_id AND cm.account_id = ? AND ` + mv + `))`,
 		append([]any{account, account}, args...)
 }
