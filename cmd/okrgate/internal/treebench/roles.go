@@ -48,14 +48,15 @@ type roleSide struct {
 	pid         int
 	idle, peak  int64
 	took        map[string][]time.Duration
+	cpu         map[string]time.Duration // the server's CPU time over the rounds, per read
 	size        map[string]int
 }
 
 // rolesTable runs the comparison at each size and prints its table.
 func rolesTable(c config, pgURL string, seedN int) error {
 	ctx := context.Background()
-	fmt.Println("| objectives | store | read | caller | response | min | median | ÷ admin (median) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| objectives | store | read | caller | response | min | median | ÷ admin (median) | server CPU per read | ÷ admin (CPU) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, n := range c.goals {
 		sides, reads, err := measureRoles(ctx, c, pgURL, n, seedN)
 		if err != nil {
@@ -63,15 +64,16 @@ func rolesTable(c config, pgURL string, seedN int) error {
 		}
 		for _, rd := range reads {
 			for _, s := range sides {
-				var admin time.Duration
+				var admin, adminCPU time.Duration
 				for _, a := range sides {
 					if a.build == s.build && a.store == s.store && a.role == "admin" {
-						admin = median(a.took[rd.name])
+						admin, adminCPU = median(a.took[rd.name]), a.cpu[rd.name]
 					}
 				}
 				t := s.took[rd.name]
-				fmt.Printf("| %d | %s%s | %s | %s | %.2f MiB | %s | %s | %.2f |\n", n, s.build, s.store, rd.name, s.role,
-					float64(s.size[rd.name])/(1<<20), ms(t[0]), ms(median(t)), float64(median(t))/float64(admin))
+				fmt.Printf("| %d | %s%s | %s | %s | %.2f MiB | %s | %s | %.2f | %s | %.2f |\n", n, s.build, s.store, rd.name, s.role,
+					float64(s.size[rd.name])/(1<<20), ms(t[0]), ms(median(t)), float64(median(t))/float64(admin),
+					ms(s.cpu[rd.name]/time.Duration(len(t))), float64(s.cpu[rd.name])/float64(adminCPU))
 			}
 		}
 		fmt.Println()
@@ -154,7 +156,8 @@ func measureRoles(ctx context.Context, c config, pgURL string, n, seedN int) ([]
 					return nil, nil, err
 				}
 				defer srv.Stop()
-				s := &roleSide{build: b.label, store: st.name, role: role, pid: srv.Pid(), took: map[string][]time.Duration{}, size: map[string]int{},
+				s := &roleSide{build: b.label, store: st.name, role: role, pid: srv.Pid(), took: map[string][]time.Duration{},
+					cpu: map[string]time.Duration{}, size: map[string]int{},
 					cl: &client{base: srv.Base, token: tokens[role], account: boot.AccountID}}
 				if s.idle, err = binary.ProcStatus(s.pid, "VmRSS"); err != nil {
 					return nil, nil, err
@@ -193,12 +196,21 @@ func measureRoles(ctx context.Context, c config, pgURL string, n, seedN int) ([]
 		for _, rd := range reads {
 			for i := range sides { // interleaved, starting with a different side each round
 				s := sides[(i+r)%len(sides)]
+				cpu0, err := binary.CPUTime(s.pid)
+				if err != nil {
+					return nil, nil, err
+				}
 				t0 := time.Now()
 				b, err := rd.ask(s.cl, r)
 				if err != nil {
 					return nil, nil, fmt.Errorf("%s%s %s %s: %w", s.build, s.store, s.role, rd.name, err)
 				}
 				s.took[rd.name] = append(s.took[rd.name], time.Since(t0))
+				cpu1, err := binary.CPUTime(s.pid)
+				if err != nil {
+					return nil, nil, err
+				}
+				s.cpu[rd.name] += cpu1 - cpu0
 				s.size[rd.name] = len(b)
 			}
 		}
