@@ -182,6 +182,13 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
+// abortedTx reports whether err is PostgreSQL's refusal of a statement in
+// a transaction an earlier statement aborted (25P02).
+func abortedTx(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "25P02"
+}
+
 // connectionLost reports whether err, the failure of a write transaction
 // whose context is still live, is the loss of an open connection before
 // the transaction's COMMIT was sent: the server then rolled it back, and

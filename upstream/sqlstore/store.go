@@ -359,6 +359,13 @@ func (s *Store) write(ctx context.Context, q counted, fn func(q querier) error) 
 	if err == nil {
 		err = s.afterWrite(ctx, q, before)
 	}
+	if p := q.pipe; err != nil && p != nil && p.err != nil && abortedTx(err) {
+		// A statement sent after the pipeline's failed batch (its flush
+		// keeps the error for the transaction's end) was refused for
+		// the transaction the batch aborted: the batch's error is the
+		// write's, a deadlock say, which a retry may pass.
+		err = p.err
+	}
 	return err
 }
 

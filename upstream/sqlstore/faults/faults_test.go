@@ -155,10 +155,18 @@ func faultAnswer(t *testing.T, what string, a answer, codes ...upstream.Code) {
 // Proxy.
 func proxied(t *testing.T) (*sqlstore.Store, *Proxy) {
 	t.Helper()
+	st, p, _ := proxiedDirect(t)
+	return st, p
+}
+
+// proxiedDirect is proxied, and the URL of the schema reached directly.
+func proxiedDirect(t *testing.T) (*sqlstore.Store, *Proxy, string) {
+	t.Helper()
 	if os.Getenv(sqlstoretest.EnvPostgres) == "" {
 		t.Skip("fault tests on PostgreSQL: set " + sqlstoretest.EnvPostgres)
 	}
-	u, err := url.Parse(sqlstoretest.PostgresURL(t))
+	direct := sqlstoretest.PostgresURL(t)
+	u, err := url.Parse(direct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +186,7 @@ func proxied(t *testing.T) (*sqlstore.Store, *Proxy) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return st, p
+	return st, p, direct
 }
 
 // recovered waits until a check-in of v is acknowledged (the store came

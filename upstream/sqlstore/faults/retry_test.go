@@ -1,9 +1,16 @@
 package faults
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // TestPostgresDeadPooledConnections: every connection the pool holds is
@@ -50,4 +57,133 @@ func TestPostgresDeadPooledConnections(t *testing.T) {
 			t.Errorf("acknowledged check-in %d stored %d times", v, stored[v])
 		}
 	}
+}
+
+// TestPostgresWriteRerun: a check-in's connection is closed right after
+// the account's lock went out in its transaction, before its COMMIT: the
+// server rolled it back, and the store runs it once more on another
+// connection. The client gets 201 and the check-in is stored once; the
+// rerun is counted as connection_lost.
+func TestPostgresWriteRerun(t *testing.T) {
+	st, p := proxied(t)
+	e := newEnv(t, st)
+	before := writeRetries(t, st)
+	for v := 1; v <= 3; v++ {
+		p.CutAfter([]byte("FOR UPDATE")) // the account's lock, the transaction's first statement
+		a, err := e.checkIn(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.status != http.StatusCreated {
+			t.Fatalf("check-in %d whose connection broke before its COMMIT: %d %s, want 201 (run again)", v, a.status, a.body)
+		}
+	}
+	p.Heal()
+	after := writeRetries(t, st)
+	if n := after["connection_lost"] - before["connection_lost"]; n != 3 {
+		t.Errorf("%v write reruns counted, want 3", n)
+	}
+	stored := e.stored()
+	for v := 1; v <= 3; v++ {
+		if stored[v] != 1 {
+			t.Errorf("check-in %d stored %d times, want once", v, stored[v])
+		}
+	}
+}
+
+// TestPostgresDeadlockRetried: a check-in deadlocks with another session
+// (which holds the key result's row and then asks for the account's lock
+// the check-in holds); PostgreSQL aborts the check-in's transaction
+// (40P01), the first to wait, and the store runs it again after a pause,
+// once the other session is done. The client gets 201, the check-in is
+// stored once, and the retry is counted as contention.
+func TestPostgresDeadlockRetried(t *testing.T) {
+	st, _, direct := proxiedDirect(t)
+	e := newEnv(t, st)
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	before := writeRetries(t, st)
+
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM metrics WHERE id = $1 FOR UPDATE", e.metric); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan answer, 1)
+	go func() {
+		a, err := e.checkIn(1)
+		if err != nil {
+			a = answer{status: -1, body: []byte(err.Error())}
+		}
+		done <- a
+	}()
+	// The check-in holds the account's lock and waits for the key
+	// result's row: this session blocks it.
+	blocked := false
+	for range 3000 {
+		var n int
+		if err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if blocked = n > 0; blocked {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !blocked {
+		t.Fatal("the check-in never waited for the key result's row")
+	}
+	// Now a cycle: this session asks for the account's lock. PostgreSQL
+	// aborts the check-in, which has waited longer (deadlock_timeout).
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", e.acct); err != nil {
+		t.Fatalf("the other session was the deadlock's victim (%v): the check-in was not aborted", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := <-done
+	if a.status != http.StatusCreated {
+		t.Fatalf("check-in aborted by a deadlock: %d %s, want 201 (run again)", a.status, a.body)
+	}
+	after := writeRetries(t, st)
+	if n := after["contention"] - before["contention"]; n < 1 {
+		t.Errorf("%v retries after contention counted, want at least 1", n)
+	}
+	if n := e.stored()[1]; n != 1 {
+		t.Errorf("check-in stored %d times, want once", n)
+	}
+}
+
+// writeRetries returns okrgate_db_write_retries_total by reason.
+func writeRetries(t *testing.T, st *sqlstore.Store) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(st.PoolCollector()); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "okrgate_db_write_retries_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "reason" {
+					out[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
 }
