@@ -189,7 +189,7 @@ func TestPullAccountE2E(t *testing.T) {
 		}
 		for _, want := range []string{"avatars 1", "item_tags 2", "tags 2", "webhooks 1", "role_mappings 1", "dashboards 2", "dashboard_parameters 1",
 			"badges 1", "badge_assignments 2", "kpi_groups 2", "kpi_favorites 1", "kpis 1", "lists 1", "announcements 1",
-			"not in the file: API tokens", "not in the file: webhook signing secrets", "not in the file: dashboards' creators"} {
+			"not in the file: API tokens", "not in the file: webhook signing secrets", "not in the file: dashboards' creators", "not in the file: identity-provider bindings"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("pull into %s: the report lacks %q:\n%s", dst, want, out)
 			}

@@ -53,7 +53,8 @@ func (p *puller) contentStages() []stage {
 			return write(w, row, err)
 		}))
 	p.report.Missing = append(p.report.Missing,
-		"other users' favourite KPI groups: a listing marks only the reader's (the token's user keeps theirs)")
+		"other users' favourite KPI groups: a listing marks only the reader's (the token's user keeps theirs)",
+		"identity-provider bindings: the API does not list them; each identity binds again at its first sign-in, to the user its e-mail names")
 	return ss
 }
 
