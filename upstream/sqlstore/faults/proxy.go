@@ -96,6 +96,20 @@ func (p *Proxy) Heal() {
 	}
 }
 
+// ServerPorts are the local ports of the proxy's open connections to the
+// target: what PostgreSQL's pg_stat_activity shows as their client_port.
+func (p *Proxy) ServerPorts() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ports []int
+	for c := range p.conns {
+		if a, ok := c.LocalAddr().(*net.TCPAddr); ok && c.RemoteAddr().String() == p.target {
+			ports = append(ports, a.Port)
+		}
+	}
+	return ports
+}
+
 // Close stops the proxy and closes its connections.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
