@@ -32,7 +32,8 @@
 //
 // --db-latency puts PostgreSQL that much farther away: the servers reach
 // it through a TCP proxy (upstream/sqlstore/faults.Proxy) that holds every
-// chunk half of it in each direction, from the end of the setup on. Then
+// chunk half of it in each direction, from the end of the setup and of 3 s
+// of check-ins by every writer at full speed on (the server warm). Then
 // the rows also show the share of check-ins refused (not 2xx) and how
 // /readyz answered, probed every 100 ms during the run (docs/operations.md,
 // "Failures"):
@@ -284,6 +285,18 @@ func measure(cfg config, bin, shape, name string) (result, error) {
 		if err := waitReady(c.hc, srv.Base+"/readyz"); err != nil {
 			return result{}, err
 		}
+		// Warm, as a server that has been serving: its pool's
+		// connections open and their statements prepared.
+		var warm sync.WaitGroup
+		until := time.Now().Add(3 * time.Second)
+		for w := range cfg.writers {
+			warm.Go(func() {
+				for i := 0; time.Now().Before(until); i++ {
+					_, _ = c.post("/api/v1/metrics/"+krs[(w+i)%len(krs)]+"/checkin", map[string]any{"actual": i % 100}, nil)
+				}
+			})
+		}
+		warm.Wait()
 		proxy.Delay(cfg.latency / 2)
 	}
 	load := loadAvg()
