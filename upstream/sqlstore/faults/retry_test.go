@@ -96,7 +96,10 @@ func TestPostgresWriteRerun(t *testing.T) {
 // the check-in holds); PostgreSQL aborts the check-in's transaction
 // (40P01), the first to wait, and the store runs it again after a pause,
 // once the other session is done. The client gets 201, the check-in is
-// stored once, and the retry is counted as contention.
+// stored once, and the retry is counted as contention. (On a busy
+// machine the check-in may have run its deadlock check before the other
+// session asked, which then is the victim: that attempt is let go and
+// another made.)
 func TestPostgresDeadlockRetried(t *testing.T) {
 	st, _, direct := proxiedDirect(t)
 	e := newEnv(t, st)
@@ -107,7 +110,28 @@ func TestPostgresDeadlockRetried(t *testing.T) {
 	}
 	defer other.Close(ctx)
 	before := writeRetries(t, st)
+	victim := false
+	for v := 1; v <= 5 && !victim; v++ {
+		victim = deadlock(t, e, other, v)
+		if n := e.stored()[v]; n != 1 {
+			t.Errorf("check-in %d stored %d times, want once", v, n)
+		}
+	}
+	if !victim {
+		t.Fatal("the check-in was never the deadlock's victim in 5 attempts")
+	}
+	after := writeRetries(t, st)
+	if n := after["contention"] - before["contention"]; n < 1 {
+		t.Errorf("%v retries after contention counted, want at least 1", n)
+	}
+}
 
+// deadlock makes check-in v and the session other deadlock, and reports
+// whether the check-in was the victim; either way the check-in must be
+// answered 201.
+func deadlock(t *testing.T, e *env, other *pgx.Conn, v int) bool {
+	t.Helper()
+	ctx := context.Background()
 	tx, err := other.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +142,7 @@ func TestPostgresDeadlockRetried(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		a, err := e.checkIn(1)
+		a, err := e.checkIn(v)
 		if err != nil {
 			a = answer{status: -1, body: []byte(err.Error())}
 		}
@@ -142,23 +166,21 @@ func TestPostgresDeadlockRetried(t *testing.T) {
 	}
 	// Now a cycle: this session asks for the account's lock. PostgreSQL
 	// aborts the check-in, which has waited longer (deadlock_timeout).
-	if _, err := tx.Exec(ctx, "SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", e.acct); err != nil {
-		t.Fatalf("the other session was the deadlock's victim (%v): the check-in was not aborted", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
+	_, err = tx.Exec(ctx, "SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE", e.acct)
+	victim := err == nil
+	if victim {
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Logf("attempt %d: this session was the deadlock's victim (%v)", v, err)
+		tx.Rollback(ctx)
 	}
 	a := <-done
 	if a.status != http.StatusCreated {
-		t.Fatalf("check-in aborted by a deadlock: %d %s, want 201 (run again)", a.status, a.body)
+		t.Fatalf("check-in %d (deadlock's victim: %v): %d %s, want 201", v, victim, a.status, a.body)
 	}
-	after := writeRetries(t, st)
-	if n := after["contention"] - before["contention"]; n < 1 {
-		t.Errorf("%v retries after contention counted, want at least 1", n)
-	}
-	if n := e.stored()[1]; n != 1 {
-		t.Errorf("check-in stored %d times, want once", n)
-	}
+	return victim
 }
 
 // writeRetries returns okrgate_db_write_retries_total by reason.
