@@ -944,6 +944,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNInt2int(ctx, f.Selections, obj.NonArchivedTasksCount).MarshalGQL(w)
 		case "tasksCount":
 			ec.marshalNInt2int(ctx, f.Selections, obj.TasksCount).MarshalGQL(w)
+		case "externalId":
+			ec.marshalNString2string(ctx, f.Selections, obj.ExternalID).MarshalGQL(w)
 		case "currentUserAllowedActions":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.CurrentUserAllowedActions).MarshalGQL(w)
 		case "watchers":

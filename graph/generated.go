@@ -518,6 +518,7 @@ type ComplexityRoot struct {
 		DesignScore                  func(childComplexity int) int
 		Duration                     func(childComplexity int) int
 		Etag                         func(childComplexity int) int
+		ExternalID                   func(childComplexity int) int
 		FullAggregatedAttainment     func(childComplexity int) int
 		FullSubTreeCount             func(childComplexity int) int
 		ID                           func(childComplexity int) int
@@ -3664,6 +3665,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Goal.Etag(childComplexity), true
+	case "Goal.externalId":
+		if e.ComplexityRoot.Goal.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Goal.ExternalID(childComplexity), true
 	case "Goal.fullAggregatedAttainment":
 		if e.ComplexityRoot.Goal.FullAggregatedAttainment == nil {
 			break
@@ -9298,6 +9305,8 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 		return ec.fieldContext_Goal_nonArchivedTasksCount(ctx, field)
 	case "tasksCount":
 		return ec.fieldContext_Goal_tasksCount(ctx, field)
+	case "externalId":
+		return ec.fieldContext_Goal_externalId(ctx, field)
 	case "currentUserAllowedActions":
 		return ec.fieldContext_Goal_currentUserAllowedActions(ctx, field)
 	case "tags":
@@ -22486,6 +22495,29 @@ func (ec *executionContext) _Goal_tasksCount(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Goal_tasksCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_externalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Goal_currentUserAllowedActions(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -42352,7 +42384,7 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "sessionId", "description", "richTextDescription", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "tags"}
+	fieldsInOrder := [...]string{"name", "sessionId", "description", "richTextDescription", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "tags", "externalId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42464,6 +42496,13 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.Tags = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalID = data
 		}
 	}
 	return it, nil
@@ -44181,7 +44220,7 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatusStatus", "closedStatus_status", "closedStatusReason", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assigneeName", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatusStatus", "closedStatus_status", "closedStatusReason", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assigneeName", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url", "externalId"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -44490,6 +44529,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["url"] = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["externalId"] = data
 		}
 	}
 	return it, nil
@@ -47623,7 +47669,7 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "sessionId", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus"}
+	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "sessionId", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "externalId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -47728,6 +47774,13 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.ClosedStatus = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalID = data
 		}
 	}
 	return it, nil
@@ -53349,6 +53402,11 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "tasksCount":
 			out.Values[i] = ec._Goal_tasksCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "externalId":
+			out.Values[i] = ec._Goal_externalId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -141,6 +141,7 @@ type GoalInput struct {
 	Watchers             []string      `json:"watchers"`
 	ClosedStatus         *ClosedStatus `json:"closedStatus"`
 	Tags                 []TagInput    `json:"tags"`
+	ExternalID           string        `json:"externalId"`
 }
 
 // TagInput names a tag by title.
@@ -164,6 +165,7 @@ type GoalPatch struct {
 	OrderID              *int          `json:"orderId"`
 	Watchers             *[]string     `json:"watchers"`
 	ClosedStatus         *ClosedStatus `json:"closedStatus"`
+	ExternalID           *string       `json:"externalId"`
 }
 
 // MetricInput creates a key result. Name and GoalID are required.

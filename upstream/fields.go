@@ -90,6 +90,7 @@ func goalFields() []query.Field {
 		ff("watchers", query.StringList),
 		obj("links"),
 		fs("url", query.String),
+		fs("externalId", query.String),
 		obj("workflow"),
 		obj("currentUserAllowedActions"),
 	)

@@ -46,6 +46,7 @@ type Goal struct {
 	Watchers                     []string      `json:"watchers"`
 	Links                        *Links        `json:"links,omitempty"`
 	URL                          string        `json:"url"`
+	ExternalID                   string        `json:"externalId"`
 	Workflow                     *GoalWorkflow `json:"workflow,omitempty"`
 	// CurrentUserAllowedActions are what the caller may do on the goal
 	// (computed per read, per page; not stored).

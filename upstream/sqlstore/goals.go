@@ -86,7 +86,7 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		AttainmentTypeString: in.AttainmentTypeString, Private: in.Private, OrderID: in.OrderID,
 		ClosedStatus: upstream.ClosedStatus{Status: upstream.GoalActive},
 		CreatedByID:  c.UserID, ModifiedByID: c.UserID, DateCreated: now,
-		Watchers: nonNil(in.Watchers),
+		Watchers: nonNil(in.Watchers), ExternalID: in.ExternalID,
 	}
 	if in.ClosedStatus != nil {
 		g.ClosedStatus = *in.ClosedStatus
@@ -337,6 +337,7 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		set(&g.SessionID, in.SessionID, nil)
 		set(&g.ParentID, in.ParentID, nil)
 		set(&g.AttainmentTypeString, in.AttainmentTypeString, nil)
+		set(&g.ExternalID, in.ExternalID, nil)
 		if ownerIDs != nil {
 			g.OwnerID, g.OwnerIDs = ownerID, slices.Clone(ownerIDs)
 		}
