@@ -14,7 +14,9 @@ func TestGoalExternalID(t *testing.T) {
 	defer f.srv.Close()
 	var s struct{ CreateSession struct{ ID string } }
 	f.do(t, `mutation { createSession(input: {title: "Q1", start: "2026-01-01", end: "2026-03-31"}) { id } }`, nil).mustData(t, &s)
-	var c struct{ CreateGoal struct{ ID, ExternalID string } }
+	var c struct {
+		CreateGoal struct{ ID, ExternalID string }
+	}
 	f.do(t, `mutation($s: ID!) { createGoal(input: {name: "Ship v2", sessionId: $s, externalId: "JIRA-42"}) { id externalId } }`,
 		map[string]any{"s": s.CreateSession.ID}).mustData(t, &c)
 	if c.CreateGoal.ExternalID != "JIRA-42" {
