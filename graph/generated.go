@@ -46348,7 +46348,7 @@ func (ec *executionContext) unmarshalInputSessionFilter(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "title", "status", "start", "end", "color", "demo", "dynamicValueType", "parentId", "inherits", "isSelfApproveAllowed", "cadenceTimeZone"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "title", "status", "start", "end", "color", "demo", "dynamicValueType", "parentId", "inherits", "isSelfApproveAllowed", "cadenceTimeZone", "cadenceType"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -46461,6 +46461,13 @@ func (ec *executionContext) unmarshalInputSessionFilter(ctx context.Context, obj
 				return it, err
 			}
 			it["cadenceTimeZone"] = data
+		case "cadenceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cadenceType"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["cadenceType"] = data
 		}
 	}
 	return it, nil

@@ -205,6 +205,7 @@ func sessionFields() []query.Field {
 		obj("cadence"),
 		obj("cadenceStart"),
 		fs("cadenceTimeZone", query.String),
+		fs("cadenceType", query.String),
 		obj("settings"),
 		obj("workflow"),
 	)
