@@ -333,6 +333,39 @@ func write(w *accountfile.Writer, row accountfile.Row, err error) error {
 	return w.Write(row.Table, row.Values)
 }
 
+// recorded writes each item as the one row rec makes of it: the rows
+// argument of listed for a kind that maps item to row one to one.
+func recorded[T any](rec func(T) (accountfile.Row, error)) func(context.Context, T, *accountfile.Writer) error {
+	return func(_ context.Context, v T, w *accountfile.Writer) error {
+		row, err := rec(v)
+		return write(w, row, err)
+	}
+}
+
+// unpaged is the stage of a kind the source lists whole (one request, no
+// pages): each item written as the row rec makes of it, or missing added to
+// report when the source does not serve the listing.
+func unpaged[T any](name string, list func(context.Context) ([]T, error), rec func(T) (accountfile.Row, error),
+	report *Report, missing string) stage {
+	return stage{name: name, page: func(ctx context.Context, _ int, w *accountfile.Writer) (int, bool, error) {
+		vs, err := list(ctx)
+		if unsupported(err) {
+			report.Missing = append(report.Missing, missing)
+			return 0, true, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		for _, v := range vs {
+			row, err := rec(v)
+			if err := write(w, row, err); err != nil {
+				return 0, false, err
+			}
+		}
+		return len(vs), true, nil
+	}}
+}
+
 // unsupported reports whether err says the source does not serve a route.
 func unsupported(err error) bool {
 	c := upstream.ErrorCode(err)

@@ -24,28 +24,13 @@ func (p *puller) stages() []stage {
 			row, err := rec.Account(a)
 			return 1, true, write(w, row, err)
 		}},
-		listed("users", size, src.ListUsers, func(_ context.Context, u upstream.User, w *accountfile.Writer) error {
-			row, err := rec.User(u)
-			return write(w, row, err)
-		}),
-		listed("teams", size, src.ListTeams, func(_ context.Context, t upstream.Team, w *accountfile.Writer) error {
-			row, err := rec.Team(t)
-			return write(w, row, err)
-		}),
+		listed("users", size, src.ListUsers, recorded(rec.User)),
+		listed("teams", size, src.ListTeams, recorded(rec.Team)),
 		listed("sessions", size, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
 			return src.ListSessions(ctx, q, true)
-		}, func(_ context.Context, s upstream.Session, w *accountfile.Writer) error {
-			row, err := rec.Session(s)
-			return write(w, row, err)
-		}),
-		listed("goals", size, src.ListGoals, func(_ context.Context, g upstream.Goal, w *accountfile.Writer) error {
-			row, err := rec.Goal(g)
-			return write(w, row, err)
-		}),
-		listed("metrics", size, src.ListMetrics, func(_ context.Context, m upstream.Metric, w *accountfile.Writer) error {
-			row, err := rec.Metric(m)
-			return write(w, row, err)
-		}),
+		}, recorded(rec.Session)),
+		listed("goals", size, src.ListGoals, recorded(rec.Goal)),
+		listed("metrics", size, src.ListMetrics, recorded(rec.Metric)),
 	}
 	switch {
 	case p.caps.CheckInSnapshots:
@@ -61,16 +46,10 @@ func (p *puller) stages() []stage {
 		p.report.Missing = append(p.report.Missing, "check-in history: the source does not list check-ins (GET /api/v2/checkins); key results keep their current values")
 	}
 	ss = append(ss,
-		listed("tasks", size, src.ListTasks, func(_ context.Context, t upstream.Task, w *accountfile.Writer) error {
-			row, err := rec.Task(t)
-			return write(w, row, err)
-		}),
+		listed("tasks", size, src.ListTasks, recorded(rec.Task)),
 		listed("tags", size, func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.TagDetail], error) {
 			return src.ListTags(ctx, upstream.TagQuery{ListQuery: q})
-		}, func(_ context.Context, t upstream.TagDetail, w *accountfile.Writer) error {
-			row, err := rec.Tag(t)
-			return write(w, row, err)
-		}))
+		}, recorded(rec.Tag)))
 	if p.caps.Taggings {
 		ss = append(ss, listed("taggings", size, src.ListTaggings, func(_ context.Context, t upstream.Tagging, w *accountfile.Writer) error {
 			row := rec.Tagging(t)
@@ -87,16 +66,14 @@ func (p *puller) stages() []stage {
 		return write(w, row, err)
 	}))
 	if p.caps.Permissions {
-		ss = append(ss, listed("permissions", size, src.ListPermissions, func(_ context.Context, g upstream.Permission, w *accountfile.Writer) error {
-			row, err := rec.Permission(g)
-			return write(w, row, err)
-		}))
+		ss = append(ss, listed("permissions", size, src.ListPermissions, recorded(rec.Permission)))
 	} else {
 		p.report.Missing = append(p.report.Missing, "grants: the source does not list permissions (GET /api/v2/permissions)")
 	}
 	ss = append(ss, p.contentStages()...)
 	return append(ss, listed("avatars", size, src.ListUsers, p.avatar),
-		stage{name: "webhooks", page: p.webhooks})
+		unpaged("webhooks", src.ListWebhooks, rec.Webhook, &p.report,
+			"webhooks: the source does not list them (GET /api/v1/webhooks)"))
 }
 
 // checkIn writes a check-in with the key result as it was right after it:
@@ -143,24 +120,4 @@ func (p *puller) avatar(ctx context.Context, u upstream.User, w *accountfile.Wri
 	}
 	row := p.rec.Avatar(a)
 	return w.Write(row.Table, row.Values)
-}
-
-// webhooks writes the account's webhooks (one listing, not paged), or
-// reports that the source keeps none it gives out.
-func (p *puller) webhooks(ctx context.Context, _ int, w *accountfile.Writer) (int, bool, error) {
-	ws, err := p.src.ListWebhooks(ctx)
-	if unsupported(err) {
-		p.report.Missing = append(p.report.Missing, "webhooks: the source does not list them (GET /api/v1/webhooks)")
-		return 0, true, nil
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	for _, h := range ws {
-		row, err := p.rec.Webhook(h)
-		if err := write(w, row, err); err != nil {
-			return 0, false, err
-		}
-	}
-	return len(ws), true, nil
 }
