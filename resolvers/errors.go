@@ -46,15 +46,16 @@ var (
 	CodeOutcomeUnknown      = upstream.CodeOutcomeUnknown.GraphQL()      // a write's commit was interrupted
 )
 
-// GraphQL error codes that only the GraphQL endpoint produces: they have
-// no upstream.Code. The codes of the limits are package limits'.
-const (
-	CodeComplexityLimit   = "COMPLEXITY_LIMIT_EXCEEDED" // gqlgen's own code
-	CodeBadRequest        = "BAD_REQUEST"
-	CodeIntrospectionOff  = "INTROSPECTION_DISABLED"
-	CodeValidationFailed  = "GRAPHQL_VALIDATION_FAILED" // gqlgen's own code
-	CodeParseFailed       = "GRAPHQL_PARSE_FAILED"      // gqlgen's own code
-	CodePersistedNotFound = "PERSISTED_QUERY_NOT_FOUND" // gqlgen's own code
+// GraphQL error codes that only the GraphQL endpoint produces (rows of the
+// error table marked GraphQLOnly, and malformed_request's BAD_REQUEST).
+// The codes of the limits are package limits'.
+var (
+	CodeComplexityLimit   = upstream.CodeComplexityLimit.GraphQL() // gqlgen's own code
+	CodeBadRequest        = upstream.CodeMalformedRequest.GraphQL()
+	CodeIntrospectionOff  = upstream.CodeIntrospectionDisabled.GraphQL()
+	CodeValidationFailed  = upstream.CodeGraphQLValidationFailed.GraphQL() // gqlgen's own code
+	CodeParseFailed       = upstream.CodeGraphQLParseFailed.GraphQL()      // gqlgen's own code
+	CodePersistedNotFound = upstream.CodePersistedQueryNotFound.GraphQL()  // gqlgen's own code
 )
 
 // GraphQLCode maps an upstream error code to extensions.code, by the error

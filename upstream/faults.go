@@ -56,8 +56,13 @@ func OutcomeUnknown(err error) *Error {
 // gateway's upstream unavailable, too slow, or full, or a write whose
 // outcome a broken connection left unknown (the 503 and 507 rows of the
 // error table). A response whose every error is one of these tells the
-// client to come back, not to change its request.
+// client to come back, not to change its request. The server's own
+// refusals under load (overloaded, server_busy) are 503 too, but they are
+// the server shedding load, not its infrastructure failing.
 func (c Code) Infrastructure() bool {
+	if c == CodeOverloaded || c == CodeServerBusy {
+		return false
+	}
 	s := c.Status()
 	return s == http.StatusServiceUnavailable || s == http.StatusInsufficientStorage
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // @defer is delivered incrementally only to a client that asks for it:
@@ -212,7 +214,7 @@ func writeIncremental(ctx context.Context, w http.ResponseWriter, first *graphql
 func writePart(w http.ResponseWriter, resp any, last bool) {
 	b, err := json.Marshal(resp)
 	if err != nil {
-		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}],"hasNext":false}`)
+		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"` + upstream.CodeInternal.GraphQL() + `"}}],"hasNext":false}`)
 		last = true
 	}
 	fmt.Fprintf(w, "--%s\r\nContent-Type: application/json; charset=utf-8\r\n\r\n", multipartBoundary)

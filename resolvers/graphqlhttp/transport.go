@@ -18,7 +18,6 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/limits"
 	"github.com/okrgate/okrgate/upstream"
 )
 
@@ -116,22 +115,25 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 }
 
 // busy sets the status of a response whose one error says the server is
-// busy or overloaded: 503, with Retry-After. Other failures of the
-// infrastructure for some fields keep 200 (the answer holds what
+// busy or overloaded (a GraphQL code whose row in the error table is
+// 503 and not a failure of the infrastructure: SERVER_BUSY, OVERLOADED):
+// 503, with the error's Retry-After, else the table's. Other failures of
+// the infrastructure for some fields keep 200 (the answer holds what
 // resolved) and say when to retry.
 func busy(w http.ResponseWriter, resp *graphql.Response) {
-	if ra := retryAfter(resp.Errors); ra > 0 {
+	ra := retryAfter(resp.Errors)
+	if ra > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ra))
 	}
-	if len(resp.Errors) == 1 {
-		switch resp.Errors[0].Extensions["code"] {
-		case limits.CodeServerBusy:
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusServiceUnavailable)
-		case limits.CodeOverloaded:
-			w.Header().Set("Retry-After", fmt.Sprint(resp.Errors[0].Extensions["retryAfter"]))
-			w.WriteHeader(http.StatusServiceUnavailable)
+	if len(resp.Errors) != 1 {
+		return
+	}
+	code, _ := resp.Errors[0].Extensions["code"].(string)
+	if c := upstream.CodeOfGraphQL(code); c.Status() == http.StatusServiceUnavailable && !c.Infrastructure() {
+		if ra == 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(c.RetryAfter()))
 		}
+		w.WriteHeader(http.StatusServiceUnavailable)
 	}
 }
 

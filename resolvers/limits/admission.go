@@ -17,8 +17,9 @@ import (
 
 // CodeOverloaded is the code of an operation the server's admission
 // control refused: HTTP 503 with Retry-After over POST and GET, the same
-// error in the operation's answer over websocket and SSE.
-const CodeOverloaded = "OVERLOADED"
+// error in the operation's answer over websocket and SSE (the error
+// table's upstream.CodeOverloaded, as REST's refusal).
+var CodeOverloaded = upstream.CodeOverloaded.GraphQL()
 
 // Admitter decides whether an operation may execute now (the server's
 // admission control). Admit may wait; it returns the function to call once

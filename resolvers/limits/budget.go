@@ -10,13 +10,16 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
-// Codes (extensions.code) of an operation stopped by its Budget.
-const (
-	CodeNodeLimit        = "NODE_LIMIT_EXCEEDED"
-	CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
-	CodeServerBusy       = "SERVER_BUSY" // HTTP 503 with Retry-After
+// Codes (extensions.code) of an operation stopped by its Budget, from the
+// error table (upstream.Codes).
+var (
+	CodeNodeLimit        = upstream.CodeNodeLimit.GraphQL()
+	CodeResponseTooLarge = upstream.CodeResponseTooLarge.GraphQL()
+	CodeServerBusy       = upstream.CodeServerBusy.GraphQL() // HTTP 503 with Retry-After
 )
 
 // Budget bounds what one operation may resolve while it executes, whatever

@@ -10,18 +10,21 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // Codes (extensions.code) of the errors of a document over a limit; each
-// error also says the count and the limit.
-const (
-	CodeFieldsLimit     = "FIELD_LIMIT_EXCEEDED"
-	CodeAliasesLimit    = "ALIAS_LIMIT_EXCEEDED"
-	CodeDirectivesLimit = "DIRECTIVE_LIMIT_EXCEEDED"
-	CodeOperationsLimit = "OPERATION_LIMIT_EXCEEDED"
-	CodeFragmentsLimit  = "FRAGMENT_LIMIT_EXCEEDED"
-	CodeVariablesLimit  = "VARIABLES_LIMIT_EXCEEDED"
-	CodeDepthLimit      = "DEPTH_LIMIT_EXCEEDED"
+// error also says the count and the limit. They are rows of the error
+// table (upstream.Codes).
+var (
+	CodeFieldsLimit     = upstream.CodeFieldLimit.GraphQL()
+	CodeAliasesLimit    = upstream.CodeAliasLimit.GraphQL()
+	CodeDirectivesLimit = upstream.CodeDirectiveLimit.GraphQL()
+	CodeOperationsLimit = upstream.CodeOperationLimit.GraphQL()
+	CodeFragmentsLimit  = upstream.CodeFragmentLimit.GraphQL()
+	CodeVariablesLimit  = upstream.CodeVariablesLimit.GraphQL()
+	CodeDepthLimit      = upstream.CodeDepthLimit.GraphQL()
 )
 
 // DocumentLimits are the cheap limits: checked on the parsed document before

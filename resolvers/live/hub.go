@@ -36,11 +36,12 @@ const (
 	DefaultWriteGrace      = 10 * time.Second // a closed slow consumer's time to take its close frame
 )
 
-// Error codes of subscriptions (extensions.code).
-const (
-	CodeBadRequest           = "BAD_REQUEST"
-	CodeTooManySubscriptions = "TOO_MANY_SUBSCRIPTIONS"
-	CodeSlowConsumer         = "SLOW_CONSUMER"
+// Error codes of subscriptions (extensions.code), from the error table
+// (upstream.Codes).
+var (
+	CodeBadRequest           = upstream.CodeMalformedRequest.GraphQL()
+	CodeTooManySubscriptions = upstream.CodeTooManySubscriptions.GraphQL()
+	CodeSlowConsumer         = upstream.CodeSlowConsumer.GraphQL()
 )
 
 // Hub serves subscriptions from the event log: one reader per account

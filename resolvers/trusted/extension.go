@@ -8,17 +8,20 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
-// Codes of the errors Extension answers with (extensions.code).
-const (
+// Codes of the errors Extension answers with (extensions.code), from the
+// error table (upstream.Codes).
+var (
 	// CodeNotTrusted: the server runs only trusted documents and this one
 	// is not registered (Apollo's router calls it
 	// PERSISTED_QUERY_NOT_IN_LIST).
-	CodeNotTrusted = "DOCUMENT_NOT_TRUSTED"
+	CodeNotTrusted = upstream.CodeDocumentNotTrusted.GraphQL()
 	// CodeUnknownDocument: a request named a document by documentId, with
 	// no text, and no trusted document has that id.
-	CodeUnknownDocument = "UNKNOWN_DOCUMENT"
+	CodeUnknownDocument = upstream.CodeUnknownDocument.GraphQL()
 )
 
 // Extension is the gqlgen extension of a registry. Use it before

@@ -52,6 +52,17 @@ func TestErrorTable(t *testing.T) {
 		if got, _ := row.Code.Info(); got != row {
 			t.Errorf("%s: Info = %+v, want %+v", row.Code, got, row)
 		}
+		if row.GraphQLOnly {
+			// Only the GraphQL endpoint answers it: no status of REST's,
+			// and its GraphQL code leads back to it.
+			if row.Status != 0 && row.Status != http.StatusServiceUnavailable {
+				t.Errorf("%s: a GraphQL-only code with status %d", row.Code, row.Status)
+			}
+			if g := upstream.CodeOfGraphQL(row.GraphQL); g != row.Code {
+				t.Errorf("CodeOfGraphQL(%q) = %s, want %s", row.GraphQL, g, row.Code)
+			}
+			continue
+		}
 		id := idOf(i)
 
 		// REST: code → status and problem body.
@@ -81,7 +92,7 @@ func TestErrorTable(t *testing.T) {
 
 		// Client: status and problem body → code.
 		want := row.Code
-		if row.Status >= 500 && !passesThrough(row.Code) {
+		if (row.Status >= 500 || row.Status == http.StatusTooManyRequests) && !passesThrough(row.Code) {
 			want = upstream.CodeUnavailable
 		}
 		got := upstream.ErrorCode(c.DeleteTask(ctx, id))

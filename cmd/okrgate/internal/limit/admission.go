@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/authn"
 )
 
@@ -157,7 +158,7 @@ func (a *Admission) Handler(next http.Handler) http.Handler {
 		if err != nil {
 			if ref, ok := err.(*Refusal); ok {
 				w.Header().Set("Retry-After", strconv.Itoa(int(ref.RetryAfter().Seconds())))
-				refuse(w, r, http.StatusServiceUnavailable, CodeOverloaded, GQLCodeOverloaded, ref.Error())
+				refuse(w, r, upstream.CodeOverloaded, ref.Error())
 			}
 			return // the client is gone
 		}

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
 type answer struct {
@@ -84,7 +86,7 @@ func TestHandlerIgnoresLiveHeaders(t *testing.T) {
 		waitFor(t, "queued", func() bool { _, _, q := l.state(); return q == 1 })
 		clock.Advance(DefaultBurst)
 		res := <-got
-		if res.status != 503 || res.header.Get("Retry-After") == "" || res.body["code"] != CodeOverloaded ||
+		if res.status != 503 || res.header.Get("Retry-After") == "" || res.body["code"] != string(upstream.CodeOverloaded) ||
 			res.header.Get("Content-Type") != "application/problem+json" {
 			t.Errorf("%s %v: %d Retry-After %q %v; want queued, then 503 with a problem body", tc.method, tc.headers,
 				res.status, res.header.Get("Retry-After"), res.body)

@@ -20,21 +20,18 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-)
 
-// Codes of the refusals, REST (problem code) and GraphQL (extensions.code).
-const (
-	CodeOverloaded     = "overloaded"   // 503: the admission queue is full
-	CodeRateLimited    = "rate_limited" // 429: over a rate limit
-	GQLCodeOverloaded  = "OVERLOADED"
-	GQLCodeRateLimited = "RATE_LIMITED"
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // graphqlPath is where the GraphQL endpoint is served.
 const graphqlPath = "/graphql"
 
-// refuse writes a refusal in the style of the endpoint r addresses.
-func refuse(w http.ResponseWriter, r *http.Request, status int, code, gqlCode, detail string) {
+// refuse writes a refusal with code (upstream.CodeOverloaded or
+// CodeRateLimited) in the style of the endpoint r addresses: its status,
+// problem code and extensions.code are the code's row of the error table.
+func refuse(w http.ResponseWriter, r *http.Request, code upstream.Code, detail string) {
+	status, gqlCode := code.Status(), code.GraphQL()
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	if r.URL.Path == graphqlPath || strings.HasPrefix(r.URL.Path, graphqlPath+"/") {
@@ -52,6 +49,6 @@ func refuse(w http.ResponseWriter, r *http.Request, status int, code, gqlCode, d
 		"title":  http.StatusText(status),
 		"status": status,
 		"detail": detail,
-		"code":   code,
+		"code":   string(code),
 	})
 }

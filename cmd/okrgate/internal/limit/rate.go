@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-chi/httprate"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // Rate is a budget of requests per window; zero Requests turns it off.
@@ -150,17 +152,17 @@ func (l *RateLimiter) Handler(next http.Handler) http.Handler {
 		addr := clientAddress(r)
 		if l.failures != nil && l.authBlocked(addr) {
 			w.Header().Set("Retry-After", strconv.Itoa(int(l.authWindow.Seconds())))
-			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimited,
+			refuse(w, r, upstream.CodeRateLimited,
 				"too many failed authentications from your address; retry later")
 			return
 		}
 		if l.address != nil && l.address.OnLimit(w, r, "a:"+addr) {
-			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimited,
+			refuse(w, r, upstream.CodeRateLimited,
 				"too many requests from your address; retry after the time in Retry-After")
 			return
 		}
 		if tok, ok := bearer(r); ok && l.token != nil && l.token.OnLimit(w, r, "t:"+tokenKey(tok)) {
-			refuse(w, r, http.StatusTooManyRequests, CodeRateLimited, GQLCodeRateLimited,
+			refuse(w, r, upstream.CodeRateLimited,
 				"too many requests with this token; retry after the time in Retry-After")
 			return
 		}
