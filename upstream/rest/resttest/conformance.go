@@ -6,6 +6,7 @@ package resttest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -23,18 +24,29 @@ import (
 )
 
 // Document loads the committed OpenAPI document and fails t unless it
-// validates.
+// validates. The document is loaded and validated once per test process
+// (validation compiles every example's schema, about a second of CPU) and
+// shared: the committed document does not change while the tests run, and
+// nothing here writes to it.
 func Document(t testing.TB) *openapi3.T {
 	t.Helper()
-	doc, err := openapi3.NewLoader().LoadFromData(rest.OpenAPIDocument())
+	doc, err := document()
 	if err != nil {
-		t.Fatalf("load OpenAPI document: %v", err)
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("OpenAPI document does not validate: %v", err)
+		t.Fatal(err)
 	}
 	return doc
 }
+
+var document = sync.OnceValues(func() (*openapi3.T, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(rest.OpenAPIDocument())
+	if err != nil {
+		return nil, fmt.Errorf("load OpenAPI document: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("OpenAPI document does not validate: %w", err)
+	}
+	return doc, nil
+})
 
 // Conformance is an http.RoundTripper that validates every response it
 // carries against the OpenAPI document (status, headers, body schema),
