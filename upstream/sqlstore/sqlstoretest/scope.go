@@ -281,23 +281,38 @@ func splitScopes(stmt string) []scope {
 
 // ScopeChecker collects the statements of a store (give Observe to
 // sqlstore.WithStatementObserver) that CheckAccountScope refuses, and the
-// cross-account reasons seen.
+// cross-account reasons seen. A statement text is checked once (the check
+// depends on the text alone), however often it runs.
 type ScopeChecker struct {
 	mu      sync.Mutex
 	bad     map[string]string // statement → what is wrong
 	reasons map[string]int
 	n       int
+	checked map[string]checked // statement text → its verdict
+}
+
+// checked is CheckAccountScope's verdict on one statement text.
+type checked struct {
+	reason string
+	err    error
 }
 
 // Observe checks one statement.
 func (c *ScopeChecker) Observe(stmt string, _ []any) {
-	reason, err := CheckAccountScope(stmt)
+	c.mu.Lock()
+	v, ok := c.checked[stmt]
+	c.mu.Unlock()
+	if !ok {
+		v.reason, v.err = CheckAccountScope(stmt)
+	}
+	reason, err := v.reason, v.err
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
 	if c.reasons == nil {
-		c.reasons, c.bad = map[string]int{}, map[string]string{}
+		c.reasons, c.bad, c.checked = map[string]int{}, map[string]string{}, map[string]checked{}
 	}
+	c.checked[stmt] = v
 	switch {
 	case err != nil:
 		c.bad[strings.Join(strings.Fields(stmt), " ")] = err.Error()
