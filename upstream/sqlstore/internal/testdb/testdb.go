@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -293,11 +294,14 @@ func WithSearchPath(u, schema string) string {
 	return u
 }
 
-// Main runs the tests of a package on SQLite and then, when
-// OKRGATE_TEST_POSTGRES is set, runs them again on PostgreSQL in a child
-// process of the same test binary with the same flags: every test that
-// opens its store through DSN (or sqlstoretest.Open) covers both. Use it
-// as a package's TestMain:
+// Main runs the tests of a package on SQLite and, when
+// OKRGATE_TEST_POSTGRES is set, on PostgreSQL at the same time in a child
+// process of the same test binary with the same flags (its output follows
+// SQLite's, whole): every test that opens its store through DSN (or
+// sqlstoretest.Open) covers both. The two runs share nothing but the
+// machine, and a PostgreSQL run spends most of its time waiting on the
+// server, so running them together shortens the package's run by about
+// the shorter of the two. Use it as a package's TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 func Main(m *testing.M) int {
@@ -308,6 +312,14 @@ func Main(m *testing.M) int {
 			return 1
 		}
 		return 0
+	}
+	var pg *child
+	if !Postgres() && os.Getenv(EnvPostgres) != "" {
+		var err error
+		if pg, err = startChild("postgres", os.Getenv(EnvPostgres)); err != nil {
+			fmt.Println("FAIL on PostgreSQL:", err)
+			return 1
+		}
 	}
 	code := m.Run()
 	if Postgres() {
@@ -322,9 +334,9 @@ func Main(m *testing.M) int {
 		}
 		return code
 	}
-	if os.Getenv(EnvPostgres) != "" {
+	if pg != nil {
 		fmt.Println("=== RUN on PostgreSQL (" + EnvPostgres + " is set)")
-		if err := rerun("postgres", os.Getenv(EnvPostgres)); err != nil {
+		if err := pg.wait(); err != nil {
 			fmt.Println("FAIL on PostgreSQL:", err)
 			code = 1
 		}
@@ -339,9 +351,53 @@ func Main(m *testing.M) int {
 	return code
 }
 
+// child is a run of the tests in a child process whose output is kept in
+// a file until it ends.
+type child struct {
+	cmd *exec.Cmd
+	out *os.File
+}
+
+// startChild starts the tests again in a child process, as rerun does,
+// with its output going to a temporary file.
+func startChild(dialect, url string) (*child, error) {
+	out, err := os.CreateTemp("", "okrgate-test-"+dialect+"-*.log")
+	if err != nil {
+		return nil, fmt.Errorf("a file for the %s run's output: %w", dialect, err)
+	}
+	cmd := childCommand(dialect, url)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		os.Remove(out.Name())
+		return nil, fmt.Errorf("start the %s run: %w", dialect, err)
+	}
+	return &child{cmd: cmd, out: out}, nil
+}
+
+// wait waits for the child to end, copies its output to the standard
+// output and removes the file.
+func (c *child) wait() error {
+	err := c.cmd.Wait()
+	defer os.Remove(c.out.Name())
+	defer c.out.Close()
+	if _, serr := c.out.Seek(0, io.SeekStart); serr == nil {
+		_, _ = io.Copy(os.Stdout, c.out)
+	}
+	return err
+}
+
 // rerun runs the tests again in a child process of the same test binary
 // with the same flags, on the database of url in the dialect named.
 func rerun(dialect, url string) error {
+	cmd := childCommand(dialect, url)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	return cmd.Run()
+}
+
+// childCommand is the test binary with this process's flags, on the
+// database of url in the dialect named.
+func childCommand(dialect, url string) *exec.Cmd {
 	var args []string
 	for _, a := range os.Args[1:] {
 		// The go command's test log and coverage profile belong to
@@ -353,6 +409,5 @@ func rerun(dialect, url string) error {
 	}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), envDialect+"="+dialect, EnvPostgres+"="+url)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	return cmd.Run()
+	return cmd
 }
