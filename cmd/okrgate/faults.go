@@ -14,7 +14,8 @@ import (
 
 // faultFlags are the deadlines of the database path (sqlstore.Deadlines):
 // how long okrgate waits for PostgreSQL before it answers 503 with the
-// cause (docs/operations.md, "Failures").
+// cause (docs/operations.md, "Failures"). The defaults answer every
+// request of a partition within Acquire + TCP (docs/decisions/partitions.md).
 type faultFlags struct {
 	deadlines sqlstore.Deadlines
 }
@@ -25,7 +26,7 @@ func addFaultFlags(fs *flag.FlagSet) *faultFlags {
 	fs.DurationVar(&f.deadlines.Connect, "db-connect-timeout", d.Connect, "PostgreSQL: bound of opening a connection (a connect_timeout in the URL wins)")
 	fs.DurationVar(&f.deadlines.Acquire, "db-acquire-timeout", d.Acquire, "PostgreSQL: how long a request waits for a free connection of the pool before it is answered 503 unavailable")
 	fs.DurationVar(&f.deadlines.Write, "db-write-timeout", d.Write, "PostgreSQL: bound of a write transaction, BEGIN to COMMIT; past it the write is answered 503 timeout (or outcome_unknown when it was committing)")
-	fs.DurationVar(&f.deadlines.TCP, "db-tcp-timeout", d.TCP, "PostgreSQL: how long sent data or keepalive probes may go unanswered before a connection is declared dead (TCP_USER_TIMEOUT)")
+	fs.DurationVar(&f.deadlines.TCP, "db-tcp-timeout", d.TCP, "PostgreSQL: how long sent data or keepalive probes may go unacknowledged before a connection is declared dead (TCP_USER_TIMEOUT): bounds a partition, not a slow query")
 	return f
 }
 
@@ -40,9 +41,9 @@ func (f *faultFlags) storeOptions() []sqlstore.Option {
 // struggling, and a probe never waits for one that does not answer. Only
 // the probes before the first check came back wait for it, up to
 // readyWait; the others answer the last result at once while the next
-// check runs. A database that answers slowly is still ready (it serves,
-// slowly); one whose check has not come back for readyStalled, or that
-// failed, is not.
+// check runs (serve starts the first as it starts: Start). A database
+// that answers slowly is still ready (it serves, slowly); one whose check
+// has not come back for readyStalled, or that failed, is not.
 const (
 	readyWait    = 100 * time.Millisecond
 	readyFresh   = time.Second
@@ -111,11 +112,7 @@ func (r *readiness) Ready(ctx context.Context) error {
 		r.mu.Unlock()
 		return err
 	}
-	if r.running.IsZero() {
-		r.running = now
-		r.done = make(chan struct{})
-		go r.run(r.done)
-	}
+	r.startLocked(now)
 	if !r.at.IsZero() {
 		// The last result, while the next check runs: a probe never
 		// waits for a database that answers slowly.
@@ -139,6 +136,24 @@ func (r *readiness) Ready(ctx context.Context) error {
 		return errReadyPending
 	}
 	return r.err
+}
+
+// Start runs the first check in the background, so that the first probe
+// finds its result rather than waiting up to readyWait for it (serve calls
+// it as it starts; a probe that comes sooner still waits).
+func (r *readiness) Start() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.startLocked(r.now())
+}
+
+// startLocked starts a check unless one is running.
+func (r *readiness) startLocked(now time.Time) {
+	if r.running.IsZero() {
+		r.running = now
+		r.done = make(chan struct{})
+		go r.run(r.done)
+	}
 }
 
 // run checks the backend once and records the result.

@@ -93,6 +93,7 @@ finish.`)
 	if err := ready.register(obs.registry); err != nil {
 		return err
 	}
+	ready.Start() // the first probe finds a result
 	// One authentication middleware for both facades (and the live
 	// streams, which re-authenticate through it).
 	auth, err := signin.authenticator(ctx, be, api)

@@ -38,7 +38,7 @@ type Deadlines struct {
 
 // DefaultDeadlines are the deadlines of a store opened without
 // WithDeadlines: a partition is answered within about ten seconds.
-var DefaultDeadlines = Deadlines{Connect: 5 * time.Second, Acquire: 5 * time.Second, Write: 15 * time.Second, TCP: 6 * time.Second}
+var DefaultDeadlines = Deadlines{Connect: 4 * time.Second, Acquire: 4 * time.Second, Write: 15 * time.Second, TCP: 5 * time.Second}
 
 // WithDeadlines sets the deadlines of a PostgreSQL store; SQLite, a local
 // file, has none of these waits.
@@ -102,6 +102,9 @@ type acquireConnector struct {
 	timeouts *atomic.Int64
 }
 
+// errAcquireTimeout is the cause of an acquireConnector's failure.
+var errAcquireTimeout = errors.New("no connection acquired")
+
 func (c acquireConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -110,7 +113,7 @@ func (c acquireConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		c.timeouts.Add(1)
 		return nil, &upstream.Error{Code: upstream.CodeDatabaseUnavailable,
 			Message: "no database connection became free in time; retry in a moment",
-			Err:     fmt.Errorf("sqlstore: acquire a connection within %s: %w", c.timeout, err)}
+			Err:     fmt.Errorf("sqlstore: %w within %s: %w", errAcquireTimeout, c.timeout, err)}
 	}
 	return conn, err
 }

@@ -121,7 +121,26 @@ func (g *groups) drain(s *Store, account string, a *accountQueue) {
 		g.mu.Unlock()
 		g.txs.Add(1)
 		g.writes.Add(int64(n))
-		s.commitGroup(account, group)
+		if err := s.commitGroup(account, group); unreachable(err) {
+			g.failWaiting(a, err)
+		}
+	}
+}
+
+// failWaiting answers the writes waiting in a with err, the failure of
+// the transaction before them for an unreachable database (postgres.go):
+// each would have waited for a connection as long as that one did, and
+// then as long again for its own answer, past any bound a client can
+// count on in a partition. None of them ran, so the answer is known: not
+// applied (503 unavailable, Retry-After); a retry with its
+// Idempotency-Key applies it once the database is back.
+func (g *groups) failWaiting(a *accountQueue, err error) {
+	g.mu.Lock()
+	waiting := a.waiting
+	a.waiting = nil
+	g.mu.Unlock()
+	for _, w := range waiting {
+		w.done <- fmt.Errorf("sqlstore: not run: the write before it found the database unreachable: %w", err)
 	}
 }
 

@@ -30,11 +30,15 @@ import (
 // fails, the run rolls back to its savepoint and its writes run again one
 // by one; the recomputation is the group's own, and a failure of its
 // statements fails the transaction.
-func (s *Store) commitGroup(account string, group []*groupWrite) {
+//
+// It returns the error that failed the group's transaction as a whole
+// (nil when it committed, or only some of its writes failed).
+func (s *Store) commitGroup(account string, group []*groupWrite) error {
 	if len(group) == 1 {
 		w := group[0]
-		w.done <- w.s.pg.retry(w.ctx, func() error { return w.s.txOnce(w.ctx, w.fn) }) // postgres.go
-		return
+		err := w.s.pg.retry(w.ctx, func() error { return w.s.txOnce(w.ctx, w.fn) }) // postgres.go
+		w.done <- err
+		return err
 	}
 	// BEGIN, the lock and COMMIT go in the first write's name, under a
 	// deadline of their own (deadlines.go).
@@ -62,7 +66,7 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 		for _, w := range group {
 			w.done <- broken
 		}
-		return
+		return broken
 	}
 	for i, w := range group {
 		switch {
@@ -77,6 +81,7 @@ func (s *Store) commitGroup(account string, group []*groupWrite) {
 			w.done <- nil
 		}
 	}
+	return broken
 }
 
 // groupTx is the transaction of a group being applied (commitGroup).

@@ -9,6 +9,7 @@ import (
 	mathrand "math/rand/v2"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -195,9 +196,15 @@ func abortedTx(err error) bool {
 // running it again on another connection applies it once. Not a failure
 // to connect (the database is down: another try fails alike), not an
 // *upstream.Error (outcome_unknown: the COMMIT went out; an acquire
-// timeout; a rule's decision), not a statement's error on a live session.
+// timeout; a rule's decision), not a statement's error on a live session,
+// and not a connection the kernel ended because the database stopped
+// acknowledging what was sent (unreachable: Deadlines.TCP ran out, a
+// partition), after which another try would wait as long again.
 func connectionLost(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if unreachable(err) {
 		return false
 	}
 	if _, ok := errors.AsType[*upstream.Error](err); ok {
@@ -213,6 +220,23 @@ func connectionLost(ctx context.Context, err error) bool {
 	}
 	e := upstream.Classify(err)
 	return e != nil && e.Code == upstream.CodeDatabaseUnavailable
+}
+
+// unreachable reports whether err says the database cannot be reached
+// now, rather than that a connection was closed: a connection the kernel
+// ended for want of acknowledgements (ETIMEDOUT: TCP_USER_TIMEOUT or the
+// keepalive probes, deadlines.go), a connect that failed, no connection
+// free within the acquire deadline. A write behind one that failed so
+// would wait as long for the same answer.
+func unreachable(err error) bool {
+	if errors.Is(err, syscall.ETIMEDOUT) {
+		return true
+	}
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return true
+	}
+	e, ok := errors.AsType[*upstream.Error](err)
+	return ok && e.Code == upstream.CodeDatabaseUnavailable && errors.Is(e, errAcquireTimeout)
 }
 
 func (p *pgStore) close(s *Store) error {

@@ -8,7 +8,11 @@ package faults
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"net"
+	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,10 +20,12 @@ import (
 // Proxy forwards TCP connections from a listener on 127.0.0.1 to a target
 // address, and injects faults on command: Cut closes every connection and
 // refuses new ones (the database went away), Blackhole keeps them open
-// but forwards nothing (a partition), Delay adds latency to each chunk in
+// but forwards nothing (a database that answers nothing), Partition drops
+// their packets (a partition, with nftables), Delay adds latency to each chunk in
 // either direction (a database farther away), Heal ends the fault. A
-// hand-written proxy rather than toxiproxy: these four faults need about
-// a hundred lines, and no server process.
+// hand-written proxy rather than toxiproxy: these faults need about two
+// hundred lines, and no server process; neither can make a partition in
+// user space (toxiproxy's timeout toxic is Blackhole's), hence nftables.
 type Proxy struct {
 	ln     net.Listener
 	target string
@@ -30,6 +36,7 @@ type Proxy struct {
 	hole   bool
 	delay  time.Duration
 	after  []byte        // CutAfter's pattern
+	table  string        // Partition's nftables table; "" when none
 	healed chan struct{} // closed by Heal; a blackholed copy waits on it
 	closed bool
 }
@@ -82,16 +89,65 @@ func (p *Proxy) Delay(d time.Duration) {
 	p.mu.Unlock()
 }
 
-// Heal ends the fault. Connections that lived through a blackhole are
-// closed (their peers have given up on them, or will).
+// Partition drops every packet between the proxy and its clients, in
+// both directions, until Heal: a network partition as the clients' kernel
+// sees it. Unlike Blackhole, whose bytes the proxy's own socket still
+// acknowledges (so that to a client it looks like a database that
+// answers nothing, a slow query), nothing sent is acknowledged: data
+// sent, keepalive probes and new connections' SYNs go unanswered, and
+// TCP_USER_TIMEOUT, keepalives and connect timeouts end the waits as
+// they would on a real network. It installs an nftables table of its own
+// (the nft command, CAP_NET_ADMIN): CanPartition says whether it can.
+func (p *Proxy) Partition() error {
+	port := p.ln.Addr().(*net.TCPAddr).Port
+	table := fmt.Sprintf("okrgate_faults_%d", port)
+	rules := fmt.Sprintf(`table inet %s {
+	chain input {
+		type filter hook input priority -10; policy accept;
+		tcp dport %d drop
+		tcp sport %d drop
+	}
+}
+`, table, port, port)
+	cmd := exec.Command("nft", "-f", "-")
+	cmd.Stdin = strings.NewReader(rules)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("faults: nft: %w: %s", err, bytes.TrimSpace(out))
+	}
+	p.mu.Lock()
+	p.table = table
+	p.mu.Unlock()
+	return nil
+}
+
+// CanPartition returns nil when Partition can drop packets here (the nft
+// command and the right to change the firewall, root's), or why not.
+func CanPartition() error {
+	if _, err := exec.LookPath("nft"); err != nil {
+		return errors.New("no nft command (Debian's nftables package) to drop packets with")
+	}
+	if out, err := exec.Command("nft", "list", "tables").CombinedOutput(); err != nil {
+		return fmt.Errorf("nft cannot read the firewall (CAP_NET_ADMIN, root's, is needed): %v: %s", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// Heal ends the fault. Connections that lived through a blackhole or a
+// partition are closed: their clients have given up on them, or will,
+// and PostgreSQL would end their sessions (idle_in_transaction_session_timeout,
+// its own keepalives) where the proxy did not.
 func (p *Proxy) Heal() {
 	p.mu.Lock()
-	wasHole := p.hole
-	p.cut, p.hole, p.delay, p.after = false, false, 0, nil
+	wasHole, table := p.hole, p.table
+	p.cut, p.hole, p.delay, p.after, p.table = false, false, 0, nil, ""
 	close(p.healed)
 	p.healed = make(chan struct{})
 	p.mu.Unlock()
-	if wasHole {
+	if table != "" {
+		// Best effort: a table left behind drops only this proxy's port.
+		_ = exec.Command("nft", "delete", "table", "inet", table).Run()
+	}
+	if wasHole || table != "" {
 		p.closeAll()
 	}
 }
@@ -114,7 +170,11 @@ func (p *Proxy) ServerPorts() []int {
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closed = true
+	table := p.table
 	p.mu.Unlock()
+	if table != "" {
+		_ = exec.Command("nft", "delete", "table", "inet", table).Run()
+	}
 	err := p.ln.Close()
 	p.closeAll()
 	return err
