@@ -54,7 +54,8 @@ func TestFaultsBuiltBinary(t *testing.T) {
 	q := u.Query()
 	q.Set("default_query_exec_mode", "exec") // statements' text on the wire: the proxy sees each COMMIT
 	u.RawQuery = q.Encode()
-	// The default deadlines (docs/decisions/partitions.md).
+	// The default deadlines (docs/decisions/failures.md, "A partition is
+	// bounded by TCP, a slow query by its deadline").
 	srv := startServer(t, u.String(), "--rate-limit", "off")
 	readyChecks := func() float64 {
 		return metricSum(t, srv.metrics, "okrgate_readiness_checks_total", `result="ok"`, `result="failed"`)
@@ -246,7 +247,10 @@ func TestFaultsBuiltBinary(t *testing.T) {
 		if err := proxy.Partition(); err != nil {
 			t.Fatal(err)
 		}
-		const bound = 10 * time.Second // issue's bound with the default flags (docs/decisions/partitions.md)
+		// The bound of every answer in a partition with the default flags
+		// (docs/decisions/failures.md, "A partition is bounded by TCP, a
+		// slow query by its deadline"): about 9 s by construction.
+		const bound = 10 * time.Second
 		var pw sync.WaitGroup
 		started := time.Now()
 		for i := 0; time.Since(started) < 20*time.Second; i++ {
