@@ -186,6 +186,23 @@ type VisibilityClasser interface {
 	VisibilityClasses(ctx context.Context, callers []Caller) ([]string, error)
 }
 
+// NamedClasser derives visibility classes (VisibilityClasser) in two
+// parts: which users of an account its items name (VisibilityClassOf's
+// named, the part that reads every item), and the classes of callers
+// given that. What items name changes only with events that may change
+// classes (KeepsClasses), so a caller of NamedUsers can keep its answer
+// across the versions whose events all keep classes, and the classes of
+// new callers then cost no read of the items.
+type NamedClasser interface {
+	// NamedUsers returns, for every user of the account, whether some
+	// item of the account names it.
+	NamedUsers(ctx context.Context, account string) (map[string]bool, error)
+	// VisibilityClassesNamed is VisibilityClasses with named as
+	// NamedUsers returned it; a caller's user named does not hold is
+	// looked for in the items.
+	VisibilityClassesNamed(ctx context.Context, callers []Caller, named map[string]bool) ([]string, error)
+}
+
 // KeepsClasses reports whether e leaves every visibility class of its
 // account as it was (VisibilityClasser): a check-in (its events are
 // ByCheckIn) and a recomputation of derived figures change no owner,

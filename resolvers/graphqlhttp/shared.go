@@ -122,6 +122,7 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 			return respcache.Answer{}, respcache.Own
 		}
 		body := bytes.Join(bufs, nil)
+		own = nil // the body is the answer now: let the executor's copy go
 		a := respcache.Answer{Body: body, ETag: respcache.ETagOf(body)}
 		// Kept only when no write moved the version meanwhile: then the
 		// class and the answer were both of that version exactly. The

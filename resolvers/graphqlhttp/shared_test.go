@@ -97,19 +97,19 @@ func sharedServer(t *testing.T, st *sqlstore.Store) (*httptest.Server, *instrume
 
 // derivations counts the visibility classes derived.
 type derivations struct {
-	upstream.VisibilityClasser
+	upstream.NamedClasser
 	n atomic.Int64
 }
 
-func (d *derivations) VisibilityClasses(ctx context.Context, callers []upstream.Caller) ([]string, error) {
+func (d *derivations) VisibilityClassesNamed(ctx context.Context, callers []upstream.Caller, named map[string]bool) ([]string, error) {
 	d.n.Add(1)
-	return d.VisibilityClasser.VisibilityClasses(ctx, callers)
+	return d.NamedClasser.VisibilityClassesNamed(ctx, callers, named)
 }
 
 // countedServer is sharedServer, counting the classes derived besides.
 func countedServer(t *testing.T, st *sqlstore.Store) (*httptest.Server, *instrument.Counter, *respcache.Cache, *derivations) {
 	t.Helper()
-	classes := &derivations{VisibilityClasser: st}
+	classes := &derivations{NamedClasser: st}
 	calls := instrument.NewCounter()
 	api := instrument.New(st, calls)
 	cache, err := respcache.New(respcache.Config{})

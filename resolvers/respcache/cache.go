@@ -99,6 +99,15 @@ type Cache struct {
 	bytes int64
 	lru   *list.List // of *entry, most recently used first
 	items map[Key]*list.Element
+	// accounts holds, per account, the version of its answers kept and
+	// their entries: an answer of a later version supersedes them (add).
+	accounts map[string]*kept
+}
+
+// kept is the answers an account has in the cache, all of one version.
+type kept struct {
+	version int64
+	items   map[Key]*list.Element
 }
 
 type entry struct {
@@ -113,7 +122,8 @@ func New(cfg Config) (*Cache, error) {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
-	c := &Cache{max: cfg.MaxBytes, lru: list.New(), items: map[Key]*list.Element{}, lanes: map[string]*lane{}}
+	c := &Cache{max: cfg.MaxBytes, lru: list.New(), items: map[Key]*list.Element{}, lanes: map[string]*lane{},
+		accounts: map[string]*kept{}}
 	m, err := newMetrics(cfg.Registerer, c)
 	if err != nil {
 		return nil, err
@@ -286,6 +296,14 @@ func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 
 // add keeps a under k, evicting the least recently used answers beyond the
 // bound. An answer larger than the bound is not kept.
+//
+// An account keeps answers of one version, its latest: keeping an answer
+// of a later version drops the account's answers of earlier ones, and an
+// answer of an earlier version than those kept is not kept. Every request
+// reads the version afresh and versions only grow, so no request asks
+// for an earlier version's key once a later one was read: those answers
+// are dead, and under a check-in a second they would otherwise fill the
+// bound (each a tree of megabytes) before the least recently used went.
 func (c *Cache) add(k Key, a Answer) {
 	size := int64(len(a.Body)+len(a.ETag)+entryOverhead) + k.size()
 	if size > c.max {
@@ -293,10 +311,27 @@ func (c *Cache) add(k Key, a Answer) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	acct := c.accounts[k.Account]
+	switch {
+	case acct == nil:
+		acct = &kept{version: k.Version, items: map[Key]*list.Element{}}
+		c.accounts[k.Account] = acct
+	case k.Version < acct.version:
+		return
+	case k.Version > acct.version:
+		for _, el := range acct.items {
+			c.remove(el)
+			c.metrics.superseded.Inc()
+		}
+		acct = &kept{version: k.Version, items: map[Key]*list.Element{}}
+		c.accounts[k.Account] = acct
+	}
 	if el, ok := c.items[k]; ok {
 		c.remove(el)
 	}
-	c.items[k] = c.lru.PushFront(&entry{key: k, answer: a, size: size})
+	el := c.lru.PushFront(&entry{key: k, answer: a, size: size})
+	c.items[k] = el
+	acct.items[k] = el
 	c.bytes += size
 	for c.bytes > c.max {
 		c.remove(c.lru.Back())
@@ -308,6 +343,12 @@ func (c *Cache) remove(el *list.Element) {
 	e := el.Value.(*entry)
 	c.lru.Remove(el)
 	delete(c.items, e.key)
+	if acct := c.accounts[e.key.Account]; acct != nil {
+		delete(acct.items, e.key)
+		if len(acct.items) == 0 {
+			delete(c.accounts, e.key.Account)
+		}
+	}
 	c.bytes -= e.size
 }
 

@@ -57,8 +57,52 @@ func TestCacheBound(t *testing.T) {
 		t.Errorf("an answer over the bound was kept (%d bytes held)", c.Bytes())
 	}
 	mfs, err := reg.Gather()
-	if err != nil || len(mfs) != 6 {
-		t.Errorf("registered %d metric families (%v), want 6", len(mfs), err)
+	if err != nil || len(mfs) != 7 {
+		t.Errorf("registered %d metric families (%v), want 7", len(mfs), err)
+	}
+}
+
+// TestCacheKeepsLatestVersion: an account keeps answers of its latest
+// version only: keeping one of a later version drops those of earlier
+// versions (every class and request of the account, counted as
+// superseded), an answer of an earlier version than those kept is not
+// kept, and other accounts' answers stay.
+func TestCacheKeepsLatestVersion(t *testing.T) {
+	c, err := respcache.New(respcache.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := func(k respcache.Key) {
+		c.Do(k, func(int64) (respcache.Answer, respcache.Sharing) { return respcache.Answer{Body: []byte("x")}, respcache.Keep })
+	}
+	other := respcache.Key{Scope: respcache.Scope{Account: "b", Class: "c", Version: 1}, Request: "q"}
+	keep(other)
+	keep(key("c", 5, "q"))
+	keep(key("d", 5, "q"))
+	keep(key("c", 5, "r"))
+	if c.Len() != 4 {
+		t.Fatalf("%d answers kept, want 4", c.Len())
+	}
+	keep(key("c", 6, "q"))
+	for _, k := range []respcache.Key{key("c", 5, "q"), key("d", 5, "q"), key("c", 5, "r")} {
+		if _, ok := c.Get(k); ok {
+			t.Errorf("%+v is kept after an answer of version 6", k.Scope)
+		}
+	}
+	for _, k := range []respcache.Key{key("c", 6, "q"), other} {
+		if _, ok := c.Get(k); !ok {
+			t.Errorf("%+v is not kept", k.Scope)
+		}
+	}
+	keep(key("d", 5, "q"))
+	if _, ok := c.Get(key("d", 5, "q")); ok {
+		t.Error("an answer of version 5 was kept beside one of version 6")
+	}
+	if s := c.Stats(); s.Superseded != 3 || s.Evictions != 0 {
+		t.Errorf("stats %+v: want 3 superseded, no eviction", s)
+	}
+	if want := int64(2); int64(c.Len()) != want {
+		t.Errorf("%d answers kept, want %d", c.Len(), want)
 	}
 }
 

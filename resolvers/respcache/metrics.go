@@ -6,9 +6,10 @@ import (
 )
 
 // metrics are the cache's Prometheus metrics: hits, misses, evictions,
-// single-flight joins, and the bytes and answers kept.
+// answers superseded by a later version's, single-flight joins, and the
+// bytes and answers kept.
 type metrics struct {
-	hits, misses, evictions, joins prometheus.Counter
+	hits, misses, evictions, superseded, joins prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
@@ -24,6 +25,10 @@ func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
 		evictions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "okrgate_graphql_cache_evictions_total",
 			Help: "Answers dropped from the cache to keep it within its byte bound.",
+		}),
+		superseded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "okrgate_graphql_cache_superseded_total",
+			Help: "Answers dropped from the cache because an answer of a later data version of their account was kept (no request asks for an earlier version again).",
 		}),
 		joins: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "okrgate_graphql_cache_joins_total",
@@ -41,7 +46,7 @@ func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
 		Name: "okrgate_graphql_cache_entries",
 		Help: "Answers the cache of shared answers holds.",
 	}, func() float64 { return float64(c.Len()) })
-	for _, col := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.joins, bytes, entries} {
+	for _, col := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.superseded, m.joins, bytes, entries} {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}
@@ -51,13 +56,13 @@ func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
 
 // Stats are the cache's counters so far.
 type Stats struct {
-	Hits, Misses, Evictions, Joins int64
+	Hits, Misses, Evictions, Superseded, Joins int64
 }
 
 // Stats returns the cache's counters so far (also on /metrics).
 func (c *Cache) Stats() Stats {
 	return Stats{Hits: value(c.metrics.hits), Misses: value(c.metrics.misses),
-		Evictions: value(c.metrics.evictions), Joins: value(c.metrics.joins)}
+		Evictions: value(c.metrics.evictions), Superseded: value(c.metrics.superseded), Joins: value(c.metrics.joins)}
 }
 
 func value(ctr prometheus.Counter) int64 {

@@ -44,19 +44,23 @@ const DefaultClasses = 10_000
 // do not make anyone derive a class again.
 type Scoper struct {
 	log      Log
-	classes  upstream.VisibilityClasser
+	classes  upstream.NamedClasser
 	known    *lru.Cache[string, classAt]
 	accounts *lru.Cache[string, *changes]
 }
 
 // changes follows an account's log: lastChange is the last position up to
 // checked of an event that may change classes. It also gathers the
-// account's callers whose classes are being derived (derive).
+// account's callers whose classes are being derived (derive), and keeps
+// which users the account's items name (named, read at version namedAt),
+// for the versions whose events keep classes.
 type changes struct {
 	mu                  sync.Mutex
 	checked, lastChange int64
 	deriving            bool   // a batch is being derived
 	next                *batch // the callers waiting for the next one
+	named               map[string]bool
+	namedAt             int64
 }
 
 // maxLogReads bounds the reads of the log that follow an account's
@@ -71,7 +75,7 @@ type classAt struct {
 
 // NewScoper returns a Scoper reading the log l and deriving classes with
 // c (the same store, so that both describe one database).
-func NewScoper(l Log, c upstream.VisibilityClasser) *Scoper {
+func NewScoper(l Log, c upstream.NamedClasser) *Scoper {
 	known, _ := lru.New[string, classAt](DefaultClasses) // positive sizes: no error
 	accounts, _ := lru.New[string, *changes](DefaultClasses)
 	return &Scoper{log: l, classes: c, known: known, accounts: accounts}
@@ -173,7 +177,7 @@ type batch struct {
 // none is waiting.
 func (s *Scoper) runBatches(ctx context.Context, ch *changes, b *batch) {
 	for b != nil {
-		s.deriveBatch(ctx, b)
+		s.deriveBatch(ctx, ch, b)
 		close(b.done)
 		ch.mu.Lock()
 		b, ch.next = ch.next, nil
@@ -185,26 +189,63 @@ func (s *Scoper) runBatches(ctx context.Context, ch *changes, b *batch) {
 }
 
 // deriveBatch derives the classes of b's callers, and keeps them when the
-// version did not move meanwhile.
-func (s *Scoper) deriveBatch(ctx context.Context, b *batch) {
+// version did not move meanwhile. Which users the account's items name is
+// read once and kept, like the classes, across the versions whose events
+// keep classes: a burst of new callers after a check-in reads no item.
+func (s *Scoper) deriveBatch(ctx context.Context, ch *changes, b *batch) {
 	before, err := s.Version(ctx)
 	if err != nil {
 		b.err = err
 		return
 	}
-	classes, err := s.classes.VisibilityClasses(ctx, b.callers)
+	account := b.callers[0].AccountID
+	named, fresh, err := s.named(ctx, ch, account, before)
+	if err != nil {
+		b.err = err
+		return
+	}
+	classes, err := s.classes.VisibilityClassesNamed(ctx, b.callers, named)
 	if err != nil {
 		b.err = fmt.Errorf("respcache: visibility class: %w", err)
 		return
 	}
 	b.classes = make([]string, len(b.callers))
 	after, err := s.Version(ctx)
+	if err == nil && after == before {
+		ch.mu.Lock()
+		if fresh && before >= ch.namedAt {
+			ch.named, ch.namedAt = named, before
+		}
+		if ch.checked == 0 {
+			// The account's classes are known at before: follow its log
+			// from there (keptSince), position before counted as a change.
+			ch.checked, ch.lastChange = before, before
+		}
+		ch.mu.Unlock()
+	}
 	for i, c := range b.callers {
 		b.classes[i] = classes[i] + "\x00scopes:" + scopes(c)
 		if err == nil && after == before {
 			s.known.Add(identity(c), classAt{before, b.classes[i]})
 		}
 	}
+}
+
+// named returns which users of account its items name at version v: kept
+// from an earlier version when every event since keeps classes, or read
+// now (fresh).
+func (s *Scoper) named(ctx context.Context, ch *changes, account string, v int64) (named map[string]bool, fresh bool, err error) {
+	ch.mu.Lock()
+	named, at := ch.named, ch.namedAt
+	ch.mu.Unlock()
+	if named != nil && (at == v || at < v && s.keptSince(ctx, account, at, v)) {
+		return named, false, nil
+	}
+	named, err = s.classes.NamedUsers(ctx, account)
+	if err != nil {
+		return nil, false, fmt.Errorf("respcache: named users: %w", err)
+	}
+	return named, true, nil
 }
 
 // identity is what a caller's class is derived from: its account, user

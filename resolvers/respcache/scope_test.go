@@ -13,15 +13,17 @@ import (
 )
 
 // gatedClasses derives classes with a real store, recording the callers of
-// each call; the first call waits for release.
+// each call and counting the reads of what the items name; the first
+// derivation waits for release.
 type gatedClasses struct {
 	st      *sqlstore.Store
 	release chan struct{}
-	mu      sync.Mutex
-	calls   [][]upstream.Caller
+	mu         sync.Mutex
+	calls      [][]upstream.Caller
+	namedReads int // NamedUsers calls
 }
 
-func (g *gatedClasses) VisibilityClasses(ctx context.Context, callers []upstream.Caller) ([]string, error) {
+func (g *gatedClasses) VisibilityClassesNamed(ctx context.Context, callers []upstream.Caller, named map[string]bool) ([]string, error) {
 	g.mu.Lock()
 	g.calls = append(g.calls, callers)
 	first := len(g.calls) == 1
@@ -29,7 +31,14 @@ func (g *gatedClasses) VisibilityClasses(ctx context.Context, callers []upstream
 	if first {
 		<-g.release
 	}
-	return g.st.VisibilityClasses(ctx, callers)
+	return g.st.VisibilityClassesNamed(ctx, callers, named)
+}
+
+func (g *gatedClasses) NamedUsers(ctx context.Context, account string) (map[string]bool, error) {
+	g.mu.Lock()
+	g.namedReads++
+	g.mu.Unlock()
+	return g.st.NamedUsers(ctx, account)
 }
 
 // TestScopeBurstOfNewCallers: callers whose classes are not known yet,
@@ -93,6 +102,9 @@ func TestScopeBurstOfNewCallers(t *testing.T) {
 		}
 		t.Fatalf("%d new callers at once: derivations of %v callers, want [1 %d]", n, sizes, n-1)
 	}
+	if g.namedReads != 1 {
+		t.Errorf("%d new callers at once read what the items name %d times, want once", n, g.namedReads)
+	}
 	alone := func(c upstream.Caller) string {
 		classes, err := st.VisibilityClasses(ctx, []upstream.Caller{c})
 		if err != nil {
@@ -120,5 +132,87 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
+	}
+}
+
+// TestScopeNamedUsersKept: which users the items name is read once and
+// kept across check-ins (a new caller after one reads no item), and read
+// again after a write that names a user: a viewer made a goal's owner gets
+// the class derived for it alone, its user id in it.
+func TestScopeNamedUsersKept(t *testing.T) {
+	st := sqlstoretest.Open(t)
+	ctx := context.Background()
+	b, err := st.Bootstrap(ctx, sqlstore.BootstrapInput{AccountName: "Acme", Email: "admin@acme.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := upstream.NewContext(ctx, upstream.Caller{AccountID: b.AccountID, UserID: b.UserID, Roles: []string{"admin"}})
+	viewer := func(i int) upstream.Caller {
+		u, err := st.CreateUser(admin, upstream.UserInput{Email: fmt.Sprintf("v%d@acme.test", i), FirstName: "V", Role: upstream.RoleViewer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := st.CreateToken(admin, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.Authenticate(ctx, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	v1, v2, v3 := viewer(1), viewer(2), viewer(3)
+	sess, err := st.CreateSession(admin, upstream.SessionInput{Title: "Q1", Start: "2026-01-01", End: "2026-03-31"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := st.CreateGoal(admin, upstream.GoalInput{Name: "Open", SessionID: sess.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := 10.0
+	m, err := st.CreateMetric(admin, upstream.MetricInput{Name: "Revenue", GoalID: g.ID, Target: &target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := &gatedClasses{st: st, release: make(chan struct{})}
+	close(gc.release)
+	s := NewScoper(st, gc)
+	scope := func(c upstream.Caller) Scope {
+		sc, err := s.Scope(upstream.NewContext(ctx, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	alone := func(c upstream.Caller) string {
+		classes, err := st.VisibilityClasses(ctx, []upstream.Caller{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return classes[0] + "\x00scopes:" + scopes(c)
+	}
+	first := scope(v1)
+	actual := 3.0
+	if _, err := st.CheckIn(admin, m.ID, upstream.CheckInInput{Actual: &actual}); err != nil {
+		t.Fatal(err)
+	}
+	if got := scope(v2); got.Class != first.Class || got.Version == first.Version {
+		t.Errorf("after a check-in a new viewer of no goal has class %q at version %d, want the first viewer's %q at a later version than %d",
+			got.Class, got.Version, first.Class, first.Version)
+	}
+	if gc.namedReads != 1 {
+		t.Errorf("two new viewers around a check-in read what the items name %d times, want once", gc.namedReads)
+	}
+	if _, err := st.UpdateGoal(admin, g.ID, upstream.GoalPatch{OwnerIDs: &[]string{v3.UserID}}); err != nil {
+		t.Fatal(err)
+	}
+	got := scope(v3)
+	if want := alone(v3); got.Class != want || got.Class == first.Class {
+		t.Errorf("a viewer made an owner has class %q, want %q (derived alone), not the others' %q", got.Class, want, first.Class)
+	}
+	if gc.namedReads != 2 {
+		t.Errorf("after a goal named a user, what the items name was read %d times in all, want twice", gc.namedReads)
 	}
 }

@@ -33,6 +33,15 @@ var namedTables = []struct{ table, column string }{
 // a decision depend on it. It costs one read of the account's documents and
 // three queries for all the callers (deriveSubjects), however many.
 func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller) ([]string, error) {
+	return s.VisibilityClassesNamed(ctx, callers, nil)
+}
+
+var _ upstream.NamedClasser = (*Store)(nil)
+
+// VisibilityClassesNamed is VisibilityClasses given which users the
+// account's items name (NamedUsers, upstream.NamedClasser): the items are
+// read only for callers whose users named does not hold.
+func (s *Store) VisibilityClassesNamed(ctx context.Context, callers []upstream.Caller, named map[string]bool) ([]string, error) {
 	if len(callers) == 0 {
 		return nil, nil
 	}
@@ -48,19 +57,43 @@ func (s *Store) VisibilityClasses(ctx context.Context, callers []upstream.Caller
 	}
 	var users []string
 	for _, sub := range subs {
-		if !sub.Admin { // an admin's class names no user
+		if _, known := named[sub.UserID]; !known && !sub.Admin { // an admin's class names no user
 			users = append(users, sub.UserID)
 		}
 	}
-	named, err := s.namedUsers(ctx, q, callers[0].AccountID, users)
+	found, err := s.namedUsers(ctx, q, callers[0].AccountID, users)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(callers))
 	for i, sub := range subs {
-		out[i] = upstream.VisibilityClassOf(sub, named[sub.UserID])
+		out[i] = upstream.VisibilityClassOf(sub, named[sub.UserID] || found[sub.UserID])
 	}
 	return out, nil
+}
+
+// NamedUsers returns, for every user of the account, whether some document
+// of the account in namedTables names it (upstream.NamedClasser): one read
+// of the account's documents, as VisibilityClasses makes for its callers.
+func (s *Store) NamedUsers(ctx context.Context, account string) (map[string]bool, error) {
+	q := s.read()
+	rows, err := q.QueryContext(ctx, "SELECT id FROM users WHERE account_id = ?", account)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: users for visibility classes: %w", err)
+	}
+	users, err := scanStrings(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: users for visibility classes: %w", err)
+	}
+	found, err := s.namedUsers(ctx, q, account, users)
+	if err != nil {
+		return nil, err
+	}
+	named := make(map[string]bool, len(users))
+	for _, u := range users {
+		named[u] = found[u]
+	}
+	return named, nil
 }
 
 // namedUsers returns which of users some document of the account in

@@ -37,6 +37,10 @@ type listing[T any] struct {
 	// decision is then the scope's, derived once per request. Without it
 	// the table is read whole, once the caller may perform action.
 	source func(ctx context.Context, q querier, c upstream.Caller, sc *scope) (string, []any, error)
+	// hidden, when set with source, returns the rows of the table the
+	// scope's source leaves out (hiddenRows): the listing counts the
+	// table less them rather than the source row by row.
+	hidden func(sc *scope) hiddenRows
 	// then, when set, adds to a page what a read adds (owners, tags,
 	// allowed actions, redaction) for the projection of lq.
 	then func(ctx context.Context, q querier, c upstream.Caller, items []T, lq upstream.ListQuery) ([]T, error)
@@ -51,6 +55,7 @@ func listPage[T any](ctx context.Context, s *Store, l listing[T], lq upstream.Li
 	}
 	q := s.read()
 	src, args := l.table.name, []any(nil)
+	var hidden hiddenRows
 	if l.source == nil {
 		if err := s.authorize(ctx, q, c, l.action, nil); err != nil {
 			return upstream.Page[T]{}, err
@@ -66,8 +71,11 @@ func listPage[T any](ctx context.Context, s *Store, l listing[T], lq upstream.Li
 		if src, args, err = l.source(ctx, q, c, sc); err != nil {
 			return upstream.Page[T]{}, err
 		}
+		if l.hidden != nil {
+			hidden = l.hidden(sc)
+		}
 	}
-	items, total, err := l.table.listFrom(ctx, q, src, args, c.AccountID, lq)
+	items, total, err := l.table.listFromHiding(ctx, q, src, args, hidden, c.AccountID, lq)
 	if err != nil {
 		return upstream.Page[T]{}, err
 	}

@@ -12,7 +12,7 @@ import (
 // ListMetrics lists key results.
 func (s *Store) ListMetrics(ctx context.Context, lq upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
 	return listPage(ctx, s, listing[upstream.Metric]{action: upstream.MetricsRead, table: metrics,
-		source: scoped(s.metricSource),
+		source: scoped(s.metricSource), hidden: (*scope).metricHidden,
 		then: func(ctx context.Context, q querier, c upstream.Caller, items []upstream.Metric, lq upstream.ListQuery) ([]upstream.Metric, error) {
 			if err := s.enrichMetrics(ctx, q, c.AccountID, items, lq.Fields); err != nil {
 				return nil, err

@@ -176,6 +176,29 @@ func (sc *scope) metricVisible(p string, account string) (string, []any) {
 	return `(` + strings.Join(conds, " AND ") + `)`, args
 }
 
+// metricHidden is the key results metricVisible leaves out, as hiddenRows
+// of the metrics table: those of a hidden goal (found by the goal index),
+// and the restricted ones hidden for themselves whose goal is not (by the
+// index of restricted key results). nil when nothing is hidden.
+func (sc *scope) metricHidden() hiddenRows {
+	if sc.all {
+		return nil
+	}
+	var h hiddenRows
+	if len(sc.hiddenGoals) > 0 {
+		h = append(h, sqlCond{`goal_id IN ` + idList, []any{idsParam(sc.hiddenGoals)}})
+	}
+	if len(sc.hiddenMetrics) > 0 {
+		own := sqlCond{`restricted = 1 AND id IN ` + idList, []any{idsParam(sc.hiddenMetrics)}}
+		if len(sc.hiddenGoals) > 0 {
+			own.sql += ` AND ` + sc.vis.unindexed + `goal_id NOT IN ` + idList
+			own.args = append(own.args, idsParam(sc.hiddenGoals))
+		}
+		h = append(h, own)
+	}
+	return h
+}
+
 // taskParentVisible is "the task row's (prefix p) parent, if any, is
 // visible" (the parent part of upstream.Visibility.TaskListed): it is not a
 // goal or a key result the subject may not see (ids are unique across

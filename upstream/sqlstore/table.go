@@ -69,12 +69,18 @@ func (t table[T]) list(ctx context.Context, q querier, account string, lq upstre
 // listFrom is list over a source with the table's columns: the table itself,
 // or a subquery that narrows it (to what the caller may see) with srcArgs.
 func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs []any, account string, lq upstream.ListQuery) ([]T, int, error) {
+	return t.listFromHiding(ctx, q, src, srcArgs, nil, account, lq)
+}
+
+// listFromHiding is listFrom for a source that is the table less the rows
+// hidden selects (hiddenRows; nil: count the source itself).
+func (t table[T]) listFromHiding(ctx context.Context, q querier, src string, srcArgs []any, hidden hiddenRows, account string, lq upstream.ListQuery) ([]T, int, error) {
 	from := t.name
 	if src != t.name {
 		from = src + " AS " + t.name
 	}
-	where, args := filterSQL(q, lq.Filter, t.reg, "doc")
-	args = append(append(slices.Clone(srcArgs), account), args...)
+	where, filterArgs := filterSQL(q, lq.Filter, t.reg, "doc")
+	args := append(append(slices.Clone(srcArgs), account), filterArgs...)
 	doc, rd := t.docSQL(dialectOf(q), lq)
 	if lq.All {
 		return t.listAll(ctx, q, from, doc, rd, where, args, lq)
@@ -82,8 +88,12 @@ func (t table[T]) listFrom(ctx context.Context, q querier, src string, srcArgs [
 	if lq.NoCount {
 		return t.listUncounted(ctx, q, from, doc, rd, where, account, args, lq)
 	}
+	count, countArgs := "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args
+	if hidden != nil {
+		count, countArgs = t.countHidingSQL(hidden, where, account, filterArgs)
+	}
 	var total int
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE account_id = ? AND ("+where+")", args...).Scan(&total); err != nil {
+	if err := q.QueryRowContext(ctx, count, countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqlstore: count %s: %w", t.name, err)
 	}
 	if total == 0 || lq.Skip >= total {
@@ -524,3 +534,31 @@ func eventType(what verb, c, u, d upstream.EventType) upstream.EventType {
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// hiddenRows are conditions on a table's own rows (its columns unprefixed)
+// that select, disjointly, the rows a source leaves out of the table, each
+// with its arguments. A listing from such a source counts its matches as
+// the table's less the hidden rows' (countHidingSQL): the table's count
+// reads an index as an admin's does, and the hidden rows are found from
+// their own indexes, instead of a decision for every row of the account.
+type hiddenRows []sqlCond
+
+// sqlCond is an SQL condition and its arguments.
+type sqlCond struct {
+	sql  string
+	args []any
+}
+
+// countHidingSQL returns one statement (one snapshot) counting the rows of
+// the table matching where (arguments filterArgs) less those of them that
+// hidden selects.
+func (t table[T]) countHidingSQL(hidden hiddenRows, where, account string, filterArgs []any) (string, []any) {
+	var b strings.Builder
+	b.WriteString("SELECT (SELECT count(*) FROM " + t.name + " WHERE account_id = ? AND (" + where + "))")
+	args := append([]any{account}, filterArgs...)
+	for _, h := range hidden {
+		b.WriteString(" - (SELECT count(*) FROM " + t.name + " WHERE account_id = ? AND " + h.sql + " AND (" + where + "))")
+		args = append(append(append(args, account), h.args...), filterArgs...)
+	}
+	return b.String(), args
+}

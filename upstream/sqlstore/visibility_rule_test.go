@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/sqlstore/internal/testdb"
 )
 
@@ -359,6 +360,34 @@ func (w *visWorld) compare(t *testing.T, u visUser) visStats {
 		}
 		if x.total >= 0 && x.total != len(x.want) {
 			t.Errorf("user %s: %s totalCount %d, the rule says %d", u.id, x.what, x.total, len(x.want))
+		}
+	}
+	// A filtered page shorter than the listing: its count (the table's
+	// less the hidden rows, for key results) is still how many the
+	// subject may see that match.
+	if sub.Allowed(upstream.MetricsRead, nil, nil) && len(gs.Items) > 0 {
+		var half []string
+		for i, g := range gs.Items {
+			if i%2 == 0 {
+				half = append(half, g.ID)
+			}
+		}
+		f, err := query.ParseFilter(upstream.MetricFields, `{"goalId":{"$in":`+idsParam(half)+`}}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := w.s.ListMetrics(u.ctx, upstream.ListQuery{Limit: 1, Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, m := range ms.Items {
+			if slices.Contains(half, m.GoalID) && slices.Contains(wantMetrics, m.ID) {
+				want++
+			}
+		}
+		if p.TotalCount != want {
+			t.Errorf("user %s: key results of half the goals, a page of 1: totalCount %d, the rule says %d", u.id, p.TotalCount, want)
 		}
 	}
 	st.hiddenGoals = len(gs.Items) - len(wantGoals)
