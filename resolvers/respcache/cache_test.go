@@ -73,7 +73,9 @@ func TestCacheKeepsLatestVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	keep := func(k respcache.Key) {
-		c.Do(k, func(int64) (respcache.Answer, respcache.Sharing) { return respcache.Answer{Body: []byte("x")}, respcache.Keep })
+		c.Do(k, func(int64) (respcache.Answer, respcache.Sharing) {
+			return respcache.Answer{Body: []byte("x")}, respcache.Keep
+		})
 	}
 	other := respcache.Key{Scope: respcache.Scope{Account: "b", Class: "c", Version: 1}, Request: "q"}
 	keep(other)

@@ -16,8 +16,8 @@ import (
 // each call and counting the reads of what the items name; the first
 // derivation waits for release.
 type gatedClasses struct {
-	st      *sqlstore.Store
-	release chan struct{}
+	st         *sqlstore.Store
+	release    chan struct{}
 	mu         sync.Mutex
 	calls      [][]upstream.Caller
 	namedReads int // NamedUsers calls
