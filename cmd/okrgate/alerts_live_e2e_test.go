@@ -33,6 +33,7 @@ func TestAlertDatabaseUnreachableFires(t *testing.T) {
 	if os.Getenv(sqlstoretest.EnvPostgres) == "" {
 		t.Skip("needs PostgreSQL: set " + sqlstoretest.EnvPostgres)
 	}
+	t.Parallel() // it mostly waits for the alert's for: (30 s), beside the other long built-binary tests
 	rules, err := filepath.Abs("../../deploy/monitoring/alerts.yml")
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ import (
 // asserted.
 func TestFaultsBuiltBinary(t *testing.T) {
 	dsn := sqlstoretest.PostgresURL(t) // skips without OKRGATE_TEST_POSTGRES
+	t.Parallel()                       // it mostly waits for its faults: beside the other long built-binary tests
 	boot := bootstrapDB(t, dsn, "Faults", "ops@faults.test")
 	u, err := url.Parse(dsn)
 	if err != nil {
