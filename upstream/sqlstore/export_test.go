@@ -28,6 +28,24 @@ func (s *Store) HoldWrites(ctx context.Context) (release func() error) {
 	return func() error { close(hold); return <-done }
 }
 
+// HoldFailingWrite is HoldWrites whose write fails: fail makes it return
+// err (a connection that timed out, say) and returns the write's result.
+func (s *Store) HoldFailingWrite(ctx context.Context) (fail func(err error) error) {
+	started, hold, done := make(chan struct{}), make(chan error), make(chan error, 1)
+	go func() {
+		done <- s.tx(ctx, func(q querier) error {
+			var id string
+			if err := q.QueryRowContext(ctx, "SELECT id FROM accounts LIMIT 1").Scan(&id); err != nil {
+				return err // sends BEGIN and the lock
+			}
+			close(started)
+			return <-hold
+		})
+	}()
+	<-started
+	return func(err error) error { hold <- err; return <-done }
+}
+
 // FailingWrite is a write of ctx's account whose statement fails on the
 // database server (a division by zero).
 func (s *Store) FailingWrite(ctx context.Context) error {
