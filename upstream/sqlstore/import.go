@@ -465,6 +465,13 @@ func (im *importer) recompute(ctx context.Context) error {
 			return fmt.Errorf("sqlstore: import: %w", err)
 		}
 	}
+	// The figure columns as the documents say (a file of an older version
+	// has none), for the recomputation to compare with.
+	for _, stmt := range figureColumnsFromDocs(dialectOf(im.q)) {
+		if _, err := im.q.ExecContext(ctx, stmt, im.account); err != nil {
+			return fmt.Errorf("sqlstore: import: figure columns: %w", err)
+		}
+	}
 	// Every objective of the account at once: the set is closed under
 	// descent, so one recomputation covers every tree.
 	rows, err := im.q.QueryContext(ctx, goalRowsSQL, im.account, idsParam(slices.Sorted(maps.Keys(im.goals))))

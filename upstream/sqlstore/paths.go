@@ -44,14 +44,13 @@ func pathFactsFrom(start string) string {
 		FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 		WHERE g.account_id = ? AND g.parent_id IN (SELECT id FROM up)
 	UNION ALL
-	SELECT 'metric', m.id, m.goal_id, '', '', coalesce(json_extract(m.doc, '$.attainment'), 0), 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
+	SELECT 'metric', m.id, m.goal_id, '', '', m.figure_attainment, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
 		FROM metrics m WHERE m.account_id = ? AND m.goal_id IN (SELECT id FROM up)`
 }
 
 // childRowColumns are goalRowColumns for a child that is not on a path:
 // the fold needs its id, parent, session and stored Subtree, not its
-// figures, so they are not read out of its document (a check-in in a tree
-// read every sibling's ten figures with json_extract).
+// figures.
 const childRowColumns = `g.id, g.parent_id, g.session_id, '', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0`
 
 // pathFacts are what recomputing the paths of some goals reads.
@@ -213,7 +212,7 @@ func nonEmpty(ids []string) []string {
 // to write them in one statement each (queue).
 type figureWrites struct {
 	account  string
-	figures  []any // [id, {derived fields}] pairs
+	figures  []any // [id, {derived fields}, the same in putFiguresSQL's column order…] tuples
 	subtrees []any // [id, attainment, descendants, sum, sessions] tuples
 }
 
@@ -234,7 +233,8 @@ func (w *figureWrites) goal(q querier, g goalRow, next storedFigures, ancestors 
 		"childrenAggregatedAttainment": next.ChildrenAggregated, "fullAggregatedAttainment": next.FullAggregated,
 		"childrenCount": next.Children, "subTreeCount": next.SubTree, "fullSubTreeCount": next.FullSubTree,
 		"metricsCount": next.Metrics, "tasksCount": next.Tasks, "nonArchivedTasksCount": next.NonArchivedTasks,
-	}})
+	}, next.Attainment, next.Aggregated, next.ChildrenAggregated, next.FullAggregated, next.Children, next.SubTree,
+		next.FullSubTree, next.Metrics, next.Tasks, next.NonArchivedTasks})
 }
 
 // subtree stores the Subtree of goal id.
@@ -280,9 +280,17 @@ func (w *figureWrites) queue(ctx context.Context, s *Store, q querier) error {
 	return s.queue(ctx, q, st...)
 }
 
-// putFiguresSQL merges the derived fields into goal documents (parameters:
-// a JSON array of [id, {fields}] pairs, the account).
-const putFiguresSQL = `UPDATE goals SET doc = json_patch(goals.doc, json_extract(v.value, '$[1]'))
+// putFiguresSQL merges the derived fields into goal documents and sets
+// their figure columns (parameters: a JSON array of [id, {fields},
+// attainment, aggregated, children aggregated, full aggregated, children,
+// subtree, full subtree, key results, tasks, live tasks] tuples, the
+// account).
+const putFiguresSQL = `UPDATE goals SET doc = json_patch(goals.doc, json_extract(v.value, '$[1]')),
+		figure_attainment = json_extract(v.value, '$[2]'), figure_aggregated = json_extract(v.value, '$[3]'),
+		figure_children_aggregated = json_extract(v.value, '$[4]'), figure_full_aggregated = json_extract(v.value, '$[5]'),
+		figure_children = json_extract(v.value, '$[6]'), figure_subtree = json_extract(v.value, '$[7]'),
+		figure_full_subtree = json_extract(v.value, '$[8]'), figure_metrics = json_extract(v.value, '$[9]'),
+		figure_tasks = json_extract(v.value, '$[10]'), figure_live_tasks = json_extract(v.value, '$[11]')
 	FROM json_each(?) v WHERE goals.id = json_extract(v.value, '$[0]') AND goals.account_id = ?`
 
 // putSubtreesSQL stores Subtrees (parameters: the account, a JSON array of

@@ -20,7 +20,12 @@ var pgStatements = map[string]string{
 	pathFactsSQL:       pgPathFactsFrom(`g.id = ANY(ARRAY(SELECT jsonb_array_elements_text(CAST($2 AS jsonb))))`, 3),
 	metricPathFactsSQL: pgPathFactsFrom(`g.id IN (SELECT goal_id FROM metrics WHERE id = $2 AND account_id = $3)`, 4),
 
-	putFiguresSQL: `UPDATE goals g SET doc = g.doc || (v.value -> 1)
+	putFiguresSQL: `UPDATE goals g SET doc = g.doc || (v.value -> 1),
+			figure_attainment = (v.value ->> 2)::double precision, figure_aggregated = (v.value ->> 3)::double precision,
+			figure_children_aggregated = (v.value ->> 4)::double precision, figure_full_aggregated = (v.value ->> 5)::double precision,
+			figure_children = (v.value ->> 6)::bigint, figure_subtree = (v.value ->> 7)::bigint,
+			figure_full_subtree = (v.value ->> 8)::bigint, figure_metrics = (v.value ->> 9)::bigint,
+			figure_tasks = (v.value ->> 10)::bigint, figure_live_tasks = (v.value ->> 11)::bigint
 		FROM jsonb_array_elements(CAST($1 AS jsonb)) v WHERE g.id = v.value ->> 0 AND g.account_id = $2`,
 
 	// The goal's row supplies the key, so that Citus runs the statement
@@ -40,29 +45,21 @@ var pgStatements = map[string]string{
 			RETURNING 1)
 		SELECT pg_notify(` + eventsChannelSQL + `, $2) WHERE EXISTS (SELECT 1 FROM ins)`,
 
-	attainmentsSQL: `SELECT id, goal_id, (doc #>> '{attainment}')::double precision FROM metrics
+	attainmentsSQL: `SELECT id, goal_id, figure_attainment FROM metrics
 		WHERE account_id = $1 AND goal_id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb)))`,
 
 	taskCountsSQL: `SELECT parent_id, count(*), count(*) FILTER (WHERE doc -> 'archived' IN ('false'::jsonb, '0'::jsonb)) FROM tasks
 		WHERE account_id = $1 AND parent_id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb))) GROUP BY parent_id`,
 
-	goalRowsSQL: `SELECT ` + pgGoalRowColumns + ` FROM goals g
+	goalRowsSQL: `SELECT ` + goalRowColumns + ` FROM goals g
 	WHERE g.account_id = $1 AND g.id IN (SELECT jsonb_array_elements_text(CAST($2 AS jsonb)))`,
 
 	treeSQL: `WITH RECURSIVE down(id) AS (
 		SELECT id FROM goals WHERE id = $1 AND account_id = $2
 		UNION
 		SELECT g.id FROM down JOIN goals g ON g.account_id = $2 AND g.parent_id = down.id)
-	SELECT ` + pgGoalRowColumns + ` FROM down JOIN goals g ON g.id = down.id WHERE g.account_id = $3`,
+	SELECT ` + goalRowColumns + ` FROM down JOIN goals g ON g.id = down.id WHERE g.account_id = $3`,
 }
-
-// pgGoalRowColumns is goalRowColumns on PostgreSQL.
-const pgGoalRowColumns = `g.id, g.parent_id, g.session_id, coalesce(g.doc ->> 'attainmentTypeString', ''),
-	coalesce((g.doc ->> 'attainment')::double precision, 0), coalesce((g.doc ->> 'aggregatedAttainment')::double precision, 0),
-	coalesce((g.doc ->> 'childrenAggregatedAttainment')::double precision, 0), coalesce((g.doc ->> 'fullAggregatedAttainment')::double precision, 0),
-	coalesce((g.doc ->> 'childrenCount')::bigint, 0), coalesce((g.doc ->> 'subTreeCount')::bigint, 0),
-	coalesce((g.doc ->> 'fullSubTreeCount')::bigint, 0), coalesce((g.doc ->> 'metricsCount')::bigint, 0),
-	coalesce((g.doc ->> 'tasksCount')::bigint, 0), coalesce((g.doc ->> 'nonArchivedTasksCount')::bigint, 0)`
 
 // pgPathFactsFrom is pathFactsFrom on PostgreSQL: start uses the parameters
 // $2 up to $n-1 (after the account, $1); the rest follow from $n. Every
@@ -78,7 +75,7 @@ func pgPathFactsFrom(start string, n int) string {
 			SELECT g.id, g.parent_id FROM goals g WHERE g.account_id = $1 AND ` + start + `
 			UNION
 			SELECT g.id, g.parent_id FROM up JOIN goals g ON g.id = up.parent_id WHERE g.account_id = ` + p(0) + `)
-		SELECT 'path', ` + pgGoalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
+		SELECT 'path', ` + goalRowColumns + `, t.attainment, t.descendants, t.sum, t.sessions
 			FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 			WHERE g.account_id = ` + p(1) + ` AND g.id = ANY(ARRAY(SELECT id FROM up))
 		UNION ALL
@@ -86,6 +83,6 @@ func pgPathFactsFrom(start string, n int) string {
 			FROM goals g LEFT JOIN goal_subtrees t ON t.goal_id = g.id AND t.account_id = g.account_id
 			WHERE g.account_id = ` + p(2) + ` AND g.parent_id = ANY(ARRAY(SELECT id FROM up))
 		UNION ALL
-		SELECT 'metric', m.id, m.goal_id, '', '', coalesce((m.doc ->> 'attainment')::double precision, 0), 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
+		SELECT 'metric', m.id, m.goal_id, '', '', m.figure_attainment, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL
 			FROM metrics m WHERE m.account_id = ` + p(3) + ` AND m.goal_id = ANY(ARRAY(SELECT id FROM up))`
 }

@@ -451,9 +451,9 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 // The tables.
 var (
 	goals = table[upstream.Goal]{name: "goals", kind: "goal", reg: upstream.GoalFields,
-		cols: []string{"parent_id", "session_id", "owner_id", "restricted"},
+		cols: append([]string{"parent_id", "session_id", "owner_id", "restricted"}, goalFigureColumns...),
 		keys: func(g *upstream.Goal) []any {
-			return []any{g.ParentID, g.SessionID, g.OwnerID, flag(upstream.GoalRestricted(*g))}
+			return append([]any{g.ParentID, g.SessionID, g.OwnerID, flag(upstream.GoalRestricted(*g))}, goalFigureKeys(g)...)
 		},
 		id: func(g *upstream.Goal) string { return g.ID },
 		own: []string{"id", "accountId", "sessionId", "parentId", "parentType", "parentGoalSessionId", "ownerId", "ownerIds",
@@ -463,9 +463,9 @@ var (
 				ItemID: g.ID, GoalID: g.ID, SessionID: g.SessionID}
 		}}
 	metrics = table[upstream.Metric]{name: "metrics", kind: "metric", reg: upstream.MetricFields,
-		cols: []string{"goal_id", "session_id", "owner_id", "restricted"},
+		cols: []string{"goal_id", "session_id", "owner_id", "restricted", "figure_attainment"},
 		keys: func(m *upstream.Metric) []any {
-			return []any{m.GoalID, m.SessionID, m.OwnerID, flag(upstream.MetricRestricted(*m))}
+			return []any{m.GoalID, m.SessionID, m.OwnerID, flag(upstream.MetricRestricted(*m)), m.Attainment}
 		},
 		id:  func(m *upstream.Metric) string { return m.ID },
 		own: []string{"id", "accountId", "goalId", "sessionId", "ownerId", "ownerIds"},

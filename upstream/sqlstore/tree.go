@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+
+	fastjson "github.com/goccy/go-json"
 
 	"github.com/okrgate/okrgate/upstream"
 )
@@ -138,14 +139,6 @@ type storedFigures struct {
 	Attainment, Aggregated, ChildrenAggregated, FullAggregated       float64
 	Children, SubTree, FullSubTree, Metrics, Tasks, NonArchivedTasks int64
 }
-
-// goalRowColumns selects a goalRow from goals g.
-const goalRowColumns = `g.id, g.parent_id, g.session_id, coalesce(json_extract(g.doc, '$.attainmentTypeString'), ''),
-	coalesce(json_extract(g.doc, '$.attainment'), 0), coalesce(json_extract(g.doc, '$.aggregatedAttainment'), 0),
-	coalesce(json_extract(g.doc, '$.childrenAggregatedAttainment'), 0), coalesce(json_extract(g.doc, '$.fullAggregatedAttainment'), 0),
-	coalesce(json_extract(g.doc, '$.childrenCount'), 0), coalesce(json_extract(g.doc, '$.subTreeCount'), 0),
-	coalesce(json_extract(g.doc, '$.fullSubTreeCount'), 0), coalesce(json_extract(g.doc, '$.metricsCount'), 0),
-	coalesce(json_extract(g.doc, '$.tasksCount'), 0), coalesce(json_extract(g.doc, '$.nonArchivedTasksCount'), 0)`
 
 // dests returns the scan destinations of goalRowColumns.
 func (r *goalRow) dests() []any {
@@ -346,7 +339,9 @@ func (st storedSubtree) decode() (*upstream.Subtree, error) {
 	}
 	sub := &upstream.Subtree{Attainment: st.att.Float64, Sum: st.sum.Float64, Count: int(st.count.Int64)}
 	if st.sessions.String != "{}" && st.sessions.String != "" {
-		if err := json.Unmarshal([]byte(st.sessions.String), &sub.Sessions); err != nil {
+		// github.com/goccy/go-json: a check-in inside a tree decodes one
+		// of these per sibling on its path.
+		if err := fastjson.Unmarshal([]byte(st.sessions.String), &sub.Sessions); err != nil {
 			return nil, err
 		}
 	}
@@ -383,7 +378,7 @@ func storedSubtrees(ctx context.Context, q querier, account string, goalIDs []st
 
 // attainmentsSQL loads the key-result attainments of goals (parameters:
 // account, a JSON array of goal ids).
-const attainmentsSQL = `SELECT id, goal_id, json_extract(doc, '$.attainment') FROM metrics
+const attainmentsSQL = `SELECT id, goal_id, figure_attainment FROM metrics
 		WHERE account_id = ? AND goal_id IN (SELECT value FROM json_each(?))`
 
 // taskCountsSQL counts the tasks of goals (parameters: account, a JSON

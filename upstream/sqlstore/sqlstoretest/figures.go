@@ -63,8 +63,12 @@ func (r *Raw) Q(stmt string) string {
 // CheckFigures compares every goal of account as stored (attainments,
 // aggregates, counts, and the stored Subtree where there is one) with a
 // computation from scratch (upstream.ComputeTree) over the account's raw
-// rows, and reports the first difference.
+// rows, and the figure columns of goals and key results with their
+// documents (CheckFigureColumns), and reports the first difference.
 func CheckFigures(ctx context.Context, r *Raw, account string) error {
+	if err := CheckFigureColumns(ctx, r, account); err != nil {
+		return err
+	}
 	var stored []upstream.Goal
 	if err := eachDoc(ctx, r, "goals", account, func(_ string, doc []byte) error {
 		var g upstream.Goal
@@ -158,6 +162,82 @@ func CheckFigures(ctx context.Context, r *Raw, account string) error {
 		}
 	}
 	return nil
+}
+
+// CheckFigureColumns compares the figure columns of every goal (attainment
+// mode, attainments, counts) and key result (attainment) of account with
+// the same fields of its document, exactly, and reports the first
+// difference: the columns a write's recomputation reads must say what the
+// documents that reads serve say.
+func CheckFigureColumns(ctx context.Context, r *Raw, account string) error {
+	rows, err := r.QueryContext(ctx, r.Q(`SELECT id, doc, attainment_type, figure_attainment, figure_aggregated,
+		figure_children_aggregated, figure_full_aggregated, figure_children, figure_subtree, figure_full_subtree,
+		figure_metrics, figure_tasks, figure_live_tasks FROM goals WHERE account_id = ? ORDER BY id`), account)
+	if err != nil {
+		return fmt.Errorf("read goals' figure columns: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id string
+		var doc []byte
+		var col upstream.Goal
+		if err := rows.Scan(&id, &doc, &col.AttainmentTypeString, &col.Attainment, &col.AggregatedAttainment,
+			&col.ChildrenAggregatedAttainment, &col.FullAggregatedAttainment, &col.ChildrenCount, &col.SubTreeCount,
+			&col.FullSubTreeCount, &col.MetricsCount, &col.TasksCount, &col.NonArchivedTasksCount); err != nil {
+			return fmt.Errorf("read goals' figure columns: %w", err)
+		}
+		var g upstream.Goal
+		if err := json.Unmarshal(doc, &g); err != nil {
+			return fmt.Errorf("goal %s: %w", id, err)
+		}
+		got := goalFigureFields(col)
+		if want := goalFigureFields(g); got != want {
+			return fmt.Errorf("goal %s: figure columns\n  %+v, its document\n  %+v", id, got, want)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read goals' figure columns: %w", err)
+	}
+	mrows, err := r.QueryContext(ctx, r.Q("SELECT id, doc, figure_attainment FROM metrics WHERE account_id = ? ORDER BY id"), account)
+	if err != nil {
+		return fmt.Errorf("read key results' figure column: %w", err)
+	}
+	defer mrows.Close()
+	for mrows.Next() {
+		var id string
+		var doc []byte
+		var att float64
+		if err := mrows.Scan(&id, &doc, &att); err != nil {
+			return fmt.Errorf("read key results' figure column: %w", err)
+		}
+		var m upstream.Metric
+		if err := json.Unmarshal(doc, &m); err != nil {
+			return fmt.Errorf("key result %s: %w", id, err)
+		}
+		if att != m.Attainment {
+			return fmt.Errorf("key result %s: figure_attainment %v, its document %v", id, att, m.Attainment)
+		}
+	}
+	return mrows.Err()
+}
+
+// figureFields are the fields of a goal that its figure columns hold
+// (compared with ==: exact, and 0 equals -0, which a REAL column may keep
+// as 0).
+type figureFields struct {
+	Mode                                                             string
+	Attainment, Aggregated, ChildrenAggregated, FullAggregated       float64
+	Children, SubTree, FullSubTree, Metrics, Tasks, NonArchivedTasks int
+}
+
+func goalFigureFields(g upstream.Goal) figureFields {
+	return figureFields{Mode: g.AttainmentTypeString,
+		Attainment: g.Attainment, Aggregated: g.AggregatedAttainment,
+		ChildrenAggregated: g.ChildrenAggregatedAttainment, FullAggregated: g.FullAggregatedAttainment,
+		Children: g.ChildrenCount, SubTree: g.SubTreeCount, FullSubTree: g.FullSubTreeCount,
+		Metrics: g.MetricsCount, Tasks: g.TasksCount, NonArchivedTasks: g.NonArchivedTasksCount}
 }
 
 // eachDoc calls fn with the key column (parent_id for tasks, else id) and
