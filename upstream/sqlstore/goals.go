@@ -8,14 +8,6 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
-func validMode(m string) bool {
-	return m == upstream.AverageKR || m == upstream.AverageChildren || m == upstream.AverageKRAndChildren
-}
-
-func validClosed(s string) bool {
-	return s == upstream.GoalActive || s == upstream.GoalAchieved || s == upstream.GoalAbandoned
-}
-
 // maxName bounds names and titles (upstream.MaxNameLength).
 const maxName = upstream.MaxNameLength
 
@@ -91,7 +83,7 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 	if in.ClosedStatus != nil {
 		g.ClosedStatus = *in.ClosedStatus
 	}
-	g.OwnerID, g.OwnerIDs = owners(in.OwnerID, in.OwnerIDs, c.UserID)
+	g.OwnerID, g.OwnerIDs = upstream.Owners(in.OwnerID, in.OwnerIDs, c.UserID)
 	if g.AttainmentTypeString == "" {
 		g.AttainmentTypeString = upstream.AverageKR
 	}
@@ -193,22 +185,6 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 	return g, nil
 }
 
-// owners settles ownerId and ownerIds: either may be given; the caller owns
-// what names no owner.
-func owners(ownerID string, ownerIDs []string, caller string) (string, []string) {
-	ids := dedupe(ownerIDs)
-	if ownerID == "" && len(ids) > 0 {
-		ownerID = ids[0]
-	}
-	if ownerID == "" {
-		ownerID = caller
-	}
-	if !slices.Contains(ids, ownerID) {
-		ids = append([]string{ownerID}, ids...)
-	}
-	return ownerID, ids
-}
-
 func nonNil[T any](xs []T) []T {
 	if xs == nil {
 		return []T{}
@@ -216,54 +192,19 @@ func nonNil[T any](xs []T) []T {
 	return xs
 }
 
-// checkGoal validates a goal about to be written, on the facts f loaded
-// (its owners and its parent), and fills what derives from its fields.
-// Whether a new parent would make a cycle is the caller's to check.
+// checkGoal validates a goal about to be written (upstream.CheckGoal) on
+// the facts f loaded: its owners and its parent.
 func checkGoal(g *upstream.Goal, ss upstream.Session, f *itemFacts) error {
-	if g.Name == "" {
-		return upstream.Invalid("name", "must not be empty")
-	}
-	if len(g.Name) > maxName {
-		return upstream.Invalid("name", "must be at most %d characters", maxName)
-	}
-	if !validMode(g.AttainmentTypeString) {
-		return upstream.Invalid("attainmentTypeString", "must be average_kr, average_children or average_kr_and_children")
-	}
-	if !validClosed(g.ClosedStatus.Status) {
-		return upstream.Invalid("closedStatus.status", "must be active, achieved or abandoned")
-	}
-	if g.DateTo != "" && g.DateFrom != "" && g.DateTo < g.DateFrom {
-		return upstream.Invalid("dateTo", "must not be before dateFrom")
-	}
-	if len(g.OwnerIDs) > 1 && ss.Settings.MultipleOwners.DisabledForGoals {
-		return upstream.Invalid("ownerIds", "the session allows one owner per goal")
-	}
-	if err := f.checkOwners("ownerIds", g.OwnerIDs); err != nil {
-		return err
-	}
-	g.ParentType, g.ParentGoalSessionID = "", ""
-	if g.ParentID != "" {
-		if g.ParentID == g.ID {
-			return upstream.Invalid("parentId", "a goal cannot be its own parent")
-		}
-		p, ok := f.goals[g.ParentID]
-		if !ok {
-			return upstream.Invalid("parentId", "no goal %q", g.ParentID)
-		}
-		g.ParentType, g.ParentGoalSessionID = "goal", p.SessionID
-	}
-	g.NumberOfOwners = len(g.OwnerIDs)
-	g.Duration = upstream.DurationDays(g.DateFrom, g.DateTo)
-	g.URL = "/results/goals/" + g.ID
-	g.Metrics, g.Tasks, g.Tags, g.Assignee, g.Assignees = nil, nil, nil, nil, nil
-	return nil
+	return upstream.CheckGoal(g, ss, upstream.GoalFacts{
+		OwnerExists: func(id string) bool { _, ok := f.owners[id]; return ok },
+		Goal:        func(id string) (upstream.Goal, bool) { p, ok := f.goals[id]; return p, ok },
+	})
 }
 
-// checkGoalLimit enforces the session's goalsPerOwnerLimit for owner,
-// not counting the goal except.
+// checkGoalLimit counts the goals owner has in session ss, not counting the
+// goal except, and enforces the session's limit (upstream.CheckGoalLimit).
 func (s *Store) checkGoalLimit(ctx context.Context, q querier, account string, ss upstream.Session, owner, except string) error {
-	limit := ss.Settings.GoalsPerOwnerLimit
-	if limit <= 0 {
+	if ss.Settings.GoalsPerOwnerLimit <= 0 {
 		return nil
 	}
 	var n int
@@ -271,10 +212,7 @@ func (s *Store) checkGoalLimit(ctx context.Context, q querier, account string, s
 		account, ss.ID, owner, except).Scan(&n); err != nil {
 		return err
 	}
-	if n >= limit {
-		return upstream.Errorf(upstream.CodeLimitExceeded, "owner %q already has %d goals in session %q (limit %d)", owner, n, ss.ID, limit)
-	}
-	return nil
+	return upstream.CheckGoalLimit(ss, owner, n)
 }
 
 // UpdateGoal changes a goal. Moving it (parentId or sessionId) or changing
@@ -305,7 +243,7 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		if in.OwnerIDs == nil && ownerID != "" {
 			ids = []string{ownerID}
 		}
-		ownerID, ownerIDs = owners(ownerID, ids, c.UserID)
+		ownerID, ownerIDs = upstream.Owners(ownerID, ids, c.UserID)
 		f.ownerIDs = ownerIDs
 	}
 	var g upstream.Goal

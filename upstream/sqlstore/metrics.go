@@ -125,7 +125,7 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 	if m.SoftDueDate, err = upstream.ParseDate("softDueDate", in.SoftDueDate); err != nil {
 		return upstream.Metric{}, err
 	}
-	m.OwnerID, m.OwnerIDs = owners(in.OwnerID, in.OwnerIDs, c.UserID)
+	m.OwnerID, m.OwnerIDs = upstream.Owners(in.OwnerID, in.OwnerIDs, c.UserID)
 	err = s.tx(ctx, func(q querier) error {
 		if in.GoalID == "" {
 			return upstream.Invalid("goalId", "is required")
@@ -287,7 +287,7 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 			} else if oid != "" {
 				ids = []string{oid}
 			}
-			m.OwnerID, m.OwnerIDs = owners(oid, ids, c.UserID)
+			m.OwnerID, m.OwnerIDs = upstream.Owners(oid, ids, c.UserID)
 		}
 		if in.GoalID != nil && *in.GoalID != old.GoalID {
 			ng, nss, err := s.goalFor(ctx, q, c.AccountID, *in.GoalID)
