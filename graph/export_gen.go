@@ -1464,6 +1464,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.CurrentUserAllowedActions).MarshalGQL(w)
 		case "cadenceTimeZone":
 			ec.marshalNString2string(ctx, f.Selections, obj.CadenceTimeZone).MarshalGQL(w)
+		case "cadenceType":
+			ec.marshalNString2string(ctx, f.Selections, obj.CadenceType).MarshalGQL(w)
 		}
 	case "SessionConnection":
 		obj := obj.(*model.SessionConnection)

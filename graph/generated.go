@@ -1047,6 +1047,7 @@ type ComplexityRoot struct {
 		Cadence                   func(childComplexity int) int
 		CadenceStart              func(childComplexity int) int
 		CadenceTimeZone           func(childComplexity int) int
+		CadenceType               func(childComplexity int) int
 		Children                  func(childComplexity int) int
 		Color                     func(childComplexity int) int
 		CurrentUserAllowedActions func(childComplexity int) int
@@ -6714,6 +6715,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.CadenceTimeZone(childComplexity), true
+	case "Session.cadenceType":
+		if e.ComplexityRoot.Session.CadenceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.CadenceType(childComplexity), true
 	case "Session.children":
 		if e.ComplexityRoot.Session.Children == nil {
 			break
@@ -8212,7 +8219,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/badges.graphqls" "schema/blobs.graphqls" "schema/content.graphqls" "schema/federation.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/subscription.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_filters.graphqls"
+//go:embed "schema/badges.graphqls" "schema/blobs.graphqls" "schema/content.graphqls" "schema/federation.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/subscription.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_fields.graphqls" "schema/zz_filters.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8235,6 +8242,7 @@ var sources = []*ast.Source{
 	{Name: "schema/subscription.graphqls", Input: sourceData("schema/subscription.graphqls"), BuiltIn: false},
 	{Name: "schema/tokens.graphqls", Input: sourceData("schema/tokens.graphqls"), BuiltIn: false},
 	{Name: "schema/types.graphqls", Input: sourceData("schema/types.graphqls"), BuiltIn: false},
+	{Name: "schema/zz_fields.graphqls", Input: sourceData("schema/zz_fields.graphqls"), BuiltIn: false},
 	{Name: "schema/zz_filters.graphqls", Input: sourceData("schema/zz_filters.graphqls"), BuiltIn: false},
 	{Name: "../federation/directives.graphql", Input: `
 	directive @authenticated on FIELD_DEFINITION | OBJECT | INTERFACE | SCALAR | ENUM
@@ -10115,6 +10123,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_goals(ctx, field)
 	case "goalsConnection":
 		return ec.fieldContext_Session_goalsConnection(ctx, field)
+	case "cadenceType":
+		return ec.fieldContext_Session_cadenceType(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -35233,6 +35243,29 @@ func (ec *executionContext) fieldContext_Session_goalsConnection(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Session_cadenceType(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_cadenceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CadenceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_cadenceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _SessionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SessionConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -42816,7 +42849,7 @@ func (ec *executionContext) unmarshalInputCreateSessionInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "start", "end", "status", "color", "parentId", "isSelfApproveAllowed", "cadenceTimeZone", "settings"}
+	fieldsInOrder := [...]string{"title", "start", "end", "status", "color", "parentId", "isSelfApproveAllowed", "cadenceTimeZone", "settings", "cadenceType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42886,6 +42919,13 @@ func (ec *executionContext) unmarshalInputCreateSessionInput(ctx context.Context
 				return it, err
 			}
 			it.Settings = data
+		case "cadenceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cadenceType"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CadenceType = data
 		}
 	}
 	return it, nil
@@ -48080,7 +48120,7 @@ func (ec *executionContext) unmarshalInputUpdateSessionInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "status", "start", "end", "color", "parentId", "isSelfApproveAllowed", "cadenceTimeZone", "settings"}
+	fieldsInOrder := [...]string{"title", "status", "start", "end", "color", "parentId", "isSelfApproveAllowed", "cadenceTimeZone", "settings", "cadenceType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -48150,6 +48190,13 @@ func (ec *executionContext) unmarshalInputUpdateSessionInput(ctx context.Context
 				return it, err
 			}
 			it.Settings = data
+		case "cadenceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cadenceType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CadenceType = data
 		}
 	}
 	return it, nil
@@ -59457,6 +59504,11 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "cadenceType":
+			out.Values[i] = ec._Session_cadenceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

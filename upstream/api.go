@@ -141,7 +141,7 @@ type GoalInput struct {
 	Watchers             []string      `json:"watchers"`
 	ClosedStatus         *ClosedStatus `json:"closedStatus"`
 	Tags                 []TagInput    `json:"tags"`
-	ExternalID           string        `json:"externalId"`
+	ExternalID           string        `json:"externalId" store:"copy"`
 }
 
 // TagInput names a tag by title.
@@ -165,7 +165,7 @@ type GoalPatch struct {
 	OrderID              *int          `json:"orderId"`
 	Watchers             *[]string     `json:"watchers"`
 	ClosedStatus         *ClosedStatus `json:"closedStatus"`
-	ExternalID           *string       `json:"externalId"`
+	ExternalID           *string       `json:"externalId" store:"copy"`
 }
 
 // MetricInput creates a key result. Name and GoalID are required.

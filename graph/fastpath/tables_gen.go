@@ -584,7 +584,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Session":
 		switch field {
-		case "id", "accountId", "title", "status", "start", "end", "color", "demo", "dynamicValueType", "parentId", "inherits", "isSelfApproveAllowed", "currentUserAllowedActions", "cadenceTimeZone":
+		case "id", "accountId", "title", "status", "start", "end", "color", "demo", "dynamicValueType", "parentId", "inherits", "isSelfApproveAllowed", "currentUserAllowedActions", "cadenceTimeZone", "cadenceType":
 			return fastPlain
 		case "etag":
 			return fastLeaf

@@ -1,7 +1,10 @@
 // Command schemagen writes graph/schema/zz_filters.graphqls: the typed
 // filter and orderBy inputs of every GraphQL connection, generated from the
 // upstream field registries so that GraphQL and REST share one source of
-// truth. Run it from the module root:
+// truth; and graph/schema/zz_fields.graphqls: the scalar fields of the
+// resources' object and input types that the hand-written schema does not
+// declare, derived from their Go types (fields.go). Run it from the module
+// root:
 //
 //	go run ./graph/schemagen
 //
@@ -268,6 +271,13 @@ func main() {
 		log.Fatal(err)
 	}
 	if err := os.WriteFile(Output, out, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fields, err := RenderFields(".")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(FieldsOutput, fields, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

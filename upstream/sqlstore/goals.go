@@ -78,8 +78,9 @@ func (s *Store) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream
 		AttainmentTypeString: in.AttainmentTypeString, Private: in.Private, OrderID: in.OrderID,
 		ClosedStatus: upstream.ClosedStatus{Status: upstream.GoalActive},
 		CreatedByID:  c.UserID, ModifiedByID: c.UserID, DateCreated: now,
-		Watchers: nonNil(in.Watchers), ExternalID: in.ExternalID,
+		Watchers: nonNil(in.Watchers),
 	}
+	upstream.CopyFields(&g, in) // the fields stored as given (upstream.CopyTag)
 	if in.ClosedStatus != nil {
 		g.ClosedStatus = *in.ClosedStatus
 	}
@@ -275,7 +276,7 @@ func (s *Store) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch
 		set(&g.SessionID, in.SessionID, nil)
 		set(&g.ParentID, in.ParentID, nil)
 		set(&g.AttainmentTypeString, in.AttainmentTypeString, nil)
-		set(&g.ExternalID, in.ExternalID, nil)
+		upstream.CopyFields(&g, in)
 		if ownerIDs != nil {
 			g.OwnerID, g.OwnerIDs = ownerID, slices.Clone(ownerIDs)
 		}

@@ -98,6 +98,7 @@ func (s *Store) CreateMetric(ctx context.Context, in upstream.MetricInput) (upst
 		TargetOperator: in.TargetOperator, ManualType: in.ManualType, Private: in.Private,
 		Settings: nonNil(in.Settings), TargetMetrics: map[string]any{}, CurrentUserAllowedActions: []string{},
 	}
+	upstream.CopyFields(&m, in) // the fields stored as given (upstream.CopyTag)
 	if in.Format != nil {
 		m.Format = *in.Format
 	}
@@ -244,6 +245,7 @@ func (s *Store) UpdateMetric(ctx context.Context, id string, in upstream.MetricP
 			return err
 		}
 		m = old
+		upstream.CopyFields(&m, in)
 		set(&m.Name, in.Name, strings.TrimSpace)
 		set(&m.Description, in.Description, nil)
 		set(&m.RichTextDescription, in.RichTextDescription, nil)
