@@ -1246,6 +1246,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalOFloat2ᚖfloat64(ctx, f.Selections, obj.Confidence).MarshalGQL(w)
 		case "lastCheckInDate":
 			ec.marshalODateTime2string(ctx, f.Selections, obj.LastCheckInDate).MarshalGQL(w)
+		case "externalId":
+			ec.marshalNString2string(ctx, f.Selections, obj.ExternalID).MarshalGQL(w)
 		}
 	case "MetricConnection":
 		obj := obj.(*model.MetricConnection)

@@ -742,6 +742,7 @@ type ComplexityRoot struct {
 		DueDate                   func(childComplexity int) int
 		Dynamic                   func(childComplexity int) int
 		Etag                      func(childComplexity int) int
+		ExternalID                func(childComplexity int) int
 		FieldName                 func(childComplexity int) int
 		Format                    func(childComplexity int) int
 		Goal                      func(childComplexity int) int
@@ -4700,6 +4701,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Metric.Etag(childComplexity), true
+	case "Metric.externalId":
+		if e.ComplexityRoot.Metric.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Metric.ExternalID(childComplexity), true
 	case "Metric.fieldName":
 		if e.ComplexityRoot.Metric.FieldName == nil {
 			break
@@ -9795,6 +9802,8 @@ func (ec *executionContext) childFields_Metric(ctx context.Context, field graphq
 		return ec.fieldContext_Metric_tasksConnection(ctx, field)
 	case "owners":
 		return ec.fieldContext_Metric_owners(ctx, field)
+	case "externalId":
+		return ec.fieldContext_Metric_externalId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Metric", field.Name)
 }
@@ -27312,6 +27321,29 @@ func (ec *executionContext) fieldContext_Metric_owners(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Metric_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_externalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _MetricConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MetricConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -42677,7 +42709,7 @@ func (ec *executionContext) unmarshalInputCreateMetricInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "goalId", "description", "richTextDescription", "ownerId", "ownerIds", "initialValue", "target", "actual", "critical", "targetOperator", "manualType", "dueDate", "softDueDate", "format", "private"}
+	fieldsInOrder := [...]string{"name", "goalId", "description", "richTextDescription", "ownerId", "ownerIds", "initialValue", "target", "actual", "critical", "targetOperator", "manualType", "dueDate", "softDueDate", "format", "private", "externalId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42796,6 +42828,13 @@ func (ec *executionContext) unmarshalInputCreateMetricInput(ctx context.Context,
 				return it, err
 			}
 			it.Private = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalID = data
 		}
 	}
 	return it, nil
@@ -45415,7 +45454,7 @@ func (ec *executionContext) unmarshalInputMetricFilter(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "goalClosedStatusStatus", "goalClosedStatus_status", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "url", "attainment", "confidence", "lastCheckInDate"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "goalClosedStatusStatus", "goalClosedStatus_status", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "url", "externalId", "attainment", "confidence", "lastCheckInDate"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -45668,6 +45707,13 @@ func (ec *executionContext) unmarshalInputMetricFilter(ctx context.Context, obj 
 				return it, err
 			}
 			it["url"] = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["externalId"] = data
 		case "attainment":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attainment"))
 			data, err := ec.unmarshalOFloatFilter2map(ctx, v)
@@ -47955,7 +48001,7 @@ func (ec *executionContext) unmarshalInputUpdateMetricInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "goalId", "ownerId", "ownerIds", "initialValue", "target", "critical", "targetOperator", "manualType", "dueDate", "softDueDate", "format", "private"}
+	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "goalId", "ownerId", "ownerIds", "initialValue", "target", "critical", "targetOperator", "manualType", "dueDate", "softDueDate", "format", "private", "externalId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -48067,6 +48113,13 @@ func (ec *executionContext) unmarshalInputUpdateMetricInput(ctx context.Context,
 				return it, err
 			}
 			it.Private = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalID = data
 		}
 	}
 	return it, nil
@@ -56047,6 +56100,11 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "externalId":
+			out.Values[i] = ec._Metric_externalId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -187,6 +187,7 @@ type MetricInput struct {
 	Format              *MetricFormat `json:"format"`
 	Private             bool          `json:"private"`
 	Settings            []Setting     `json:"settings"`
+	ExternalID          string        `json:"externalId" store:"copy"`
 }
 
 // MetricPatch changes the fields of a key result that are set. The actual
@@ -208,6 +209,7 @@ type MetricPatch struct {
 	Format              *MetricFormat `json:"format"`
 	Private             *bool         `json:"private"`
 	Settings            *[]Setting    `json:"settings"`
+	ExternalID          *string       `json:"externalId" store:"copy"`
 }
 
 // CheckInInput records a key result's new actual value. Actual is required.

@@ -137,6 +137,7 @@ func metricFields() []query.Field {
 		obj("tasks"),
 		obj("links"),
 		fs("url", query.String),
+		fs("externalId", query.String),
 		fs("attainment", query.Number),
 		fs("confidence", query.Number),
 		fs("lastCheckInDate", query.DateTime),

@@ -129,6 +129,7 @@ type Metric struct {
 	Tasks                     []Task         `json:"tasks,omitempty"`
 	Links                     *Links         `json:"links,omitempty"`
 	URL                       string         `json:"url"`
+	ExternalID                string         `json:"externalId"`
 	// Attainment, Confidence and LastCheckInDate are not in the contract's
 	// field table but every client of the original API reads them.
 	// LastCheckInDate is left out until the first check-in: clients decode

@@ -459,7 +459,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Metric":
 		switch field {
-		case "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "currentUserAllowedActions", "url", "attainment", "confidence", "lastCheckInDate":
+		case "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "currentUserAllowedActions", "url", "attainment", "confidence", "lastCheckInDate", "externalId":
 			return fastPlain
 		case "etag", "targetMetrics":
 			return fastLeaf
