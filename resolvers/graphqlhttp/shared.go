@@ -1,7 +1,6 @@
 package graphqlhttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -121,16 +120,17 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 		if err != nil {
 			return respcache.Answer{}, respcache.Own
 		}
-		body := bytes.Join(bufs, nil)
-		own = nil // the body is the answer now: let the executor's copy go
-		a := respcache.Answer{Body: body, ETag: respcache.ETagOf(body)}
+		// The parts (the data among them) are the answer as they are:
+		// written to every caller without being joined into a copy.
+		own = nil
+		a := respcache.Answer{Parts: bufs, ETag: respcache.ETagOf(bufs...)}
 		// Kept only when no write moved the version meanwhile: then the
 		// class and the answer were both of that version exactly. The
-		// requests waiting for it (of versions since and later) share it
-		// when only check-ins came after since: it is still decided as
-		// for the class and shows the data of their versions or later
-		// (under one check-in a second, a tree longer than a second would
-		// otherwise be executed by each of them).
+		// requests of its version that joined it share it when only
+		// check-ins came after: it is still decided as for the class and
+		// shows the data of their version or later (under one check-in a
+		// second, a tree longer than a second would otherwise be executed
+		// by each of them).
 		after, err := t.shared.Scoper.Version(ctx)
 		switch {
 		case err != nil:
@@ -148,11 +148,11 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 	case respcache.Unshared:
 		return false // the leader's answer was its own; execute this one alone
 	case respcache.Computed:
-		if a.Body == nil { // not an answer to keep: write the leader's as usual
+		if a.Parts == nil { // not an answer to keep: write the leader's as usual
 			t.writeResponse(w, responseType(r.Header.Get("Accept")), own)
 			return true
 		}
-		defer t.gc.collectAfter(len(a.Body))
+		defer t.gc.collectAfter(a.Len())
 	}
 	t.writeShared(w, r, a, conditional)
 	return true
@@ -171,7 +171,7 @@ func (t httpTransport) writeShared(w http.ResponseWriter, r *http.Request, a res
 			return
 		}
 	}
-	_, _ = w.Write(a.Body)
+	_, _ = a.WriteTo(w)
 }
 
 // writeResponse writes an executed response of media type ct: 503 with

@@ -27,7 +27,7 @@ func TestCacheBound(t *testing.T) {
 	}
 	body := bytes.Repeat([]byte("x"), 3_000) // three fit
 	for i := range 20 {
-		c.Do(key("c", 1, fmt.Sprint(i)), func(int64) (respcache.Answer, respcache.Sharing) { return respcache.Answer{Body: body}, respcache.Keep })
+		c.Do(key("c", 1, fmt.Sprint(i)), func(int64) (respcache.Answer, respcache.Sharing) { return respcache.Answer{Parts: [][]byte{body}}, respcache.Keep })
 		if c.Bytes() > 10_000 {
 			t.Fatalf("after %d answers the cache holds %d bytes, over its bound", i+1, c.Bytes())
 		}
@@ -51,7 +51,7 @@ func TestCacheBound(t *testing.T) {
 		t.Errorf("stats %+v with %d kept: want 20 misses, the rest evicted", s, c.Len())
 	}
 	c.Do(key("c", 1, "huge"), func(int64) (respcache.Answer, respcache.Sharing) {
-		return respcache.Answer{Body: bytes.Repeat([]byte("x"), 20_000)}, respcache.Keep
+		return respcache.Answer{Parts: [][]byte{bytes.Repeat([]byte("x"), 20_000)}}, respcache.Keep
 	})
 	if _, ok := c.Get(key("c", 1, "huge")); ok || c.Bytes() > 10_000 {
 		t.Errorf("an answer over the bound was kept (%d bytes held)", c.Bytes())
@@ -74,7 +74,7 @@ func TestCacheKeepsLatestVersion(t *testing.T) {
 	}
 	keep := func(k respcache.Key) {
 		c.Do(k, func(int64) (respcache.Answer, respcache.Sharing) {
-			return respcache.Answer{Body: []byte("x")}, respcache.Keep
+			return respcache.Answer{Parts: [][]byte{[]byte("x")}}, respcache.Keep
 		})
 	}
 	other := respcache.Key{Scope: respcache.Scope{Account: "b", Class: "c", Version: 1}, Request: "q"}
@@ -123,7 +123,7 @@ func TestCacheSingleFlight(t *testing.T) {
 		return func(int64) (respcache.Answer, respcache.Sharing) {
 			computed.Add(1)
 			<-release
-			return respcache.Answer{Body: []byte(body)}, sharing
+			return respcache.Answer{Parts: [][]byte{[]byte(body)}}, sharing
 		}
 	}
 	const n = 8
@@ -152,12 +152,12 @@ func TestCacheSingleFlight(t *testing.T) {
 	}
 	for _, k := range []respcache.Key{key("d", 1, "q"), key("c", 2, "q")} {
 		a, o := c.Do(k, slow("other", respcache.Keep))
-		if o != respcache.Computed || string(a.Body) != "other" {
-			t.Errorf("%+v: outcome %v body %q, want its own computation", k.Scope, o, a.Body)
+		if o != respcache.Computed || string(bytes.Join(a.Parts, nil)) != "other" {
+			t.Errorf("%+v: outcome %v body %q, want its own computation", k.Scope, o, a.Parts)
 		}
 	}
-	if a, o := c.Do(key("c", 3, "q"), slow("mine", respcache.Own)); o != respcache.Computed || string(a.Body) != "mine" {
-		t.Errorf("an unshared computation: outcome %v body %q", o, a.Body)
+	if a, o := c.Do(key("c", 3, "q"), slow("mine", respcache.Own)); o != respcache.Computed || string(bytes.Join(a.Parts, nil)) != "mine" {
+		t.Errorf("an unshared computation: outcome %v body %q", o, a.Parts)
 	}
 	if _, ok := c.Get(key("c", 3, "q")); ok {
 		t.Error("an answer that may not be shared was kept")
@@ -170,8 +170,8 @@ func TestCacheSingleFlight(t *testing.T) {
 	}
 	wg.Wait()
 	for i, o := range outcomes {
-		if o != respcache.Computed && o != respcache.Joined || string(answers[i].Body) != "shared" {
-			t.Errorf("call %d of a shared answer: outcome %v body %q", i, o, answers[i].Body)
+		if o != respcache.Computed && o != respcache.Joined || string(bytes.Join(answers[i].Parts, nil)) != "shared" {
+			t.Errorf("call %d of a shared answer: outcome %v body %q", i, o, answers[i].Parts)
 		}
 	}
 	if _, ok := c.Get(key("c", 4, "q")); ok {
