@@ -27,7 +27,9 @@ func TestCacheBound(t *testing.T) {
 	}
 	body := bytes.Repeat([]byte("x"), 3_000) // three fit
 	for i := range 20 {
-		c.Do(key("c", 1, fmt.Sprint(i)), func(int64) (respcache.Answer, respcache.Sharing) { return respcache.Answer{Parts: [][]byte{body}}, respcache.Keep })
+		c.Do(key("c", 1, fmt.Sprint(i)), func(int64) (respcache.Answer, respcache.Sharing) {
+			return respcache.Answer{Parts: [][]byte{body}}, respcache.Keep
+		})
 		if c.Bytes() > 10_000 {
 			t.Fatalf("after %d answers the cache holds %d bytes, over its bound", i+1, c.Bytes())
 		}
