@@ -108,7 +108,8 @@ type calls struct{ api, http, splits, retries float64 }
 // only (HTTP calls less $in splits are the same at both sizes and equal the
 // upstream.API calls).
 func TestGatewayTree(t *testing.T) {
-	t.Parallel() // a built binary and a database of its own; mostly waiting on them
+	// A built binary and a database of its own; mostly waiting on them.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("seeds 1,100 objectives")
 	}
@@ -167,7 +168,8 @@ func TestGatewayTree(t *testing.T) {
 // the gateway answers with UPSTREAM_UNAVAILABLE and /readyz is 503; with a
 // hanging upstream, the request's deadline (--upstream-timeout) holds.
 func TestGatewayUpstreamDown(t *testing.T) {
-	t.Parallel() // a built binary and a database of its own; mostly waiting on them
+	// A built binary and a database of its own; mostly waiting on them.
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "store.db")
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	store := startServer(t, db)

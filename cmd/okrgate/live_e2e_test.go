@@ -51,7 +51,8 @@ func TestLiveGoalChanges(t *testing.T) {
 // the subscriptions on one receive the check-in made through the other
 // (it reads the shared log by position; no message passes between them).
 func TestLiveAcrossReplicas(t *testing.T) {
-	t.Parallel() // a built binary and a database of its own; mostly waiting on them
+	// A built binary and a database of its own; mostly waiting on them.
+	t.Parallel()
 	dsn := sqlstoretest.PostgresURL(t) // skips without OKRGATE_TEST_POSTGRES
 	boot := bootstrapDB(t, dsn, "Replicas", "admin@replicas.test")
 	a := startServer(t, dsn)

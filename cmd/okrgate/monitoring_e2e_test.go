@@ -30,7 +30,8 @@ var metricName = regexp.MustCompile(`\b(?:okrgate|go|process)_[a-z0-9_]*[a-z0-9]
 // one on PostgreSQL (with OKRGATE_TEST_POSTGRES; the pool metrics are
 // PostgreSQL's) and a gateway over the first (its circuit breaker).
 func TestMonitoringMetricsExported(t *testing.T) {
-	t.Parallel() // a built binary and a database of its own; mostly waiting on them
+	// A built binary and a database of its own; mostly waiting on them.
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "store.db")
 	boot := bootstrapDB(t, db, "Acme", "admin@acme.test")
 	sqlite := startServer(t, db)

@@ -30,7 +30,8 @@ import (
 // the processes is killed with SIGKILL a third of the way in; its writers
 // go on through the other process, as behind a load balancer.
 func TestReplicasOnePostgres(t *testing.T) {
-	t.Parallel() // a built binary and a database of its own; mostly waiting on them
+	// A built binary and a database of its own; mostly waiting on them.
+	t.Parallel()
 	for _, kill := range []bool{false, true} {
 		name := "both"
 		if kill {

@@ -18,7 +18,8 @@ import (
 // file without it), serves both, and checks that the moved token works and
 // the REST listings and a GraphQL tree answer byte for byte the same.
 func TestMoveAccountE2E(t *testing.T) {
-	t.Parallel() // a built binary and a database of its own; mostly waiting on them
+	// A built binary and a database of its own; mostly waiting on them.
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.db")
 	b := bootstrapDB(t, src, "Moving Co", "admin@moving.test")

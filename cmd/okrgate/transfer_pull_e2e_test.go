@@ -74,7 +74,8 @@ func (p *faultyProxy) heal() {
 // and run again resumes from its spool. The target then answers the REST
 // listings, the picture and a GraphQL tree byte for byte as the source does.
 func TestPullAccountE2E(t *testing.T) {
-	t.Parallel() // a built binary and a database of its own; mostly waiting on them
+	// A built binary and a database of its own; mostly waiting on them.
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.db")
 	b := bootstrapDB(t, src, "Pulled Co", "admin@pulled.test")
