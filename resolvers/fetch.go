@@ -216,7 +216,10 @@ func anyKeys(keys []string) []any {
 // owners fetches owners (users or teams) by id: the users of keys, then the
 // teams among the ids that are no user (a second call only when some id is
 // not a user).
-func owners(api upstream.API) fetcher[model.Owner] {
+func owners(api interface {
+	upstream.UserService
+	upstream.TeamService
+}) fetcher[model.Owner] {
 	users := byID(api.ListUsers, func(u *upstream.User) string { return u.ID })
 	teams := byID(api.ListTeams, func(t *upstream.Team) string { return t.ID })
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Owner, error) {
@@ -254,7 +257,7 @@ func owners(api upstream.API) fetcher[model.Owner] {
 // then the items by id (fetch), which leaves out what the caller may not
 // see (private goals, dashboards without read access). Items come in id
 // order per tag.
-func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetcher[T] {
+func itemsByTag[T any](api upstream.TagService, itemType string, fetch fetcher[T]) fetcher[T] {
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]T, error) {
 		tgs, err := listAll(ctx, api.ListTaggings,
 			upstream.ListQuery{Filter: query.And(query.In("tagId", anyKeys(keys)...), query.Eq("itemType", itemType))}, func(t *upstream.Tagging) string { return t.ID })
@@ -283,7 +286,7 @@ func itemsByTag[T any](api upstream.API, itemType string, fetch fetcher[T]) fetc
 // roleMappings fetches the roles mapped to each team: one ListRoleMappings
 // call (the operation has no filter; it returns the account's mappings,
 // grouped here by team).
-func roleMappings(api upstream.API) fetcher[upstream.Role] {
+func roleMappings(api upstream.RoleService) fetcher[upstream.Role] {
 	return func(ctx context.Context, keys []string, _ fetchArgs) (map[string][]upstream.Role, error) {
 		ms, err := api.ListRoleMappings(ctx)
 		if err != nil {
@@ -316,7 +319,7 @@ func asRoleMappings(f fetcher[upstream.Role]) fetcher[model.RoleMapping] {
 // keys (ListAssignedBadges {status: "approved", badgeId: {$in: keys}}),
 // grouped by badge into the distinct assignee ids in id order. The users
 // and teams themselves load one level down (BadgeHolders.users / .teams).
-func holders(api upstream.API) fetcher[model.BadgeHolders] {
+func holders(api upstream.BadgeService) fetcher[model.BadgeHolders] {
 	return func(ctx context.Context, keys []string, _ fetchArgs) (map[string][]model.BadgeHolders, error) {
 		ids := map[string][]string{}
 		as, err := listAll(ctx, api.ListAssignedBadges,

@@ -335,7 +335,7 @@ func taskParent(kind string) func(*upstream.Task, []string) []string {
 	})
 }
 
-func sessionLister(api upstream.API) lister[upstream.Session] {
+func sessionLister(api upstream.SessionService) lister[upstream.Session] {
 	return func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Session], error) {
 		return api.ListSessions(ctx, q, true)
 	}

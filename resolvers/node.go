@@ -131,7 +131,7 @@ func asNodes[T any](f fetcher[T]) fetcher[model.Node] {
 
 // tagsByID fetches tags by id through the tag listing (TagDetail, the
 // listing form, carries every field of Tag).
-func tagsByID(api upstream.API) fetcher[upstream.Tag] {
+func tagsByID(api upstream.TagService) fetcher[upstream.Tag] {
 	list := func(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Tag], error) {
 		p, err := api.ListTags(ctx, upstream.TagQuery{ListQuery: q})
 		if err != nil {

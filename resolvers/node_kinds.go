@@ -66,7 +66,7 @@ func typedNodes(api upstream.API) fetcher[model.Node] {
 }
 
 // directRolesByID answers roles held directly, by role id.
-func directRolesByID(api upstream.API) fetcher[model.Node] {
+func directRolesByID(api upstream.RoleService) fetcher[model.Node] {
 	roles := byID(api.ListRoles, func(r *upstream.Role) string { return r.ID })
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		found, err := roles(ctx, keys, q)
@@ -84,7 +84,10 @@ func directRolesByID(api upstream.API) fetcher[model.Node] {
 
 // teamRolesByID answers roles held through a team, by "roleId:teamId":
 // the role mappings (one call) and the teams they name (one call).
-func teamRolesByID(api upstream.API) fetcher[model.Node] {
+func teamRolesByID(api interface {
+	upstream.TeamService
+	upstream.RoleService
+}) fetcher[model.Node] {
 	teams := byID(api.ListTeams, func(t *upstream.Team) string { return t.ID })
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		ms, err := tolerated(api.ListRoleMappings(ctx))
@@ -124,7 +127,7 @@ func teamRolesByID(api upstream.API) fetcher[model.Node] {
 
 // mappingsByID finds role mappings by mapping id in the listing of all of
 // them (one call).
-func mappingsByID(api upstream.API) fetcher[model.RoleMapping] {
+func mappingsByID(api upstream.RoleService) fetcher[model.RoleMapping] {
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.RoleMapping, error) {
 		ms, err := tolerated(api.ListRoleMappings(ctx))
 		if err != nil {
@@ -136,7 +139,7 @@ func mappingsByID(api upstream.API) fetcher[model.RoleMapping] {
 
 // tokensByID finds the caller's own API tokens (one call): another user's
 // token is no node the caller may see.
-func tokensByID(api upstream.API) fetcher[upstream.Token] {
+func tokensByID(api upstream.TokenService) fetcher[upstream.Token] {
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]upstream.Token, error) {
 		ts, err := tolerated(api.ListTokens(ctx))
 		if err != nil {
@@ -148,7 +151,7 @@ func tokensByID(api upstream.API) fetcher[upstream.Token] {
 
 // accountByID finds the caller's account: one call, only when an id is
 // the account's.
-func accountByID(api upstream.API) fetcher[upstream.Account] {
+func accountByID(api upstream.AccountService) fetcher[upstream.Account] {
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]upstream.Account, error) {
 		id, err := callerAccount(ctx)
 		if err != nil {
@@ -170,7 +173,7 @@ func accountByID(api upstream.API) fetcher[upstream.Account] {
 
 // permissionsByID finds grants by id with one listing of the account's
 // grants; a caller who may not read grants (a FORBIDDEN answer) finds none.
-func permissionsByID(api upstream.API) fetcher[upstream.Permission] {
+func permissionsByID(api upstream.PermissionService) fetcher[upstream.Permission] {
 	grants := byID(api.ListPermissions, func(p *upstream.Permission) string { return p.ID })
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]upstream.Permission, error) {
 		out, err := grants(ctx, keys, q)

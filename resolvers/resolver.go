@@ -15,6 +15,9 @@ import (
 
 // Resolver is the root resolver. API is the upstream every resolver and
 // loader calls (usually instrument.New(store, counter), which counts and traces them).
+// It is the whole upstream.API because the schema covers every operation
+// of it; the fetchers built over it take the service they call
+// (upstream.TagService, RoleService, ...).
 type Resolver struct {
 	API upstream.API
 	// Live serves subscriptions; nil answers them with an error.

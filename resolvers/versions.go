@@ -24,7 +24,7 @@ func etag(tag *string, err error) (string, error) {
 // versionsOf fetches the entity tags of a level's objects of kind in one
 // call (upstream.Versions.VersionsOf). The objects were read (and authorized)
 // already; VersionsOf itself does not authorize.
-func versionsOf(api upstream.API, kind string) fetcher[string] {
+func versionsOf(api upstream.Versions, kind string) fetcher[string] {
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]string, error) {
 		tags, err := api.VersionsOf(ctx, kind, keys)
 		if err != nil {

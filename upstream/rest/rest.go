@@ -128,7 +128,11 @@ func Routes() []Route {
 	return out
 }
 
-// New returns an http.Handler serving api at the documented paths.
+// New returns an http.Handler serving api at the documented paths. It
+// takes the whole upstream.API, the composition of the services
+// (GoalService, MetricService, ...), because it serves every operation of
+// the contract, and a write binds its precondition and idempotency key
+// through api.Writing, which answers the composition.
 func New(api upstream.API, opts Options) http.Handler {
 	log := opts.Logger
 	if log == nil {
