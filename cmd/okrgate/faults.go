@@ -14,7 +14,7 @@ import (
 
 // faultFlags are the deadlines of the database path (sqlstore.Deadlines):
 // how long okrgate waits for PostgreSQL before it answers 503 with the
-// cause (docs/operations.md, "Failures"). The defaults answer every
+// cause (docs/failures.md, "Failures"). The defaults answer every
 // request of a partition within Acquire + TCP (docs/decisions/failures.md,
 // "A partition is bounded by TCP, a slow query by its deadline").
 type faultFlags struct {

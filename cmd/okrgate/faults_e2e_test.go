@@ -25,7 +25,7 @@ import (
 // TCP proxy, with its default deadlines, four clients posting check-ins
 // (each with its own Idempotency-Key) and a load balancer probing /readyz
 // (and /healthz, for comparison) all along, through the faults of
-// docs/operations.md, "Failures": the database goes away (every
+// docs/failures.md, "Failures": the database goes away (every
 // connection closed, new ones refused); the network to it is partitioned
 // for 20 s (packets dropped, Proxy.Partition: every answer that began
 // during it comes within 10 s); a COMMIT is cut on its way, with the

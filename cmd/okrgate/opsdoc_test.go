@@ -11,11 +11,11 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the generated flag reference of docs/operations.md")
+var update = flag.Bool("update", false, "rewrite the generated flag reference of docs/flags.md")
 
-// opsDoc is the operations guide whose configuration reference is
+// opsDoc is the flag reference, which is
 // generated from the flags.
-const opsDoc = "../../docs/operations.md"
+const opsDoc = "../../docs/flags.md"
 
 const (
 	beginFlags = "<!-- BEGIN FLAGS: generated from okrgate COMMAND -h by go test ./cmd/okrgate -run TestOperationsFlagReference -update -->"
@@ -47,7 +47,7 @@ func flagReference(t *testing.T) string {
 }
 
 // TestOperationsFlagReference: the configuration reference of
-// docs/operations.md is every subcommand's -h, so it names every flag and
+// docs/flags.md is every subcommand's -h, so it names every flag and
 // its variable; -update rewrites it.
 func TestOperationsFlagReference(t *testing.T) {
 	doc, err := os.ReadFile(opsDoc)

@@ -14,7 +14,7 @@ import (
 )
 
 // exportCmd writes one account to a portable file (package accountfile),
-// from any store; importCmd reads it into any store (docs/operations.md,
+// from any store; importCmd reads it into any store (docs/moving-accounts.md,
 // "Moving an account").
 func exportCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("export", "okrgate export --db FILE|URL --account ID [--out FILE] [--include-tokens] [--include-secrets]", `

@@ -25,7 +25,7 @@ import (
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
-// TestMoveAccountAtScale is run by hand (docs/operations.md, "Moving an
+// TestMoveAccountAtScale is run by hand (docs/moving-accounts.md, "Moving an
 // account"): OKRGATE_MOVE_GOALS objectives seeded in SQLite, with pictures,
 // webhooks and every content type, exported (tokens and secrets included)
 // and imported into PostgreSQL (OKRGATE_TEST_POSTGRES), exported from there
@@ -41,7 +41,7 @@ func TestMoveAccountAtScale(t *testing.T) {
 	goals, _ := strconv.Atoi(os.Getenv("OKRGATE_MOVE_GOALS"))
 	citus := os.Getenv("OKRGATE_MOVE_CITUS")
 	if goals <= 0 || citus == "" || os.Getenv("OKRGATE_TEST_POSTGRES") == "" {
-		t.Skip("run by hand: OKRGATE_MOVE_GOALS, OKRGATE_MOVE_CITUS and OKRGATE_TEST_POSTGRES (docs/operations.md, \"Moving an account\")")
+		t.Skip("run by hand: OKRGATE_MOVE_GOALS, OKRGATE_MOVE_CITUS and OKRGATE_TEST_POSTGRES (docs/moving-accounts.md, \"Moving an account\")")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.db")

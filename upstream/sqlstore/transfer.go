@@ -14,7 +14,7 @@ import (
 	"github.com/okrgate/okrgate/upstream/accountfile"
 )
 
-// Moving an account (okrgate export and import, docs/operations.md "Moving an
+// Moving an account (okrgate export and import, docs/moving-accounts.md "Moving an
 // account") copies its rows table by table, every column as stored, ids
 // kept. The tables come from the database's own catalog (catalog.go): every
 // table with an account_id column, and the account's row in accounts, so a

@@ -3,7 +3,7 @@
 // and a size-limited SQLite file. They check what clients are told while
 // the database is gone, partitioned, slow or full, that nothing
 // acknowledged is lost, and that the store recovers without a restart
-// (docs/operations.md, "Failures").
+// (docs/failures.md, "Failures").
 package faults
 
 import (

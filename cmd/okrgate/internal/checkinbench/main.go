@@ -35,7 +35,7 @@
 // chunk half of it in each direction, from the end of the setup and of 3 s
 // of check-ins by every writer at full speed on (the server warm). Then
 // the rows also show the share of check-ins refused (not 2xx) and how
-// /readyz answered, probed every 100 ms during the run (docs/operations.md,
+// /readyz answered, probed every 100 ms during the run (docs/failures.md,
 // "Failures"):
 //
 //	go run ./cmd/okrgate/internal/checkinbench --postgres 'postgres://…' --db-latency 500ms \

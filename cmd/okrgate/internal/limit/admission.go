@@ -56,7 +56,7 @@ type Config struct {
 	// down (a write taking 100 round trips' worth of time more) would
 	// otherwise take the limit to one write at a time, refusing the
 	// others, when the writes of an account waiting together cost the
-	// database one transaction (docs/operations.md, "Failures").
+	// database one transaction (docs/failures.md, "Failures").
 	MinWrites int
 }
 
