@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs public programs written for the real platform, unchanged, against the
-# built okrgate binary (docs/rest.md, "The platform's programs, run"), from
+# built okrgate binary (docs/platform-clients.md, "The platform's programs, run"), from
 # their source archives in ../shared/clients/ beside the repository (skipped,
 # saying so, where that folder is absent):
 #

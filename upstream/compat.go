@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The compatibility policy of write bodies (docs/rest.md, "Compatibility").
+// The compatibility policy of write bodies (docs/platform-clients.md, "Compatibility").
 // The real platform's clients send its documents back as they read them:
 // migration scripts post a listed document to a create operation, importers
 // send fields the platform's objects carry. A create body's field is then

@@ -61,7 +61,7 @@ func (s *server) createTaskV1(w http.ResponseWriter, r *http.Request) (any, erro
 // The fields it takes are updated as PATCH does, and a field it leaves out
 // keeps its value (a PUT that cleared what a connector does not map would
 // lose data); the document's read-only fields are ignored and named in the
-// IgnoredFieldsHeader, as on a create (docs/rest.md, "Compatibility").
+// IgnoredFieldsHeader, as on a create (docs/platform-clients.md, "Compatibility").
 func (s *server) putTask(w http.ResponseWriter, r *http.Request) (any, error) {
 	id, err := pathID(r, "taskId", "task")
 	if err != nil {

@@ -77,7 +77,7 @@ func parseView(r *http.Request, reg *query.Registry) (view, error) {
 }
 
 // parseProjection reads a fields value as the platform does
-// (docs/rest.md, "Compatibility"): a name the resource does not have selects
+// (docs/platform-clients.md, "Compatibility"): a name the resource does not have selects
 // nothing and is reported in the view's ignored names, since leaving a field
 // out of an answer loses nothing and shows; syntax errors are refused.
 func parseProjection(reg *query.Registry, src string) (view, error) {
