@@ -126,11 +126,11 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 		a := respcache.Answer{Parts: bufs, ETag: respcache.ETagOf(bufs...)}
 		// Kept only when no write moved the version meanwhile: then the
 		// class and the answer were both of that version exactly. The
-		// requests of its version that joined it share it when only
-		// check-ins came after: it is still decided as for the class and
-		// shows the data of their version or later (under one check-in a
-		// second, a tree longer than a second would otherwise be executed
-		// by each of them).
+		// requests waiting for it (of versions since and later) share it
+		// when only check-ins came after since: it is still decided as
+		// for the class and shows the data of their versions or later
+		// (under one check-in a second, a tree longer than a second would
+		// otherwise be executed by each of them).
 		after, err := t.shared.Scoper.Version(ctx)
 		switch {
 		case err != nil:

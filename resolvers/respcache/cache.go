@@ -225,37 +225,40 @@ const (
 )
 
 // Compute computes the answer of a key and says to whom it may be given:
-// since is the data version of the calls that will be given a shared
-// answer (the key's), so Share means that only writes that keep classes
-// came after since.
+// since is the lowest data version among the requests that will be given
+// a shared answer (the key's own version or lower), so Share means that
+// only writes that keep classes came after since.
 type Compute func(since int64) (Answer, Sharing)
 
 // lane is the executions of one request of one class (a Key but its
-// version) that are running: at most one per version, each serving the
-// calls of its version. A call of a version with none running starts one
-// at once, even while an execution of an earlier version runs: a read that
-// starts after a write was acknowledged cannot be given an execution that
-// began before it, and waiting for the earlier one to end before starting
-// its own would make it wait for two executions (the rest of the running
-// one, then the whole of its own). The earlier one ends for its own calls;
-// its answer is not kept over a later version's (add).
+// version): at most one runs at a time. The requests that arrive while one
+// runs wait for the next, which starts when it ends and serves them all,
+// whatever their versions: under a write a second, a tree that takes
+// longer than that is executed once at a time rather than once per version
+// at the same time, each slowing the others down.
 type lane struct {
-	flights map[int64]*flight // by version
+	running *flight // never nil while the lane is in Cache.lanes
+	next    *flight // the requests waiting for the next execution, or nil
 }
 
-// flight is one execution of a lane and the calls it serves, all of its
-// version.
+// flight is one execution of a lane and the requests it serves.
 type flight struct {
-	calls   int           // the calls it serves
-	done    chan struct{} // closed when a and sharing are set
-	a       Answer
-	sharing Sharing
+	// since and top are the lowest and highest versions of its requests.
+	since, top int64
+	calls      int           // the calls it serves
+	started    bool          // compute has begun: top no longer grows
+	start      chan struct{} // closed when its leader may compute
+	done       chan struct{} // closed when a and sharing are set
+	a          Answer
+	sharing    Sharing
 }
 
 // Do returns the answer kept for k or, when there is none, the answer of
-// compute, run once for all the calls asking for k at the same time: a call
-// joins the execution of its key running, or else starts one, whatever
-// else of its lane (earlier versions) runs. A call that joined another's
+// compute, run once for all the calls asking for k's lane at the same
+// time. A call waits for the running execution of its lane when that one
+// serves its version (it began at that version or later, and began after
+// the calls of lower versions it serves), and otherwise for the next,
+// which the first of its calls computes. A call that joined another's
 // computation whose answer is its own gets Unshared and no answer: it
 // computes its own.
 func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
@@ -265,18 +268,27 @@ func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	name := k.lane()
 	c.lanesMu.Lock()
 	l := c.lanes[name]
-	if l == nil {
-		l = &lane{flights: map[int64]*flight{}}
-		c.lanes[name] = l
-	}
-	f, joined := l.flights[k.Version]
-	if !joined {
-		f = &flight{done: make(chan struct{})}
-		l.flights[k.Version] = f
+	var f *flight
+	leader := false
+	switch {
+	case l == nil:
+		f = &flight{since: k.Version, top: k.Version, started: true, done: make(chan struct{})}
+		c.lanes[name] = &lane{running: f}
+		leader = true
+	case k.Version == l.running.top || !l.running.started && k.Version <= l.running.top:
+		f = l.running
+		f.since = min(f.since, k.Version)
+	case l.next == nil:
+		f = &flight{since: k.Version, top: k.Version, start: make(chan struct{}), done: make(chan struct{})}
+		l.next = f
+		leader = true
+	default:
+		f = l.next
+		f.since, f.top = min(f.since, k.Version), max(f.top, k.Version)
 	}
 	f.calls++
 	c.lanesMu.Unlock()
-	if joined {
+	if !leader {
 		<-f.done
 		if f.sharing == Own {
 			return Answer{}, Unshared
@@ -284,18 +296,28 @@ func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 		c.metrics.joins.Inc()
 		return f.a, Joined
 	}
+	if f.start != nil {
+		<-f.start
+	}
+	c.lanesMu.Lock()
+	f.started = true
+	since := f.since
+	c.lanesMu.Unlock()
 	if a, ok := c.peek(k); ok { // kept by an execution that ended after the Get above
 		f.a, f.sharing = a, Keep
 	} else {
 		c.metrics.misses.Inc()
-		f.a, f.sharing = compute(k.Version)
+		f.a, f.sharing = compute(since)
 		if f.sharing == Keep {
 			c.add(k, f.a)
 		}
 	}
 	c.lanesMu.Lock()
-	delete(l.flights, k.Version)
-	if len(l.flights) == 0 {
+	l = c.lanes[name]
+	if l.next != nil {
+		l.running, l.next = l.next, nil
+		close(l.running.start)
+	} else {
 		delete(c.lanes, name)
 	}
 	c.lanesMu.Unlock()

@@ -1,19 +1,18 @@
 package respcache
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestCacheLane: calls of a version join the execution of that version
-// running; a call of a later version does not wait for the earlier one: its
-// execution starts at once and answers while the earlier one is still
-// blocked, the calls of its version joining it. The earlier one then ends
-// for its own calls, its answer not kept over the later version's; an
-// answer that is its own is given to no other call, and a lane with
-// nothing running is gone.
+// TestCacheLane: while a request's execution runs, calls of its version
+// join it; calls of later versions wait and are all served by one next
+// execution, computed once it ends, with the lowest of their versions as
+// since; an answer of that execution that is its own is given to no other
+// call, and a lane with nothing running is gone.
 func TestCacheLane(t *testing.T) {
 	c, err := New(Config{})
 	if err != nil {
@@ -21,103 +20,87 @@ func TestCacheLane(t *testing.T) {
 	}
 	key := func(v int64) Key { return Key{Scope: Scope{Account: "a", Class: "c", Version: v}, Request: "q"} }
 	var computed atomic.Int64
+	var sinces sync.Map
 	gate := func(body string, release chan struct{}, sharing Sharing) Compute {
 		return func(since int64) (Answer, Sharing) {
 			computed.Add(1)
+			sinces.Store(body, since)
 			<-release
 			return Answer{Parts: [][]byte{[]byte(body)}}, sharing
 		}
 	}
-	calls := func(v int64) int {
+	calls := func(f func(*lane) *flight) int {
 		c.lanesMu.Lock()
 		defer c.lanesMu.Unlock()
 		l := c.lanes[key(0).lane()]
-		if l == nil || l.flights[v] == nil {
+		if l == nil || f(l) == nil {
 			return 0
 		}
-		return l.flights[v].calls
+		return f(l).calls
 	}
-	body := func(a Answer) string {
-		var s string
-		for _, p := range a.Parts {
-			s += string(p)
-		}
-		return s
-	}
+	running := func(l *lane) *flight { return l.running }
+	next := func(l *lane) *flight { return l.next }
 
 	type result struct {
 		a Answer
 		o Outcome
 	}
-	results := make([]result, 4)
+	results := make([]result, 5)
 	var wg sync.WaitGroup
 	first, second := make(chan struct{}), make(chan struct{})
-	done := make([]chan struct{}, 4)
 	do := func(i int, v int64, compute Compute) {
-		done[i] = make(chan struct{})
-		wg.Go(func() {
-			defer close(done[i])
-			results[i].a, results[i].o = c.Do(key(v), compute)
-		})
+		wg.Go(func() { results[i].a, results[i].o = c.Do(key(v), compute) })
 	}
 	do(0, 1, gate("v1", first, Keep))
 	waitUntil(t, func() bool { return computed.Load() == 1 })
 	do(1, 1, gate("joined v1", first, Keep)) // joins the running one
-	waitUntil(t, func() bool { return calls(1) == 2 })
-	do(2, 2, gate("v2", second, Keep)) // starts at once, v1 still blocked
-	waitUntil(t, func() bool { return computed.Load() == 2 })
-	do(3, 2, gate("joined v2", second, Keep))
-	waitUntil(t, func() bool { return calls(2) == 2 })
-	close(second)
-	<-done[2]
-	<-done[3]
-	select {
-	case <-done[0]:
-		t.Fatal("the execution of version 1 ended before it was released")
-	default:
-	}
-	if _, ok := c.Get(key(2)); !ok {
-		t.Error("the answer of version 2 is not kept")
-	}
+	waitUntil(t, func() bool { return calls(running) == 2 })
+	do(2, 3, gate("v3", second, Share)) // leads the next
+	waitUntil(t, func() bool { return calls(next) == 1 })
+	do(3, 2, gate("v2", second, Share))
+	do(4, 4, gate("v4", second, Share))
+	waitUntil(t, func() bool { return calls(next) == 3 })
 	close(first)
+	waitUntil(t, func() bool { return computed.Load() == 2 })
+	close(second)
 	wg.Wait()
 
 	want := []struct {
 		body string
 		o    Outcome
-	}{{"v1", Computed}, {"v1", Joined}, {"v2", Computed}, {"v2", Joined}}
+	}{{"v1", Computed}, {"v1", Joined}, {"v3", Computed}, {"v3", Joined}, {"v3", Joined}}
 	for i, w := range want {
-		if body(results[i].a) != w.body || results[i].o != w.o {
-			t.Errorf("call %d: %q, outcome %v; want %q, %v", i, body(results[i].a), results[i].o, w.body, w.o)
+		if string(bytes.Join(results[i].a.Parts, nil)) != w.body || results[i].o != w.o {
+			t.Errorf("call %d: %q, outcome %v; want %q, %v", i, results[i].a.Parts, results[i].o, w.body, w.o)
 		}
 	}
 	if n := computed.Load(); n != 2 {
 		t.Errorf("%d executions, want 2", n)
 	}
-	if _, ok := c.Get(key(1)); ok {
-		t.Error("the answer of version 1, ended last, was kept over version 2's")
+	if since, _ := sinces.Load("v3"); since != int64(2) {
+		t.Errorf("the next execution's since = %v, want 2 (the lowest version it serves)", since)
 	}
-	if _, ok := c.Get(key(2)); !ok {
-		t.Error("the answer of version 2 is not kept after version 1's ended")
+	if _, ok := c.Get(key(1)); !ok {
+		t.Error("the kept answer of version 1 is not kept")
 	}
-	c.lanesMu.Lock()
-	lanes := len(c.lanes)
-	c.lanesMu.Unlock()
-	if lanes != 0 {
+	if _, ok := c.Get(key(3)); ok {
+		t.Error("a shared answer was kept")
+	}
+	if calls(running) != 0 {
 		t.Error("the lane outlives its executions")
 	}
 
 	// An answer that is its own: the call waiting for it computes alone.
 	own, release := make(chan struct{}), make(chan struct{})
 	wg.Go(func() { results[0].a, results[0].o = c.Do(key(10), gate("mine", own, Own)) })
-	waitUntil(t, func() bool { return calls(10) == 1 })
+	waitUntil(t, func() bool { return calls(running) == 1 })
 	wg.Go(func() { results[1].a, results[1].o = c.Do(key(10), gate("again", release, Own)) })
-	waitUntil(t, func() bool { return calls(10) == 2 })
+	waitUntil(t, func() bool { return calls(running) == 2 })
 	close(own)
 	close(release)
 	wg.Wait()
 	if results[0].o != Computed || results[1].o != Unshared || results[1].a.Parts != nil {
-		t.Errorf("an answer of its own: outcomes %v, %v (body %q); want computed, unshared", results[0].o, results[1].o, body(results[1].a))
+		t.Errorf("an answer of its own: outcomes %v, %v (body %q); want computed, unshared", results[0].o, results[1].o, results[1].a.Parts)
 	}
 }
 
