@@ -3,13 +3,10 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/accountfile"
 	"github.com/okrgate/okrgate/upstream/sqlstore"
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
@@ -24,47 +21,11 @@ func TestImportWithoutFigureColumns(t *testing.T) {
 	ctx := context.Background()
 	src, b := movedAccount(t)
 	file := exportOf(t, src, b.AccountID, sqlstore.ExportOptions{Tokens: true})
-	lines := strings.SplitAfter(strings.TrimSuffix(string(file), "\n"), "\n")
-	var h accountfile.Header
-	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil {
-		t.Fatal(err)
-	}
-	dropped := map[string][]int{} // table → indexes of the figure columns, descending
-	for _, table := range []string{"goals", "metrics"} {
-		cols := h.Tables[table]
-		for i := len(cols) - 1; i >= 0; i-- {
-			if cols[i] == "attainment_type" || strings.HasPrefix(cols[i], "figure_") {
-				dropped[table] = append(dropped[table], i)
-				cols = slices.Delete(cols, i, i+1)
-			}
-		}
-		h.Tables[table] = cols
-	}
+	old, dropped := withoutColumns(t, file, func(table, col string) bool {
+		return (table == "goals" || table == "metrics") && (col == "attainment_type" || strings.HasPrefix(col, "figure_"))
+	})
 	if len(dropped["goals"]) != 11 || len(dropped["metrics"]) != 1 {
 		t.Fatalf("figure columns in the file: %v, want 11 of goals and 1 of key results", dropped)
-	}
-	head, err := json.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []string{string(head) + "\n"}
-	for _, l := range lines[1:] {
-		var row struct {
-			T string            `json:"t"`
-			R []json.RawMessage `json:"r"`
-		}
-		if json.Unmarshal([]byte(l), &row) != nil || row.T == "" || dropped[row.T] == nil {
-			out = append(out, l) // the trailer, and the other tables' rows
-			continue
-		}
-		for _, i := range dropped[row.T] {
-			row.R = slices.Delete(row.R, i, i+1)
-		}
-		b, err := json.Marshal(row)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(b)+"\n")
 	}
 
 	dsn := sqlstoretest.DSN(t)
@@ -73,7 +34,7 @@ func TestImportWithoutFigureColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dst.Close()
-	rep, err := importInto(dst, []byte(strings.Join(out, "")), sqlstore.ImportOptions{})
+	rep, err := importInto(dst, old, sqlstore.ImportOptions{})
 	if err != nil {
 		t.Fatalf("import of a file without the figure columns: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/accountfile"
 )
 
@@ -138,6 +139,12 @@ func (s *Store) ImportAccount(ctx context.Context, r *accountfile.Reader, opts I
 		return ImportReport{}, fmt.Errorf("%w: it holds no row of account %s in accounts", ErrBadFile, h.Account)
 	}
 	if err := im.checkForeignIDs(ctx); err != nil {
+		return ImportReport{}, err
+	}
+	if err := restrictedFromDocs(ctx, im.q, im.account, goals, upstream.GoalRestricted); err != nil {
+		return ImportReport{}, err
+	}
+	if err := restrictedFromDocs(ctx, im.q, im.account, metrics, upstream.MetricRestricted); err != nil {
 		return ImportReport{}, err
 	}
 	if err := im.recompute(ctx); err != nil {
@@ -438,6 +445,29 @@ func (im *importer) checkForeignIDs(ctx context.Context) error {
 			}
 			return &accountfile.LineError{Line: check[found], Err: fmt.Errorf("%w: %s is the id of another account's row of %s in this database", ErrBadFile, found, name)}
 		}
+	}
+	return nil
+}
+
+// restrictedFromDocs sets the restricted column of t's rows of account as
+// a write would (the table's keys: upstream.GoalRestricted,
+// MetricRestricted), from the documents rather than the file's column: a
+// file of an older version has none, and a row left at 0 would be listed
+// to callers its document hides it from.
+func restrictedFromDocs[T any](ctx context.Context, q querier, account string, t table[T], restricted func(T) bool) error {
+	items, err := t.where(ctx, q, account, "1 = 1")
+	if err != nil {
+		return fmt.Errorf("sqlstore: import: %w", err)
+	}
+	ids := []string{}
+	for i := range items {
+		if restricted(items[i]) {
+			ids = append(ids, t.id(&items[i]))
+		}
+	}
+	if _, err := q.ExecContext(ctx, "UPDATE "+t.name+" SET restricted = CASE WHEN id IN "+idList+" THEN 1 ELSE 0 END WHERE account_id = ?",
+		idsParam(ids), account); err != nil {
+		return fmt.Errorf("sqlstore: import: restricted %s: %w", t.name, err)
 	}
 	return nil
 }
