@@ -17,6 +17,10 @@ var update = flag.Bool("update", false, "rewrite the generated flag reference of
 // generated from the flags.
 const opsDoc = "../../docs/flags.md"
 
+// operationsDoc is the operations guide, whose systemd units and Compose
+// file TestOperationsExamples runs.
+const operationsDoc = "../../docs/operations.md"
+
 const (
 	beginFlags = "<!-- BEGIN FLAGS: generated from okrgate COMMAND -h by go test ./cmd/okrgate -run TestOperationsFlagReference -update -->"
 	endFlags   = "<!-- END FLAGS -->"

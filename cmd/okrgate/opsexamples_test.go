@@ -46,7 +46,7 @@ func serveEnv(t *testing.T) map[string]bool {
 // drain, and (Compose) point okrgate at the PostgreSQL service it defines,
 // with that service's user, password and database.
 func TestOperationsExamples(t *testing.T) {
-	raw, err := os.ReadFile(opsDoc)
+	raw, err := os.ReadFile(operationsDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestOperationsExamples(t *testing.T) {
 	env := serveEnv(t)
 	units := fenced(doc, "ini")
 	if len(units) < 2 {
-		t.Fatalf("%s has %d systemd units, want the SQLite and the PostgreSQL one", opsDoc, len(units))
+		t.Fatalf("%s has %d systemd units, want the SQLite and the PostgreSQL one", operationsDoc, len(units))
 	}
 	for i, unit := range units {
 		section := ""
@@ -116,7 +116,7 @@ func TestOperationsExamples(t *testing.T) {
 	files := fenced(doc, "yaml")
 	i := slices.IndexFunc(files, func(f string) bool { return strings.Contains(f, "services:") })
 	if i < 0 {
-		t.Fatalf("%s has no Compose file", opsDoc)
+		t.Fatalf("%s has no Compose file", operationsDoc)
 	}
 	if err := yaml.UnmarshalWithOptions([]byte(files[i]), &compose, yaml.Strict()); err != nil {
 		t.Fatalf("the Compose file: %v", err)
