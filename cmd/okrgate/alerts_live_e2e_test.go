@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/faults"
 	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
@@ -40,16 +39,7 @@ func TestAlertDatabaseUnreachableFires(t *testing.T) {
 	}
 	dsn := sqlstoretest.PostgresURL(t)
 	bootstrapDB(t, dsn, "Acme", "admin@acme.test")
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := faults.NewProxy(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
-	u.Host = proxy.Addr()
+	proxy, u := proxiedPostgres(t, dsn)
 	srv := startServer(t, u.String(), "--db-connect-timeout", "1s")
 
 	// A load balancer: /readyz four times a second, as long as the test

@@ -68,30 +68,16 @@ func TestSQLiteDiskFullBuiltBinary(t *testing.T) {
 		_ = json.Unmarshal(b, &p)
 		return answer{res.StatusCode, p.Code, p.Detail}, b
 	}
-	var ss, g, m struct{ ID string }
-	for _, step := range []struct {
-		path string
-		body map[string]any
-		dst  any
-	}{
-		{"/api/v1/sessions", map[string]any{"title": "Q1", "start": "2026-01-01", "end": "2026-03-31"}, &ss},
-		{"/api/v1/goals", map[string]any{"name": "g", "sessionId": &ss.ID}, &g},
-		{"/api/v1/metrics", map[string]any{"name": "kr", "goalId": &g.ID, "target": 100000}, &m},
-	} {
-		a, b := call("POST", step.path, step.body, "")
-		if a.status != http.StatusCreated {
-			t.Fatalf("POST %s: %d %s", step.path, a.status, b)
-		}
-		if err := json.Unmarshal(b, step.dst); err != nil {
-			t.Fatal(err)
-		}
-	}
+	kr := newKeyResult(t, func(path string, body any) (int, []byte) {
+		a, b := call("POST", path, body, "")
+		return a.status, b
+	}, 100000)
 	acked := map[int]bool{}
 	// A check-in's note makes each one take space: the disk fills in
 	// tens of them, not thousands.
 	note := string(bytes.Repeat([]byte("n"), 2000))
 	checkIn := func(v int) (answer, []byte) {
-		a, b := call("POST", "/api/v1/metrics/"+m.ID+"/checkin", map[string]any{"actual": v, "comment": note}, fmt.Sprint("ci-", v))
+		a, b := call("POST", "/api/v1/metrics/"+kr+"/checkin", map[string]any{"actual": v, "comment": note}, fmt.Sprint("ci-", v))
 		if a.status == http.StatusCreated {
 			acked[v] = true
 		}
@@ -141,7 +127,7 @@ func TestSQLiteDiskFullBuiltBinary(t *testing.T) {
 	if full == 0 {
 		t.Fatalf("the disk never filled up: %d check-ins acknowledged", len(acked))
 	}
-	for _, path := range []string{"/api/v1/metrics/" + m.ID, "/api/v1/metrics/" + m.ID + "/checkins?limit=1000", "/api/v1/goals"} {
+	for _, path := range []string{"/api/v1/metrics/" + kr, "/api/v1/metrics/" + kr + "/checkins?limit=1000", "/api/v1/goals"} {
 		if a, b := call("GET", path, nil, ""); a.status != http.StatusOK {
 			t.Errorf("read on a full disk, GET %s: %d %s", path, a.status, b)
 		}
@@ -164,7 +150,7 @@ func TestSQLiteDiskFullBuiltBinary(t *testing.T) {
 	}
 
 	var page struct{ Items []struct{ Actual float64 } }
-	if _, b := call("GET", "/api/v1/metrics/"+m.ID+"/checkins?limit=1000", nil, ""); json.Unmarshal(b, &page) != nil {
+	if _, b := call("GET", "/api/v1/metrics/"+kr+"/checkins?limit=1000", nil, ""); json.Unmarshal(b, &page) != nil {
 		t.Fatalf("list check-ins: %s", b)
 	}
 	stored := map[int]int{}

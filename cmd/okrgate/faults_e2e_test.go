@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -42,16 +41,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 	dsn := sqlstoretest.PostgresURL(t) // skips without OKRGATE_TEST_POSTGRES
 	t.Parallel()                       // it mostly waits for its faults: beside the other long built-binary tests
 	boot := bootstrapDB(t, dsn, "Faults", "ops@faults.test")
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := faults.NewProxy(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
-	u.Host = proxy.Addr()
+	proxy, u := proxiedPostgres(t, dsn)
 	q := u.Query()
 	q.Set("default_query_exec_mode", "exec") // statements' text on the wire: the proxy sees each COMMIT
 	u.RawQuery = q.Encode()
@@ -99,24 +89,10 @@ func TestFaultsBuiltBinary(t *testing.T) {
 		mu.Unlock()
 		return a, b
 	}
-	var ss, g, m struct{ ID string }
-	for _, step := range []struct {
-		path string
-		body map[string]any
-		dst  any
-	}{
-		{"/api/v1/sessions", map[string]any{"title": "Q1", "start": "2026-01-01", "end": "2026-03-31"}, &ss},
-		{"/api/v1/goals", map[string]any{"name": "g", "sessionId": &ss.ID}, &g},
-		{"/api/v1/metrics", map[string]any{"name": "kr", "goalId": &g.ID, "target": 1000000}, &m},
-	} {
-		a, b := call("POST", step.path, step.body, "")
-		if a.status != http.StatusCreated {
-			t.Fatalf("POST %s: %d %s", step.path, a.status, b)
-		}
-		if err := json.Unmarshal(b, step.dst); err != nil {
-			t.Fatal(err)
-		}
-	}
+	kr := newKeyResult(t, func(path string, body any) (int, []byte) {
+		a, b := call("POST", path, body, "")
+		return a.status, b
+	}, 1000000)
 
 	acked := map[int]bool{}
 	codes := map[string]int{}
@@ -132,7 +108,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 		}
 	}
 	checkIn := func(v int) answer {
-		a, b := call("POST", "/api/v1/metrics/"+m.ID+"/checkin", map[string]any{"actual": v}, fmt.Sprint("ci-", v))
+		a, b := call("POST", "/api/v1/metrics/"+kr+"/checkin", map[string]any{"actual": v}, fmt.Sprint("ci-", v))
 		check(fmt.Sprint("check-in ", v), a, b)
 		if a.status == http.StatusCreated {
 			mu.Lock()
@@ -146,7 +122,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 	recovered := func(t *testing.T) {
 		t.Helper()
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			a, b := call("GET", "/api/v1/metrics/"+m.ID, nil, "")
+			a, b := call("GET", "/api/v1/metrics/"+kr, nil, "")
 			if a.status == http.StatusOK {
 				return
 			}
@@ -229,7 +205,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 		defer phase("down")()
 		proxy.Cut()
 		for range 5 {
-			a, b := call("GET", "/api/v1/metrics/"+m.ID, nil, "")
+			a, b := call("GET", "/api/v1/metrics/"+kr, nil, "")
 			check("read while down", a, b)
 			if a.status != http.StatusServiceUnavailable || a.code != "unavailable" {
 				t.Errorf("read while the database is down: %d %q, want 503 unavailable", a.status, a.code)
@@ -256,7 +232,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 		started := time.Now()
 		for i := 0; time.Since(started) < 20*time.Second; i++ {
 			pw.Go(func() {
-				a, b := call("GET", "/api/v1/metrics/"+m.ID, nil, "")
+				a, b := call("GET", "/api/v1/metrics/"+kr, nil, "")
 				check("read during the partition", a, b)
 			})
 			pw.Go(func() { checkIn(100000 + i) })
@@ -307,7 +283,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 		// and the retry applied it; once either way (checked below).
 		var b []byte
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			a, b = call("POST", "/api/v1/metrics/"+m.ID+"/checkin", map[string]any{"actual": v}, fmt.Sprint("ci-", v))
+			a, b = call("POST", "/api/v1/metrics/"+kr+"/checkin", map[string]any{"actual": v}, fmt.Sprint("ci-", v))
 			if a.status != http.StatusServiceUnavailable || time.Now().After(deadline) {
 				break
 			}
@@ -322,7 +298,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 			t.Fatalf("retry with the Idempotency-Key: %d %s", a.status, b)
 		}
 		t.Logf("the outcome_unknown check-in's retry: %d %s", a.status, a.code)
-		if n := storedCheckIns(t, call, m.ID)[v]; n != 1 {
+		if n := storedCheckIns(t, call, kr)[v]; n != 1 {
 			t.Errorf("the interrupted check-in is stored %d times, want once", n)
 		}
 	})
@@ -351,7 +327,7 @@ func TestFaultsBuiltBinary(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	elapsed := time.Since(began)
-	stored := storedCheckIns(t, call, m.ID)
+	stored := storedCheckIns(t, call, kr)
 	for v := range acked {
 		if stored[v] != 1 {
 			t.Errorf("acknowledged check-in %d stored %d times", v, stored[v])
