@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Validates the committed OpenAPI document (upstream/rest/openapi.json) with
+# Validates the committed OpenAPI document (upstream/transport/rest/openapi.json) with
 # swagger-parser (npm @apidevtools/swagger-parser, pinned in
 # .ci/clients/openapi/package-lock.json). kin-openapi validates it in
-# `go test ./upstream/rest` (TestOpenAPIValidAndComplete), where the contract
+# `go test ./upstream/transport/rest` (TestOpenAPIValidAndComplete), where the contract
 # walk also checks every answer, projections included, against it; Redocly
 # lints the served copy in .ci/ts-client.sh.
 #

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Fetches the assets of the GraphiQL playground and the REST reference (Redoc) from the npm registry (npm pack),
-# at the versions pinned in resolvers/playground/VERSIONS, and checks each
+# at the versions pinned in resolvers/transport/playground/VERSIONS, and checks each
 # tarball against the sha512 integrity recorded there.
 #
-#   .ci/playground-assets.sh          refresh the embedded copy: resolvers/playground/*.gz
+#   .ci/playground-assets.sh          refresh the embedded copy: resolvers/transport/playground/*.gz
 #                                     (gzip -9 -n, so a refresh of the same versions is byte-identical)
 #   UPDATE=1 .ci/playground-assets.sh after editing a version: record the new integrity
 #   .ci/playground-assets.sh DIR      plain copies in DIR, for `okrgate serve --playground-assets DIR`
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-versions="$root/resolvers/playground/VERSIONS"
+versions="$root/resolvers/transport/playground/VERSIONS"
 out=${1:-}
 if [ -n "$out" ]; then
   mkdir -p "$out"
@@ -39,7 +39,7 @@ while read -r name version integrity files; do
     if [ -n "$out" ]; then
       cp "$src" "$out/$base"
     else
-      gzip -9 -n -c "$src" >"$root/resolvers/playground/$base.gz"
+      gzip -9 -n -c "$src" >"$root/resolvers/transport/playground/$base.gz"
     fi
   done
   updated+="$name $version $integrity $files"$'\n'
@@ -47,7 +47,7 @@ done <"$versions"
 if [ -z "$out" ]; then
   printf '%s' "$updated" | sed -e 's/ *$//' >"$versions.new"
   mv "$versions.new" "$versions"
-  ls -l "$root"/resolvers/playground/
+  ls -l "$root"/resolvers/transport/playground/
 else
   ls -l "$out"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the OpenAPI document (upstream/rest/openapi.json) against what the
+# Checks the OpenAPI document (upstream/transport/rest/openapi.json) against what the
 # built okrgate binary accepts and answers, with Stoplight Prism (npm
 # @stoplight/prism-cli, pinned in .ci/prism/package-lock.json, installed into
 # a cache directory) in proxy mode: Prism forwards each request to okrgate
@@ -46,7 +46,7 @@ case "${1:-}" in
 proxy)
   prism=$(install)
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  exec "$prism" proxy "$root/upstream/rest/openapi.json" "${2:?usage: .ci/prism.sh proxy UPSTREAM_URL}" \
+  exec "$prism" proxy "$root/upstream/transport/rest/openapi.json" "${2:?usage: .ci/prism.sh proxy UPSTREAM_URL}" \
     --host 127.0.0.1 --port "$port" --errors=false
   ;;
 "") ;;

@@ -17,11 +17,11 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
-	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
 	"github.com/okrgate/okrgate/resolvers/live"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // admitted is one call of an Admitter.

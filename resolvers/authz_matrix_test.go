@@ -12,19 +12,19 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // The GraphQL half of the authorization matrix of issue 4 (the REST half is
-// upstream/rest/authz_test.go): every root field of Query and Mutation, taken
+// upstream/transport/rest/authz_test.go): every root field of Query and Mutation, taken
 // from the served schema, runs as the account's admin, a member, a viewer
 // and another account's admin, each against fresh items, and must give the
 // outcome its rule in gqlRules says. A root field without a rule fails.

@@ -9,7 +9,7 @@ import (
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // TestGraphQLMemberOwnItems: the matrix's member owns none of the items; a

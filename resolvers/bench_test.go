@@ -15,12 +15,12 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // Benchmark datasets. Seeding through the store costs about 50 ms per

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
-	"github.com/okrgate/okrgate/resolvers/limits"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // aliasedGoals is n aliases of a page of goals with their key results,

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // TestLoadList: loadList runs a saved list with its own filter, sort and

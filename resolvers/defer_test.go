@@ -20,9 +20,9 @@ import (
 
 	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
-	"github.com/okrgate/okrgate/resolvers/limits"
-	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 )
 
 // deferQueries are deferred versions of tree queries: the first part must

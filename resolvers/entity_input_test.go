@@ -3,7 +3,7 @@ package resolvers_test
 import (
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 )
 
 // TestEntitiesMalformed: a representation without a __typename, with one

@@ -14,9 +14,9 @@ import (
 
 	"github.com/okrgate/okrgate/graph/fastpath"
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // entitiesQuery asks for entities by representation, as a federation

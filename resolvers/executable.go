@@ -4,7 +4,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/okrgate/okrgate/graph"
-	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
 	"github.com/okrgate/okrgate/resolvers/live"
 	"github.com/okrgate/okrgate/upstream"
 )

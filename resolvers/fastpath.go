@@ -7,7 +7,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/okrgate/okrgate/graph/fastpath"
-	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
 )
 
 // FastPath serves the fields below each field gqlgen resolves through

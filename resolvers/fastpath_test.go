@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/okrgate/okrgate/graph/fastpath"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
-	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 )
 
 // fastPathQueries exercise what the fast path does beyond plain fields:

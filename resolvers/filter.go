@@ -11,7 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/okrgate/okrgate/graph/model"
-	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/query"
 )

@@ -15,14 +15,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
-	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // fixture is a seeded store behind a real GraphQL HTTP server on 127.0.0.1.

@@ -15,18 +15,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
-	"github.com/okrgate/okrgate/resolvers/limits"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
-	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 	"github.com/okrgate/okrgate/upstream/query"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // biggestSession returns the session of f with the most goals.

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
-	"github.com/okrgate/okrgate/resolvers/limits"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/resolvers/infra/limits"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // hostile is a document built to exhaust the server, and the code of its

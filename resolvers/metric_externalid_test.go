@@ -3,7 +3,7 @@ package resolvers_test
 import (
 	"testing"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 )
 
 // TestMetricExternalID: a key result's externalId (its id in another

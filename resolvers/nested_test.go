@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 	"github.com/okrgate/okrgate/upstream/query"
 )
 

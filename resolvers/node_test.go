@@ -10,7 +10,7 @@ import (
 
 	"github.com/okrgate/okrgate/resolvers"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // nodeIDs lists the ids of every node type of the store, per GraphQL type.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // TestOrgContentForbidden: authorization is the store's; GraphQL reports a

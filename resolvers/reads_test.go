@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // readCase is a query of reads by id, the store calls it must cost and the

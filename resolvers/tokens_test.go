@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // tokenEnv is a GraphQL server over a store whose clock the test moves.

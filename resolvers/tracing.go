@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 )
 
 // TracerName names the tracer of the GraphQL spans: the batches of each

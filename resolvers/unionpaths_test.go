@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // TestUnionFragmentsAreLevelsOfTheirOwn: one alias selected in two

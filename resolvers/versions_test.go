@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
 )
 
 // TestIfMatch: etag is the stored version of a goal, key result, task or

@@ -13,7 +13,7 @@ import (
 // shared by every type that carries the field (fielddocs_shared.go,
 // fielddocs_content.go), with type-specific texts where a name means
 // something else in one type (fielddocs_types.go). The OpenAPI document
-// (upstream/rest) takes its property descriptions from FieldDoc; the field
+// (upstream/transport/rest) takes its property descriptions from FieldDoc; the field
 // registries (fields*.go) take theirs from it at init, and the GraphQL
 // schema takes them from the registries (query.Field.Description) and
 // CommonFieldDoc.

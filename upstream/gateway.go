@@ -1,7 +1,7 @@
 package upstream
 
 // Gateway mode: okrgate serves the GraphQL API (and the REST facade) over a
-// remote server of the REST API instead of a local store (upstream/client,
+// remote server of the REST API instead of a local store (upstream/backend/client,
 // docs/gateway.md). The remote server decides everything, authorization
 // included; the gateway forwards the caller's credentials.
 

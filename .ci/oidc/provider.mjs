@@ -1,5 +1,5 @@
 // A real OpenID Provider (the npm package oidc-provider, OpenID Certified)
-// on 127.0.0.1, for the sign-in tests of upstream/authn. It issues JWT
+// on 127.0.0.1, for the sign-in tests of upstream/infra/authn. It issues JWT
 // access tokens with the client_credentials grant: each client stands for
 // one user (its email claim, verified), and the resource indicator
 // chooses the audience. A client's claims object adds claims to its

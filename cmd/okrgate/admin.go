@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // openExisting opens the database file path, which must exist: only serve

@@ -18,7 +18,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
+	"github.com/okrgate/okrgate/upstream/infra/limit"
 )
 
 // treeQuery is the README's session tree.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // TestAlertDatabaseUnreachableFires: a real Prometheus (Debian's

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/url"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // The --db flag names either a SQLite file or a PostgreSQL database

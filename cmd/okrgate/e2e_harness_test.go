@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/upstream/rest/resttest"
+	"github.com/okrgate/okrgate/upstream/transport/rest/resttest"
 )
 
 // binary is the okrgate binary built once for the end-to-end tests.

@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/faults"
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/faults"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // TestFaultsBuiltBinary: the built binary on PostgreSQL reached through a

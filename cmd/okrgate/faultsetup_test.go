@@ -6,10 +6,10 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/faults"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/faults"
 )
 
-// proxiedPostgres puts a fault proxy (upstream/sqlstore/faults) in front
+// proxiedPostgres puts a fault proxy (upstream/backend/sqlstore/faults) in front
 // of the PostgreSQL of dsn, closed when t ends, and returns it with dsn's
 // URL pointing at it.
 func proxiedPostgres(t *testing.T, dsn string) (*faults.Proxy, *url.URL) {

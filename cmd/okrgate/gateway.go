@@ -11,10 +11,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/client"
-	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/upstream/backend/client"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // gatewayFlags are serve's settings for gateway mode (docs/gateway.md):

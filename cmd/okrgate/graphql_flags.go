@@ -6,10 +6,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/infra/respcache"
 	"github.com/okrgate/okrgate/resolvers/live"
-	"github.com/okrgate/okrgate/resolvers/respcache"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // graphqlLimitFlags defines the serve flags of the GraphQL limits

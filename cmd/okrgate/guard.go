@@ -12,8 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/infra/limit"
 )
 
 // readyTimeout bounds /readyz's query of the store.

@@ -20,10 +20,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
-	"github.com/okrgate/okrgate/upstream/observe"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 )
 
 // opsFlags are serve's settings for logs and metrics (docs/operations.md).

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // TestReplicasOnePostgres runs two okrgate processes on one PostgreSQL

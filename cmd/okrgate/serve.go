@@ -12,14 +12,14 @@ import (
 
 	"github.com/go-chi/cors"
 
-	"github.com/okrgate/okrgate/cmd/okrgate/internal/limit"
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
-	"github.com/okrgate/okrgate/resolvers/playground"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/playground"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/observe"
-	"github.com/okrgate/okrgate/upstream/rest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/infra/limit"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/transport/rest"
 )
 
 // shutdownGrace bounds how long in-flight requests may take to finish after SIGTERM.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/authn"
+	"github.com/okrgate/okrgate/upstream/infra/authn"
 )
 
 // oidcFlags are serve's settings for sign-in with an identity provider

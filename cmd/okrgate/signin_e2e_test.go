@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/authn/oidctest"
+	"github.com/okrgate/okrgate/upstream/infra/authn/oidctest"
 )
 
 // TestServeSignIn: the built binary, started with --oidc-issuer and
@@ -14,7 +14,7 @@ import (
 // provider's access token of a user of the account on REST and GraphQL,
 // refuses one issued for another audience, and keeps accepting API tokens.
 // (The other refusals — expired, rotated-out key, alg none — are
-// TestSignInWithOpenIDProvider's, in upstream/authn.)
+// TestSignInWithOpenIDProvider's, in upstream/infra/authn.)
 func TestServeSignIn(t *testing.T) {
 	app := oidctest.Client{ID: "app", Secret: "app-secret", Email: "admin@acme.test", Scope: "okrgate:read okrgate:write"}
 	p := oidctest.Start(t, []oidctest.Client{app})

@@ -17,7 +17,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/go-jose/go-jose/v4"
 
-	"github.com/okrgate/okrgate/upstream/authn/oidctest"
+	"github.com/okrgate/okrgate/upstream/infra/authn/oidctest"
 )
 
 // The end-to-end security probes of sign-in with an identity provider

@@ -15,12 +15,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/instrument"
-	"github.com/okrgate/okrgate/upstream/observe"
-	"github.com/okrgate/okrgate/upstream/rest"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/infra/instrument"
+	"github.com/okrgate/okrgate/upstream/infra/observe"
+	"github.com/okrgate/okrgate/upstream/transport/rest"
 )
 
 // traced is the server's handler as serve builds it (the observe stack in

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/upstream/accountfile"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // exportCmd writes one account to a portable file (package accountfile),

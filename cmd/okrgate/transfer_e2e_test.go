@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // TestMoveAccountE2E moves a seeded account with okrgate export and import

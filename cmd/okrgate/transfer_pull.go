@@ -11,8 +11,8 @@ import (
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/accountpull"
-	"github.com/okrgate/okrgate/upstream/client"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/client"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // pullFlags are the flags of okrgate import --from.

@@ -18,7 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // faultyProxy stands between a pull and its source: it answers one request

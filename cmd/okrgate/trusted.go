@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/okrgate/okrgate/resolvers"
-	"github.com/okrgate/okrgate/resolvers/trusted"
+	"github.com/okrgate/okrgate/resolvers/infra/trusted"
 	"github.com/okrgate/okrgate/upstream"
 )
 

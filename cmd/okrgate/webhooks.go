@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/dispatch"
+	"github.com/okrgate/okrgate/upstream/infra/dispatch"
 )
 
 // webhookFlags are serve's settings of webhook deliveries (docs/webhooks.md).

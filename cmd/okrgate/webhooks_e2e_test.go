@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // receiver is a webhook receiver on 127.0.0.1 that records what it gets

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlws"
+	"github.com/okrgate/okrgate/resolvers/live/graphqlws"
 	"github.com/okrgate/okrgate/upstream"
 )
 

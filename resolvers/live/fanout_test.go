@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/resolvers/live"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // countingAPI is the store, counting its reads of goals: each call of

@@ -9,7 +9,7 @@ import (
 )
 
 // A fanout reads its account's log as one subscriber. A log that judges
-// its reader (a gateway's upstream event feed, upstream/client) gives an
+// its reader (a gateway's upstream event feed, upstream/backend/client) gives an
 // event whose item that subscriber may not read only as its position: an
 // Event without a type, which no subscription selects. Another group may
 // read that item (an admin's, when the reader is a viewer), so before a

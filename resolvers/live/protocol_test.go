@@ -10,8 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlws"
 	"github.com/okrgate/okrgate/resolvers/live"
+	"github.com/okrgate/okrgate/resolvers/live/graphqlws"
 )
 
 // rawWS opens a websocket on /graphql with subprotocol, without

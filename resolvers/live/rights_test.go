@@ -10,10 +10,10 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlhttp"
 	"github.com/okrgate/okrgate/resolvers/live"
+	"github.com/okrgate/okrgate/resolvers/transport/graphqlhttp"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // TestWebsocketOperationsActAsTheTokenIsNow: an admin demoted to viewer

@@ -13,9 +13,9 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/okrgate/okrgate/resolvers/graphqlws"
+	"github.com/okrgate/okrgate/resolvers/live/graphqlws"
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/authn"
+	"github.com/okrgate/okrgate/upstream/infra/authn"
 )
 
 // IsRequest reports whether r asks for a live transport: a websocket

@@ -36,9 +36,9 @@ import (
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/accountfile"
-	"github.com/okrgate/okrgate/upstream/client"
+	"github.com/okrgate/okrgate/upstream/backend/client"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 	"github.com/okrgate/okrgate/upstream/query"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // Source is the server an account is read from: the REST client.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/accountfile"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // stages are the resources of an account in the order an import writes

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // Demo fills the account of the caller in ctx with a small, readable company:

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 // TestSyntheticFiguresMatchFullRecompute: seeding writes in batches whose

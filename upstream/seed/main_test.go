@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // TestMain runs the package's tests on SQLite and, when

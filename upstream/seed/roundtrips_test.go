@@ -3,8 +3,8 @@ package seed_test
 import (
 	"testing"
 
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
 )
 
 // TestSeedRoundTrips: seeding sends its writes together. On PostgreSQL a

@@ -11,7 +11,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/okrgate/okrgate/upstream"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 )
 
 // Writer is what seeding writes through: a subset of upstream.API, so the

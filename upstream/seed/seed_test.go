@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 
 	"github.com/okrgate/okrgate/upstream"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
 	"github.com/okrgate/okrgate/upstream/query"
 	"github.com/okrgate/okrgate/upstream/seed"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
 )
 
 func account(t *testing.T) (*sqlstore.Store, context.Context) {

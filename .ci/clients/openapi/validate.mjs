@@ -1,10 +1,10 @@
 // Validates okrgate's OpenAPI document with swagger-parser (schema
 // validation of OpenAPI 3.1 plus its own checks, every $ref resolved):
-// node validate.mjs [path], default ../../../upstream/rest/openapi.json.
+// node validate.mjs [path], default ../../../upstream/transport/rest/openapi.json.
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { fileURLToPath } from "node:url";
 
-const path = process.argv[2] ?? fileURLToPath(new URL("../../../upstream/rest/openapi.json", import.meta.url));
+const path = process.argv[2] ?? fileURLToPath(new URL("../../../upstream/transport/rest/openapi.json", import.meta.url));
 try {
   const api = await SwaggerParser.validate(path);
   const ops = Object.values(api.paths).reduce((n, item) => n + Object.keys(item).length, 0);

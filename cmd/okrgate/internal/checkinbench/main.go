@@ -31,7 +31,7 @@
 //	  --bin /tmp/okrgate-before --bin /tmp/okrgate --writers 16 --duration 10s --rounds 3
 //
 // --db-latency puts PostgreSQL that much farther away: the servers reach
-// it through a TCP proxy (upstream/sqlstore/faults.Proxy) that holds every
+// it through a TCP proxy (upstream/backend/sqlstore/faults.Proxy) that holds every
 // chunk half of it in each direction, from the end of the setup and of 3 s
 // of check-ins by every writer at full speed on (the server warm). Then
 // the rows also show the share of check-ins refused (not 2xx) and how
@@ -60,7 +60,7 @@ import (
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
-	"github.com/okrgate/okrgate/upstream/sqlstore/faults"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/faults"
 )
 
 type list []string

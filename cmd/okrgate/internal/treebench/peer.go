@@ -21,8 +21,8 @@ import (
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // The peer comparison (--peer): the same tree of the same data answered, in

@@ -15,8 +15,8 @@ import (
 
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/binary"
 	"github.com/okrgate/okrgate/cmd/okrgate/internal/pgtemp"
-	"github.com/okrgate/okrgate/upstream/sqlstore"
-	"github.com/okrgate/okrgate/upstream/sqlstore/sqlstoretest"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore"
+	"github.com/okrgate/okrgate/upstream/backend/sqlstore/sqlstoretest"
 )
 
 // The comparison by role (--roles): the same reads of the same data, in
