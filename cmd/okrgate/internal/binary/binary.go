@@ -47,7 +47,17 @@ type Server struct {
 // Serve starts okrgate serve on db at 127.0.0.1:0 with the extra flags and
 // returns once it listens. Stop it with Stop.
 func Serve(bin, db string, flags ...string) (*Server, error) {
+	return ServeEnv(bin, db, nil, flags...)
+}
+
+// ServeEnv is Serve with env added to the server's environment: settings
+// given as OKRGATE_* variables, which a binary built before the setting
+// existed ignores, where a flag would stop it.
+func ServeEnv(bin, db string, env []string, flags ...string) (*Server, error) {
 	cmd := exec.Command(bin, append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, flags...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

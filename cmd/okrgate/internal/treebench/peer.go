@@ -223,15 +223,18 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 	if c.base != "" {
 		builds = append(builds, build{"baseline okrgate", c.base})
 	}
+	// Every round is a cold tree, as PostGraphile's and the floor's are:
+	// the servers share no answers between requests (--graphql-cache).
+	cold := []string{"OKRGATE_GRAPHQL_CACHE=false"}
 	type servers struct{ lite, pg *binary.Server }
 	running := make([]servers, len(builds))
 	for i, b := range builds {
-		lite, err := binary.Serve(b.bin, db)
+		lite, err := binary.ServeEnv(b.bin, db, cold)
 		if err != nil {
 			return nil, err
 		}
 		defer lite.Stop()
-		pg, err := binary.Serve(b.bin, dsn)
+		pg, err := binary.ServeEnv(b.bin, dsn, cold)
 		if err != nil {
 			return nil, err
 		}
@@ -323,7 +326,7 @@ func measurePeers(ctx context.Context, c config, pgURL, pgDir string, n, seedN i
 	// is its own; their rounds interleave too.
 	var leans []*side
 	for _, b := range builds {
-		lean, err := binary.Serve(b.bin, db)
+		lean, err := binary.ServeEnv(b.bin, db, cold)
 		if err != nil {
 			return nil, err
 		}
