@@ -54,9 +54,9 @@ type backend struct {
 	close  func() error
 	// where describes the backend for the start-up line.
 	where string
-	// dbConns is the size of the pool of connections to PostgreSQL (0 on
-	// SQLite and in gateway mode).
-	dbConns int
+	// minWrites is the fewest writes the store wants executing at once
+	// (sqlstore.Store.MinWritesInFlight; 0 in gateway mode).
+	minWrites int
 }
 
 // openBackend opens the database file db, or in gateway mode (g.url set)
@@ -71,7 +71,7 @@ func openBackend(ctx context.Context, db string, g *gatewayFlags, tokens upstrea
 			return nil, err
 		}
 		return &backend{api: st, ready: st.Ready, queryCount: st.QueryCount, store: st, events: st, close: st.Close,
-			register: func(prometheus.Registerer) error { return nil }, where: "database " + displayDB(db), dbConns: st.DatabaseConns()}, nil
+			register: func(prometheus.Registerer) error { return nil }, where: "database " + displayDB(db), minWrites: st.MinWritesInFlight()}, nil
 	}
 	c, err := client.New(g.url, client.Options{Transport: observe.Transport(client.NewTransport()), Timeout: g.timeout, MaxConcurrent: g.maxConcurrent,
 		AuthCacheTTL: g.authTTL, EventPoll: g.eventPoll})

@@ -125,9 +125,10 @@ finish.`)
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	// Writes on PostgreSQL wait on its round trips: never fewer in flight
-	// than there are connections to run them on (limit.Config.MinWrites).
-	guard.admission.MinWrites = be.dbConns
+	// Writes on PostgreSQL wait on its round trips, on SQLite on the one
+	// writer where the writes waiting together are committed together:
+	// never fewer in flight than the store asks for (limit.Config.MinWrites).
+	guard.admission.MinWrites = be.minWrites
 	adm, err := guard.newAdmission(obs.registry)
 	if err != nil {
 		ln.Close()

@@ -48,6 +48,7 @@ func BenchmarkCheckInTreeVsFlat(b *testing.B) {
 		b.Fatalf("tree of %d objectives, want 301", total)
 	}
 	const writers, slices = 16, 20
+	txs0, writes0 := st.GroupedWrites()
 	b.ResetTimer()
 	for slice := range slices {
 		for w := range workloads {
@@ -82,6 +83,9 @@ func BenchmarkCheckInTreeVsFlat(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	if txs, writes := st.GroupedWrites(); txs > txs0 {
+		b.ReportMetric(float64(writes-writes0)/float64(txs-txs0), "writes/tx") // the mean group (groupcommit.go)
+	}
 	ns := func(i int) float64 { return float64(workloads[i].time) / float64(workloads[i].n) }
 	for i, wl := range workloads {
 		b.ReportMetric(ns(i), wl.name+"_ns/checkin")

@@ -6,7 +6,13 @@ import "context"
 
 // QueuedWrites returns the number of writes of account waiting for a
 // group transaction (groupcommit.go).
-func (s *Store) QueuedWrites(account string) int { return s.pg.groups.queued(account) }
+func (s *Store) QueuedWrites(account string) int { return s.groups.queued(account) }
+
+// GroupedWrites returns the group transactions drained so far and the
+// writes they took (groupcommit.go).
+func (s *Store) GroupedWrites() (txs, writes int64) {
+	return s.groups.txs.Load(), s.groups.writes.Load()
+}
 
 // HoldWrites starts a write of ctx's account that keeps its transaction
 // open until release is called, and returns once the transaction holds the

@@ -223,11 +223,13 @@ func (s *Store) rollbackTo(ctx context.Context, q querier, name string, err erro
 }
 
 // groupAccount returns the account whose queue a write of ctx joins, or
-// false when the write is not grouped: on SQLite (one writer, and a commit
-// without a flush at synchronous=NORMAL), with serializable transactions
-// (retried whole), and without an account (bootstrap).
+// false when the write is not grouped: with serializable transactions
+// (retried whole), and without an account (bootstrap). On SQLite a commit
+// flushes nothing (synchronous=NORMAL), but the writes of a group share
+// their transaction and the recomputation of their check-ins' paths
+// (grouplocal.go).
 func (s *Store) groupAccount(ctx context.Context) (string, bool) {
-	if s.pg == nil || s.pg.serializable || s.pg.noGroups {
+	if s.pg != nil && (s.pg.serializable || s.pg.noGroups) {
 		return "", false
 	}
 	c, ok := upstream.CallerFrom(ctx)

@@ -34,6 +34,9 @@ import (
 // It returns the error that failed the group's transaction as a whole
 // (nil when it committed, or only some of its writes failed).
 func (s *Store) commitGroup(account string, group []*groupWrite) error {
+	if s.pg == nil {
+		return s.commitLocalGroup(account, group) // grouplocal.go
+	}
 	if len(group) == 1 {
 		w := group[0]
 		err := w.s.pg.retry(w.ctx, func() error { return w.s.txOnce(w.ctx, w.fn) }) // postgres.go

@@ -72,9 +72,7 @@ type pgStore struct {
 	retries      atomic.Int64 // attempts retried after a serialization failure or deadlock
 	reconnects   atomic.Int64 // writes run again after their connection was lost
 	listen       pgListener   // LISTEN for other replicas' events (listen_postgres.go)
-	// groups queues each account's concurrent writes for group commit
-	// (groupcommit.go); noGroups turns it off, to measure it.
-	groups   groups
+	// noGroups turns group commit (groupcommit.go) off, to measure it.
 	noGroups bool
 	// bulkWrites counts the writes of Bulk batches committed, and
 	// analyzedAt their number at the last ANALYZE (analyzeAfterBulk).

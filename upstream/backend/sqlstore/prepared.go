@@ -51,11 +51,13 @@ func (s *Store) readPrepared() querier {
 }
 
 // writePathSQL are the statements prepared when the store opens: those
-// of path recomputation, and every statement of a check-in (TestCheckInPrepared)
-// and of the facts of goal, key-result and task writes.
+// of path recomputation, every statement of a check-in (TestCheckInPrepared),
+// the facts of goal, key-result and task writes, and the savepoints of a
+// group (grouplocal.go).
 var writePathSQL = []string{pathFactsSQL, attainmentsSQL, taskCountsSQL, subtreesSQL, putFiguresSQL, putSubtreesSQL, treeSQL, goalRowsSQL,
 	metricFactsSQL(sqliteDialect{}), subjectSQL(sqliteDialect{}), metricPathFactsSQL, itemFactsSQL(sqliteDialect{}),
-	updateSQL(metrics), updateSQL(goals), updateSQL(tasks), insertCheckInSQL, appendEventsSQL}
+	updateSQL(metrics), updateSQL(goals), updateSQL(tasks), insertCheckInSQL, appendEventsSQL,
+	savepointSQL, releaseSQL, rollbackToSQL}
 
 // prepareWritePath prepares writePathSQL on the writer connection.
 func (s *Store) prepareWritePath(ctx context.Context) error {

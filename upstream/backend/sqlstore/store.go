@@ -75,6 +75,9 @@ type core struct {
 	webhookPolicy upstream.WebhookTargetPolicy
 	// deadlines bound the waits for PostgreSQL (deadlines.go).
 	deadlines Deadlines
+	// groups queues each account's concurrent writes for group commit
+	// (groupcommit.go).
+	groups groups
 }
 
 var _ upstream.API = (*Store)(nil)
@@ -325,7 +328,7 @@ func (s *Store) txAs(ctx context.Context, prefetch func(q querier) []stmt, fn fu
 	ctx, cancel := s.writeDeadline(ctx) // deadlines.go
 	defer cancel()
 	if account, ok := s.groupAccount(ctx); ok {
-		return s.pg.groups.submit(ctx, s, account, prefetch, fn) // groupcommit.go
+		return s.groups.submit(ctx, s, account, prefetch, fn) // groupcommit.go
 	}
 	if s.pg != nil {
 		return s.pg.retry(ctx, func() error { return s.txOnce(ctx, fn) }) // postgres.go

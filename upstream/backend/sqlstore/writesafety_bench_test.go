@@ -101,7 +101,7 @@ func BenchmarkPostgresWriteSafety(b *testing.B) {
 				n += b.N % slices
 			}
 			s.pg.serializable, s.pg.noGroups = r.serializable, !r.group // no write is running
-			before, txs0, writes0 := s.pg.retries.Load(), s.pg.groups.txs.Load(), s.pg.groups.writes.Load()
+			before, txs0, writes0 := s.pg.retries.Load(), s.groups.txs.Load(), s.groups.writes.Load()
 			var next atomic.Int64
 			var wg sync.WaitGroup
 			start := time.Now()
@@ -127,8 +127,8 @@ func BenchmarkPostgresWriteSafety(b *testing.B) {
 			r.time += time.Since(start)
 			r.n += n
 			r.retries += s.pg.retries.Load() - before
-			r.txs += s.pg.groups.txs.Load() - txs0
-			r.writes += s.pg.groups.writes.Load() - writes0
+			r.txs += s.groups.txs.Load() - txs0
+			r.writes += s.groups.writes.Load() - writes0
 		}
 	}
 	b.StopTimer()
