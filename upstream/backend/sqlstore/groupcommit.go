@@ -23,6 +23,7 @@ import (
 // back to its savepoint without failing the others, and one COMMIT — one
 // WAL flush — serves all of them. Nothing is acknowledged before that
 // COMMIT returns. docs/decisions/writes.md ("Group commit per account").
+// On SQLite the same queues feed a simpler transaction (grouplocal.go).
 
 // maxGroup bounds the writes one transaction takes, so that a long queue
 // is committed in steps rather than holding the lock for all of it.

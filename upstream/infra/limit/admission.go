@@ -51,7 +51,8 @@ type Config struct {
 	// MinWrites is the fewest writes the adaptive write limit lets
 	// execute at once (at least one). A server whose writes wait on a
 	// remote database sets it to the connections it has to that database:
-	// below it, connections idle while writes queue. The gradient reads
+	// below it, connections idle while writes queue; one on SQLite, to the
+	// writes its group commit takes at once. The gradient reads
 	// execution times that grow as competition, and a database that slows
 	// down (a write taking 100 round trips' worth of time more) would
 	// otherwise take the limit to one write at a time, refusing the
