@@ -3,6 +3,9 @@ package graphqlhttp
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -11,6 +14,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/okrgate/okrgate/resolvers/respcache"
 )
 
 // TestEncodeResponseAsJSONMarshal: the response's bytes are json.Marshal's,
@@ -82,5 +87,41 @@ func TestCollectorAfterLargeAnswers(t *testing.T) {
 			t.Fatal("no collection after a large answer")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestSharedAnswerLength: a shared answer larger than the server's buffer
+// goes out with its Content-Length, not in chunks, over real HTTP; a 304
+// has no body.
+func TestSharedAnswerLength(t *testing.T) {
+	a := respcache.Answer{Parts: [][]byte{[]byte(`{"data":"`), bytes.Repeat([]byte("x"), 100_000), []byte(`"}`)}}
+	a.ETag = respcache.ETagOf(a.Parts...)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpTransport{}.writeShared(w, r, a, r.Method == http.MethodGet)
+	}))
+	defer srv.Close()
+	res, err := http.Post(srv.URL, "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ContentLength != int64(a.Len()) || len(res.TransferEncoding) != 0 || len(body) != a.Len() {
+		t.Errorf("Content-Length %d, transfer encoding %v, body of %d bytes; want %d bytes, not chunked",
+			res.ContentLength, res.TransferEncoding, len(body), a.Len())
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req.Header.Set("If-None-Match", a.ETag)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotModified || len(body) != 0 {
+		t.Errorf("If-None-Match: HTTP %d with %d bytes, want 304 without a body", res.StatusCode, len(body))
 	}
 }

@@ -159,10 +159,13 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 }
 
 // writeShared writes a shared answer: with its entity tag when the
-// request is conditional, 304 when If-None-Match names that tag.
+// request is conditional, 304 when If-None-Match names that tag. Its
+// length is known, so it is sent with Content-Length rather than in
+// chunks: a client can read a tree of megabytes into one buffer of its
+// size.
 func (t httpTransport) writeShared(w http.ResponseWriter, r *http.Request, a respcache.Answer, conditional bool) {
+	h := w.Header()
 	if conditional {
-		h := w.Header()
 		h.Set("ETag", a.ETag)
 		h.Set("Cache-Control", "private, no-cache")
 		if noneMatch(r.Header.Values("If-None-Match"), a.ETag) {
@@ -171,6 +174,7 @@ func (t httpTransport) writeShared(w http.ResponseWriter, r *http.Request, a res
 			return
 		}
 	}
+	h.Set("Content-Length", strconv.Itoa(a.Len()))
 	_, _ = a.WriteTo(w)
 }
 

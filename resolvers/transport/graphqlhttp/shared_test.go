@@ -126,6 +126,7 @@ type sharedAnswer struct {
 	status int
 	etag   string
 	body   string
+	length int64 // Content-Length, -1 when not sent
 }
 
 func getTree(t *testing.T, base, token, session string, header map[string]string) sharedAnswer {
@@ -147,7 +148,7 @@ func getTree(t *testing.T, base, token, session string, header map[string]string
 	if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusNotModified || strings.Contains(string(b), `"errors"`) {
 		t.Errorf("HTTP %d: %s", res.StatusCode, b)
 	}
-	return sharedAnswer{res.StatusCode, res.Header.Get("ETag"), string(b)}
+	return sharedAnswer{res.StatusCode, res.Header.Get("ETag"), string(b), res.ContentLength}
 }
 
 // concurrently reads the tree with each token at once and returns the answers.
@@ -276,8 +277,9 @@ func TestSharedNoLeakAcrossClasses(t *testing.T) {
 }
 
 // TestSharedConditionalGet: a GET answers an ETag and Cache-Control:
-// private; If-None-Match with it answers 304 without executing while
-// nothing changed, and the full new answer after a write.
+// private, and the length of the answer (not chunked); If-None-Match with
+// it answers 304 without executing while nothing changed, and the full new
+// answer after a write.
 func TestSharedConditionalGet(t *testing.T) {
 	st := sqlstoretest.Open(t)
 	e := newSharedEnv(t, st)
@@ -285,6 +287,9 @@ func TestSharedConditionalGet(t *testing.T) {
 	first := getTree(t, srv.URL, e.out1, e.session, nil)
 	if first.etag == "" {
 		t.Fatal("no ETag on a GET")
+	}
+	if first.length != int64(len(first.body)) {
+		t.Errorf("Content-Length %d, body of %d bytes", first.length, len(first.body))
 	}
 	before := calls.Total()
 	again := getTree(t, srv.URL, e.out2, e.session, map[string]string{"If-None-Match": first.etag})
@@ -305,6 +310,9 @@ func TestSharedConditionalGet(t *testing.T) {
 	after := getTree(t, srv.URL, e.out1, e.session, map[string]string{"If-None-Match": first.etag})
 	if after.status != http.StatusOK || after.etag == first.etag || !strings.Contains(after.body, `"attainment":0.5`) {
 		t.Errorf("after a check-in: HTTP %d, tag %s (was %s): %s", after.status, after.etag, first.etag, after.body)
+	}
+	if after.length != int64(len(after.body)) {
+		t.Errorf("after a check-in: Content-Length %d, body of %d bytes", after.length, len(after.body))
 	}
 }
 
