@@ -131,7 +131,8 @@ type Cache struct {
 	lru   *list.List // of *entry, most recently used first
 	items map[Key]*list.Element
 	// accounts holds, per account, the version of its answers kept and
-	// their entries: an answer of a later version supersedes them (add).
+	// their entries: a request or an answer of a later version supersedes
+	// them (supersede).
 	accounts map[string]*kept
 }
 
@@ -265,6 +266,7 @@ func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	if a, ok := c.Get(k); ok {
 		return a, Hit
 	}
+	c.supersede(k.Account, k.Version)
 	name := k.lane()
 	c.lanesMu.Lock()
 	l := c.lanes[name]
@@ -325,12 +327,39 @@ func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	return f.a, Computed
 }
 
+// supersede drops the account's answers of versions before version: a
+// request read that version, so they are dead (add says why), and from now
+// on only answers of that version or later are kept. Done as soon as a
+// request of a later version misses, not when its answer is kept: the
+// dead trees would otherwise stay live through the whole execution of the
+// next one, and the heap's peak (the collector's goal is twice what is
+// live) with them.
+func (c *Cache) supersede(account string, version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.supersedeLocked(account, version)
+}
+
+// supersedeLocked is supersede with c.mu held.
+func (c *Cache) supersedeLocked(account string, version int64) {
+	acct := c.accounts[account]
+	if acct == nil || acct.version >= version {
+		return
+	}
+	for _, el := range acct.items {
+		c.remove(el)
+		c.metrics.superseded.Inc()
+	}
+	c.accounts[account] = &kept{version: version, items: map[Key]*list.Element{}}
+}
+
 // add keeps a under k, evicting the least recently used answers beyond the
 // bound. An answer larger than the bound is not kept.
 //
 // An account keeps answers of one version, its latest: keeping an answer
-// of a later version drops the account's answers of earlier ones, and an
-// answer of an earlier version than those kept is not kept. Every request
+// of a later version, or a request of a later version missing (Do,
+// supersede), drops the account's answers of earlier ones, and an answer
+// of an earlier version than that is not kept. Every request
 // reads the version afresh and versions only grow, so no request asks
 // for an earlier version's key once a later one was read: those answers
 // are dead, and under a check-in a second they would otherwise fill the
@@ -342,6 +371,10 @@ func (c *Cache) add(k Key, a Answer) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if el, ok := c.items[k]; ok {
+		c.remove(el)
+	}
+	c.supersedeLocked(k.Account, k.Version)
 	acct := c.accounts[k.Account]
 	switch {
 	case acct == nil:
@@ -349,16 +382,6 @@ func (c *Cache) add(k Key, a Answer) {
 		c.accounts[k.Account] = acct
 	case k.Version < acct.version:
 		return
-	case k.Version > acct.version:
-		for _, el := range acct.items {
-			c.remove(el)
-			c.metrics.superseded.Inc()
-		}
-		acct = &kept{version: k.Version, items: map[Key]*list.Element{}}
-		c.accounts[k.Account] = acct
-	}
-	if el, ok := c.items[k]; ok {
-		c.remove(el)
 	}
 	el := c.lru.PushFront(&entry{key: k, answer: a, size: size})
 	c.items[k] = el

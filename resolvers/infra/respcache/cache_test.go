@@ -110,6 +110,50 @@ func TestCacheKeepsLatestVersion(t *testing.T) {
 	}
 }
 
+// TestCacheSupersededAtMiss: a request of a later version that misses
+// drops the account's earlier answers before its execution runs, not when
+// its answer is kept; an earlier version's answer computed afterwards is
+// not kept; other accounts keep theirs.
+func TestCacheSupersededAtMiss(t *testing.T) {
+	c, err := respcache.New(respcache.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := func(k respcache.Key) {
+		c.Do(k, func(int64) (respcache.Answer, respcache.Sharing) {
+			return respcache.Answer{Parts: [][]byte{[]byte("x")}}, respcache.Keep
+		})
+	}
+	other := respcache.Key{Scope: respcache.Scope{Account: "b", Class: "c", Version: 1}, Request: "q"}
+	keep(other)
+	keep(key("c", 5, "q"))
+	keep(key("d", 5, "q"))
+	var during struct {
+		len      int
+		five     bool
+		other    bool
+		computed bool
+	}
+	c.Do(key("c", 6, "q"), func(int64) (respcache.Answer, respcache.Sharing) {
+		during.computed = true
+		during.len = c.Len()
+		_, during.five = c.Get(key("d", 5, "q"))
+		_, during.other = c.Get(other)
+		return respcache.Answer{Parts: [][]byte{[]byte("y")}}, respcache.Keep
+	})
+	if !during.computed || during.len != 1 || during.five || !during.other {
+		t.Errorf("while version 6 executed: %d answers kept, version 5's kept %v, the other account's %v; want 1, false, true",
+			during.len, during.five, during.other)
+	}
+	keep(key("c", 5, "r"))
+	if _, ok := c.Get(key("c", 5, "r")); ok {
+		t.Error("an answer of version 5 was kept after a request of version 6")
+	}
+	if s := c.Stats(); s.Superseded != 2 {
+		t.Errorf("stats %+v: want 2 superseded", s)
+	}
+}
+
 // TestCacheSingleFlight: calls for one key at once compute it once; keys
 // of other classes or versions compute their own; an answer that may not
 // be shared is given to no one but its computer; one that may be shared but
