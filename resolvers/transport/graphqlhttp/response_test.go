@@ -15,7 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/okrgate/okrgate/resolvers/respcache"
+	"github.com/okrgate/okrgate/resolvers/infra/respcache"
 )
 
 // TestEncodeResponseAsJSONMarshal: the response's bytes are json.Marshal's,
