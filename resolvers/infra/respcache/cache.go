@@ -15,7 +15,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"slices"
 	"strconv"
 	"sync"
 
@@ -232,36 +231,15 @@ const (
 // only writes that keep classes came after since.
 type Compute func(since int64) (Answer, Sharing)
 
-// maxRunning is how many executions of one lane run at once. A call of a
-// later version than the running execution's starts its own beside it
-// rather than waiting for its end and then for a whole execution more:
-// under a check-in a second, a read then waits for about one execution,
-// not two. Beyond two, the calls wait for the next execution: each
-// execution slows the others on the same cores, and with one per version
-// read the server's admission refused reads (docs/benchmarks/monday.md,
-// "Executions of a lane side by side").
-const maxRunning = 2
-
 // lane is the executions of one request of one class (a Key but its
-// version): at most maxRunning run at a time. The requests that arrive
-// while that many run, at a version none of them serves, wait for the
-// next, which starts when one of them ends and serves them all, whatever
-// their versions.
+// version): at most one runs at a time. The requests that arrive while one
+// runs wait for the next, which starts when it ends and serves them all,
+// whatever their versions: under a write a second, a tree that takes
+// longer than that is executed once at a time rather than once per version
+// at the same time, each slowing the others down.
 type lane struct {
-	running []*flight // oldest first; never empty while the lane is in Cache.lanes
-	next    *flight   // the requests waiting for the next execution, or nil
-}
-
-// serving returns the running execution that serves version v, the latest
-// first, or nil: one that began at v, or one not begun yet whose
-// requests' versions reach v.
-func (l *lane) serving(v int64) *flight {
-	for i := len(l.running) - 1; i >= 0; i-- {
-		if f := l.running[i]; v == f.top || !f.started && v <= f.top {
-			return f
-		}
-	}
-	return nil
+	running *flight // never nil while the lane is in Cache.lanes
+	next    *flight // the requests waiting for the next execution, or nil
 }
 
 // flight is one execution of a lane and the requests it serves.
@@ -278,12 +256,12 @@ type flight struct {
 
 // Do returns the answer kept for k or, when there is none, the answer of
 // compute, run once for all the calls asking for k's lane at the same
-// time. A call waits for a running execution of its lane when that one
-// serves its version (it began at that version, or has not begun and
-// serves a later one); otherwise it starts an execution of its own when
-// fewer than maxRunning run, and else waits for the next, which the first
-// of its calls computes. A call that joined another's computation whose
-// answer is its own gets Unshared and no answer: it computes its own.
+// time. A call waits for the running execution of its lane when that one
+// serves its version (it began at that version or later, and began after
+// the calls of lower versions it serves), and otherwise for the next,
+// which the first of its calls computes. A call that joined another's
+// computation whose answer is its own gets Unshared and no answer: it
+// computes its own.
 func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	if a, ok := c.Get(k); ok {
 		return a, Hit
@@ -297,15 +275,11 @@ func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	switch {
 	case l == nil:
 		f = &flight{since: k.Version, top: k.Version, started: true, done: make(chan struct{})}
-		c.lanes[name] = &lane{running: []*flight{f}}
+		c.lanes[name] = &lane{running: f}
 		leader = true
-	case l.serving(k.Version) != nil:
-		f = l.serving(k.Version)
+	case k.Version == l.running.top || !l.running.started && k.Version <= l.running.top:
+		f = l.running
 		f.since = min(f.since, k.Version)
-	case len(l.running) < maxRunning:
-		f = &flight{since: k.Version, top: k.Version, started: true, done: make(chan struct{})}
-		l.running = append(l.running, f)
-		leader = true
 	case l.next == nil:
 		f = &flight{since: k.Version, top: k.Version, start: make(chan struct{}), done: make(chan struct{})}
 		l.next = f
@@ -342,13 +316,10 @@ func (c *Cache) Do(k Key, compute Compute) (Answer, Outcome) {
 	}
 	c.lanesMu.Lock()
 	l = c.lanes[name]
-	l.running = slices.DeleteFunc(l.running, func(r *flight) bool { return r == f })
 	if l.next != nil {
-		l.running = append(l.running, l.next)
-		close(l.next.start)
-		l.next = nil
-	}
-	if len(l.running) == 0 {
+		l.running, l.next = l.next, nil
+		close(l.running.start)
+	} else {
 		delete(c.lanes, name)
 	}
 	c.lanesMu.Unlock()

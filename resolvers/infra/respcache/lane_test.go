@@ -9,11 +9,10 @@ import (
 )
 
 // TestCacheLane: while a request's execution runs, calls of its version
-// join it; a call of a later version starts a second execution beside it;
-// while two run, calls of other versions wait and are all served by one
-// next execution, computed once one of the two ends, with the lowest of
-// their versions as since; an answer of that execution that is its own is
-// given to no other call, and a lane with nothing running is gone.
+// join it; calls of later versions wait and are all served by one next
+// execution, computed once it ends, with the lowest of their versions as
+// since; an answer of that execution that is its own is given to no other
+// call, and a lane with nothing running is gone.
 func TestCacheLane(t *testing.T) {
 	c, err := New(Config{})
 	if err != nil {
@@ -30,8 +29,6 @@ func TestCacheLane(t *testing.T) {
 			return Answer{Parts: [][]byte{[]byte(body)}}, sharing
 		}
 	}
-	// calls returns the calls of the flight f picks of the lane (0 when
-	// there is none).
 	calls := func(f func(*lane) *flight) int {
 		c.lanesMu.Lock()
 		defer c.lanesMu.Unlock()
@@ -41,24 +38,16 @@ func TestCacheLane(t *testing.T) {
 		}
 		return f(l).calls
 	}
-	runningAt := func(i int) func(*lane) *flight {
-		return func(l *lane) *flight {
-			if i < len(l.running) {
-				return l.running[i]
-			}
-			return nil
-		}
-	}
-	running, second := runningAt(0), runningAt(1)
+	running := func(l *lane) *flight { return l.running }
 	next := func(l *lane) *flight { return l.next }
 
 	type result struct {
 		a Answer
 		o Outcome
 	}
-	results := make([]result, 6)
+	results := make([]result, 5)
 	var wg sync.WaitGroup
-	first, beside, third := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	first, second := make(chan struct{}), make(chan struct{})
 	do := func(i int, v int64, compute Compute) {
 		wg.Go(func() { results[i].a, results[i].o = c.Do(key(v), compute) })
 	}
@@ -66,42 +55,35 @@ func TestCacheLane(t *testing.T) {
 	waitUntil(t, func() bool { return computed.Load() == 1 })
 	do(1, 1, gate("joined v1", first, Keep)) // joins the running one
 	waitUntil(t, func() bool { return calls(running) == 2 })
-	do(2, 3, gate("v3", beside, Keep)) // starts beside it
-	waitUntil(t, func() bool { return computed.Load() == 2 && calls(second) == 1 })
-	do(3, 3, gate("joined v3", beside, Keep)) // joins the second
-	waitUntil(t, func() bool { return calls(second) == 2 })
-	do(4, 5, gate("v5", third, Share)) // two run: leads the next
+	do(2, 3, gate("v3", second, Share)) // leads the next
 	waitUntil(t, func() bool { return calls(next) == 1 })
-	do(5, 4, gate("v4", third, Share))
-	waitUntil(t, func() bool { return calls(next) == 2 })
-	if n := computed.Load(); n != 2 {
-		t.Fatalf("%d executions while two may run, want 2", n)
-	}
+	do(3, 2, gate("v2", second, Share))
+	do(4, 4, gate("v4", second, Share))
+	waitUntil(t, func() bool { return calls(next) == 3 })
 	close(first)
-	waitUntil(t, func() bool { return computed.Load() == 3 })
-	close(beside)
-	close(third)
+	waitUntil(t, func() bool { return computed.Load() == 2 })
+	close(second)
 	wg.Wait()
 
 	want := []struct {
 		body string
 		o    Outcome
-	}{{"v1", Computed}, {"v1", Joined}, {"v3", Computed}, {"v3", Joined}, {"v5", Computed}, {"v5", Joined}}
+	}{{"v1", Computed}, {"v1", Joined}, {"v3", Computed}, {"v3", Joined}, {"v3", Joined}}
 	for i, w := range want {
 		if string(bytes.Join(results[i].a.Parts, nil)) != w.body || results[i].o != w.o {
 			t.Errorf("call %d: %q, outcome %v; want %q, %v", i, results[i].a.Parts, results[i].o, w.body, w.o)
 		}
 	}
-	if n := computed.Load(); n != 3 {
-		t.Errorf("%d executions, want 3", n)
+	if n := computed.Load(); n != 2 {
+		t.Errorf("%d executions, want 2", n)
 	}
-	if since, _ := sinces.Load("v5"); since != int64(4) {
-		t.Errorf("the next execution's since = %v, want 4 (the lowest version it serves)", since)
+	if since, _ := sinces.Load("v3"); since != int64(2) {
+		t.Errorf("the next execution's since = %v, want 2 (the lowest version it serves)", since)
 	}
-	if _, ok := c.Get(key(3)); !ok {
-		t.Error("the kept answer of version 3 is not kept")
+	if _, ok := c.Get(key(1)); !ok {
+		t.Error("the kept answer of version 1 is not kept")
 	}
-	if _, ok := c.Get(key(5)); ok {
+	if _, ok := c.Get(key(3)); ok {
 		t.Error("a shared answer was kept")
 	}
 	if calls(running) != 0 {
