@@ -6,14 +6,13 @@ import (
 	"github.com/okrgate/okrgate/graph"
 	"github.com/okrgate/okrgate/resolvers/infra/limits"
 	"github.com/okrgate/okrgate/resolvers/live"
-	"github.com/okrgate/okrgate/upstream"
 )
 
 // NewExecutableSchema returns the executable schema the GraphQL endpoint
 // serves: the resolvers over api, hub serving the subscriptions (nil
 // answers them with an error), the cost functions of limits.SetComplexity,
 // and ServedSchema, or FederatedSchema when federated.
-func NewExecutableSchema(api upstream.API, hub *live.Hub, federated bool) (graphql.ExecutableSchema, error) {
+func NewExecutableSchema(api Backend, hub *live.Hub, federated bool) (graphql.ExecutableSchema, error) {
 	serve := ServedSchema
 	if federated {
 		serve = FederatedSchema

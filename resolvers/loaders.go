@@ -21,7 +21,7 @@ import (
 // Never share Loaders between requests: a batch runs with the context, and
 // so the caller, of the request that created it.
 type Loaders struct {
-	api     upstream.API // for the edges built per field (arguments, see nested.go)
+	api     Services // for the edges built per field (arguments, see nested.go)
 	mu      sync.Mutex
 	batches map[batchKey]any // edge at path → *batch[T]
 	levels  map[string][]any // path → the items resolved there
@@ -110,7 +110,7 @@ type Loaders struct {
 }
 
 // NewLoaders returns the loaders of one request over api.
-func NewLoaders(api upstream.API) *Loaders {
+func NewLoaders(api Services) *Loaders {
 	l := &Loaders{api: api, batches: map[batchKey]any{}, levels: map[string][]any{}, fast: fastpath.NewCache()}
 
 	goalID := func(g *upstream.Goal) string { return g.ID }
@@ -389,7 +389,7 @@ func (l *Loaders) fastCache() *fastpath.Cache {
 
 // LoaderMiddleware creates fresh loaders for every request; c, when not
 // nil, counts their stray loads.
-func LoaderMiddleware(api upstream.API, c Counters, next http.Handler) http.Handler {
+func LoaderMiddleware(api Services, c Counters, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l := NewLoaders(api)
 		next.ServeHTTP(w, r.WithContext(WithLoaders(r.Context(), l)))

@@ -26,7 +26,7 @@ const maxNodes = MaxFirst
 
 // nodesByID fetches nodes of any type by id: typed global ids by their
 // type (typedNodes), REST ids through the listings in turn (restNodes).
-func nodesByID(api upstream.API) fetcher[model.Node] {
+func nodesByID(api Services) fetcher[model.Node] {
 	typed, plain := typedNodes(api), restNodes(api)
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		var rest, tagged []string
@@ -62,7 +62,7 @@ func nodesByID(api upstream.API) fetcher[model.Node] {
 // without a filterable listing (role mappings, the caller's tokens and
 // account: one call each) and last the grants, one GetPermission per id
 // left (the upstream API has no listing of grants).
-func restNodes(api upstream.API) fetcher[model.Node] {
+func restNodes(api Services) fetcher[model.Node] {
 	kinds := []fetcher[model.Node]{
 		asNodes(byID(api.ListGoals, func(g *upstream.Goal) string { return g.ID })),
 		asNodes(byID(api.ListMetrics, func(m *upstream.Metric) string { return m.ID })),

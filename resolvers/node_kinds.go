@@ -12,7 +12,7 @@ import (
 
 // typedNodes finds typed global ids: one listing per type named, whatever
 // the number of ids.
-func typedNodes(api upstream.API) fetcher[model.Node] {
+func typedNodes(api Services) fetcher[model.Node] {
 	return func(ctx context.Context, keys []string, q fetchArgs) (map[string][]model.Node, error) {
 		byType := map[string][]string{} // REST ids per type
 		global := map[string][]string{} // the global ids of a type's REST id

@@ -40,7 +40,7 @@ func versionsOf(api upstream.Versions, kind string) fetcher[string] {
 
 // conditional returns api whose writes are conditional on the If-Match
 // precondition of an update of kind/id, or api itself without one.
-func conditional(api upstream.API, kind, id string, ifMatch *string) upstream.API {
+func conditional(api Backend, kind, id string, ifMatch *string) Backend {
 	if ifMatch == nil {
 		return api
 	}

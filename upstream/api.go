@@ -34,6 +34,15 @@ type API interface {
 	// (instrument) or a facade sees them without probing.
 	Versions
 	Idempotency
+	Writable
+}
+
+// Writable is a backend whose writes take options. Its consumers embed it
+// in the interface they own (rest.Backend, resolvers.Backend), beside the
+// services they call: the view Writing returns is a whole API, which
+// satisfies any such interface, so a consumer keeps the view in the type it
+// already holds and never names API itself.
+type Writable interface {
 	// Writing returns a view of the API whose writes apply opts (see
 	// WriteOptions); its reads are the API's. It is how a precondition and
 	// an idempotency key reach a write: the options are a value the caller

@@ -47,6 +47,15 @@ func (f FeedEvent) Event(account string) Event {
 		SessionID: f.SessionID, Attainment: f.Attainment, Ancestors: f.Ancestors, At: f.At}
 }
 
+// EventItems are the services an event's item is read through: those of
+// the kinds the log records (EventItemOf).
+type EventItems interface {
+	GoalService
+	MetricService
+	TaskService
+	SessionService
+}
+
 // VisibleEvents returns events as the caller of ctx may see them: each
 // item is read through api as the caller, and an event whose item it may
 // not read — a private goal, an obfuscated stub, a key result, check-in or
@@ -55,7 +64,7 @@ func (f FeedEvent) Event(account string) Event {
 // subscriber still reads each item itself when it is delivered. A read
 // that fails for another reason than not found or forbidden (the store
 // unavailable) is an error: hiding the event would lose it for good.
-func VisibleEvents(ctx context.Context, api API, events []Event) ([]FeedEvent, error) {
+func VisibleEvents(ctx context.Context, api EventItems, events []Event) ([]FeedEvent, error) {
 	out := make([]FeedEvent, 0, len(events))
 	for _, e := range events {
 		ok, err := eventVisible(ctx, api, e)
@@ -75,7 +84,7 @@ func VisibleEvents(ctx context.Context, api API, events []Event) ([]FeedEvent, e
 // eventVisible reports whether the caller of ctx sees e (EventVisible),
 // reading its item through api as the caller. A read that fails for
 // another reason than not found or forbidden is an error.
-func eventVisible(ctx context.Context, api API, e Event) (bool, error) {
+func eventVisible(ctx context.Context, api EventItems, e Event) (bool, error) {
 	var read EventItemRead
 	var err error
 	switch EventItemOf(e.Type) {

@@ -86,7 +86,7 @@ func newTraced(t *testing.T) *traced {
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
 	api := instrument.New(st, instrument.NewCounter())
 	mux := http.NewServeMux()
-	mux.Handle("/api/", rest.New(api, rest.Options{}))
+	mux.Handle("/api/", rest.New(api, rest.Options{Auth: api}))
 	mux.Handle("/graphql", graphqlhttp.NewHandler(graphqlhttp.Config{API: api, Auth: api}))
 	srv := httptest.NewServer(observe.Stack(observe.Config{Tracer: tp})(mux))
 	t.Cleanup(srv.Close)

@@ -41,9 +41,26 @@ import (
 	"github.com/okrgate/okrgate/upstream/query"
 )
 
-// Source is the server an account is read from: the REST client.
+// Source is the server an account is read from (the REST client): the
+// services whose listings make up an account file, and the token check
+// that finds the account a pull acts in.
 type Source interface {
-	upstream.API
+	upstream.AuthService
+	upstream.AccountService
+	upstream.UserService
+	upstream.TeamService
+	upstream.RoleService
+	upstream.PermissionService
+	upstream.SessionService
+	upstream.GoalService
+	upstream.MetricService
+	upstream.TaskService
+	upstream.TagService
+	upstream.BadgeService
+	upstream.DashboardService
+	upstream.KPIService
+	upstream.ListService
+	upstream.AnnouncementService
 	GetAvatar(ctx context.Context, accountID, id string) (upstream.Avatar, error)
 	ListWebhooks(ctx context.Context) ([]upstream.Webhook, error)
 }

@@ -1,12 +1,12 @@
-// Package apitest is the contract test suite of upstream.API: one set of
-// tests that every implementation runs (the SQL store on SQLite and
+// Package apitest is the contract test suite of the upstream services: one
+// set of tests that every implementation of upstream.API runs (the SQL store on SQLite and
 // PostgreSQL, and the HTTP client over the REST facade), so they cannot
 // drift apart.
 //
 // The suite is ordinary Go code that imports "testing", in the style of
 // pkgsite's API tests: an implementation's own _test.go file calls Run with a
 // factory that builds a fresh implementation per test. The tests use
-// upstream.API only: no SQL, no store type, no HTTP.
+// the services of Backend only: no SQL, no store type, no HTTP.
 package apitest
 
 import (
@@ -23,12 +23,29 @@ import (
 // command, a seeded database) and issues a bearer token for each; the suite
 // turns the tokens into callers through API.Authenticate.
 type Env struct {
-	API upstream.API
+	API Backend
 	// Admin, Member and Viewer are tokens of users of one account holding the
 	// built-in roles admin, member and viewer.
 	Admin, Member, Viewer string
 	// OtherAdmin is the token of an admin of a second account.
 	OtherAdmin string
+}
+
+// Backend is what the suite tests: the services it has tests of, the
+// versions behind conditional writes and the views that bind them
+// (Writable). A service joins it with its first test here, so the suite
+// asks an implementation for no more than it checks.
+type Backend interface {
+	upstream.AuthService
+	upstream.GoalService
+	upstream.MetricService
+	upstream.TaskService
+	upstream.SessionService
+	upstream.UserService
+	upstream.AvatarService
+	upstream.TagService
+	upstream.Versions
+	upstream.Writable
 }
 
 // Run runs the contract suite. newAPI is called once per test, with that
@@ -71,7 +88,7 @@ func Run(t *testing.T, newAPI func(t *testing.T) Env) {
 
 // fixture is an Env with its tokens authenticated: a context per caller.
 type fixture struct {
-	api upstream.API
+	api Backend
 	env Env // the tokens
 	// admin, member, viewer act in the first account; other acts as the
 	// admin of the second.

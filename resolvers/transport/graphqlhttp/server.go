@@ -49,9 +49,8 @@ const (
 // Config configures the GraphQL handler. Zero values mean the defaults.
 type Config struct {
 	// API serves every resolver and loader; wrap it with instrument.New to
-	// count and trace its calls. It is the whole upstream.API because the
-	// schema covers every operation of it (resolvers.Resolver).
-	API upstream.API
+	// count and trace its calls.
+	API resolvers.Backend
 	// Authn authenticates every request (the binary builds one for both
 	// facades). When nil, Auth's tokens do (authn.New(Auth, nil)).
 	Authn *authn.Authenticator

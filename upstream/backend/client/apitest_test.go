@@ -29,7 +29,7 @@ func newBackend(t *testing.T, opts rest.Options) *backend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	opts.Webhooks, opts.Events = st, st
+	opts.Webhooks, opts.Events, opts.Auth = st, st, st
 	srv := httptest.NewServer(rest.New(st, opts))
 	t.Cleanup(srv.Close)
 	env := sqlstoretest.ContractEnv(t, st)

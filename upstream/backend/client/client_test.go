@@ -94,7 +94,7 @@ func allCodes() []upstream.Code {
 // message travels in X-Message).
 func TestErrorCodesRoundTrip(t *testing.T) {
 	codes := allCodes()
-	srv := httptest.NewServer(rest.New(failing{codes: codes}, rest.Options{}))
+	srv := httptest.NewServer(rest.New(failing{codes: codes}, rest.Options{Auth: failing{codes: codes}}))
 	defer srv.Close()
 	c, err := client.New(srv.URL, client.Options{Retries: -1, BreakerFailures: 1000})
 	if err != nil {

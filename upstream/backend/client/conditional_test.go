@@ -41,7 +41,7 @@ func newGatewayPair(t *testing.T) *gatewayPair {
 		})
 	}
 	c := p.b.newClient(t, client.Options{Transport: count(client.NewTransport())})
-	gw := httptest.NewServer(rest.New(instrument.New(c, nil), rest.Options{}))
+	gw := httptest.NewServer(rest.New(instrument.New(c, nil), rest.Options{Auth: c}))
 	t.Cleanup(gw.Close)
 	p.store, p.gateway, p.token = p.b.srv.URL, gw.URL, p.b.env.Admin
 	caller, err := p.b.store.Authenticate(context.Background(), p.token)

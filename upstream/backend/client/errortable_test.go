@@ -33,7 +33,7 @@ func TestErrorTable(t *testing.T) {
 		codes[i] = row.Code
 	}
 	back := failing{codes: codes}
-	srv := httptest.NewServer(rest.New(back, rest.Options{}))
+	srv := httptest.NewServer(rest.New(back, rest.Options{Auth: back}))
 	defer srv.Close()
 	c, err := client.New(srv.URL, client.Options{Retries: -1, BreakerFailures: 1000})
 	if err != nil {

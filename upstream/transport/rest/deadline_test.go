@@ -69,7 +69,7 @@ func acmeStore(t *testing.T) (*sqlstore.Store, sqlstore.BootstrapResult) {
 func TestReadDeadline(t *testing.T) {
 	store, acct := acmeStore(t)
 	log := slog.New(slog.DiscardHandler)
-	h := observe.Stack(observe.Config{Logger: log})(rest.New(slowReads{store}, rest.Options{Logger: log, ReadTimeout: 20 * time.Millisecond, WriteTimeout: time.Hour}))
+	h := observe.Stack(observe.Config{Logger: log})(rest.New(slowReads{store}, rest.Options{Logger: log, Auth: store, ReadTimeout: 20 * time.Millisecond, WriteTimeout: time.Hour}))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 
@@ -119,9 +119,9 @@ func TestReadDeadline(t *testing.T) {
 func TestWriteDeadline(t *testing.T) {
 	store, acct := acmeStore(t)
 	log := slog.New(slog.DiscardHandler)
-	srv := httptest.NewServer(rest.New(slowReads{store}, rest.Options{Logger: log, WriteTimeout: 20 * time.Millisecond}))
+	srv := httptest.NewServer(rest.New(slowReads{store}, rest.Options{Logger: log, Auth: store, WriteTimeout: 20 * time.Millisecond}))
 	t.Cleanup(srv.Close)
-	direct := httptest.NewServer(rest.New(store, rest.Options{Logger: log}))
+	direct := httptest.NewServer(rest.New(store, rest.Options{Logger: log, Auth: store}))
 	t.Cleanup(direct.Close)
 	do := func(method, path, body string) (*http.Response, []byte) {
 		t.Helper()

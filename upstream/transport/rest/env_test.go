@@ -95,7 +95,7 @@ func newEnvWith(t *testing.T, wrap func(*sqlstore.Store) upstream.API) *env {
 // store serves the webhooks and the event feed.
 func observed(api upstream.API, store *sqlstore.Store, logs io.Writer) http.Handler {
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	return observe.Stack(observe.Config{Logger: log})(rest.New(api, rest.Options{Logger: log, Webhooks: store, Events: store}))
+	return observe.Stack(observe.Config{Logger: log})(rest.New(api, rest.Options{Logger: log, Webhooks: store, Events: store, Auth: api}))
 }
 
 // req describes one request; the zero value is an authenticated request of

@@ -73,7 +73,7 @@ func FuzzRoutes(f *testing.F) {
 	r, err := st.CreateRole(cctx, upstream.RoleInput{Name: "Lead"})
 	add(r.ID, err)
 
-	h := rest.New(st, rest.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Webhooks: st, Events: st})
+	h := rest.New(st, rest.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Webhooks: st, Events: st, Auth: st})
 	routes := rest.Routes()
 	param := regexp.MustCompile(`\{[^}]+\}`)
 	for i := range routes {

@@ -1,10 +1,10 @@
-// Package rest is the REST facade: it serves any upstream.API at the paths of
+// Package rest is the REST facade: it serves any Backend at the paths of
 // the OKR REST API the Quantive (Gtmhub) platform documents, with the
 // conventions of docs/rest.md — bearer authentication, the service-accountId
 // header (or the real platform's gtmhub-accountId), RFC 9457 problem bodies, strict list parameters, JSON-only bodies.
 //
 // Handlers are thin: they parse the request, call the API and encode the
-// result. Business rules live behind upstream.API (in the store); this
+// result. Business rules live behind the Backend (in the store); this
 // package never touches SQL.
 //
 // Choices where the contract leaves room:
@@ -26,6 +26,7 @@
 package rest
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -53,8 +54,8 @@ type Options struct {
 	// gateway's fallback against.
 	NoGatewayRoutes bool
 	// Webhooks serves /api/v1/webhooks (webhooks.go); when nil, those
-	// routes answer 404. Capabilities beyond upstream.API are given
-	// here, never found by type assertion on the API.
+	// routes answer 404. Capabilities beyond the Backend are given
+	// here, never found by type assertion on it.
 	Webhooks upstream.WebhookService
 	// ReadTimeout is the deadline of a GET (deadline.go): past it the
 	// work is stopped and the answer is 503 timeout. Zero means
@@ -69,8 +70,42 @@ type Options struct {
 	// nil, it answers 404.
 	Events upstream.EventLog
 	// Authn authenticates every operation (the binary builds one for both
-	// facades); when nil, the API's own tokens do (authn.New(api, nil)).
+	// facades). When nil, Auth's tokens do (authn.New(Auth, nil)).
 	Authn *authn.Authenticator
+	// Auth turns an API token into a caller (usually the store the
+	// facade serves) when Authn is nil. With neither, every operation but
+	// the OpenAPI document and the pictures is 401.
+	Auth upstream.AuthService
+}
+
+// Backend is what the facade serves: the services of every operation of
+// the contract, the versions behind its ETags (Versions), the record of
+// its Idempotency-Keys (Idempotency) and the views that bind a request's
+// precondition and key to its writes (Writable). Authentication is not the
+// Backend's: it is Options.Authn's. A store, the HTTP client or the
+// instrumented decorator of either is one.
+type Backend interface {
+	upstream.TokenService
+	upstream.GoalService
+	upstream.MetricService
+	upstream.TaskService
+	upstream.SessionService
+	upstream.UserService
+	upstream.AvatarService
+	upstream.TeamService
+	upstream.AccountService
+	upstream.EmployeeService
+	upstream.RoleService
+	upstream.PermissionService
+	upstream.TagService
+	upstream.BadgeService
+	upstream.DashboardService
+	upstream.KPIService
+	upstream.ListService
+	upstream.AnnouncementService
+	upstream.Versions
+	upstream.Idempotency
+	upstream.Writable
 }
 
 // Route is one operation of the facade, as data. The router is built from
@@ -128,19 +163,19 @@ func Routes() []Route {
 	return out
 }
 
-// New returns an http.Handler serving api at the documented paths. It
-// takes the whole upstream.API, the composition of the services
-// (GoalService, MetricService, ...), because it serves every operation of
-// the contract, and a write binds its precondition and idempotency key
-// through api.Writing, which answers the composition.
-func New(api upstream.API, opts Options) http.Handler {
+// New returns an http.Handler serving api at the documented paths.
+func New(api Backend, opts Options) http.Handler {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{api: api, log: log, hooks: opts.Webhooks, feed: opts.Events, authn: opts.Authn}
 	if s.authn == nil {
-		s.authn = authn.New(api, nil)
+		auth := opts.Auth
+		if auth == nil {
+			auth = noTokens{}
+		}
+		s.authn = authn.New(auth, nil)
 	}
 
 	r := chi.NewRouter()
@@ -193,7 +228,7 @@ func New(api upstream.API, opts Options) http.Handler {
 
 // server holds what the handlers share.
 type server struct {
-	api   upstream.API
+	api   Backend
 	log   *slog.Logger
 	hooks upstream.WebhookService // webhooks.go
 	feed  upstream.EventLog       // events.go
@@ -304,7 +339,7 @@ func (s *server) run(e entry, w http.ResponseWriter, r *http.Request, key *upstr
 	}
 }
 
-// writing returns s with its API's writes bound to o (upstream.API.Writing),
+// writing returns s with its Backend's writes bound to o (upstream.Writable),
 // for one request's handler; s itself when o holds no option.
 func (s *server) writing(o upstream.WriteOptions) *server {
 	if o.IsZero() {
@@ -338,4 +373,20 @@ func noStore(next http.Handler) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// noTokens is the token service of a facade given neither Options.Authn nor
+// Options.Auth: it accepts no token.
+type noTokens struct{}
+
+func (noTokens) Authenticate(context.Context, string) (upstream.Caller, error) {
+	return upstream.Caller{}, upstream.Errorf(upstream.CodeUnauthenticated, "this server accepts no API token")
+}
+
+func (noTokens) AuthenticateMany(_ context.Context, tokens []string) ([]upstream.Authentication, error) {
+	out := make([]upstream.Authentication, len(tokens))
+	for i := range out {
+		_, out[i].Err = noTokens{}.Authenticate(context.Background(), tokens[i])
+	}
+	return out, nil
 }

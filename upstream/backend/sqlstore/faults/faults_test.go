@@ -52,7 +52,7 @@ func newEnv(t *testing.T, st *sqlstore.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(rest.New(st, rest.Options{ReadTimeout: 3 * time.Second, WriteTimeout: 5 * time.Second, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}))
+	srv := httptest.NewServer(rest.New(st, rest.Options{Auth: st, ReadTimeout: 3 * time.Second, WriteTimeout: 5 * time.Second, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}))
 	t.Cleanup(srv.Close)
 	e := &env{t: t, srv: srv, token: boot.Token, acct: boot.AccountID, hc: &http.Client{Timeout: 20 * time.Second}}
 	var ss, g, m struct{ ID string }
