@@ -20,7 +20,7 @@ const module = "github.com/okrgate/okrgate"
 // in an interface it owns (docs/decisions/consumer-interfaces.md).
 var wholeAPIAllowed = map[string]string{
 	module + "/cmd":                 "the binary composes the backend and hands each consumer its part",
-	module + "/upstream/instrument": "the generated decorator wraps every method of the API",
+	module + "/upstream/infra/instrument": "the generated decorator wraps every method of the API",
 }
 
 // TestConsumersTakeWhatTheyUse fails when a package outside cmd/ and the

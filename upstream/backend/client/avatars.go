@@ -41,10 +41,6 @@ func (c *Client) SetAvatar(ctx context.Context, userID string, data []byte) (ups
 	return out, err
 }
 
-func (c *Client) DeleteAvatar(ctx context.Context, userID string) error {
-	return c.exec(ctx, http.MethodDelete, routeAvatar, nil, userID)
-}
-
 // GetAvatar reads a picture from the upstream's URL of it, without
 // credentials, as a browser does: its id is the URL's last segment, which
 // the upstream serves with or without the extension.

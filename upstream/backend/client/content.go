@@ -10,7 +10,8 @@ import (
 )
 
 // The rest of the contract: tags, badges, dashboards, KPIs, lists and
-// announcements.
+// announcements; the operations the route table maps one to one are
+// generated (api_gen.go).
 
 const (
 	routeBadge     = "/api/v1/badges/{id}"
@@ -87,14 +88,6 @@ func (c *Client) ListBadges(ctx context.Context, q upstream.ListQuery) (upstream
 	return list[upstream.Badge](ctx, c, listing{route: "/api/v1/badges", reg: upstream.BadgeFields}, q)
 }
 
-func (c *Client) GetBadge(ctx context.Context, id string) (upstream.Badge, error) {
-	return get[upstream.Badge](ctx, c, routeBadge, id)
-}
-
-func (c *Client) CreateBadge(ctx context.Context, in upstream.BadgeInput) (upstream.Badge, error) {
-	return write[upstream.Badge](ctx, c, http.MethodPost, "/api/v1/badges", in)
-}
-
 // UpdateBadge asks for the badge in the answer (Prefer:
 // return=representation); an upstream that answers 204 regardless costs a
 // read after.
@@ -107,14 +100,6 @@ func (c *Client) UpdateBadge(ctx context.Context, id string, in upstream.BadgePa
 	return c.GetBadge(ctx, id)
 }
 
-func (c *Client) DeleteBadge(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeBadge, nil, id)
-}
-
-func (c *Client) AssignBadge(ctx context.Context, in upstream.AssignBadgeInput) (upstream.AssignedBadge, error) {
-	return write[upstream.AssignedBadge](ctx, c, http.MethodPost, "/api/v1/badges/assign", in)
-}
-
 func (c *Client) ListAssignedBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
 	if !c.opts.Capabilities.BadgeAssignments {
 		return c.assignmentsFallback(ctx, q)
@@ -124,10 +109,6 @@ func (c *Client) ListAssignedBadges(ctx context.Context, q upstream.ListQuery) (
 
 func (c *Client) CurrentUserBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
 	return list[upstream.AssignedBadge](ctx, c, listing{route: "/api/v1/badges/current", reg: upstream.AssignedBadgeFields}, q)
-}
-
-func (c *Client) BadgeAssignees(ctx context.Context, badgeID string) (upstream.BadgeAssignees, error) {
-	return get[upstream.BadgeAssignees](ctx, c, "/api/v1/badges/assign/{id}", badgeID)
 }
 
 // DecideBadge: approval answers the assignment (304 when already
@@ -166,35 +147,11 @@ func (c *Client) ListDashboards(ctx context.Context, q upstream.ListQuery) (upst
 	return list[upstream.Dashboard](ctx, c, listing{route: "/api/v2/dashboards", reg: upstream.DashboardFields}, q)
 }
 
-func (c *Client) GetDashboard(ctx context.Context, id string) (upstream.Dashboard, error) {
-	return get[upstream.Dashboard](ctx, c, routeDashboard, id)
-}
-
-func (c *Client) CreateDashboard(ctx context.Context, in upstream.DashboardInput) (upstream.Dashboard, error) {
-	return write[upstream.Dashboard](ctx, c, http.MethodPost, "/api/v1/dashboards", in)
-}
-
-func (c *Client) UpdateDashboard(ctx context.Context, id string, in upstream.DashboardPatch) (upstream.Dashboard, error) {
-	return write[upstream.Dashboard](ctx, c, http.MethodPatch, routeDashboard, in, id)
-}
-
-func (c *Client) DeleteDashboard(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeDashboard, nil, id)
-}
-
-func (c *Client) DashboardsByTag(ctx context.Context, tag string) ([]upstream.Dashboard, error) {
-	return get[[]upstream.Dashboard](ctx, c, "/api/v1/dashboards/tag/{tag}", tag)
-}
-
 func (c *Client) DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTagUsage, error) {
 	p, err := get[struct {
 		Items []upstream.DashboardTagUsage `json:"items"`
 	}](ctx, c, "/api/v1/dashboards/tags/usages")
 	return p.Items, err
-}
-
-func (c *Client) DashboardReports(ctx context.Context) ([]upstream.ReportSummary, error) {
-	return get[[]upstream.ReportSummary](ctx, c, "/api/v1/dashboards/reports")
 }
 
 // ListDashboardParameters uses the designed filtered listing, or filters
@@ -206,40 +163,8 @@ func (c *Client) ListDashboardParameters(ctx context.Context, q upstream.ListQue
 	return list[upstream.DashboardParameter](ctx, c, listing{route: "/api/v2/dashboards/parameters", reg: upstream.DashboardParameterFields}, q)
 }
 
-func (c *Client) GetDashboardParameter(ctx context.Context, id string) (upstream.DashboardParameter, error) {
-	return get[upstream.DashboardParameter](ctx, c, routeParameter, id)
-}
-
-func (c *Client) CreateDashboardParameter(ctx context.Context, in upstream.DashboardParameterInput) (upstream.DashboardParameter, error) {
-	return write[upstream.DashboardParameter](ctx, c, http.MethodPost, "/api/v1/dashboards/parameters", in)
-}
-
-func (c *Client) ReplaceDashboardParameter(ctx context.Context, id string, in upstream.DashboardParameterInput) (upstream.DashboardParameter, error) {
-	return write[upstream.DashboardParameter](ctx, c, http.MethodPut, routeParameter, in, id)
-}
-
-func (c *Client) DeleteDashboardParameter(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeParameter, nil, id)
-}
-
 func (c *Client) ListKPIGroups(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.KPIGroup], error) {
 	return list[upstream.KPIGroup](ctx, c, listing{route: "/api/v1/kpis/groups", reg: upstream.KPIGroupFields}, q)
-}
-
-func (c *Client) GetKPIGroup(ctx context.Context, id string) (upstream.KPIGroup, error) {
-	return get[upstream.KPIGroup](ctx, c, routeKPIGroup, id)
-}
-
-func (c *Client) CreateKPIGroup(ctx context.Context, in upstream.KPIGroupInput) (upstream.KPIGroup, error) {
-	return write[upstream.KPIGroup](ctx, c, http.MethodPost, "/api/v1/kpis/groups", in)
-}
-
-func (c *Client) UpdateKPIGroup(ctx context.Context, id string, in upstream.KPIGroupInput) (upstream.KPIGroup, error) {
-	return write[upstream.KPIGroup](ctx, c, http.MethodPatch, routeKPIGroup, in, id)
-}
-
-func (c *Client) DeleteKPIGroup(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeKPIGroup, nil, id)
 }
 
 func (c *Client) SetKPIGroupFavorite(ctx context.Context, groupID string, favorite bool) error {
@@ -261,57 +186,13 @@ func (c *Client) ListKPIs(ctx context.Context, q upstream.ListQuery) (upstream.P
 	return list[upstream.KPI](ctx, c, listing{route: "/api/v1/kpis", reg: upstream.KPIFields}, q)
 }
 
-func (c *Client) GetKPI(ctx context.Context, id string) (upstream.KPI, error) {
-	return get[upstream.KPI](ctx, c, routeKPI, id)
-}
-
-func (c *Client) CreateKPI(ctx context.Context, in upstream.KPIInput) (upstream.KPI, error) {
-	return write[upstream.KPI](ctx, c, http.MethodPost, "/api/v1/kpis", in)
-}
-
-func (c *Client) UpdateKPI(ctx context.Context, id string, in upstream.KPIPatch) (upstream.KPI, error) {
-	return write[upstream.KPI](ctx, c, http.MethodPatch, routeKPI, in, id)
-}
-
-func (c *Client) DeleteKPI(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeKPI, nil, id)
-}
-
 func (c *Client) ListTargetTypes(ctx context.Context) ([]string, error) {
 	s, err := get[upstream.SupportedTypes](ctx, c, "/api/v1/lists/supported-types")
 	return s.SupportedTypes, err
 }
 
-func (c *Client) ListTargetSchema(ctx context.Context, targetType string) (upstream.ListSchema, error) {
-	return get[upstream.ListSchema](ctx, c, "/api/v1/lists/{targetType}/schema", targetType)
-}
-
 func (c *Client) ListLists(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.List], error) {
 	return list[upstream.List](ctx, c, listing{route: "/api/v1/lists", reg: upstream.ListFields}, q)
-}
-
-func (c *Client) GetList(ctx context.Context, id string) (upstream.List, error) {
-	return get[upstream.List](ctx, c, "/api/v1/lists/{listId}", id)
-}
-
-func (c *Client) CreateList(ctx context.Context, in upstream.ListInput) (upstream.List, error) {
-	return write[upstream.List](ctx, c, http.MethodPost, "/api/v1/lists", in)
-}
-
-func (c *Client) CloneList(ctx context.Context, id string) (upstream.List, error) {
-	return write[upstream.List](ctx, c, http.MethodPost, "/api/v1/lists/{id}/clone", nil, id)
-}
-
-func (c *Client) UpdateList(ctx context.Context, id string, in upstream.ListPatch) (upstream.List, error) {
-	return write[upstream.List](ctx, c, http.MethodPatch, routeList, in, id)
-}
-
-func (c *Client) DeleteList(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeList, nil, id)
-}
-
-func (c *Client) LoadList(ctx context.Context, id string, in upstream.ListLoadInput) (upstream.ListData, error) {
-	return write[upstream.ListData](ctx, c, http.MethodPost, "/api/v1/lists/{id}/load", in, id)
 }
 
 // ListAnnouncements uses the designed filtered listing, or filters the
@@ -321,22 +202,6 @@ func (c *Client) ListAnnouncements(ctx context.Context, q upstream.ListQuery) (u
 		return inMemory[upstream.Announcement](ctx, c, "ListAnnouncements", listing{route: "/api/v1/announcements"})(q)
 	}
 	return list[upstream.Announcement](ctx, c, listing{route: "/api/v2/announcements", reg: upstream.AnnouncementFields}, q)
-}
-
-func (c *Client) GetAnnouncement(ctx context.Context, id string) (upstream.Announcement, error) {
-	return get[upstream.Announcement](ctx, c, routeAnnounce, id)
-}
-
-func (c *Client) CreateAnnouncement(ctx context.Context, in upstream.AnnouncementInput) (upstream.Announcement, error) {
-	return write[upstream.Announcement](ctx, c, http.MethodPost, "/api/v1/announcements", in)
-}
-
-func (c *Client) UpdateAnnouncement(ctx context.Context, id string, in upstream.AnnouncementPatch) (upstream.Announcement, error) {
-	return write[upstream.Announcement](ctx, c, http.MethodPatch, routeAnnounce, in, id)
-}
-
-func (c *Client) DeleteAnnouncement(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeAnnounce, nil, id)
 }
 
 func (c *Client) ReactToAnnouncement(ctx context.Context, id, reactionID string) (upstream.Announcement, error) {

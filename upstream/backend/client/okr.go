@@ -11,7 +11,9 @@ import (
 )
 
 // The OKR core: goals, key results, check-ins, tasks and sessions. Each
-// method is one operation of the REST API (docs/gateway.md has the table).
+// method is one operation of the REST API (docs/gateway.md has the table);
+// those the route table maps one to one are generated (api_gen.go), these
+// are the rest (upstream/client/gen lists each with why).
 
 var (
 	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields, enriched: true}
@@ -29,22 +31,6 @@ const (
 
 func (c *Client) ListGoals(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
 	return list[upstream.Goal](ctx, c, goalsListing, q)
-}
-
-func (c *Client) GetGoal(ctx context.Context, id string) (upstream.Goal, error) {
-	return get[upstream.Goal](ctx, c, routeGoal, id)
-}
-
-func (c *Client) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream.Goal, error) {
-	return write[upstream.Goal](ctx, c, http.MethodPost, "/api/v1/goals", in)
-}
-
-func (c *Client) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatch) (upstream.Goal, error) {
-	return write[upstream.Goal](ctx, c, http.MethodPatch, routeGoal, in, id)
-}
-
-func (c *Client) DeleteGoal(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeGoal, nil, id)
 }
 
 // GoalsGroupedByOwners encodes q as the operation's own query parameters
@@ -140,26 +126,6 @@ func (c *Client) ListMetrics(ctx context.Context, q upstream.ListQuery) (upstrea
 	return list[upstream.Metric](ctx, c, metricsListing, q)
 }
 
-func (c *Client) GetMetric(ctx context.Context, id string) (upstream.Metric, error) {
-	return get[upstream.Metric](ctx, c, routeMetric, id)
-}
-
-func (c *Client) CreateMetric(ctx context.Context, in upstream.MetricInput) (upstream.Metric, error) {
-	return write[upstream.Metric](ctx, c, http.MethodPost, "/api/v1/metrics", in)
-}
-
-func (c *Client) UpdateMetric(ctx context.Context, id string, in upstream.MetricPatch) (upstream.Metric, error) {
-	return write[upstream.Metric](ctx, c, http.MethodPatch, routeMetric, in, id)
-}
-
-func (c *Client) DeleteMetric(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeMetric, nil, id)
-}
-
-func (c *Client) CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error) {
-	return write[upstream.CheckIn](ctx, c, http.MethodPost, "/api/v1/metrics/{id}/checkin", in, metricID)
-}
-
 // ListCheckIns uses the designed listing GET /api/v2/checkins, or one call
 // per key result of the filter where the upstream lacks it.
 func (c *Client) ListCheckIns(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
@@ -167,10 +133,6 @@ func (c *Client) ListCheckIns(ctx context.Context, q upstream.ListQuery) (upstre
 		return c.checkInsPerMetric(ctx, q)
 	}
 	return list[upstream.CheckIn](ctx, c, checkInsListing, q)
-}
-
-func (c *Client) GetCheckInSnapshot(ctx context.Context, checkInID string) (upstream.Metric, error) {
-	return get[upstream.Metric](ctx, c, "/api/v1/metrics/checkin/{checkinId}", checkInID)
 }
 
 // ListCheckInSnapshots uses the designed listing GET
@@ -200,42 +162,10 @@ func (c *Client) ListTasks(ctx context.Context, q upstream.ListQuery) (upstream.
 	return list[upstream.Task](ctx, c, tasksListing, q)
 }
 
-func (c *Client) GetTask(ctx context.Context, id string) (upstream.Task, error) {
-	return get[upstream.Task](ctx, c, routeTask, id)
-}
-
-func (c *Client) CreateTask(ctx context.Context, in upstream.TaskInput) (upstream.Task, error) {
-	return write[upstream.Task](ctx, c, http.MethodPost, "/api/v2/integrations/tasks", in)
-}
-
-func (c *Client) UpdateTask(ctx context.Context, id string, in upstream.TaskPatch) (upstream.Task, error) {
-	return write[upstream.Task](ctx, c, http.MethodPatch, routeTask, in, id)
-}
-
-func (c *Client) DeleteTask(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeTask, nil, id)
-}
-
 func (c *Client) ListSessions(ctx context.Context, q upstream.ListQuery, includeDemo bool) (upstream.Page[upstream.Session], error) {
 	l := listing{route: "/api/v2/sessions", reg: upstream.SessionFields}
 	if includeDemo {
 		l.extra = url.Values{"includeDemo": {"true"}}
 	}
 	return list[upstream.Session](ctx, c, l, q)
-}
-
-func (c *Client) GetSession(ctx context.Context, id string) (upstream.Session, error) {
-	return get[upstream.Session](ctx, c, routeSession, id)
-}
-
-func (c *Client) CreateSession(ctx context.Context, in upstream.SessionInput) (upstream.Session, error) {
-	return write[upstream.Session](ctx, c, http.MethodPost, "/api/v1/sessions", in)
-}
-
-func (c *Client) UpdateSession(ctx context.Context, id string, in upstream.SessionPatch) (upstream.Session, error) {
-	return write[upstream.Session](ctx, c, http.MethodPatch, routeSession, in, id)
-}
-
-func (c *Client) DeleteSession(ctx context.Context, id string) error {
-	return c.exec(ctx, http.MethodDelete, routeSession, nil, id)
 }

@@ -39,7 +39,7 @@ const avatarCache = "public, max-age=86400"
 func avatarTable() []entry {
 	return []entry{
 		{Route{Method: http.MethodPost, Pattern: avatarUploadPath + "{userId}", Success: http.StatusOK, Designed: true}, (*server).uploadAvatar},
-		{Route{Method: http.MethodDelete, Pattern: avatarUploadPath + "{userId}", Success: http.StatusNoContent, Designed: true}, (*server).deleteAvatar},
+		{Route{Method: http.MethodDelete, Pattern: avatarUploadPath + "{userId}", Operation: "DeleteAvatar", Success: http.StatusNoContent, Designed: true}, (*server).deleteAvatar},
 	}
 }
 

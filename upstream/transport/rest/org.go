@@ -15,20 +15,20 @@ func orgTable() []entry {
 	)
 	return []entry{
 		// Accounts.
-		{Route{Method: get, Pattern: "/api/v1/accounts/{id}", Account: true, Success: ok}, (*server).getAccount},
-		{Route{Method: put, Pattern: "/api/v1/accounts/{id}", Account: true, Success: ok, Designed: true}, (*server).updateAccount},
-		{Route{Method: post, Pattern: "/api/v1/accounts/domain", Account: true, Success: ok}, (*server).checkDomain},
-		{Route{Method: put, Pattern: "/api/v1/accounts/{id}/confidence", Account: true, Success: noContent}, (*server).setConfidence},
-		{Route{Method: put, Pattern: "/api/v1/accounts/{id}/notifications", Account: true, Success: ok}, (*server).setNotifications},
+		{Route{Method: get, Pattern: "/api/v1/accounts/{id}", Operation: "GetAccount", Account: true, Success: ok}, (*server).getAccount},
+		{Route{Method: put, Pattern: "/api/v1/accounts/{id}", Operation: "UpdateAccount", Account: true, Success: ok, Designed: true}, (*server).updateAccount},
+		{Route{Method: post, Pattern: "/api/v1/accounts/domain", Operation: "CheckAccountDomain", Account: true, Success: ok}, (*server).checkDomain},
+		{Route{Method: put, Pattern: "/api/v1/accounts/{id}/confidence", Operation: "SetConfidenceSettings", Account: true, Success: noContent}, (*server).setConfidence},
+		{Route{Method: put, Pattern: "/api/v1/accounts/{id}/notifications", Operation: "SetNotificationSettings", Account: true, Success: ok}, (*server).setNotifications},
 
 		// Users.
 		{Route{Method: get, Pattern: "/api/v1/accounts/users", Account: true, Deprecated: true, Successor: "/api/v2/users",
 			Params: []string{"filter", "skip", "take", "includeShadowedRoles"}, Success: ok}, (*server).listUsersLegacy},
 		{Route{Method: get, Pattern: "/api/v2/users", Params: []string{"fields", "sort", "filter", "skip", "limit", "take"}, Success: ok, Designed: true}, (*server).listUsers},
-		{Route{Method: get, Pattern: "/api/v2/users/{id}", Params: viewParams, Success: ok, Designed: true}, (*server).getUser},
+		{Route{Method: get, Pattern: "/api/v2/users/{id}", Operation: "GetUser", Params: viewParams, Success: ok, Designed: true}, (*server).getUser},
 		{Route{Method: post, Pattern: "/api/v2/users", Success: created, Designed: true}, (*server).createUser},
-		{Route{Method: patch, Pattern: "/api/v2/users/{id}", Success: ok, Designed: true}, (*server).updateUser},
-		{Route{Method: post, Pattern: "/api/v2/users/{id}/tokens", Success: created, Designed: true, Secret: true}, (*server).createUserToken},
+		{Route{Method: patch, Pattern: "/api/v2/users/{id}", Operation: "UpdateUser", Success: ok, Designed: true}, (*server).updateUser},
+		{Route{Method: post, Pattern: "/api/v2/users/{id}/tokens", Operation: "CreateUserToken", Success: created, Designed: true, Secret: true}, (*server).createUserToken},
 
 		// Employees.
 		{Route{Method: get, Pattern: "/api/v2/employees", Account: true, Params: []string{"filter", "sort", "fields", "skip", "take"}, Success: ok}, (*server).listEmployees},
@@ -36,34 +36,34 @@ func orgTable() []entry {
 
 		// Teams.
 		{Route{Method: get, Pattern: "/api/v2/teams", Params: listParams, Success: ok}, (*server).listTeams},
-		{Route{Method: get, Pattern: "/api/v1/teams/{teamId}", Account: true, Params: []string{"formatting"}, Success: ok}, (*server).getTeam},
-		{Route{Method: post, Pattern: "/api/v1/teams", Success: created, Designed: true}, (*server).createTeam},
-		{Route{Method: patch, Pattern: "/api/v1/teams/{teamId}", Success: ok, Designed: true}, (*server).updateTeam},
-		{Route{Method: del, Pattern: "/api/v1/teams/{teamId}", Success: noContent, Designed: true}, (*server).deleteTeam},
-		{Route{Method: put, Pattern: "/api/v1/teams/{teamId}/members/{userId}", Success: ok, Designed: true}, (*server).addTeamMember},
-		{Route{Method: del, Pattern: "/api/v1/teams/{teamId}/members/{userId}", Success: noContent, Designed: true}, (*server).removeTeamMember},
+		{Route{Method: get, Pattern: "/api/v1/teams/{teamId}", Operation: "GetTeam", Account: true, Params: []string{"formatting"}, Success: ok}, (*server).getTeam},
+		{Route{Method: post, Pattern: "/api/v1/teams", Operation: "CreateTeam", Success: created, Designed: true}, (*server).createTeam},
+		{Route{Method: patch, Pattern: "/api/v1/teams/{teamId}", Operation: "UpdateTeam", Success: ok, Designed: true}, (*server).updateTeam},
+		{Route{Method: del, Pattern: "/api/v1/teams/{teamId}", Operation: "DeleteTeam", Success: noContent, Designed: true}, (*server).deleteTeam},
+		{Route{Method: put, Pattern: "/api/v1/teams/{teamId}/members/{userId}", Operation: "AddTeamMember", Success: ok, Designed: true}, (*server).addTeamMember},
+		{Route{Method: del, Pattern: "/api/v1/teams/{teamId}/members/{userId}", Operation: "RemoveTeamMember", Success: noContent, Designed: true}, (*server).removeTeamMember},
 
 		// Roles.
 		{Route{Method: get, Pattern: "/api/v2/roles", Account: true, Params: listParams, Success: ok}, (*server).listRoles},
 		{Route{Method: get, Pattern: "/api/v1/roles/account/mapping/", Account: true, Success: ok}, (*server).listRoleMappings},
-		{Route{Method: get, Pattern: "/api/v1/roles/{id}", Account: true, Success: ok}, (*server).getRole},
-		{Route{Method: post, Pattern: "/api/v1/roles/account", Account: true, Success: created}, (*server).createRole},
-		{Route{Method: post, Pattern: "/api/v1/roles/account/mapping", Account: true, Success: created}, (*server).createRoleMapping},
-		{Route{Method: put, Pattern: "/api/v1/roles/account/{id}", Account: true, Success: ok}, (*server).updateRole},
-		{Route{Method: del, Pattern: "/api/v1/roles/account/mapping/{id}", Account: true, Success: noContent}, (*server).deleteRoleMapping},
-		{Route{Method: del, Pattern: "/api/v1/roles/account/{id}", Account: true, Success: noContent}, (*server).deleteRole},
+		{Route{Method: get, Pattern: "/api/v1/roles/{id}", Operation: "GetRole", Account: true, Success: ok}, (*server).getRole},
+		{Route{Method: post, Pattern: "/api/v1/roles/account", Operation: "CreateRole", Account: true, Success: created}, (*server).createRole},
+		{Route{Method: post, Pattern: "/api/v1/roles/account/mapping", Operation: "CreateRoleMapping", Account: true, Success: created}, (*server).createRoleMapping},
+		{Route{Method: put, Pattern: "/api/v1/roles/account/{id}", Operation: "UpdateRole", Account: true, Success: ok}, (*server).updateRole},
+		{Route{Method: del, Pattern: "/api/v1/roles/account/mapping/{id}", Operation: "DeleteRoleMapping", Account: true, Success: noContent}, (*server).deleteRoleMapping},
+		{Route{Method: del, Pattern: "/api/v1/roles/account/{id}", Operation: "DeleteRole", Account: true, Success: noContent}, (*server).deleteRole},
 
 		// Permissions.
 		{Route{Method: get, Pattern: "/api/v1/permissions/actions", Account: true, Success: ok}, (*server).listActions},
 		{Route{Method: get, Pattern: "/api/v1/permissions/currentUser-allowedActions/{targetId}", Account: true, Params: []string{"targetType"}, Success: ok}, (*server).allowedActions},
-		{Route{Method: get, Pattern: "/api/v1/permissions/default-access/{itemType}", Success: ok}, (*server).defaultAccess},
-		{Route{Method: get, Pattern: "/api/v1/permissions/default-access/{itemType}/{itemId}", Account: true, Success: ok}, (*server).itemAccess},
-		{Route{Method: put, Pattern: "/api/v1/permissions/default-access/{itemType}/{itemId}", Account: true, Success: ok, Designed: true}, (*server).setItemAccess},
-		{Route{Method: get, Pattern: "/api/v1/permissions/effective", Account: true, Success: ok}, (*server).effectivePermissions},
-		{Route{Method: get, Pattern: "/api/v1/permissions/principal/{id}", Account: true, Success: ok}, (*server).getPrincipalPermissions},
-		{Route{Method: put, Pattern: "/api/v1/permissions/principal/{id}", Success: noContent}, (*server).setPrincipalPermissions},
-		{Route{Method: get, Pattern: "/api/v1/permissions/{id}", Account: true, Success: ok}, (*server).getPermission},
-		{Route{Method: post, Pattern: "/api/v1/permissions", Account: true, Success: created}, (*server).createPermission},
+		{Route{Method: get, Pattern: "/api/v1/permissions/default-access/{itemType}", Operation: "DefaultAccess", Success: ok}, (*server).defaultAccess},
+		{Route{Method: get, Pattern: "/api/v1/permissions/default-access/{itemType}/{itemId}", Operation: "ItemAccess", Account: true, Success: ok}, (*server).itemAccess},
+		{Route{Method: put, Pattern: "/api/v1/permissions/default-access/{itemType}/{itemId}", Operation: "SetItemAccess", Account: true, Success: ok, Designed: true}, (*server).setItemAccess},
+		{Route{Method: get, Pattern: "/api/v1/permissions/effective", Operation: "EffectivePermissions", Account: true, Success: ok}, (*server).effectivePermissions},
+		{Route{Method: get, Pattern: "/api/v1/permissions/principal/{id}", Operation: "GetPrincipalPermissions", Account: true, Success: ok}, (*server).getPrincipalPermissions},
+		{Route{Method: put, Pattern: "/api/v1/permissions/principal/{id}", Operation: "SetPrincipalPermissions", Success: noContent}, (*server).setPrincipalPermissions},
+		{Route{Method: get, Pattern: "/api/v1/permissions/{id}", Operation: "GetPermission", Account: true, Success: ok}, (*server).getPermission},
+		{Route{Method: post, Pattern: "/api/v1/permissions", Operation: "CreatePermission", Account: true, Success: created}, (*server).createPermission},
 	}
 }
 

@@ -115,6 +115,12 @@ type Backend interface {
 type Route struct {
 	Method  string
 	Pattern string // chi pattern, exactly the contract's path ("/api/v1/goals/{id}")
+	// Operation names the upstream method the route serves one to one,
+	// when it does: its path parameters are the method's first string
+	// arguments after the context, in order, its body the one argument
+	// after them (none: no body), its answer the method's result. The HTTP
+	// client's method of it is generated from this (upstream/client/gen).
+	Operation string
 	// Account is true when the contract lists the service-accountId header
 	// (Acct) for the operation: the header (or its alias gtmhub-accountId,
 	// AccountHeader) is then required. Elsewhere it is optional but, when

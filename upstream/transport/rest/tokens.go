@@ -17,7 +17,7 @@ func tokenTable() []entry {
 	return []entry{
 		{Route{Method: get, Pattern: "/api/v2/users/me/tokens", Success: ok, Designed: true}, (*server).listTokens},
 		{Route{Method: post, Pattern: "/api/v2/users/me/tokens", Success: created, Designed: true, Secret: true}, (*server).createMyToken},
-		{Route{Method: del, Pattern: "/api/v2/users/me/tokens/{tokenId}", Success: deleted, Designed: true}, (*server).revokeToken},
+		{Route{Method: del, Pattern: "/api/v2/users/me/tokens/{tokenId}", Operation: "RevokeToken", Success: deleted, Designed: true}, (*server).revokeToken},
 	}
 }
 
