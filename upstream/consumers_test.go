@@ -17,7 +17,8 @@ const module = "github.com/okrgate/okrgate"
 
 // wholeAPIAllowed are the packages that may take or store the whole
 // upstream.API, each with why: everything else takes the services it calls,
-// in an interface it owns (docs/decisions/consumer-interfaces.md).
+// in an interface it owns (docs/decisions/interfaces.md, "Consumers take
+// the services they call, in interfaces they own").
 var wholeAPIAllowed = map[string]string{
 	module + "/cmd":                 "the binary composes the backend and hands each consumer its part",
 	module + "/upstream/infra/instrument": "the generated decorator wraps every method of the API",
