@@ -13,15 +13,13 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-const module = "github.com/okrgate/okrgate"
-
 // wholeAPIAllowed are the packages that may take or store the whole
 // upstream.API, each with why: everything else takes the services it calls,
 // in an interface it owns (docs/decisions/interfaces.md, "Consumers take
 // the services they call, in interfaces they own").
 var wholeAPIAllowed = map[string]string{
-	module + "/cmd":                 "the binary composes the backend and hands each consumer its part",
-	module + "/upstream/infra/instrument": "the generated decorator wraps every method of the API",
+	module + "cmd":                       "the binary composes the backend and hands each consumer its part",
+	module + "upstream/infra/instrument": "the generated decorator wraps every method of the API",
 }
 
 // TestConsumersTakeWhatTheyUse fails when a package outside cmd/ and the
@@ -51,7 +49,7 @@ func TestConsumersTakeWhatTheyUse(t *testing.T) {
 // package that takes the whole API in each way it looks for, and one that
 // does not.
 func TestConsumersGuardFindsPlanted(t *testing.T) {
-	pkgs := load(t, packages.NeedName|packages.NeedTypes, module+"/upstream")
+	pkgs := load(t, packages.NeedName|packages.NeedTypes, module+"upstream")
 	api := apiInterface(t, pkgs)
 	up := pkgs[0].Types
 	const planted = `package planted
@@ -143,7 +141,7 @@ func loadModule(t *testing.T) []*packages.Package {
 	if testing.Short() {
 		t.Skip("type-checks every package of the module")
 	}
-	return load(t, packages.NeedName|packages.NeedTypes|packages.NeedSyntax|packages.NeedTypesInfo, module+"/...")
+	return load(t, packages.NeedName|packages.NeedTypes|packages.NeedSyntax|packages.NeedTypesInfo, module+"...")
 }
 
 // load loads the packages of pattern in mode.
@@ -169,7 +167,7 @@ func load(t *testing.T, mode packages.LoadMode, pattern string) []*packages.Pack
 func apiInterface(t *testing.T, pkgs []*packages.Package) *types.Named {
 	t.Helper()
 	for _, p := range pkgs {
-		if p.PkgPath == module+"/upstream" {
+		if p.PkgPath == module+"upstream" {
 			if obj, ok := p.Types.Scope().Lookup("API").(*types.TypeName); ok {
 				return obj.Type().(*types.Named)
 			}
@@ -213,7 +211,7 @@ func wholeAPIUses(pkg *types.Package, api *types.Named) []string {
 	}
 	qual := types.RelativeTo(nil)
 	name := func(t types.Type) string {
-		return strings.ReplaceAll(types.TypeString(t, qual), module+"/", "")
+		return strings.ReplaceAll(types.TypeString(t, qual), module, "")
 	}
 	short := func(obj types.Object) string { return obj.Pkg().Name() + "." + obj.Name() }
 	var out []string
@@ -227,7 +225,7 @@ func wholeAPIUses(pkg *types.Package, api *types.Named) []string {
 	scope := pkg.Scope()
 	for _, n := range scope.Names() {
 		obj := scope.Lookup(n)
-		if obj.Pkg().Path() == module+"/upstream" && obj.Name() == api.Obj().Name() {
+		if obj.Pkg().Path() == module+"upstream" && obj.Name() == api.Obj().Name() {
 			continue
 		}
 		switch obj := obj.(type) {

@@ -25,6 +25,7 @@ const (
 	transport room = "transport"
 	backend   room = "backend"
 	tools     room = "tools"
+	generator room = "generator"
 	binary    room = "binary"
 )
 
@@ -43,6 +44,7 @@ func roomOf(dir string) (room, bool) {
 		{"upstream/infra", infra},
 		{"upstream/transport", transport},
 		{"upstream/backend", backend},
+		{"upstream/backend/client/gen", generator},
 		{"upstream/seed", tools},
 		{"upstream/accountpull", tools},
 		{"graph", graphql},
@@ -72,6 +74,9 @@ var mayImport = map[room][]room{
 	transport: {domain, graphql, infra},
 	backend:   {domain, infra},
 	tools:     {domain, infra, backend},
+	// The HTTP client's generator reads the REST route table to write
+	// the client's methods (api_gen.go); the client does not import it.
+	generator: {domain, transport},
 	binary:    {domain, graphql, infra, transport, backend, tools},
 }
 

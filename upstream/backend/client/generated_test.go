@@ -9,10 +9,10 @@ import (
 )
 
 // TestGeneratedInSync regenerates the client's methods of the route table
-// (upstream/client/gen) and compares them with the committed api_gen.go:
+// (upstream/backend/client/gen) and compares them with the committed api_gen.go:
 // a route given an Operation, a changed signature of upstream.API or a
 // method added to it without a route or a reason to be written by hand
-// fails here until go generate ./upstream/client runs.
+// fails here until go generate ./upstream/backend/client runs.
 func TestGeneratedInSync(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the generator")
@@ -31,6 +31,6 @@ func TestGeneratedInSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("api_gen.go is stale: run go generate ./upstream/client")
+		t.Error("api_gen.go is stale: run go generate ./upstream/backend/client")
 	}
 }

@@ -13,7 +13,7 @@ import (
 // The OKR core: goals, key results, check-ins, tasks and sessions. Each
 // method is one operation of the REST API (docs/gateway.md has the table);
 // those the route table maps one to one are generated (api_gen.go), these
-// are the rest (upstream/client/gen lists each with why).
+// are the rest (upstream/backend/client/gen lists each with why).
 
 var (
 	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields, enriched: true}

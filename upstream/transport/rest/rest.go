@@ -119,7 +119,7 @@ type Route struct {
 	// when it does: its path parameters are the method's first string
 	// arguments after the context, in order, its body the one argument
 	// after them (none: no body), its answer the method's result. The HTTP
-	// client's method of it is generated from this (upstream/client/gen).
+	// client's method of it is generated from this (upstream/backend/client/gen).
 	Operation string
 	// Account is true when the contract lists the service-accountId header
 	// (Acct) for the operation: the header (or its alias gtmhub-accountId,
