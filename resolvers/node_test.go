@@ -307,3 +307,23 @@ func TestNodesRefetchBatch(t *testing.T) {
 		t.Fatalf("upstream calls = %v, want %v", listings, want)
 	}
 }
+
+// TestResourcesAreNodes: every resource with a GraphQL type
+// (upstream.Resources) implements Node in the schema, so that
+// TestNodeTypesAreTheSchemas, TestNodeRoundTrip and TestNodesRefetchBatch
+// hold node(id:) to finding it.
+func TestResourcesAreNodes(t *testing.T) {
+	schema, err := resolvers.ServedSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for _, def := range schema.GetPossibleTypes(schema.Types["Node"]) {
+		nodes = append(nodes, def.Name)
+	}
+	for _, r := range upstream.Resources {
+		if r.GraphQL != "" && !slices.Contains(nodes, r.GraphQL) {
+			t.Errorf("GraphQL type %s of upstream.%s does not implement Node (graph/schema)", r.GraphQL, r.Item.Name())
+		}
+	}
+}

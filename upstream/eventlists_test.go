@@ -30,7 +30,7 @@ func TestEventListsComplete(t *testing.T) {
 			continue
 		}
 		if !slices.Contains(listed, e) {
-			t.Errorf("event type %s is declared in events.go but not in EventTypes (webhookapi.go)", e)
+			t.Errorf("event type %s is declared in events.go but in the Events or Deleted of no resource (upstream.Resources, resources.go): EventTypes misses it", e)
 		}
 	}
 	for _, e := range listed {
@@ -38,7 +38,7 @@ func TestEventListsComplete(t *testing.T) {
 			continue // a deleted item is read by no one: the feed hides it
 		}
 		if upstream.EventItemOf(e) == upstream.EventItemNone {
-			t.Errorf("event type %s names no item in EventItemOf (eventvisibility.go): the feed and the live fan-out would hide it from every caller", e)
+			t.Errorf("event type %s names no item (the EventItem of its resource in upstream.Resources, resources.go): the feed and the live fan-out would hide it from every caller", e)
 		}
 	}
 }

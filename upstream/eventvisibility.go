@@ -30,21 +30,11 @@ const (
 )
 
 // EventItemOf returns the kind of item a caller must be able to read to see
-// an event of type t.
+// an event of type t: the EventItem of the resource whose Events hold t
+// (Resources); EventItemNone for a deletion, account.changed and a type
+// this server does not know.
 func EventItemOf(t EventType) EventItemKind {
-	switch t {
-	case EventGoalCreated, EventGoalUpdated, EventGoalRecomputed:
-		return EventItemGoal
-	case EventMetricCreated, EventMetricUpdated:
-		return EventItemMetric
-	case EventCheckInCreated:
-		return EventItemCheckIn
-	case EventTaskCreated, EventTaskUpdated:
-		return EventItemTask
-	case EventSessionCreated, EventSessionUpdated:
-		return EventItemSession
-	}
-	return EventItemNone
+	return eventItems[t]
 }
 
 // EventItemRead is what reading an event's item as the caller found.

@@ -67,15 +67,14 @@ func writtenFieldDoc(typeName, name string) (string, bool) {
 }
 
 // registryTypes names the Go type each field registry lists, whose
-// texts describe the registry's fields.
-var registryTypes = map[*query.Registry]string{
-	GoalFields: "Goal", MetricFields: "Metric", CheckInFields: "CheckIn", TaskFields: "Task",
-	SessionFields: "Session", UserFields: "User", TeamFields: "Team", EmployeeFields: "Employee",
-	RoleFields: "Role", PermissionFields: "Permission", TagFields: "TagDetail", TaggingFields: "Tagging",
-	DashboardFields: "Dashboard", DashboardParameterFields: "DashboardParameter", BadgeFields: "Badge",
-	AssignedBadgeFields: "AssignedBadge", KPIGroupFields: "KPIGroup", KPIFields: "KPI", ListFields: "List",
-	AnnouncementFields: "Announcement", DashboardTagUsageFields: "DashboardTagUsage",
-}
+// texts describe the registry's fields: the Item of each of Resources.
+var registryTypes = func() map[*query.Registry]string {
+	out := make(map[*query.Registry]string, len(Resources))
+	for _, r := range Resources {
+		out[r.Fields] = r.Item.Name()
+	}
+	return out
+}()
 
 // RegistryTypes returns, for each field registry, the name of the Go type
 // of this package whose items it lists (TagFields: "TagDetail"). The

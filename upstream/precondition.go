@@ -21,7 +21,9 @@ type Versions interface {
 	VersionsOf(ctx context.Context, kind string, ids []string) (map[string]string, error)
 }
 
-// The resource kinds that carry versions.
+// The resource kinds that carry versions: the Kind of their resource
+// (Resources); the SQL store reads a kind's versions from its resource's
+// first table.
 const (
 	KindGoal    = "goal"
 	KindMetric  = "metric"

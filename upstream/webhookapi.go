@@ -123,13 +123,18 @@ const (
 	AllEvents EventType = "*"
 )
 
-// EventTypes returns every event type, in documentation order.
+// EventTypes returns every event type a webhook or a subscription may
+// select: the events of each resource (Resources), its deletion last, in
+// the order of Resources. account.changed is not among them.
 func EventTypes() []EventType {
-	return []EventType{EventCheckInCreated,
-		EventGoalCreated, EventGoalUpdated, EventGoalDeleted, EventGoalRecomputed,
-		EventMetricCreated, EventMetricUpdated, EventMetricDeleted,
-		EventTaskCreated, EventTaskUpdated, EventTaskDeleted,
-		EventSessionCreated, EventSessionUpdated, EventSessionDeleted}
+	var out []EventType
+	for _, r := range Resources {
+		out = append(out, r.Events...)
+		if r.Deleted != "" {
+			out = append(out, r.Deleted)
+		}
+	}
+	return out
 }
 
 // MayManageWebhooks decides who may create, read, change and delete

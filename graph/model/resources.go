@@ -16,32 +16,22 @@ type Resource struct {
 	Forms []string
 }
 
-// Resources is the one map from GraphQL types to field registries. The
-// filter inputs and orderBy enums of the schema are generated from it
-// (graph/schemagen), and the served schema describes the fields of these
-// types with their registry's texts (resolvers.ServedSchema).
+// Resources is the one map from GraphQL types to field registries, derived
+// from upstream.Resources (those with a GraphQL type). The filter inputs and
+// orderBy enums of the schema are generated from it (graph/schemagen), and
+// the served schema describes the fields of these types with their
+// registry's texts (resolvers.ServedSchema).
 // TestResourcesCoverTheRegistries fails when a GraphQL type bound to a
 // registry's Go type (gqlgen.yml) is missing.
-var Resources = []Resource{
-	{Type: "Goal", Reg: upstream.GoalFields},
-	{Type: "Metric", Reg: upstream.MetricFields},
-	{Type: "CheckIn", Reg: upstream.CheckInFields},
-	{Type: "Task", Reg: upstream.TaskFields},
-	{Type: "Session", Reg: upstream.SessionFields},
-	{Type: "User", Reg: upstream.UserFields},
-	{Type: "Team", Reg: upstream.TeamFields},
-	{Type: "Employee", Reg: upstream.EmployeeFields},
-	{Type: "Role", Reg: upstream.RoleFields},
-	{Type: "Tag", Reg: upstream.TagFields, Forms: []string{"TagDetail"}},
-	{Type: "Dashboard", Reg: upstream.DashboardFields},
-	{Type: "DashboardParameter", Reg: upstream.DashboardParameterFields},
-	{Type: "Badge", Reg: upstream.BadgeFields},
-	{Type: "AssignedBadge", Reg: upstream.AssignedBadgeFields},
-	{Type: "KpiGroup", Reg: upstream.KPIGroupFields},
-	{Type: "Kpi", Reg: upstream.KPIFields},
-	{Type: "List", Reg: upstream.ListFields},
-	{Type: "Announcement", Reg: upstream.AnnouncementFields},
-}
+var Resources = func() []Resource {
+	var out []Resource
+	for _, r := range upstream.Resources {
+		if r.GraphQL != "" {
+			out = append(out, Resource{Type: r.GraphQL, Reg: r.Fields, Forms: r.Forms})
+		}
+	}
+	return out
+}()
 
 // Registry returns the field registry of the GraphQL type typ, a resource
 // or one of its forms (Resources), or nil.

@@ -12,17 +12,23 @@ import (
 
 var _ upstream.VisibilityClasser = (*Store)(nil)
 
-// namedTables hold the documents whose ids a decision compares with a
-// subject's user id: owners and access entries of goals, key results,
-// tasks, sessions and dashboards, and the user-keyed content besides; the
-// expression is the text searched for the id, as a JSON string.
-var namedTables = []struct{ table, column string }{
-	{"goals", "CAST(doc AS TEXT)"}, {"metrics", "CAST(doc AS TEXT)"}, {"tasks", "CAST(doc AS TEXT)"},
-	{"sessions", "CAST(doc AS TEXT)"}, {"dashboards", "CAST(doc AS TEXT)"},
-	{"lists", "CAST(doc AS TEXT)"}, {"kpis", "CAST(doc AS TEXT)"}, {"kpi_groups", "CAST(doc AS TEXT)"},
-	{"badges", "CAST(doc AS TEXT)"}, {"badge_assignments", "CAST(doc AS TEXT)"}, {"announcements", "CAST(doc AS TEXT)"},
-	{"kpi_favorites", "'\"' || user_id || '\"'"},
-}
+// namedTables hold the rows whose ids a decision compares with a subject's
+// user id: the tables of upstream.Resources whose rows name users
+// (upstream.Table.Users: owners and access entries in the documents of
+// goals, key results, tasks, sessions, dashboards..., favourites by user),
+// each with the expression that is the text searched for the id, as a
+// JSON string.
+var namedTables = func() []struct{ table, column string } {
+	var out []struct{ table, column string }
+	for _, t := range upstream.UserNamingTables() {
+		col := "'\"' || " + t.Users + " || '\"'"
+		if t.Users == upstream.UsersInDoc {
+			col = "CAST(doc AS TEXT)"
+		}
+		out = append(out, struct{ table, column string }{t.Name, col})
+	}
+	return out
+}()
 
 // VisibilityClasses returns the visibility class of each caller (all of
 // one account): two callers with the same class are decided alike on every

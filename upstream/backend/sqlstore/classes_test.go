@@ -114,3 +114,18 @@ func TestNamedTablesDecided(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceTablesExist: every table upstream.Resources names is an
+// account table of the schema (sqlstoretest.AccountTables, checked against
+// the schema by TestAccountTablesListed), so that the tables derived from
+// the description — those searched for user ids, those versions are read
+// from — are the store's.
+func TestResourceTablesExist(t *testing.T) {
+	for _, r := range upstream.Resources {
+		for _, tb := range r.Tables {
+			if _, ok := sqlstoretest.AccountTables[tb.Name]; !ok {
+				t.Errorf("upstream.Resources: %s names the table %s, which is no account table", r.Item.Name(), tb.Name)
+			}
+		}
+	}
+}

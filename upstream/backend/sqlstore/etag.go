@@ -40,17 +40,8 @@ func (s *Store) VersionsOf(ctx context.Context, kind string, ids []string) (map[
 	if err != nil {
 		return nil, err
 	}
-	var table string
-	switch kind {
-	case upstream.KindGoal:
-		table = "goals"
-	case upstream.KindMetric:
-		table = "metrics"
-	case upstream.KindTask:
-		table = "tasks"
-	case upstream.KindSession:
-		table = "sessions"
-	default:
+	table, ok := versionTable(kind)
+	if !ok {
 		return nil, fmt.Errorf("sqlstore: versions: no versions of %q", kind)
 	}
 	q := s.read()
@@ -101,22 +92,28 @@ func eachRow(ctx context.Context, q querier, stmt string, args []any, fn func(ke
 	return rows.Err()
 }
 
+// versionTable returns the table of the documents whose bytes are the
+// versions of kind: the first table of its resource (upstream.Resources);
+// a goal's version takes its key results' documents besides, which its
+// answer embeds.
+func versionTable(kind string) (string, bool) {
+	r, ok := upstream.ResourceOfKind(kind)
+	if !ok || len(r.Tables) == 0 {
+		return "", false
+	}
+	return r.Tables[0].Name, true
+}
+
 // version returns the entity tag of kind/id, or "" when there is no such
 // resource.
 func version(ctx context.Context, q querier, account, kind, id string) (string, error) {
-	var stmts []string
-	switch kind {
-	case upstream.KindGoal:
-		stmts = []string{"SELECT doc FROM goals WHERE account_id = ? AND id = ?",
-			"SELECT doc FROM metrics WHERE account_id = ? AND goal_id = ? ORDER BY id"}
-	case upstream.KindMetric:
-		stmts = []string{"SELECT doc FROM metrics WHERE account_id = ? AND id = ?"}
-	case upstream.KindTask:
-		stmts = []string{"SELECT doc FROM tasks WHERE account_id = ? AND id = ?"}
-	case upstream.KindSession:
-		stmts = []string{"SELECT doc FROM sessions WHERE account_id = ? AND id = ?"}
-	default:
+	table, ok := versionTable(kind)
+	if !ok {
 		return "", fmt.Errorf("sqlstore: version: no versions of %q", kind)
+	}
+	stmts := []string{"SELECT doc FROM " + table + " WHERE account_id = ? AND id = ?"}
+	if kind == upstream.KindGoal {
+		stmts = append(stmts, "SELECT doc FROM metrics WHERE account_id = ? AND goal_id = ? ORDER BY id")
 	}
 	if !upstream.ValidID(id) {
 		return "", nil
