@@ -162,6 +162,10 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 	idleCheck := l.Reauth - max(l.Reauth/4, l.Poll)
 	poll := time.NewTicker(l.Poll)
 	defer poll.Stop()
+	// The first read follows the subscription's own authentication: no
+	// idle check before the loop has waited once, however short idleCheck
+	// is (it is not positive when Poll is as long as Reauth).
+	waited := false
 	for {
 		wake := l.Log.EventsChanged()
 		f.mu.Lock()
@@ -175,7 +179,7 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 			first = o.ctx
 		}
 		evs, err := l.Log.Events(valuesOnly{first, ctx}, pos, upstream.MaxEventsPerRead)
-		if err == nil && (len(evs) > 0 || time.Since(lastAuth) >= idleCheck) {
+		if err == nil && (len(evs) > 0 || waited && time.Since(lastAuth) >= idleCheck) {
 			// The batch goes to the subscribers of this moment; one that
 			// joins later finds the fanout past the batch and reads it
 			// alone (join).
@@ -200,6 +204,7 @@ func (f *fanout) run(ctx context.Context, first context.Context) {
 		case <-wake:
 		case <-poll.C:
 		}
+		waited = true
 	}
 }
 

@@ -54,7 +54,7 @@ type Provider struct {
 func Start(t testing.TB, clients []Client) *Provider {
 	t.Helper()
 	_, here, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(here), "..", "..", "..", ".ci", "oidc")
+	dir := filepath.Join(filepath.Dir(here), "..", "..", "..", "..", ".ci", "oidc")
 	missing := func(why string) {
 		if os.Getenv("OKRGATE_REQUIRE_OIDC") != "" {
 			t.Fatalf("the OpenID Provider cannot run: %s", why)
