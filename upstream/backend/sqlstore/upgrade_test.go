@@ -86,10 +86,19 @@ func TestUpgradeKeepsEveryRow(t *testing.T) {
 		t.Errorf("the account's token after the upgrade: %+v, %v", c, err)
 	}
 	st.Close()
-	after, _ := dumpRows(t, old, sqlstoretest.Postgres(), cols)
-	checkRestricted(t, old)
+	// The upgraded database is read through new connections: old's hold
+	// statements prepared against the tables before the upgrade, which
+	// PostgreSQL refuses to run once a table gained columns ("cached plan
+	// must not change result type").
+	upgraded, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upgraded.Close()
+	after, _ := dumpRows(t, upgraded, sqlstoretest.Postgres(), cols)
+	checkRestricted(t, upgraded)
 	var tokens, found int
-	if err := old.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tokens),
+	if err := upgraded.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tokens),
 		(SELECT count(*) FROM tokens t JOIN token_accounts k ON k.hash = t.hash AND k.account_id = t.account_id)`).Scan(&tokens, &found); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +115,7 @@ func TestUpgradeKeepsEveryRow(t *testing.T) {
 	}
 	if sqlstoretest.Postgres() {
 		var keys []string
-		rows, err := old.QueryContext(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+		rows, err := upgraded.QueryContext(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
 			JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
 			WHERE i.indisprimary AND c.relnamespace = current_schema()::regnamespace
 				AND c.relname NOT IN ('accounts', 'token_accounts', 'goose_db_version') AND a.attname <> 'account_id'`)
