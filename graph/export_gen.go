@@ -130,6 +130,12 @@ func Implementors(typ string) []string {
 		return checkInPayloadImplementors
 	case "ClosedStatus":
 		return closedStatusImplementors
+	case "Comment":
+		return commentImplementors
+	case "CommentConnection":
+		return commentConnectionImplementors
+	case "CommentEdge":
+		return commentEdgeImplementors
 	case "ConfidenceMapping":
 		return confidenceMappingImplementors
 	case "ConfidenceRange":
@@ -620,6 +626,34 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.Status).MarshalGQL(w)
 		case "reason":
 			ec.marshalNString2string(ctx, f.Selections, obj.Reason).MarshalGQL(w)
+		}
+	case "Comment":
+		obj := obj.(*upstream.Comment)
+		switch f.Name {
+		case "id":
+			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
+		case "targetType":
+			ec.marshalNString2string(ctx, f.Selections, obj.TargetType).MarshalGQL(w)
+		case "targetId":
+			ec.marshalNID2string(ctx, f.Selections, obj.TargetID).MarshalGQL(w)
+		case "text":
+			ec.marshalNString2string(ctx, f.Selections, obj.Text).MarshalGQL(w)
+		case "createdBy":
+			ec.marshalNID2string(ctx, f.Selections, obj.CreatedBy).MarshalGQL(w)
+		case "createdAt":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.CreatedAt).MarshalGQL(w)
+		}
+	case "CommentConnection":
+		obj := obj.(*model.CommentConnection)
+		switch f.Name {
+		case "totalCount":
+			ec.marshalNInt2int(ctx, f.Selections, obj.TotalCount).MarshalGQL(w)
+		}
+	case "CommentEdge":
+		obj := obj.(*model.CommentEdge)
+		switch f.Name {
+		case "cursor":
+			ec.marshalNString2string(ctx, f.Selections, obj.Cursor).MarshalGQL(w)
 		}
 	case "ConfidenceMapping":
 		obj := obj.(*upstream.ConfidenceMapping)
@@ -2097,6 +2131,20 @@ func (x *Execution) FieldContext(ctx context.Context, typ string, f graphql.Coll
 		case "goal":
 			return ec.fieldContext_CheckInPayload_goal(ctx, f)
 		}
+	case "CommentConnection":
+		switch f.Name {
+		case "pageInfo":
+			return ec.fieldContext_CommentConnection_pageInfo(ctx, f)
+		case "nodes":
+			return ec.fieldContext_CommentConnection_nodes(ctx, f)
+		case "edges":
+			return ec.fieldContext_CommentConnection_edges(ctx, f)
+		}
+	case "CommentEdge":
+		switch f.Name {
+		case "node":
+			return ec.fieldContext_CommentEdge_node(ctx, f)
+		}
 	case "ConfidenceMapping":
 		switch f.Name {
 		case "range":
@@ -2843,6 +2891,22 @@ func (x *Execution) Resolve(ctx context.Context, typ string, f graphql.Collected
 		case "goal":
 			return obj.Goal, nil
 		}
+	case "CommentConnection":
+		obj := obj.(*model.CommentConnection)
+		switch f.Name {
+		case "pageInfo":
+			return obj.PageInfo, nil
+		case "nodes":
+			return obj.Nodes, nil
+		case "edges":
+			return obj.Edges, nil
+		}
+	case "CommentEdge":
+		obj := obj.(*model.CommentEdge)
+		switch f.Name {
+		case "node":
+			return obj.Node, nil
+		}
 	case "ConfidenceMapping":
 		obj := obj.(*upstream.ConfidenceMapping)
 		switch f.Name {
@@ -3566,6 +3630,12 @@ func (x *Execution) Marshal(ctx context.Context, typ string, sel ast.SelectionSe
 		return ec._CheckInPayload(ctx, sel, obj.(*model.CheckInPayload))
 	case "ClosedStatus":
 		return ec._ClosedStatus(ctx, sel, obj.(*upstream.ClosedStatus))
+	case "Comment":
+		return ec._Comment(ctx, sel, obj.(*upstream.Comment))
+	case "CommentConnection":
+		return ec._CommentConnection(ctx, sel, obj.(*model.CommentConnection))
+	case "CommentEdge":
+		return ec._CommentEdge(ctx, sel, obj.(*model.CommentEdge))
 	case "ConfidenceMapping":
 		return ec._ConfidenceMapping(ctx, sel, obj.(*upstream.ConfidenceMapping))
 	case "ConfidenceRange":

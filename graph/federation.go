@@ -148,6 +148,8 @@ func isMulti(typeName string) bool {
 		return true
 	case "CheckIn":
 		return true
+	case "Comment":
+		return true
 	case "Dashboard":
 		return true
 	case "DashboardParameter":
@@ -446,6 +448,46 @@ func (ec *executionContext) resolveManyEntities(
 			}
 
 			entities, err := ec.Resolvers.Entity().FindManyCheckInByIDs(ctx, typedReps)
+			entityErrs, err := fedruntime.SplitEntityBatchErrors(err)
+			if err != nil {
+				return err
+			}
+
+			for i, entity := range entities {
+				if i < len(entityErrs) && entityErrs[i] != nil {
+					ec.Error(graphql.WithPathContext(ctx, graphql.NewPathWithIndex(reps[i].index)), entityErrs[i])
+					continue
+				}
+				list[reps[i].index] = entity
+			}
+			return nil
+
+		default:
+			return fmt.Errorf("unknown resolver: %s", resolverName)
+		}
+
+	case "Comment":
+		resolverName, err := entityResolverNameForComment(ctx, reps[0].entity)
+		if err != nil {
+			return fmt.Errorf(`finding resolver for Entity "Comment": %w`, err)
+		}
+		switch resolverName {
+
+		case "findManyCommentByIDs":
+			typedReps := make([]*model.CommentByIDsInput, len(reps))
+
+			for i, rep := range reps {
+				id0, err := ec.unmarshalNID2string(ctx, rep.entity["id"])
+				if err != nil {
+					return errors.New(fmt.Sprintf("Field %s undefined in schema.", "id"))
+				}
+
+				typedReps[i] = &model.CommentByIDsInput{
+					ID: id0,
+				}
+			}
+
+			entities, err := ec.Resolvers.Entity().FindManyCommentByIDs(ctx, typedReps)
 			entityErrs, err := fedruntime.SplitEntityBatchErrors(err)
 			if err != nil {
 				return err
@@ -1396,6 +1438,41 @@ func entityResolverNameForCheckIn(ctx context.Context, rep EntityRepresentation)
 		return "findManyCheckInByIDs", nil
 	}
 	return "", fmt.Errorf("%w for CheckIn due to %v", ErrTypeNotFound,
+		errors.Join(entityResolverErrs...).Error())
+}
+
+func entityResolverNameForComment(ctx context.Context, rep EntityRepresentation) (string, error) {
+	// we collect errors because a later entity resolver may work fine
+	// when an entity has multiple keys
+	entityResolverErrs := []error{}
+	for {
+		var (
+			m   EntityRepresentation
+			val any
+			ok  bool
+		)
+		_ = val
+		// if all of the KeyFields values for this resolver are null,
+		// we shouldn't use use it
+		allNull := true
+		m = rep
+		val, ok = m["id"]
+		if !ok {
+			entityResolverErrs = append(entityResolverErrs,
+				fmt.Errorf("%w due to missing Key Field \"id\" for Comment", ErrTypeNotFound))
+			break
+		}
+		if allNull {
+			allNull = val == nil
+		}
+		if allNull {
+			entityResolverErrs = append(entityResolverErrs,
+				fmt.Errorf("%w due to all null value KeyFields for Comment", ErrTypeNotFound))
+			break
+		}
+		return "findManyCommentByIDs", nil
+	}
+	return "", fmt.Errorf("%w for Comment due to %v", ErrTypeNotFound,
 		errors.Join(entityResolverErrs...).Error())
 }
 

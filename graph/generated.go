@@ -285,6 +285,27 @@ type ComplexityRoot struct {
 		Status func(childComplexity int) int
 	}
 
+	Comment struct {
+		CreatedAt  func(childComplexity int) int
+		CreatedBy  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		TargetID   func(childComplexity int) int
+		TargetType func(childComplexity int) int
+		Text       func(childComplexity int) int
+	}
+
+	CommentConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CommentEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	ConfidenceMapping struct {
 		Color func(childComplexity int) int
 		Name  func(childComplexity int) int
@@ -461,6 +482,7 @@ type ComplexityRoot struct {
 		FindManyAssignedBadgeByIDs      func(childComplexity int, reps []*model.AssignedBadgeByIDsInput) int
 		FindManyBadgeByIDs              func(childComplexity int, reps []*model.BadgeByIDsInput) int
 		FindManyCheckInByIDs            func(childComplexity int, reps []*model.CheckInByIDsInput) int
+		FindManyCommentByIDs            func(childComplexity int, reps []*model.CommentByIDsInput) int
 		FindManyDashboardByIDs          func(childComplexity int, reps []*model.DashboardByIDsInput) int
 		FindManyDashboardParameterByIDs func(childComplexity int, reps []*model.DashboardParameterByIDsInput) int
 		FindManyEmployeeByIDs           func(childComplexity int, reps []*model.EmployeeByIDsInput) int
@@ -818,6 +840,7 @@ type ComplexityRoot struct {
 		CloneList                 func(childComplexity int, id string) int
 		CreateAnnouncement        func(childComplexity int, input upstream.AnnouncementInput) int
 		CreateBadge               func(childComplexity int, input upstream.BadgeInput) int
+		CreateComment             func(childComplexity int, input upstream.CommentInput) int
 		CreateDashboard           func(childComplexity int, input upstream.DashboardInput) int
 		CreateDashboardParameter  func(childComplexity int, input upstream.DashboardParameterInput) int
 		CreateGoal                func(childComplexity int, input upstream.GoalInput) int
@@ -838,6 +861,7 @@ type ComplexityRoot struct {
 		DecideBadge               func(childComplexity int, id string, approve bool) int
 		DeleteAnnouncement        func(childComplexity int, id string) int
 		DeleteBadge               func(childComplexity int, id string) int
+		DeleteComment             func(childComplexity int, id string) int
 		DeleteDashboard           func(childComplexity int, id string) int
 		DeleteDashboardParameter  func(childComplexity int, id string) int
 		DeleteGoal                func(childComplexity int, id string) int
@@ -934,6 +958,7 @@ type ComplexityRoot struct {
 		BadgeHolders         func(childComplexity int, id string) int
 		Badges               func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Checkins             func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+		Comments             func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		Dashboard            func(childComplexity int, id string) int
 		DashboardParameters  func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
 		DashboardReports     func(childComplexity int) int
@@ -1398,6 +1423,7 @@ type EntityResolver interface {
 	FindManyAssignedBadgeByIDs(ctx context.Context, reps []*model.AssignedBadgeByIDsInput) ([]*upstream.AssignedBadge, error)
 	FindManyBadgeByIDs(ctx context.Context, reps []*model.BadgeByIDsInput) ([]*upstream.Badge, error)
 	FindManyCheckInByIDs(ctx context.Context, reps []*model.CheckInByIDsInput) ([]*upstream.CheckIn, error)
+	FindManyCommentByIDs(ctx context.Context, reps []*model.CommentByIDsInput) ([]*upstream.Comment, error)
 	FindManyDashboardByIDs(ctx context.Context, reps []*model.DashboardByIDsInput) ([]*upstream.Dashboard, error)
 	FindManyDashboardParameterByIDs(ctx context.Context, reps []*model.DashboardParameterByIDsInput) ([]*upstream.DashboardParameter, error)
 	FindManyEmployeeByIDs(ctx context.Context, reps []*model.EmployeeByIDsInput) ([]*upstream.Employee, error)
@@ -1496,6 +1522,8 @@ type MutationResolver interface {
 	CreateKpi(ctx context.Context, input upstream.KPIInput) (*upstream.KPI, error)
 	UpdateKpi(ctx context.Context, id string, input upstream.KPIPatch) (*upstream.KPI, error)
 	DeleteKpi(ctx context.Context, id string) (string, error)
+	CreateComment(ctx context.Context, input upstream.CommentInput) (*upstream.Comment, error)
+	DeleteComment(ctx context.Context, id string) (string, error)
 	CreateTags(ctx context.Context, titles []string) ([]upstream.Tag, error)
 	SetTagsActive(ctx context.Context, ids []string, active bool) (int, error)
 	TagDashboard(ctx context.Context, dashboardID string, title string) (*model.TagDashboardPayload, error)
@@ -1570,6 +1598,7 @@ type QueryResolver interface {
 	Kpis(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.KpiConnection, error)
 	Kpi(ctx context.Context, id string) (*upstream.KPI, error)
 	BadgeHolders(ctx context.Context, id string) (*model.BadgeHolders, error)
+	Comments(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.CommentConnection, error)
 	Tags(ctx context.Context, name *string, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.TagDetailConnection, error)
 	Dashboards(ctx context.Context, first *int, after *string, filter map[string]any, orderBy []model.Order) (*model.DashboardConnection, error)
 	Dashboard(ctx context.Context, id string) (*upstream.Dashboard, error)
@@ -2553,6 +2582,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ClosedStatus.Status(childComplexity), true
 
+	case "Comment.createdAt":
+		if e.ComplexityRoot.Comment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.CreatedAt(childComplexity), true
+	case "Comment.createdBy":
+		if e.ComplexityRoot.Comment.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.CreatedBy(childComplexity), true
+	case "Comment.id":
+		if e.ComplexityRoot.Comment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ID(childComplexity), true
+	case "Comment.targetId":
+		if e.ComplexityRoot.Comment.TargetID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.TargetID(childComplexity), true
+	case "Comment.targetType":
+		if e.ComplexityRoot.Comment.TargetType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.TargetType(childComplexity), true
+	case "Comment.text":
+		if e.ComplexityRoot.Comment.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Text(childComplexity), true
+
+	case "CommentConnection.edges":
+		if e.ComplexityRoot.CommentConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Edges(childComplexity), true
+	case "CommentConnection.nodes":
+		if e.ComplexityRoot.CommentConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Nodes(childComplexity), true
+	case "CommentConnection.pageInfo":
+		if e.ComplexityRoot.CommentConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.PageInfo(childComplexity), true
+	case "CommentConnection.totalCount":
+		if e.ComplexityRoot.CommentConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.TotalCount(childComplexity), true
+
+	case "CommentEdge.cursor":
+		if e.ComplexityRoot.CommentEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Cursor(childComplexity), true
+	case "CommentEdge.node":
+		if e.ComplexityRoot.CommentEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Node(childComplexity), true
+
 	case "ConfidenceMapping.color":
 		if e.ComplexityRoot.ConfidenceMapping.Color == nil {
 			break
@@ -3259,6 +3363,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entity.FindManyCheckInByIDs(childComplexity, args["reps"].([]*model.CheckInByIDsInput)), true
+	case "Entity.findManyCommentByIDs":
+		if e.ComplexityRoot.Entity.FindManyCommentByIDs == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findManyCommentByIDs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindManyCommentByIDs(childComplexity, args["reps"].([]*model.CommentByIDsInput)), true
 	case "Entity.findManyDashboardByIDs":
 		if e.ComplexityRoot.Entity.FindManyDashboardByIDs == nil {
 			break
@@ -5100,6 +5215,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateBadge(childComplexity, args["input"].(upstream.BadgeInput)), true
+	case "Mutation.createComment":
+		if e.ComplexityRoot.Mutation.CreateComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateComment(childComplexity, args["input"].(upstream.CommentInput)), true
 	case "Mutation.createDashboard":
 		if e.ComplexityRoot.Mutation.CreateDashboard == nil {
 			break
@@ -5320,6 +5446,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteBadge(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteComment":
+		if e.ComplexityRoot.Mutation.DeleteComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteComment(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteDashboard":
 		if e.ComplexityRoot.Mutation.DeleteDashboard == nil {
 			break
@@ -6017,6 +6154,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Checkins(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
+	case "Query.comments":
+		if e.ComplexityRoot.Query.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Query_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Comments(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(map[string]any), args["orderBy"].([]model.Order)), true
 	case "Query.dashboard":
 		if e.ComplexityRoot.Query.Dashboard == nil {
 			break
@@ -8039,11 +8187,15 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCheckInInput,
 		ec.unmarshalInputCheckInOrder,
 		ec.unmarshalInputClosedStatusInput,
+		ec.unmarshalInputCommentByIDsInput,
+		ec.unmarshalInputCommentFilter,
+		ec.unmarshalInputCommentOrder,
 		ec.unmarshalInputConfidenceMappingInput,
 		ec.unmarshalInputConfidenceRangeInput,
 		ec.unmarshalInputConfidenceSettingsInput,
 		ec.unmarshalInputCreateAnnouncementInput,
 		ec.unmarshalInputCreateBadgeInput,
+		ec.unmarshalInputCreateCommentInput,
 		ec.unmarshalInputCreateDashboardInput,
 		ec.unmarshalInputCreateGoalInput,
 		ec.unmarshalInputCreateKpiInput,
@@ -8226,7 +8378,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/badges.graphqls" "schema/blobs.graphqls" "schema/content.graphqls" "schema/federation.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/subscription.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_fields.graphqls" "schema/zz_filters.graphqls"
+//go:embed "schema/badges.graphqls" "schema/blobs.graphqls" "schema/comments.graphqls" "schema/content.graphqls" "schema/federation.graphqls" "schema/mutation.graphqls" "schema/org.graphqls" "schema/query.graphqls" "schema/relay.graphqls" "schema/subscription.graphqls" "schema/tokens.graphqls" "schema/types.graphqls" "schema/zz_fields.graphqls" "schema/zz_filters.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8240,6 +8392,7 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "schema/badges.graphqls", Input: sourceData("schema/badges.graphqls"), BuiltIn: false},
 	{Name: "schema/blobs.graphqls", Input: sourceData("schema/blobs.graphqls"), BuiltIn: false},
+	{Name: "schema/comments.graphqls", Input: sourceData("schema/comments.graphqls"), BuiltIn: false},
 	{Name: "schema/content.graphqls", Input: sourceData("schema/content.graphqls"), BuiltIn: false},
 	{Name: "schema/federation.graphqls", Input: sourceData("schema/federation.graphqls"), BuiltIn: false},
 	{Name: "schema/mutation.graphqls", Input: sourceData("schema/mutation.graphqls"), BuiltIn: false},
@@ -8305,7 +8458,7 @@ var sources = []*ast.Source{
 `, BuiltIn: true},
 	{Name: "../federation/entity.graphql", Input: `
 # a union of all types that use the @key directive
-union _Entity = Account | Announcement | ApiToken | AssignedBadge | Badge | CheckIn | Dashboard | DashboardParameter | Employee | Goal | Kpi | KpiGroup | List | Metric | Permission | Role | RoleMapping | Session | Tag | TagDetail | Task | Team | User | UserRole
+union _Entity = Account | Announcement | ApiToken | AssignedBadge | Badge | CheckIn | Comment | Dashboard | DashboardParameter | Employee | Goal | Kpi | KpiGroup | List | Metric | Permission | Role | RoleMapping | Session | Tag | TagDetail | Task | Team | User | UserRole
 
 input AccountByIDsInput {
 	ID: ID!
@@ -8328,6 +8481,10 @@ input BadgeByIDsInput {
 }
 
 input CheckInByIDsInput {
+	ID: ID!
+}
+
+input CommentByIDsInput {
 	ID: ID!
 }
 
@@ -8411,6 +8568,7 @@ type Entity {
 	findManyAssignedBadgeByIDs(reps: [AssignedBadgeByIDsInput]!): [AssignedBadge]
 	findManyBadgeByIDs(reps: [BadgeByIDsInput]!): [Badge]
 	findManyCheckInByIDs(reps: [CheckInByIDsInput]!): [CheckIn]
+	findManyCommentByIDs(reps: [CommentByIDsInput]!): [Comment]
 	findManyDashboardByIDs(reps: [DashboardByIDsInput]!): [Dashboard]
 	findManyDashboardParameterByIDs(reps: [DashboardParameterByIDsInput]!): [DashboardParameter]
 	findManyEmployeeByIDs(reps: [EmployeeByIDsInput]!): [Employee]
@@ -8872,6 +9030,48 @@ func (ec *executionContext) childFields_ClosedStatus(ctx context.Context, field 
 		return ec.fieldContext_ClosedStatus_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ClosedStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_Comment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Comment_id(ctx, field)
+	case "targetType":
+		return ec.fieldContext_Comment_targetType(ctx, field)
+	case "targetId":
+		return ec.fieldContext_Comment_targetId(ctx, field)
+	case "text":
+		return ec.fieldContext_Comment_text(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Comment_createdBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Comment_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_CommentConnection_totalCount(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CommentConnection_pageInfo(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CommentConnection_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_CommentConnection_edges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CommentEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CommentEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_ConfidenceMapping(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10872,6 +11072,20 @@ func (ec *executionContext) field_Entity_findManyCheckInByIDs_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Entity_findManyCommentByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "reps",
+		func(ctx context.Context, v any) ([]*model.CommentByIDsInput, error) {
+			return ec.unmarshalNCommentByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentByIDsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reps"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Entity_findManyDashboardByIDs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11586,6 +11800,20 @@ func (ec *executionContext) field_Mutation_createBadge_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (upstream.CommentInput, error) {
+			return ec.unmarshalNCreateCommentInput2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createDashboardParameter_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11877,6 +12105,20 @@ func (ec *executionContext) field_Mutation_deleteAnnouncement_args(ctx context.C
 }
 
 func (ec *executionContext) field_Mutation_deleteBadge_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -12926,6 +13168,44 @@ func (ec *executionContext) field_Query_checkins_args(ctx context.Context, rawAr
 	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]model.Order, error) {
 			return ec.unmarshalOCheckInOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_comments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalOCommentFilter2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]model.Order, error) {
+			return ec.unmarshalOCommentOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -17635,6 +17915,318 @@ func (ec *executionContext) fieldContext_ClosedStatus_reason(_ context.Context, 
 	return graphql.NewScalarFieldContext("ClosedStatus", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Comment_id(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_targetType(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_targetType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_targetType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_targetId(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_targetId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_targetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_text(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_createdBy(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_createdAt(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _CommentConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommentConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCommentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.CommentEdge) graphql.Marshaler {
+			return ec.marshalNCommentEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CommentEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommentEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CommentEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ConfidenceMapping_color(ctx context.Context, field graphql.CollectedField, obj *upstream.ConfidenceMapping) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20523,6 +21115,50 @@ func (ec *executionContext) fieldContext_Entity_findManyCheckInByIDs(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Entity_findManyCheckInByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findManyCommentByIDs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findManyCommentByIDs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindManyCommentByIDs(ctx, fc.Args["reps"].([]*model.CommentByIDsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*upstream.Comment) graphql.Marshaler {
+			return ec.marshalOComment2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findManyCommentByIDs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findManyCommentByIDs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28936,6 +29572,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteKpi(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateComment(ctx, fc.Args["input"].(upstream.CommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteComment(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createTags(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32333,6 +33057,50 @@ func (ec *executionContext) fieldContext_Query_badgeHolders(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_badgeHolders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_comments(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_comments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Comments(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
+			return ec.marshalNCommentConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_comments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_comments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -42082,6 +42850,157 @@ func (ec *executionContext) unmarshalInputClosedStatusInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCommentByIDsInput(ctx context.Context, obj any) (model.CommentByIDsInput, error) {
+	var it model.CommentByIDsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"ID"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ID"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommentFilter(ctx context.Context, obj any) (map[string]any, error) {
+	var it map[string]any
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"and", "or", "id", "targetType", "targetId", "text", "createdBy", "createdAt"}
+	it = make(map[string]any, len(asMap))
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOCommentFilter2ᚕmapᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["and"] = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOCommentFilter2ᚕmapᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["or"] = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOIDFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["id"] = data
+		case "targetType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetType"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["targetType"] = data
+		case "targetId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetId"))
+			data, err := ec.unmarshalOIDFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["targetId"] = data
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["text"] = data
+		case "createdBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdBy"))
+			data, err := ec.unmarshalOIDFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["createdBy"] = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalODateTimeFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["createdAt"] = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommentOrder(ctx context.Context, obj any) (model.Order, error) {
+	var it model.Order
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNCommentSortField2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOSortDirection2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputConfidenceMappingInput(ctx context.Context, obj any) (upstream.ConfidenceMapping, error) {
 	var it upstream.ConfidenceMapping
 	if obj == nil {
@@ -42318,6 +43237,50 @@ func (ec *executionContext) unmarshalInputCreateBadgeInput(ctx context.Context, 
 				return it, err
 			}
 			it.Pattern = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context, obj any) (upstream.CommentInput, error) {
+	var it upstream.CommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"targetType", "targetId", "text"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "targetType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetType"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TargetType = data
+		case "targetId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TargetID = data
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
 		}
 	}
 	return it, nil
@@ -48947,6 +49910,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Dashboard(ctx, sel, obj)
+	case upstream.Comment:
+		return ec._Comment(ctx, sel, &obj)
+	case *upstream.Comment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Comment(ctx, sel, obj)
 	case upstream.CheckIn:
 		return ec._CheckIn(ctx, sel, &obj)
 	case *upstream.CheckIn:
@@ -49182,6 +50152,13 @@ func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, 
 			return graphql.Null
 		}
 		return ec._Dashboard(ctx, sel, obj)
+	case upstream.Comment:
+		return ec._Comment(ctx, sel, &obj)
+	case *upstream.Comment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Comment(ctx, sel, obj)
 	case upstream.CheckIn:
 		return ec._CheckIn(ctx, sel, &obj)
 	case *upstream.CheckIn:
@@ -51044,6 +52021,165 @@ func (ec *executionContext) _ClosedStatus(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var commentImplementors = []string{"Comment", "Node", "_Entity"}
+
+func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, obj *upstream.Comment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Comment")
+		case "id":
+			out.Values[i] = ec._Comment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetType":
+			out.Values[i] = ec._Comment_targetType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetId":
+			out.Values[i] = ec._Comment_targetId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Comment_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdBy":
+			out.Values[i] = ec._Comment_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Comment_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var commentConnectionImplementors = []string{"CommentConnection"}
+
+func (ec *executionContext) _CommentConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CommentConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentConnection")
+		case "totalCount":
+			out.Values[i] = ec._CommentConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CommentConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._CommentConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._CommentConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var commentEdgeImplementors = []string{"CommentEdge"}
+
+func (ec *executionContext) _CommentEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CommentEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentEdge")
+		case "cursor":
+			out.Values[i] = ec._CommentEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CommentEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var confidenceMappingImplementors = []string{"ConfidenceMapping"}
 
 func (ec *executionContext) _ConfidenceMapping(ctx context.Context, sel ast.SelectionSet, obj *upstream.ConfidenceMapping) graphql.Marshaler {
@@ -52755,6 +53891,28 @@ func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) g
 					}
 				}()
 				res = ec._Entity_findManyCheckInByIDs(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findManyCommentByIDs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findManyCommentByIDs(ctx, field)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -56580,6 +57738,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createComment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteComment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createTags":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createTags(ctx, field)
@@ -57873,6 +59045,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_badgeHolders(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "comments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_comments(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -63321,6 +64515,106 @@ func (ec *executionContext) marshalNClosedStatus2githubᚗcomᚋokrgateᚋokrgat
 	return ec._ClosedStatus(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNComment2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx context.Context, sel ast.SelectionSet, v upstream.Comment) graphql.Marshaler {
+	return ec._Comment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNComment2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCommentᚄ(ctx context.Context, sel ast.SelectionSet, v []upstream.Comment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNComment2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx context.Context, sel ast.SelectionSet, v *upstream.Comment) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Comment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCommentByIDsInput2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentByIDsInput(ctx context.Context, v any) ([]*model.CommentByIDsInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CommentByIDsInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOCommentByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentByIDsInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNCommentConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommentConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommentEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentEdge(ctx context.Context, sel ast.SelectionSet, v model.CommentEdge) graphql.Marshaler {
+	return ec._CommentEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommentEdge2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.CommentEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommentEdge2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNCommentFilter2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := ec.unmarshalInputCommentFilter(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCommentOrder2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrder(ctx context.Context, v any) (model.Order, error) {
+	res, err := ec.unmarshalInputCommentOrder(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCommentSortField2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommentSortField2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNConfidenceMapping2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐConfidenceMapping(ctx context.Context, sel ast.SelectionSet, v upstream.ConfidenceMapping) graphql.Marshaler {
 	return ec._ConfidenceMapping(ctx, sel, &v)
 }
@@ -63385,6 +64679,11 @@ func (ec *executionContext) unmarshalNCreateAnnouncementInput2githubᚗcomᚋokr
 
 func (ec *executionContext) unmarshalNCreateBadgeInput2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadgeInput(ctx context.Context, v any) (upstream.BadgeInput, error) {
 	res, err := ec.unmarshalInputCreateBadgeInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCommentInput(ctx context.Context, v any) (upstream.CommentInput, error) {
+	res, err := ec.unmarshalInputCreateCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -66620,6 +67919,76 @@ func (ec *executionContext) unmarshalOClosedStatusInput2ᚖgithubᚗcomᚋokrgat
 	}
 	res, err := ec.unmarshalInputClosedStatusInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOComment2ᚕᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx context.Context, sel ast.SelectionSet, v []*upstream.Comment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 8, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOComment2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐComment(ctx context.Context, sel ast.SelectionSet, v *upstream.Comment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Comment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCommentByIDsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCommentByIDsInput(ctx context.Context, v any) (*model.CommentByIDsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCommentByIDsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCommentFilter2map(ctx context.Context, v any) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCommentFilter(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCommentFilter2ᚕmapᚄ(ctx context.Context, v any) ([]map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]map[string]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCommentFilter2map(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCommentOrder2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrderᚄ(ctx context.Context, v any) ([]model.Order, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.Order, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCommentOrder2githubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCreateTokenInput(ctx context.Context, v any) (*model.CreateTokenInput, error) {

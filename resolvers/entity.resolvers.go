@@ -43,6 +43,11 @@ func (r *entityResolver) FindManyCheckInByIDs(ctx context.Context, reps []*model
 	return entities(ctx, byID(r.API.ListCheckIns, func(c *upstream.CheckIn) string { return c.ID }), keysOf(len(reps), func(i int) string { return reps[i].ID }))
 }
 
+// FindManyCommentByIDs is the resolver for the findManyCommentByIDs field.
+func (r *entityResolver) FindManyCommentByIDs(ctx context.Context, reps []*model.CommentByIDsInput) ([]*upstream.Comment, error) {
+	return entities(ctx, byID(r.API.ListComments, func(c *upstream.Comment) string { return c.ID }), keysOf(len(reps), func(i int) string { return reps[i].ID }))
+}
+
 // FindManyDashboardByIDs is the resolver for the findManyDashboardByIDs field.
 func (r *entityResolver) FindManyDashboardByIDs(ctx context.Context, reps []*model.DashboardByIDsInput) ([]*upstream.Dashboard, error) {
 	return entities(ctx, byID(r.API.ListDashboards, func(d *upstream.Dashboard) string { return d.ID }), keysOf(len(reps), func(i int) string { return reps[i].ID }))

@@ -172,7 +172,7 @@ func TestEntitiesBatch(t *testing.T) {
 	// GetAccount, tokens one ListTokens, grants one ListPermissions.
 	want := map[string]int64{"Authenticate": 1, "ListGoals": 1, "ListMetrics": 1, "ListTasks": 1, "ListCheckIns": 1,
 		"ListSessions": 1, "ListUsers": 1, "ListTeams": 2, "ListTags": 2, "ListDashboards": 1, "ListKPIs": 1,
-		"ListKPIGroups": 1, "ListLists": 1, "ListAnnouncements": 1, "ListBadges": 1, "ListAssignedBadges": 1,
+		"ListKPIGroups": 1, "ListLists": 1, "ListAnnouncements": 1, "ListComments": 1, "ListBadges": 1, "ListAssignedBadges": 1,
 		"ListDashboardParameters": 1, "ListRoles": 2, "ListEmployees": 1, "ListRoleMappings": 2, "ListTokens": 1,
 		"GetAccount": 1, "ListPermissions": 1}
 	if !reflect.DeepEqual(counts[1], want) {

@@ -77,6 +77,7 @@ func restNodes(api Services) fetcher[model.Node] {
 		asNodes(byID(api.ListKPIGroups, func(g *upstream.KPIGroup) string { return g.ID })),
 		asNodes(byID(api.ListLists, func(x *upstream.List) string { return x.ID })),
 		asNodes(byID(api.ListAnnouncements, func(a *upstream.Announcement) string { return a.ID })),
+		asNodes(byID(api.ListComments, func(c *upstream.Comment) string { return c.ID })),
 		asNodes(byID(api.ListBadges, func(b *upstream.Badge) string { return b.ID })),
 		asNodes(byID(api.ListAssignedBadges, func(a *upstream.AssignedBadge) string { return a.ID })),
 		asNodes(byID(api.ListDashboardParameters, func(d *upstream.DashboardParameter) string { return d.ID })),

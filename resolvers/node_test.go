@@ -54,6 +54,8 @@ func nodeIDs(t *testing.T, o *orgFixture) map[string][]string {
 	add("List", len(lists.Items), err, func(i int) string { return lists.Items[i].ID })
 	news, err := st.ListAnnouncements(ctx, q)
 	add("Announcement", len(news.Items), err, func(i int) string { return news.Items[i].ID })
+	comments, err := st.ListComments(ctx, q)
+	add("Comment", len(comments.Items), err, func(i int) string { return comments.Items[i].ID })
 	badges, err := st.ListBadges(ctx, q)
 	add("Badge", len(badges.Items), err, func(i int) string { return badges.Items[i].ID })
 	assigned, err := st.ListAssignedBadges(ctx, q)
@@ -87,7 +89,7 @@ func nodeIDs(t *testing.T, o *orgFixture) map[string][]string {
 // nodeTypes are the GraphQL types implementing Node.
 var nodeTypes = []string{"Goal", "Metric", "Task", "CheckIn", "Session", "User", "Team", "Tag", "Dashboard", "Kpi",
 	"KpiGroup", "List", "Announcement", "Badge", "AssignedBadge", "DashboardParameter", "Role",
-	"Employee", "TagDetail", "UserRole", "RoleMapping", "Account", "ApiToken", "Permission"}
+	"Employee", "TagDetail", "UserRole", "RoleMapping", "Account", "ApiToken", "Permission", "Comment"}
 
 // TestNodeTypesAreTheSchemas: nodeTypes are exactly the schema's types
 // implementing Node, so that TestNodeRoundTrip and TestNodesRefetchBatch
@@ -131,6 +133,9 @@ func fillNodes(t *testing.T, o *orgFixture, n int) {
 			t.Fatal(err)
 		}
 		if _, err := st.CreateTask(ctx, upstream.TaskInput{Name: "Task " + g.Name, ParentID: g.ID, ParentType: upstream.ParentGoal}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.CreateComment(ctx, upstream.CommentInput{TargetID: m.ID, Text: "On " + m.Name}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -300,7 +305,7 @@ func TestNodesRefetchBatch(t *testing.T) {
 	// account (GetAccount). Grants: one ListPermissions.
 	want := map[string]int64{"Authenticate": 1, "ListGoals": 3, "ListMetrics": 2, "ListTasks": 1, "ListCheckIns": 2,
 		"ListSessions": 1, "ListUsers": 3, "ListTeams": 2, "ListTags": 2, "ListDashboards": 1, "ListKPIs": 1,
-		"ListKPIGroups": 1, "ListLists": 1, "ListAnnouncements": 1, "ListBadges": 1, "ListAssignedBadges": 1,
+		"ListKPIGroups": 1, "ListLists": 1, "ListAnnouncements": 1, "ListComments": 1, "ListBadges": 1, "ListAssignedBadges": 1,
 		"ListDashboardParameters": 1, "ListRoles": 2, "ListEmployees": 1, "ListRoleMappings": 2, "ListTokens": 1,
 		"GetAccount": 1, "ListPermissions": 1}
 	if !reflect.DeepEqual(counts[1], want) {

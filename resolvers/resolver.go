@@ -47,6 +47,7 @@ type Services interface {
 	upstream.KPIService
 	upstream.ListService
 	upstream.AnnouncementService
+	upstream.CommentService
 	upstream.Versions
 }
 

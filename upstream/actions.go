@@ -48,6 +48,7 @@ const (
 	ListsManage     Action = "lists:manage"
 	AnnounceRead    Action = "announcements:read"
 	AnnounceManage  Action = "announcements:manage"
+	CommentsCreate  Action = "comments:create"
 )
 
 // actionInfo gives each action of the catalogue its title and description.
@@ -94,6 +95,7 @@ var actionInfo = []struct {
 	{ListsManage, "Manage lists", "Create, change, clone and delete saved lists"},
 	{AnnounceRead, "Read announcements", "See announcements"},
 	{AnnounceManage, "Manage announcements", "Post, change and delete announcements"},
+	{CommentsCreate, "Comment", "Comment on key results one may read; delete one's own comments"},
 }
 
 // Actions returns the action catalogue, in a stable order.
@@ -160,7 +162,7 @@ func newBuiltinRoles() []BuiltinRole {
 		{ID: "000000000000000000000001", Name: RoleAdmin, Description: "Everything, everywhere in the account", Actions: all},
 		{ID: "000000000000000000000002", Name: RoleMember,
 			Description: "Reads what is not private; creates objectives, key results and tasks; edits and checks in what it owns",
-			Actions:     append(readActions(), GoalsCreate, MetricsCreate, TasksCreate, BadgesAssign),
+			Actions:     append(readActions(), GoalsCreate, MetricsCreate, TasksCreate, BadgesAssign, CommentsCreate),
 			OwnActions: []Action{GoalsUpdate, GoalsDelete, MetricsUpdate, MetricsDelete, MetricsCheckIn,
 				TasksUpdate, TasksDelete, DashboardsEdit}},
 		{ID: "000000000000000000000003", Name: RoleViewer, Description: "Reads what is not private", Actions: readActions()},

@@ -27,6 +27,7 @@ type API interface {
 	KPIService
 	ListService
 	AnnouncementService
+	CommentService // comments on key results (comments.go)
 	// Capabilities every backend has, though some serve them trivially:
 	// entity tags of versioned resources (precondition.go) and the record
 	// of idempotent requests (idempotency.go). They are part of the

@@ -23,11 +23,11 @@ func TestRightsMissing(t *testing.T) {
 		give, holder Rights
 		want         string
 	}{
-		{"member to a viewer", member, viewer, "goals:create, goals:update:own, goals:delete:own, metrics:create, metrics:update:own, metrics:delete:own, metrics:checkin:own, tasks:create, tasks:update:own, tasks:delete:own, badges:assign, dashboards:edit:own"},
+		{"member to a viewer", member, viewer, "goals:create, goals:update:own, goals:delete:own, metrics:create, metrics:update:own, metrics:delete:own, metrics:checkin:own, tasks:create, tasks:update:own, tasks:delete:own, badges:assign, dashboards:edit:own, comments:create"},
 		{"viewer to a member", viewer, member, ""},
 		{"admin to a member", admin, member, "admin"},
 		{"anything to an admin", admin, admin, ""},
-		{"own covered by everywhere", member, viewer.with(GoalsCreate, GoalsUpdate, GoalsDelete, MetricsCreate, MetricsUpdate, MetricsDelete, MetricsCheckIn, TasksCreate, TasksUpdate, TasksDelete, BadgesAssign, DashboardsEdit), ""},
+		{"own covered by everywhere", member, viewer.with(GoalsCreate, GoalsUpdate, GoalsDelete, MetricsCreate, MetricsUpdate, MetricsDelete, MetricsCheckIn, TasksCreate, TasksUpdate, TasksDelete, BadgesAssign, DashboardsEdit, CommentsCreate), ""},
 		{"a grant", ActionRights(UsersManage, RolesRead), member, "users:manage"},
 	} {
 		if got := strings.Join(tc.give.Missing(tc.holder), ", "); got != tc.want {

@@ -71,3 +71,6 @@ func (Permission) IsEntity() {}
 
 // IsEntity marks an entity of the GraphQL federation (see Goal.IsEntity).
 func (Token) IsEntity() {}
+
+// IsEntity marks an entity of the GraphQL federation (see Goal.IsEntity).
+func (Comment) IsEntity() {}

@@ -124,6 +124,7 @@ var requiredInputs = map[string][]string{
 	"KPIInput":                {"name"},
 	"ListInput":               {"title", "listType"},
 	"AnnouncementInput":       {"comment"},
+	"CommentInput":            {"targetId", "text"},
 	"TagInput":                {"title"},
 }
 

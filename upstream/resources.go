@@ -109,6 +109,8 @@ var Resources = []Resource{
 		Actions: []Action{ListsRead, ListsManage}},
 	{Item: reflect.TypeFor[Announcement](), Fields: AnnouncementFields, GraphQL: "Announcement",
 		Tables: []Table{{"announcements", UsersInDoc}}, Actions: []Action{AnnounceRead, AnnounceManage}},
+	{Item: reflect.TypeFor[Comment](), Fields: CommentFields, GraphQL: "Comment", Tables: []Table{{"comments", ""}},
+		Actions: []Action{MetricsRead, CommentsCreate}},
 }
 
 // ResourceOfKind returns the resource whose versions are of kind (Kind),

@@ -170,6 +170,25 @@ func fastKindOf(typ, field string) fastKind {
 		case "status", "reason":
 			return fastPlain
 		}
+	case "Comment":
+		switch field {
+		case "id", "targetType", "targetId", "text", "createdBy", "createdAt":
+			return fastPlain
+		}
+	case "CommentConnection":
+		switch field {
+		case "totalCount":
+			return fastPlain
+		case "pageInfo", "nodes", "edges":
+			return fastObjectField
+		}
+	case "CommentEdge":
+		switch field {
+		case "cursor":
+			return fastPlain
+		case "node":
+			return fastObjectField
+		}
 	case "ConfidenceMapping":
 		switch field {
 		case "color", "name":
@@ -1156,6 +1175,48 @@ func fastFlatten(v any, dst []fastObject) (objs []fastObject, isNil, ok bool) {
 				continue
 			}
 			dst = append(dst, fastObject{typ: "ClosedStatus", ptr: v[i]})
+		}
+		return dst, v == nil, true
+	case []upstream.Comment:
+		for i := range v {
+			dst = append(dst, fastObject{typ: "Comment", ptr: &v[i]})
+		}
+		return dst, v == nil, true
+	case []*upstream.Comment:
+		for i := range v {
+			if v[i] == nil {
+				dst = append(dst, fastObject{})
+				continue
+			}
+			dst = append(dst, fastObject{typ: "Comment", ptr: v[i]})
+		}
+		return dst, v == nil, true
+	case []model.CommentConnection:
+		for i := range v {
+			dst = append(dst, fastObject{typ: "CommentConnection", ptr: &v[i]})
+		}
+		return dst, v == nil, true
+	case []*model.CommentConnection:
+		for i := range v {
+			if v[i] == nil {
+				dst = append(dst, fastObject{})
+				continue
+			}
+			dst = append(dst, fastObject{typ: "CommentConnection", ptr: v[i]})
+		}
+		return dst, v == nil, true
+	case []model.CommentEdge:
+		for i := range v {
+			dst = append(dst, fastObject{typ: "CommentEdge", ptr: &v[i]})
+		}
+		return dst, v == nil, true
+	case []*model.CommentEdge:
+		for i := range v {
+			if v[i] == nil {
+				dst = append(dst, fastObject{})
+				continue
+			}
+			dst = append(dst, fastObject{typ: "CommentEdge", ptr: v[i]})
 		}
 		return dst, v == nil, true
 	case []upstream.ConfidenceMapping:
@@ -2662,6 +2723,21 @@ func fastConcrete(v any) (fastObject, bool) {
 			return fastObject{}, true
 		}
 		return fastObject{typ: "ClosedStatus", ptr: v}, true
+	case *upstream.Comment:
+		if v == nil {
+			return fastObject{}, true
+		}
+		return fastObject{typ: "Comment", ptr: v}, true
+	case *model.CommentConnection:
+		if v == nil {
+			return fastObject{}, true
+		}
+		return fastObject{typ: "CommentConnection", ptr: v}, true
+	case *model.CommentEdge:
+		if v == nil {
+			return fastObject{}, true
+		}
+		return fastObject{typ: "CommentEdge", ptr: v}, true
 	case *upstream.ConfidenceMapping:
 		if v == nil {
 			return fastObject{}, true
@@ -3187,6 +3263,12 @@ func fastConcrete(v any) (fastObject, bool) {
 		return fastObject{typ: "CheckInPayload", ptr: &v}, true
 	case upstream.ClosedStatus:
 		return fastObject{typ: "ClosedStatus", ptr: &v}, true
+	case upstream.Comment:
+		return fastObject{typ: "Comment", ptr: &v}, true
+	case model.CommentConnection:
+		return fastObject{typ: "CommentConnection", ptr: &v}, true
+	case model.CommentEdge:
+		return fastObject{typ: "CommentEdge", ptr: &v}, true
 	case upstream.ConfidenceMapping:
 		return fastObject{typ: "ConfidenceMapping", ptr: &v}, true
 	case upstream.ConfidenceRange:

@@ -101,6 +101,22 @@ type CheckInPayload struct {
 	Goal *upstream.Goal `json:"goal,omitempty"`
 }
 
+type CommentByIDsInput struct {
+	ID string `json:"ID"`
+}
+
+type CommentConnection struct {
+	TotalCount int                `json:"totalCount"`
+	PageInfo   *PageInfo          `json:"pageInfo"`
+	Nodes      []upstream.Comment `json:"nodes"`
+	Edges      []CommentEdge      `json:"edges"`
+}
+
+type CommentEdge struct {
+	Cursor string            `json:"cursor"`
+	Node   *upstream.Comment `json:"node"`
+}
+
 // The API token to create.
 type CreateTokenInput struct {
 	// The user the token is for; the caller when left out. An admin, or a holder of users:manage, may name a user who is not privileged (docs/authorization.md, "Delegation").

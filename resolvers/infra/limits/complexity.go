@@ -116,7 +116,7 @@ func SetComplexity(cfg *graph.Config) {
 	// Organisation and content.
 	c.Query.Employees, c.Query.Roles, c.Query.Dashboards, c.Query.DashboardParameters = paged, paged, paged, paged
 	c.Query.Badges, c.Query.BadgeApprovals, c.Query.KpiGroups, c.Query.Kpis = paged, paged, paged, paged
-	c.Query.Lists, c.Query.Announcements = paged, paged
+	c.Query.Lists, c.Query.Announcements, c.Query.Comments = paged, paged, paged
 	c.Query.Tags = func(child int, _ *string, first *int, _ *string, _ map[string]any, _ []model.Order) int {
 		return mul(child, firstOr(first))
 	}

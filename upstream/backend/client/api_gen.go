@@ -414,6 +414,16 @@ func (c *Client) DeleteBadge(ctx context.Context, id string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/badges/{id}", nil, id)
 }
 
+// CreateComment is POST /api/v1/comments.
+func (c *Client) CreateComment(ctx context.Context, in upstream.CommentInput) (upstream.Comment, error) {
+	return write[upstream.Comment](ctx, c, http.MethodPost, "/api/v1/comments", in)
+}
+
+// DeleteComment is DELETE /api/v1/comments/{id}.
+func (c *Client) DeleteComment(ctx context.Context, id string) error {
+	return c.exec(ctx, http.MethodDelete, "/api/v1/comments/{id}", nil, id)
+}
+
 // DeleteAvatar is DELETE /api/v1/fileserver/avatar/{userId}.
 func (c *Client) DeleteAvatar(ctx context.Context, userID string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/fileserver/avatar/{userId}", nil, userID)

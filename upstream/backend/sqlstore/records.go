@@ -54,6 +54,7 @@ func RecordTables() map[string][]string {
 	add(kpis.name, kpis.cols)
 	add(lists.name, lists.cols)
 	add(announcements.name, announcements.cols)
+	add(comments.name, comments.cols)
 	ts["kpi_favorites"] = []string{"account_id", "user_id", "group_id"}
 	return ts
 }
@@ -214,6 +215,11 @@ func (r Records) List(l upstream.List) (accountfile.Row, error) {
 // Announcement is the row of an announcement.
 func (r Records) Announcement(a upstream.Announcement) (accountfile.Row, error) {
 	return recordOf(announcements, r.AccountID, &a)
+}
+
+// Comment is the row of a comment on a key result.
+func (r Records) Comment(c upstream.Comment) (accountfile.Row, error) {
+	return recordOf(comments, r.AccountID, &c)
 }
 
 // Tag is the row of a tag, without its usage counts.

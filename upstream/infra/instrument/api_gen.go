@@ -114,6 +114,13 @@ func (d *decorator) CreateBadge(ctx context.Context, in upstream.BadgeInput) (up
 	return r0, err
 }
 
+func (d *decorator) CreateComment(ctx context.Context, in upstream.CommentInput) (upstream.Comment, error) {
+	ctx, span := d.begin(ctx, "CreateComment")
+	r0, err := d.next.CreateComment(ctx, in)
+	end(span, err)
+	return r0, err
+}
+
 func (d *decorator) CreateDashboard(ctx context.Context, in upstream.DashboardInput) (upstream.Dashboard, error) {
 	ctx, span := d.begin(ctx, "CreateDashboard")
 	r0, err := d.next.CreateDashboard(ctx, in)
@@ -285,6 +292,13 @@ func (d *decorator) DeleteAvatar(ctx context.Context, userID string) error {
 func (d *decorator) DeleteBadge(ctx context.Context, id string) error {
 	ctx, span := d.begin(ctx, "DeleteBadge")
 	err := d.next.DeleteBadge(ctx, id)
+	end(span, err)
+	return err
+}
+
+func (d *decorator) DeleteComment(ctx context.Context, id string) error {
+	ctx, span := d.begin(ctx, "DeleteComment")
+	err := d.next.DeleteComment(ctx, id)
 	end(span, err)
 	return err
 }
@@ -586,6 +600,13 @@ func (d *decorator) ListCheckInSnapshots(ctx context.Context, q upstream.ListQue
 func (d *decorator) ListCheckIns(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
 	ctx, span := d.begin(ctx, "ListCheckIns")
 	r0, err := d.next.ListCheckIns(ctx, q)
+	end(span, err)
+	return r0, err
+}
+
+func (d *decorator) ListComments(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Comment], error) {
+	ctx, span := d.begin(ctx, "ListComments")
+	r0, err := d.next.ListComments(ctx, q)
 	end(span, err)
 	return r0, err
 }

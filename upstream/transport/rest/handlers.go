@@ -71,6 +71,7 @@ func table() []entry {
 	t = append(t, webhookTable()...)
 	t = append(t, eventTable()...)
 	t = append(t, contentTable()...)
+	t = append(t, commentTable()...)
 	t = append(t, gatewayTable()...)
 	t = append(t, legacyTable()...)
 	t = append(t, integrationTable()...)

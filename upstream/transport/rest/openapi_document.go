@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -36,6 +37,7 @@ type ListBody struct {
 func GenerateOpenAPI() ([]byte, error) {
 	g := &oaGen{schemas: map[string]any{}, inputs: map[reflect.Type]bool{}}
 	specs := opSpecs()
+	maps.Copy(specs, commentOps())
 	for _, sp := range specs {
 		if sp.body != nil {
 			g.markInputs(reflect.TypeOf(sp.body))

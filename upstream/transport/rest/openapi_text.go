@@ -356,6 +356,7 @@ func tagDoc(tag string) string {
 		"kpis":          "KPIs and KPI groups.",
 		"lists":         "Saved lists over a target type, with their columns, filter and sort.",
 		"announcements": "Announcements and reactions.",
+		"comments":      "Comments on key results, shown to whoever may read the key result.",
 		"webhooks":      "Webhooks: signed HTTP deliveries of the account's events to an integration, with their retries (docs/webhooks.md). Admins only.",
 		"events":        "The event feed: the account's event log by position, as the caller may see it, for a gateway or an integration that follows changes (docs/rest.md).",
 		"fileserver":    "Users' pictures: uploaded as the real platform's uploader sends them, served without credentials at the URL the user's picture holds (docs/rest.md, \"Avatars\").",

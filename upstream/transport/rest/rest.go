@@ -103,6 +103,7 @@ type Backend interface {
 	upstream.KPIService
 	upstream.ListService
 	upstream.AnnouncementService
+	upstream.CommentService
 	upstream.Versions
 	upstream.Idempotency
 	upstream.Writable

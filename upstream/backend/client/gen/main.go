@@ -101,6 +101,7 @@ var handwritten = map[string]string{
 	"ListTargetTypes":         whyShape,
 	"ListLists":               whyListing,
 	"ListAnnouncements":       whyFallback,
+	"ListComments":            whyListing,
 	"ReactToAnnouncement":     whyShape,
 
 	"Version":                whyVersions,

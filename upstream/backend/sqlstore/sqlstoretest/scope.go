@@ -25,7 +25,7 @@ var AccountTables = map[string]string{
 	"kpi_favorites": "account_id", "kpis": "account_id", "lists": "account_id", "announcements": "account_id",
 	"idempotency_keys": "account_id", "goal_subtrees": "account_id", "events": "account_id",
 	"webhooks": "account_id", "webhook_deliveries": "account_id", "identities": "account_id",
-	"avatars": "account_id",
+	"avatars": "account_id", "comments": "account_id",
 }
 
 // GlobalTables are the tables statements may read and write without naming
