@@ -61,6 +61,7 @@ type Source interface {
 	upstream.KPIService
 	upstream.ListService
 	upstream.AnnouncementService
+	upstream.CommentService
 	GetAvatar(ctx context.Context, accountID, id string) (upstream.Avatar, error)
 	ListWebhooks(ctx context.Context) ([]upstream.Webhook, error)
 }

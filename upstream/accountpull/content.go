@@ -10,7 +10,7 @@ import (
 
 // contentStages read the rest of the contract: role mappings, dashboard
 // parameters and dashboards, badges and their assignments, KPI groups (with
-// the reader's favourites), KPIs, lists and announcements.
+// the reader's favourites), KPIs, lists, announcements and comments on key results.
 func (p *puller) contentStages() []stage {
 	size, src, rec := p.opts.PageSize, p.src, p.rec
 	ss := []stage{
@@ -31,7 +31,8 @@ func (p *puller) contentStages() []stage {
 		listed("kpi-groups", size, src.ListKPIGroups, p.kpiGroup),
 		listed("kpis", size, src.ListKPIs, recorded(rec.KPI)),
 		listed("lists", size, src.ListLists, recorded(rec.List)),
-		listed("announcements", size, src.ListAnnouncements, recorded(rec.Announcement)))
+		listed("announcements", size, src.ListAnnouncements, recorded(rec.Announcement)),
+		listed("comments", size, src.ListComments, recorded(rec.Comment)))
 	p.report.Missing = append(p.report.Missing,
 		"other users' favourite KPI groups: a listing marks only the reader's (the token's user keeps theirs)",
 		"identity-provider bindings: the API does not list them; each identity binds again at its first sign-in, to the user its e-mail names")
