@@ -82,6 +82,7 @@ type copied interface {
 	upstream.KPIService
 	upstream.ListService
 	upstream.AnnouncementService
+	upstream.CommentService
 	upstream.Versions
 	upstream.Idempotency
 	upstream.Writable
