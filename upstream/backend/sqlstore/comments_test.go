@@ -66,3 +66,41 @@ func TestComments(t *testing.T) {
 		t.Errorf("the admin deletes a comment: %v", err)
 	}
 }
+
+// TestCommentsGoWithTheirKeyResult: deleting a key result deletes its
+// comments, and deleting an objective those of its key results; the other
+// key results' comments stay.
+func TestCommentsGoWithTheirKeyResult(t *testing.T) {
+	e := newEnv(t)
+	s := e.session(upstream.SessionInput{})
+	target := 10.0
+	g := e.goal(upstream.GoalInput{Name: "Grow", SessionID: s.ID})
+	kept := e.metric(upstream.MetricInput{Name: "Kept", Target: &target, GoalID: e.goal(upstream.GoalInput{Name: "Other", SessionID: s.ID}).ID})
+	m1 := e.metric(upstream.MetricInput{Name: "One", Target: &target, GoalID: g.ID})
+	m2 := e.metric(upstream.MetricInput{Name: "Two", Target: &target, GoalID: g.ID})
+	for _, m := range []upstream.Metric{kept, m1, m2} {
+		if _, err := e.store.CreateComment(e.ctx, upstream.CommentInput{TargetID: m.ID, Text: "on " + m.Name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		t.Helper()
+		p, err := e.store.ListComments(e.ctx, upstream.ListQuery{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.TotalCount
+	}
+	if err := e.store.DeleteMetric(e.ctx, m1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 2 {
+		t.Errorf("%d comments after their key result was deleted, want 2", n)
+	}
+	if err := e.store.DeleteGoal(e.ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d comments after the objective was deleted, want 1 (the other key result's)", n)
+	}
+}

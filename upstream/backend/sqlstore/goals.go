@@ -465,6 +465,9 @@ func (s *Store) DeleteGoal(ctx context.Context, id string) error {
 		if err := checkins.deleteWhere(ctx, q, c.AccountID, "goal_id = ?", id); err != nil {
 			return err
 		}
+		if err := comments.deleteWhere(ctx, q, c.AccountID, "target_id IN ("+metricIDs+")", c.AccountID, id); err != nil {
+			return err
+		}
 		if err := metrics.deleteWhere(ctx, q, c.AccountID, "goal_id = ?", id); err != nil {
 			return err
 		}

@@ -383,6 +383,9 @@ func (s *Store) DeleteMetric(ctx context.Context, id string) error {
 		if err := checkins.deleteWhere(ctx, q, c.AccountID, "metric_id = ?", id); err != nil {
 			return err
 		}
+		if err := comments.deleteWhere(ctx, q, c.AccountID, "target_id = ?", id); err != nil {
+			return err
+		}
 		if err := metrics.deleteWhere(ctx, q, c.AccountID, "id = ?", id); err != nil {
 			return err
 		}

@@ -22,30 +22,34 @@ var authzRules = map[string]expect{
 	"GET /api/v1/tasks":    readAll,
 	"GET /api/v1/sessions": readAll,
 	// The gateway's listings (gateway.go): readable by everyone, scoped.
-	"GET /api/v2/users/me":                                          readAll,
-	"GET /api/v2/checkins":                                          readAll,
-	"GET /api/v2/checkins/snapshots":                                readAll,
-	"GET /api/v2/integrations/taggings":                             readAll,
-	"GET /api/v2/badges/assignments":                                readAll,
-	"GET /api/v2/dashboards/parameters":                             readAll,
-	"GET /api/v2/announcements":                                     readAll,
-	"GET /api/v2/permissions":                                       {200, 403, 403, 200}, // grants: permissions:manage, each its own account
-	"GET /api/v2/events":                                            readAll,              // each its own account, as it may see it (TestEventFeedAsTheCallerSeesIt)
-	"GET /api/v2/integrations/goals/groupBy/owners":                 readAll,
-	"POST /api/v2/integrations/goals/{id}/tags":                     adminOnly(201),
-	"POST /api/v1/goals":                                            {201, 201, 403, 400}, // other: no such session
-	"GET /api/v1/goals/{id}":                                        readByID,
-	"PATCH /api/v1/goals/{id}":                                      adminOnly(200),
-	"DELETE /api/v1/goals/{id}":                                     adminOnly(204),
-	"GET /api/v2/metrics":                                           readAll,
-	"GET /api/v1/metrics/checkin/{checkinId}":                       readByID,
-	"GET /api/v1/metrics/owner/{ownerId}":                           readAll,
-	"POST /api/v1/metrics":                                          {201, 201, 403, 400}, // other: no such goal
-	"GET /api/v1/metrics/{id}":                                      readByID,
-	"PATCH /api/v1/metrics/{id}":                                    adminOnly(200),
-	"DELETE /api/v1/metrics/{id}":                                   adminOnly(204),
-	"POST /api/v1/metrics/{id}/checkin":                             adminOnly(201),
-	"GET /api/v1/metrics/{id}/checkins":                             readByID,
+	"GET /api/v2/users/me":                          readAll,
+	"GET /api/v2/checkins":                          readAll,
+	"GET /api/v2/checkins/snapshots":                readAll,
+	"GET /api/v2/integrations/taggings":             readAll,
+	"GET /api/v2/badges/assignments":                readAll,
+	"GET /api/v2/dashboards/parameters":             readAll,
+	"GET /api/v2/announcements":                     readAll,
+	"GET /api/v2/permissions":                       {200, 403, 403, 200}, // grants: permissions:manage, each its own account
+	"GET /api/v2/events":                            readAll,              // each its own account, as it may see it (TestEventFeedAsTheCallerSeesIt)
+	"GET /api/v2/integrations/goals/groupBy/owners": readAll,
+	"POST /api/v2/integrations/goals/{id}/tags":     adminOnly(201),
+	"POST /api/v1/goals":                            {201, 201, 403, 400}, // other: no such session
+	"GET /api/v1/goals/{id}":                        readByID,
+	"PATCH /api/v1/goals/{id}":                      adminOnly(200),
+	"DELETE /api/v1/goals/{id}":                     adminOnly(204),
+	"GET /api/v2/metrics":                           readAll,
+	"GET /api/v1/metrics/checkin/{checkinId}":       readByID,
+	"GET /api/v1/metrics/owner/{ownerId}":           readAll,
+	"POST /api/v1/metrics":                          {201, 201, 403, 400}, // other: no such goal
+	"GET /api/v1/metrics/{id}":                      readByID,
+	"PATCH /api/v1/metrics/{id}":                    adminOnly(200),
+	"DELETE /api/v1/metrics/{id}":                   adminOnly(204),
+	"POST /api/v1/metrics/{id}/checkin":             adminOnly(201),
+	"GET /api/v1/metrics/{id}/checkins":             readByID,
+	// Comments (comments.go): shown as their key result is; members comment, the author or an admin deletes.
+	"GET /api/v1/comments":                                          readAll,
+	"POST /api/v1/comments":                                         {201, 201, 403, 404}, // other: no such key result
+	"DELETE /api/v1/comments/{id}":                                  adminOnly(204),
 	"GET /api/v2/integrations/tasks":                                readAll,
 	"GET /api/v2/integrations/tasks/{taskId}":                       readByID,
 	"POST /api/v2/integrations/tasks":                               {201, 201, 403, 400}, // other: no such parent

@@ -55,6 +55,7 @@ func newAuthzEnv(t *testing.T) *authzEnv {
 type fixture struct {
 	session, emptySession, goal, metric, task, checkin string
 	team, user, role, role2, mapping, grant            string
+	comment                                            string
 	content
 }
 
@@ -100,8 +101,10 @@ func (e *authzEnv) fixture() fixture {
 	must(err)
 	gr, err := e.store.CreatePermission(ctx, upstream.PermissionInput{Action: "goals:read", Principals: []string{r.ID}})
 	must(err)
+	cm, err := e.store.CreateComment(ctx, upstream.CommentInput{TargetType: upstream.CommentTargetMetric, TargetID: m.ID, Text: "C"})
+	must(err)
 	f = fixture{session: ss.ID, emptySession: es.ID, goal: g.ID, metric: m.ID, task: tk.ID, checkin: ci.ID,
-		team: tm.ID, user: u.ID, role: r.ID, role2: r2.ID, mapping: mp.MappingID, grant: gr.ID}
+		team: tm.ID, user: u.ID, role: r.ID, role2: r2.ID, mapping: mp.MappingID, grant: gr.ID, comment: cm.ID}
 	f.content = e.contentFixture(ctx, u.ID, must)
 	return f
 }
@@ -154,6 +157,8 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 	switch {
 	case strings.HasPrefix(rt.Pattern, "/api/v1/announcements/"):
 		ids["id"] = f.announcement
+	case strings.HasPrefix(rt.Pattern, "/api/v1/comments/"):
+		ids["id"] = f.comment
 	case strings.HasPrefix(rt.Pattern, "/api/v1/lists/"):
 		ids["id"] = f.list
 	case strings.HasPrefix(rt.Pattern, "/api/v2/integrations/insights/"):
@@ -254,6 +259,7 @@ func (e *authzEnv) request(rt rest.Route, f fixture) (string, any) {
 		"POST /api/v1/dashboards":                         map[string]any{"name": "D" + u},
 		"PATCH /api/v1/dashboards/{dashboardId}":          map[string]any{"name": "D2" + u},
 		"POST /api/v1/badges":                             map[string]any{"name": "B" + u},
+		"POST /api/v1/comments":                           map[string]any{"targetType": upstream.CommentTargetMetric, "targetId": f.metric, "text": "C" + u},
 		"POST /api/v1/badges/assign":                      map[string]any{"badgeId": f.badge, "assigneeIds": []string{f.user}},
 		"PATCH /api/v1/badges/{id}":                       map[string]any{"name": "B2" + u},
 	}

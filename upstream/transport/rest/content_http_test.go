@@ -42,7 +42,8 @@ func TestContractWalk(t *testing.T) {
 	walkEvents(t, e)    // events_http_test.go
 	walkLegacy(t, e, s) // compat_http_test.go
 	walkIntegrations(t, e, s)
-	walkAvatars(t, e) // avatars_http_test.go
+	walkAvatars(t, e)     // avatars_http_test.go
+	walkComments(t, e, s) // comments_http_test.go
 	walkProjections(t, e, s)
 
 	for _, rt := range rest.Routes() {
