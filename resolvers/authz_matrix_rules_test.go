@@ -94,6 +94,7 @@ var (
 	fKpi       = func(f azItems) string { return f.kpi }
 	fList      = func(f azItems) string { return f.list }
 	fAnnounce  = func(f azItems) string { return f.announcement }
+	fComment   = func(f azItems) string { return f.comment }
 )
 
 // gqlRules: every root field of the schema ("Query.x" / "Mutation.x"). A
@@ -311,6 +312,13 @@ var gqlRules = map[string]azRule{
 	"Mutation.updateAnnouncement":  azAdminOnly(idAnd(fAnnounce, "comment", "edited")),
 	"Mutation.deleteAnnouncement":  azAdminOnly(byID(fAnnounce)),
 	"Mutation.reactToAnnouncement": {azOK, azOK, azOK, azNotFound, idAnd(fAnnounce, "reactionId", "like")},
+	// Comments: shown as their key result is; members comment (the other
+	// account's key result is not found), the author or an admin deletes.
+	"Query.comments": azReadAll,
+	"Mutation.createComment": {azOK, azOK, azForbidden, azNotFound, func(e *azEnv, f azItems) map[string]any {
+		return azArgs{"input": azArgs{"targetId": f.metric, "text": "C" + e.uniq()}}
+	}},
+	"Mutation.deleteComment": azAdminOnly(byID(fComment)),
 }
 
 // gqlAgain: fields whose admin call, repeated with the same arguments on
@@ -325,6 +333,7 @@ var gqlAgain = map[string]string{
 	"Mutation.deleteSession": azNotFound,
 	"Mutation.deleteTeam":    azNotFound,
 	"Mutation.deleteBadge":   azNotFound,
+	"Mutation.deleteComment": azNotFound,
 	"Mutation.setTagsActive": azOK,
 }
 

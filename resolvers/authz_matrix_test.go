@@ -93,6 +93,7 @@ type azItems struct {
 	team, user, role, role2, mapping, grant              string
 	dashboard, insight, parameter, activeTag, inactive   string
 	badge, assignment, kpiGroup, kpi, list, announcement string
+	comment                                              string
 	// names holds every name, title and email given to the items.
 	names []string
 }
@@ -168,8 +169,11 @@ func (e *azEnv) items(admin sqlstore.BootstrapResult, prefix string) azItems {
 	a, err := e.store.CreateAnnouncement(ctx, upstream.AnnouncementInput{Comment: n("announcement"), AnnouncementType: "general", AuthorID: usr.ID})
 	must(err)
 	f.announcement = a.ID
+	cm, err := e.store.CreateComment(ctx, upstream.CommentInput{TargetID: m.ID, Text: n("comment")})
+	must(err)
+	f.comment = cm.ID
 	for _, w := range []string{"session", "empty session", "goal", "metric", "task", "checkin", "user", "team", "role", "role2",
-		"dashboard", "parameter", "on-tag", "off-tag", "badge", "kpi group", "kpi", "list", "announcement"} {
+		"dashboard", "parameter", "on-tag", "off-tag", "badge", "kpi group", "kpi", "list", "announcement", "comment"} {
 		f.names = append(f.names, n(w))
 	}
 	f.names = append(f.names, email)
@@ -178,7 +182,7 @@ func (e *azEnv) items(admin sqlstore.BootstrapResult, prefix string) azItems {
 
 func (f azItems) ids() []string {
 	return []string{f.session, f.emptySession, f.goal, f.metric, f.task, f.checkin, f.team, f.user, f.role, f.role2, f.mapping, f.grant,
-		f.dashboard, f.insight, f.parameter, f.activeTag, f.inactive, f.badge, f.assignment, f.kpiGroup, f.kpi, f.list, f.announcement}
+		f.dashboard, f.insight, f.parameter, f.activeTag, f.inactive, f.badge, f.assignment, f.kpiGroup, f.kpi, f.list, f.announcement, f.comment}
 }
 
 // azKey names a root field as gqlRules does: "Query.x" or "Mutation.x".

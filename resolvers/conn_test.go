@@ -32,6 +32,7 @@ func TestNewConnectionEveryType(t *testing.T) {
 		"AssignedBadgeConnection":      mk(connectionOf[model.AssignedBadgeConnection, upstream.AssignedBadge]()),
 		"BadgeConnection":              mk(connectionOf[model.BadgeConnection, upstream.Badge]()),
 		"CheckInConnection":            mk(connectionOf[model.CheckInConnection, upstream.CheckIn]()),
+		"CommentConnection":            mk(connectionOf[model.CommentConnection, upstream.Comment]()),
 		"DashboardConnection":          mk(connectionOf[model.DashboardConnection, upstream.Dashboard]()),
 		"DashboardParameterConnection": mk(connectionOf[model.DashboardParameterConnection, upstream.DashboardParameter]()),
 		"EmployeeConnection":           mk(connectionOf[model.EmployeeConnection, upstream.Employee]()),
