@@ -214,27 +214,7 @@ func TestGroupCheckInsFoldOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := st.CreateSession(admin, upstream.SessionInput{Title: "Q2", Start: "2026-04-01", End: "2026-06-30"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := st.CreateGoal(admin, upstream.GoalInput{Name: "root", SessionID: ss.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := st.CreateGoal(admin, upstream.GoalInput{Name: "leaf", SessionID: ss.ID, ParentID: root.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := 100.0
-	var krs []upstream.Metric
-	for range 2 {
-		m, err := st.CreateMetric(admin, upstream.MetricInput{Name: "kr", GoalID: leaf.ID, Target: &target})
-		if err != nil {
-			t.Fatal(err)
-		}
-		krs = append(krs, m)
-	}
+	leaf, krs := chainWithKeyResults(t, st, admin, 2)
 	head, err := st.Head(admin)
 	if err != nil {
 		t.Fatal(err)
@@ -438,4 +418,32 @@ func countingStore(t *testing.T, ctx context.Context, dsn string, match func(stm
 	}
 	t.Cleanup(func() { st.Close() })
 	return st, &n
+}
+
+// chainWithKeyResults creates, as admin, a session with a root objective,
+// a leaf under it and n key results on the leaf (each with target 100):
+// the path the group-commit tests check in on. It returns the leaf and
+// the key results.
+func chainWithKeyResults(t *testing.T, st *sqlstore.Store, admin context.Context, n int) (leaf upstream.Goal, krs []upstream.Metric) {
+	t.Helper()
+	ss, err := st.CreateSession(admin, upstream.SessionInput{Title: "Q2", Start: "2026-04-01", End: "2026-06-30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := st.CreateGoal(admin, upstream.GoalInput{Name: "root", SessionID: ss.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaf, err = st.CreateGoal(admin, upstream.GoalInput{Name: "leaf", SessionID: ss.ID, ParentID: root.ID}); err != nil {
+		t.Fatal(err)
+	}
+	target := 100.0
+	for range n {
+		m, err := st.CreateMetric(admin, upstream.MetricInput{Name: "kr", GoalID: leaf.ID, Target: &target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		krs = append(krs, m)
+	}
+	return leaf, krs
 }

@@ -48,27 +48,7 @@ func testLocalGroup(t *testing.T, failing bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := st.CreateSession(admin, upstream.SessionInput{Title: "Q2", Start: "2026-04-01", End: "2026-06-30"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := st.CreateGoal(admin, upstream.GoalInput{Name: "root", SessionID: ss.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := st.CreateGoal(admin, upstream.GoalInput{Name: "leaf", SessionID: ss.ID, ParentID: root.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := 100.0
-	var krs []upstream.Metric
-	for range 4 {
-		m, err := st.CreateMetric(admin, upstream.MetricInput{Name: "kr", GoalID: leaf.ID, Target: &target})
-		if err != nil {
-			t.Fatal(err)
-		}
-		krs = append(krs, m)
-	}
+	leaf, krs := chainWithKeyResults(t, st, admin, 4)
 	txs0, writes0 := st.GroupedWrites()
 
 	release := st.HoldWrites(admin)
