@@ -108,6 +108,9 @@ func newObservability(be *backend, tracer trace.TracerProvider, log *slog.Logger
 				return nil, err
 			}
 		}
+		if err := reg.Register(be.store.GroupCollector()); err != nil {
+			return nil, err
+		}
 	}
 	if err := be.register(reg); err != nil {
 		return nil, err

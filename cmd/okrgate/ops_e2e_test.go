@@ -157,6 +157,8 @@ func TestRequestLogLinesAndMetrics(t *testing.T) {
 		`okrgate_build_info{`,
 		`go_sql_open_connections{db_name="read"}`,
 		`okrgate_store_queries_total`,
+		`okrgate_db_write_groups_total`,
+		`okrgate_db_grouped_writes_total`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
