@@ -78,7 +78,7 @@ func (p FastPath) AroundFields(ctx context.Context, next graphql.Resolver) (any,
 		nodes += n
 		bytes += b
 		return p.budget.Charge(s, n, b)
-	}, l.releaser(ctx))
+	}, l.releaser(ctx), l.reusing(ctx))
 	if p.counters != nil && outcome != fastpath.Skipped {
 		p.counters.CountFastPath(outcome)
 	}

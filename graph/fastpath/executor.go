@@ -155,7 +155,11 @@ var errGiveUp = errors.New("fast path: left to gqlgen")
 // path), so that a large tree's objects are collected as it goes rather
 // than at its end (levels.go). A run with deferred fragments never
 // releases: their fields resolve later from the level's objects.
-func (x *Executor) Marshal(ctx context.Context, v any, cache *Cache, defers *Deferrals, charge func(nodes, bytes int) error, release func(context.Context)) (m graphql.Marshaler, outcome Outcome, err error) {
+//
+// reuse, when its Reuse is not nil, derives the answer of a top-level field
+// from the one the previous execution of the same request kept, and keeps
+// this one's for the next (reuse.go).
+func (x *Executor) Marshal(ctx context.Context, v any, cache *Cache, defers *Deferrals, charge func(nodes, bytes int) error, release func(context.Context), reuse Reusing) (m graphql.Marshaler, outcome Outcome, err error) {
 	if x == nil || !graphql.HasOperationContext(ctx) {
 		return nil, Skipped, nil
 	}
@@ -172,6 +176,14 @@ func (x *Executor) Marshal(ctx context.Context, v any, cache *Cache, defers *Def
 	ec := x.gen.Execution(oc)
 	r := &fastRun{ec: ec, oc: oc, charge: charge, release: release}
 	r.out = &r.buf
+	reusing := reuse.Reuse != nil && sup == fastYes && release != nil
+	if reusing {
+		if m, ok := x.derive(ctx, fc, v, r, reuse); ok {
+			return m, Served, nil
+		}
+		r = &fastRun{ec: ec, oc: oc, charge: charge, release: release, keep: true}
+		r.out = &r.buf
+	}
 	if sup == fastDeferred {
 		r.deferring, r.release = true, nil
 		r.base, r.fieldCtx = fc.Path(), ctx
@@ -215,7 +227,11 @@ func (x *Executor) Marshal(ctx context.Context, v any, cache *Cache, defers *Def
 		defers.add(r)
 	}
 	if r.release != nil {
-		return fastPieces{r: r, ctx: rctx, typ: fc.Field.Definition.Type, root: root, span: span, size: count.n}, Served, nil
+		p := fastPieces{r: r, ctx: rctx, typ: fc.Field.Definition.Type, root: root, span: span, size: count.n}
+		if reusing {
+			reuse.Reuse.keepRun(fc.Field.Alias, p, false, 0)
+		}
+		return p, Served, nil
 	}
 	return fastJSON{&r.buf}, Served, nil
 }
@@ -311,6 +327,7 @@ type fastRun struct {
 	out     fastSink // where the answer is written: buf, or see Marshal
 	charged int      // bytes of out charged so far
 	written bool     // the answer is being written into gqlgen's buffer
+	keep    bool     // the levels record their objects' ids (reuse.go)
 
 	// With release: each object's own part of the answer, written as its
 	// level resolves (levels.go).
@@ -337,6 +354,10 @@ type fastLevel struct {
 	// of its type in types, and objs is dropped.
 	at, cuts []int32
 	shape    []uint8
+	// With reuse (reuse.go): ids[i] is object i's id, and over holds the
+	// values of object fields that a derived answer resolved again.
+	ids  []string
+	over map[fastCell]fastSub
 }
 
 // isNull reports whether object i of lv is null.

@@ -183,9 +183,15 @@ func (r *fastRun) loadField(ctx context.Context, lv *fastLevel, t *fastFields, j
 func (r *fastRun) writePieces(ctx context.Context, lv *fastLevel) bool {
 	w := &r.pieces
 	lv.at = make([]int32, len(lv.objs))
+	if r.keep {
+		lv.ids = make([]string, len(lv.objs))
+	}
 	for i, o := range lv.objs {
 		if o.ptr == nil {
 			continue
+		}
+		if r.keep {
+			lv.ids[i] = idOf(o.ptr)
 		}
 		t := lv.of(o.typ)
 		if t == nil || w.Len() > math.MaxInt32-1 {
@@ -232,7 +238,11 @@ func (r *fastRun) writeWritten(ctx context.Context, lv *fastLevel, i int, t *fas
 		r.pieces.copyTo(r.out, int(c[p]), int(c[p+1]))
 		p++
 		out := t.out[j]
-		if !r.writeValue(ctx, f.Definition.Type, out.child, out.spans[i]) {
+		child, span := out.child, out.spans[i]
+		if sub, ok := lv.over[fastCell{int32(i), int32(j)}]; ok {
+			child, span = sub.child, sub.span
+		}
+		if !r.writeValue(ctx, f.Definition.Type, child, span) {
 			return false
 		}
 	}

@@ -134,6 +134,12 @@ type Cache struct {
 	// their entries: a request or an answer of a later version supersedes
 	// them (supersede).
 	accounts map[string]*kept
+
+	// bases are the lanes' bases (bases.go), by lane, most recently put
+	// first in baseLRU.
+	bases     map[string]*list.Element
+	baseLRU   *list.List
+	baseBytes int64
 }
 
 // kept is the answers an account has in the cache, all of one version.
@@ -155,7 +161,7 @@ func New(cfg Config) (*Cache, error) {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
 	c := &Cache{max: cfg.MaxBytes, lru: list.New(), items: map[Key]*list.Element{}, lanes: map[string]*lane{},
-		accounts: map[string]*kept{}}
+		accounts: map[string]*kept{}, bases: map[string]*list.Element{}, baseLRU: list.New()}
 	m, err := newMetrics(cfg.Registerer, c)
 	if err != nil {
 		return nil, err

@@ -59,8 +59,8 @@ func TestCacheBound(t *testing.T) {
 		t.Errorf("an answer over the bound was kept (%d bytes held)", c.Bytes())
 	}
 	mfs, err := reg.Gather()
-	if err != nil || len(mfs) != 7 {
-		t.Errorf("registered %d metric families (%v), want 7", len(mfs), err)
+	if err != nil || len(mfs) != 9 {
+		t.Errorf("registered %d metric families (%v), want 9", len(mfs), err)
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 // bytes and answers kept.
 type metrics struct {
 	hits, misses, evictions, superseded, joins prometheus.Counter
+	// derived and full count executions (misses) by how they ran: derived
+	// from their lane's base, or in full (bases.go).
+	derived, full prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
@@ -35,6 +38,11 @@ func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
 			Help: "GraphQL reads answered by joining an identical read in flight (single-flight) instead of executing.",
 		}),
 	}
+	executions := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "okrgate_graphql_cache_executions_total",
+		Help: "Executions of shared answers by how they ran: derived (from the previous answer of their request and class, reading again only the items check-ins changed) or full.",
+	}, []string{"kind"})
+	m.derived, m.full = executions.WithLabelValues("derived"), executions.WithLabelValues("full")
 	if reg == nil {
 		return m, nil
 	}
@@ -46,7 +54,11 @@ func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
 		Name: "okrgate_graphql_cache_entries",
 		Help: "Answers the cache of shared answers holds.",
 	}, func() float64 { return float64(c.Len()) })
-	for _, col := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.superseded, m.joins, bytes, entries} {
+	baseBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "okrgate_graphql_cache_base_bytes",
+		Help: "Bytes the cache of shared answers holds for deriving the next answers of its requests (the previous answers' pieces and levels).",
+	}, func() float64 { return float64(c.BaseBytes()) })
+	for _, col := range []prometheus.Collector{m.hits, m.misses, m.evictions, m.superseded, m.joins, executions, bytes, entries, baseBytes} {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}
@@ -57,12 +69,16 @@ func newMetrics(reg prometheus.Registerer, c *Cache) (*metrics, error) {
 // Stats are the cache's counters so far.
 type Stats struct {
 	Hits, Misses, Evictions, Superseded, Joins int64
+	// Derived and Full are the executions derived from their lane's base
+	// and those executed in full.
+	Derived, Full int64
 }
 
 // Stats returns the cache's counters so far (also on /metrics).
 func (c *Cache) Stats() Stats {
 	return Stats{Hits: value(c.metrics.hits), Misses: value(c.metrics.misses),
-		Evictions: value(c.metrics.evictions), Superseded: value(c.metrics.superseded), Joins: value(c.metrics.joins)}
+		Evictions: value(c.metrics.evictions), Superseded: value(c.metrics.superseded), Joins: value(c.metrics.joins),
+		Derived: value(c.metrics.derived), Full: value(c.metrics.full)}
 }
 
 func value(ctr prometheus.Counter) int64 {

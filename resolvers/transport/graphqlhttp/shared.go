@@ -25,6 +25,10 @@ import (
 type Shared struct {
 	Cache  *respcache.Cache
 	Scoper *respcache.Scoper
+	// Full executes every shared answer in full, never deriving it from
+	// the previous answer of its request and class (derive.go): for
+	// comparisons.
+	Full bool
 }
 
 // sharedFields are the query fields whose answers depend on the caller
@@ -111,11 +115,13 @@ func (t httpTransport) serveShared(ctx context.Context, w http.ResponseWriter, r
 	}
 	var own *graphql.Response // the leader's response, whatever it holds
 	a, outcome := t.shared.Cache.Do(key, func(since int64) (respcache.Answer, respcache.Sharing) {
+		ctx, d := t.shared.derivation(ctx, key)
 		responses, rctx := exec.DispatchOperation(ctx, opCtx)
 		own = responses(rctx)
 		if own == nil || len(own.Errors) > 0 || (own.HasNext != nil && *own.HasNext) {
 			return respcache.Answer{}, respcache.Own
 		}
+		t.shared.keepBase(key, d)
 		bufs, err := encodeResponse(own)
 		if err != nil {
 			return respcache.Answer{}, respcache.Own
