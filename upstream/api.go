@@ -174,7 +174,7 @@ type GoalPatch struct {
 	Private              *bool         `json:"private"`
 	OrderID              *int          `json:"orderId"`
 	Watchers             *[]string     `json:"watchers"`
-	ClosedStatus         *ClosedStatus `json:"closedStatus"`
+	ClosedStatus         *ClosedStatus `json:"closedStatus" session:"progress"`
 	ExternalID           *string       `json:"externalId" store:"copy"`
 }
 

@@ -1,5 +1,7 @@
 package upstream
 
+import "reflect"
+
 // Change is the kind of write a session's state gates (SessionGate).
 type Change int
 
@@ -24,11 +26,41 @@ func SessionGate(ss Session, ch Change) error {
 	return nil
 }
 
+// ProgressTag marks a field of a patch type (GoalPatch) whose change
+// records progress, allowed in a locked session: a patch that sets only
+// such fields is Progress (PatchChange). A field without it is structure,
+// refused in a locked session, which is the safe default for a new field;
+// so whether a field may change in a locked session is said where the
+// field is declared (docs/howto/add-field.md).
+//
+//	ClosedStatus *ClosedStatus `json:"closedStatus" session:"progress"`
+const ProgressTag = `session:"progress"`
+
 // GoalPatchChange is the kind of change a goal patch makes: a patch that
-// only sets the closed status records progress (a goal may be closed in a
-// locked session); anything else is structural.
-func GoalPatchChange(in GoalPatch) Change {
-	if in == (GoalPatch{ClosedStatus: in.ClosedStatus}) && in.ClosedStatus != nil {
+// only sets the fields tagged ProgressTag (the closed status: a goal may
+// be closed in a locked session) records progress; anything else is
+// structural.
+func GoalPatchChange(in GoalPatch) Change { return PatchChange(in) }
+
+// PatchChange is the kind of change a patch struct of pointer fields
+// makes: Progress when it sets at least one field and every field it sets
+// is tagged ProgressTag, Structure otherwise.
+func PatchChange[P any](in P) Change {
+	v := reflect.ValueOf(in)
+	if v.Kind() != reflect.Struct {
+		return Structure
+	}
+	set := false
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			continue
+		}
+		if v.Type().Field(i).Tag.Get("session") != "progress" {
+			return Structure
+		}
+		set = true
+	}
+	if set {
 		return Progress
 	}
 	return Structure

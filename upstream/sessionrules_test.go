@@ -36,6 +36,7 @@ func TestGoalPatchChange(t *testing.T) {
 		{"closing and renaming is structural", GoalPatch{ClosedStatus: closed, Name: &name}, Structure},
 		{"renaming is structural", GoalPatch{Name: &name}, Structure},
 		{"an empty patch is structural", GoalPatch{}, Structure},
+		{"closing and a field without session:\"progress\" is structural", GoalPatch{ClosedStatus: closed, ExternalID: &name}, Structure},
 	} {
 		if got := GoalPatchChange(tc.in); got != tc.want {
 			t.Errorf("%s: GoalPatchChange = %d, want %d", tc.name, got, tc.want)
