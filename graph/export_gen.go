@@ -986,6 +986,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.Watchers).MarshalGQL(w)
 		case "url":
 			ec.marshalNString2string(ctx, f.Selections, obj.URL).MarshalGQL(w)
+		case "externalSystem":
+			ec.marshalNString2string(ctx, f.Selections, obj.ExternalSystem).MarshalGQL(w)
 		}
 	case "GoalConnection":
 		obj := obj.(*model.GoalConnection)

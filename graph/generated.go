@@ -541,6 +541,7 @@ type ComplexityRoot struct {
 		Duration                     func(childComplexity int) int
 		Etag                         func(childComplexity int) int
 		ExternalID                   func(childComplexity int) int
+		ExternalSystem               func(childComplexity int) int
 		FullAggregatedAttainment     func(childComplexity int) int
 		FullSubTreeCount             func(childComplexity int) int
 		ID                           func(childComplexity int) int
@@ -3788,6 +3789,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Goal.ExternalID(childComplexity), true
+	case "Goal.externalSystem":
+		if e.ComplexityRoot.Goal.ExternalSystem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Goal.ExternalSystem(childComplexity), true
 	case "Goal.fullAggregatedAttainment":
 		if e.ComplexityRoot.Goal.FullAggregatedAttainment == nil {
 			break
@@ -9554,6 +9561,8 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 		return ec.fieldContext_Goal_owners(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_Goal_createdBy(ctx, field)
+	case "externalSystem":
+		return ec.fieldContext_Goal_externalSystem(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Goal", field.Name)
 }
@@ -23730,6 +23739,29 @@ func (ec *executionContext) fieldContext_Goal_createdBy(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Goal_externalSystem(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_externalSystem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalSystem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_externalSystem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _GoalConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.GoalConnection) (ret graphql.Marshaler) {
@@ -43412,7 +43444,7 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "sessionId", "description", "richTextDescription", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "tags", "externalId"}
+	fieldsInOrder := [...]string{"name", "sessionId", "description", "richTextDescription", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "tags", "externalId", "externalSystem"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43531,6 +43563,13 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.ExternalID = data
+		case "externalSystem":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalSystem"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalSystem = data
 		}
 	}
 	return it, nil
@@ -45262,7 +45301,7 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatusStatus", "closedStatus_status", "closedStatusReason", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assigneeName", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url", "externalId"}
+	fieldsInOrder := [...]string{"and", "or", "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "closedStatusStatus", "closedStatus_status", "closedStatusReason", "closedStatus_reason", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "assigneeName", "assignee_name", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url", "externalId", "externalSystem"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -45578,6 +45617,13 @@ func (ec *executionContext) unmarshalInputGoalFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it["externalId"] = data
+		case "externalSystem":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalSystem"))
+			data, err := ec.unmarshalOStringFilter2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["externalSystem"] = data
 		}
 	}
 	return it, nil
@@ -48725,7 +48771,7 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "sessionId", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "externalId"}
+	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "sessionId", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "externalId", "externalSystem"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -48837,6 +48883,13 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.ExternalID = data
+		case "externalSystem":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalSystem"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalSystem = data
 		}
 	}
 	return it, nil
@@ -55118,6 +55171,11 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "externalSystem":
+			out.Values[i] = ec._Goal_externalSystem(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -152,6 +152,7 @@ type GoalInput struct {
 	ClosedStatus         *ClosedStatus `json:"closedStatus"`
 	Tags                 []TagInput    `json:"tags"`
 	ExternalID           string        `json:"externalId" store:"copy"`
+	ExternalSystem       string        `json:"externalSystem" store:"copy"`
 }
 
 // TagInput names a tag by title.
@@ -176,6 +177,7 @@ type GoalPatch struct {
 	Watchers             *[]string     `json:"watchers"`
 	ClosedStatus         *ClosedStatus `json:"closedStatus" session:"progress"`
 	ExternalID           *string       `json:"externalId" store:"copy"`
+	ExternalSystem       *string       `json:"externalSystem" store:"copy"`
 }
 
 // MetricInput creates a key result. Name and GoalID are required.

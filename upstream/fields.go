@@ -91,6 +91,7 @@ func goalFields() []query.Field {
 		obj("links"),
 		fs("url", query.String),
 		fs("externalId", query.String),
+		fs("externalSystem", query.String),
 		obj("workflow"),
 		obj("currentUserAllowedActions"),
 	)

@@ -47,6 +47,7 @@ type Goal struct {
 	Links                        *Links        `json:"links,omitempty"`
 	URL                          string        `json:"url"`
 	ExternalID                   string        `json:"externalId"`
+	ExternalSystem               string        `json:"externalSystem"`
 	Workflow                     *GoalWorkflow `json:"workflow,omitempty"`
 	// CurrentUserAllowedActions are what the caller may do on the goal
 	// (computed per read, per page; not stored).

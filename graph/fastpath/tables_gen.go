@@ -338,7 +338,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Goal":
 		switch field {
-		case "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "externalId", "currentUserAllowedActions", "watchers", "url":
+		case "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "externalId", "currentUserAllowedActions", "watchers", "url", "externalSystem":
 			return fastPlain
 		case "etag":
 			return fastLeaf
