@@ -406,6 +406,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "announcementTargetId":
 			ec.marshalNString2string(ctx, f.Selections, obj.AnnouncementTargetID).MarshalGQL(w)
 		case "announcementType":
@@ -414,8 +416,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.AuthorID).MarshalGQL(w)
 		case "comment":
 			ec.marshalNString2string(ctx, f.Selections, obj.Comment).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "notificationStrategy":
 			ec.marshalNString2string(ctx, f.Selections, obj.NotificationStrategy).MarshalGQL(w)
 		case "notify":
@@ -466,12 +466,14 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "assignedOn":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.AssignedOn).MarshalGQL(w)
+		case "status":
+			ec.marshalNString2string(ctx, f.Selections, obj.Status).MarshalGQL(w)
 		case "badgeId":
 			ec.marshalNString2string(ctx, f.Selections, obj.BadgeID).MarshalGQL(w)
 		case "assignedById":
 			ec.marshalNString2string(ctx, f.Selections, obj.AssignedByID).MarshalGQL(w)
-		case "assignedOn":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.AssignedOn).MarshalGQL(w)
 		case "assigneeIds":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.AssigneeIDs).MarshalGQL(w)
 		case "approvedBy":
@@ -484,8 +486,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.NotificationStrategy).MarshalGQL(w)
 		case "notify":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.Notify).MarshalGQL(w)
-		case "status":
-			ec.marshalNString2string(ctx, f.Selections, obj.Status).MarshalGQL(w)
 		}
 	case "AssignedBadgeConnection":
 		obj := obj.(*model.AssignedBadgeConnection)
@@ -590,22 +590,22 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.MetricID).MarshalGQL(w)
 		case "goalId":
 			ec.marshalNID2string(ctx, f.Selections, obj.GoalID).MarshalGQL(w)
+		case "checkInDate":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.CheckInDate).MarshalGQL(w)
+		case "createdById":
+			ec.marshalNID2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "actual":
 			ec.marshalNFloat2float64(ctx, f.Selections, obj.Actual).MarshalGQL(w)
 		case "previousActual":
 			ec.marshalNFloat2float64(ctx, f.Selections, obj.PreviousActual).MarshalGQL(w)
 		case "attainment":
 			ec.marshalNFloat2float64(ctx, f.Selections, obj.Attainment).MarshalGQL(w)
-		case "checkInDate":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.CheckInDate).MarshalGQL(w)
 		case "comment":
 			ec.marshalNString2string(ctx, f.Selections, obj.Comment).MarshalGQL(w)
 		case "confidence":
 			ec.marshalOFloat2ᚖfloat64(ctx, f.Selections, obj.Confidence).MarshalGQL(w)
-		case "createdById":
-			ec.marshalNID2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		}
 	case "CheckInConnection":
 		obj := obj.(*model.CheckInConnection)
@@ -632,16 +632,16 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 		switch f.Name {
 		case "id":
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
-		case "targetType":
-			ec.marshalNString2string(ctx, f.Selections, obj.TargetType).MarshalGQL(w)
 		case "targetId":
 			ec.marshalNID2string(ctx, f.Selections, obj.TargetID).MarshalGQL(w)
-		case "text":
-			ec.marshalNString2string(ctx, f.Selections, obj.Text).MarshalGQL(w)
 		case "createdBy":
 			ec.marshalNID2string(ctx, f.Selections, obj.CreatedBy).MarshalGQL(w)
 		case "createdAt":
 			ec.marshalODateTime2string(ctx, f.Selections, obj.CreatedAt).MarshalGQL(w)
+		case "targetType":
+			ec.marshalNString2string(ctx, f.Selections, obj.TargetType).MarshalGQL(w)
+		case "text":
+			ec.marshalNString2string(ctx, f.Selections, obj.Text).MarshalGQL(w)
 		}
 	case "CommentConnection":
 		obj := obj.(*model.CommentConnection)
@@ -730,6 +730,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 		switch f.Name {
 		case "id":
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
+		case "selectorType":
+			ec.marshalNString2string(ctx, f.Selections, obj.SelectorType).MarshalGQL(w)
 		case "key":
 			ec.marshalNString2string(ctx, f.Selections, obj.Key).MarshalGQL(w)
 		case "title":
@@ -744,8 +746,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.EntityValueField).MarshalGQL(w)
 		case "predefinedValues":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.PredefinedValues).MarshalGQL(w)
-		case "selectorType":
-			ec.marshalNString2string(ctx, f.Selections, obj.SelectorType).MarshalGQL(w)
 		}
 	case "DashboardParameterConnection":
 		obj := obj.(*model.DashboardParameterConnection)
@@ -852,6 +852,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 	case "Employee":
 		obj := obj.(*upstream.Employee)
 		switch f.Name {
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "firstName":
 			ec.marshalNString2string(ctx, f.Selections, obj.FirstName).MarshalGQL(w)
 		case "lastName":
@@ -860,8 +862,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.Email).MarshalGQL(w)
 		case "picture":
 			ec.marshalNString2string(ctx, f.Selections, obj.Picture).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "isActive":
 			ec.marshalNBoolean2bool(ctx, f.Selections, obj.IsActive).MarshalGQL(w)
 		case "isManager":
@@ -916,6 +916,24 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "createdById":
+			ec.marshalNID2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
+		case "modifiedById":
+			ec.marshalNID2string(ctx, f.Selections, obj.ModifiedByID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
+		case "dateFrom":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateFrom).MarshalGQL(w)
+		case "dateTo":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateTo).MarshalGQL(w)
+		case "ownerId":
+			ec.marshalNID2string(ctx, f.Selections, obj.OwnerID).MarshalGQL(w)
+		case "ownerIds":
+			ec.marshalNID2ᚕstringᚄ(ctx, f.Selections, obj.OwnerIDs).MarshalGQL(w)
+		case "sessionId":
+			ec.marshalNID2string(ctx, f.Selections, obj.SessionID).MarshalGQL(w)
+		case "currentUserAllowedActions":
+			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.CurrentUserAllowedActions).MarshalGQL(w)
 		case "name":
 			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
 		case "description":
@@ -938,22 +956,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNInt2int(ctx, f.Selections, obj.SubTreeCount).MarshalGQL(w)
 		case "fullSubTreeCount":
 			ec.marshalNInt2int(ctx, f.Selections, obj.FullSubTreeCount).MarshalGQL(w)
-		case "createdById":
-			ec.marshalNID2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
-		case "modifiedById":
-			ec.marshalNID2string(ctx, f.Selections, obj.ModifiedByID).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
-		case "dateFrom":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateFrom).MarshalGQL(w)
-		case "dateTo":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateTo).MarshalGQL(w)
 		case "duration":
 			ec.marshalNInt2int(ctx, f.Selections, obj.Duration).MarshalGQL(w)
-		case "ownerId":
-			ec.marshalNID2string(ctx, f.Selections, obj.OwnerID).MarshalGQL(w)
-		case "ownerIds":
-			ec.marshalNID2ᚕstringᚄ(ctx, f.Selections, obj.OwnerIDs).MarshalGQL(w)
 		case "numberOfOwners":
 			ec.marshalNInt2int(ctx, f.Selections, obj.NumberOfOwners).MarshalGQL(w)
 		case "locked":
@@ -970,22 +974,18 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.ParentType).MarshalGQL(w)
 		case "parentGoalSessionId":
 			ec.marshalNString2string(ctx, f.Selections, obj.ParentGoalSessionID).MarshalGQL(w)
-		case "sessionId":
-			ec.marshalNID2string(ctx, f.Selections, obj.SessionID).MarshalGQL(w)
 		case "metricsCount":
 			ec.marshalNInt2int(ctx, f.Selections, obj.MetricsCount).MarshalGQL(w)
 		case "nonArchivedTasksCount":
 			ec.marshalNInt2int(ctx, f.Selections, obj.NonArchivedTasksCount).MarshalGQL(w)
 		case "tasksCount":
 			ec.marshalNInt2int(ctx, f.Selections, obj.TasksCount).MarshalGQL(w)
-		case "externalId":
-			ec.marshalNString2string(ctx, f.Selections, obj.ExternalID).MarshalGQL(w)
-		case "currentUserAllowedActions":
-			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.CurrentUserAllowedActions).MarshalGQL(w)
 		case "watchers":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.Watchers).MarshalGQL(w)
 		case "url":
 			ec.marshalNString2string(ctx, f.Selections, obj.URL).MarshalGQL(w)
+		case "externalId":
+			ec.marshalNString2string(ctx, f.Selections, obj.ExternalID).MarshalGQL(w)
 		case "externalSystem":
 			ec.marshalNString2string(ctx, f.Selections, obj.ExternalSystem).MarshalGQL(w)
 		}
@@ -1090,6 +1090,10 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
+		case "dateUpdated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateUpdated).MarshalGQL(w)
 		case "name":
 			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
 		case "description":
@@ -1100,10 +1104,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.OwnerID).MarshalGQL(w)
 		case "groupIds":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.GroupIDs).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
-		case "dateUpdated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateUpdated).MarshalGQL(w)
 		}
 	case "KpiConnection":
 		obj := obj.(*model.KpiConnection)
@@ -1124,18 +1124,18 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
-		case "name":
-			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
 		case "favorite":
 			ec.marshalNBoolean2bool(ctx, f.Selections, obj.Favorite).MarshalGQL(w)
-		case "createdById":
-			ec.marshalNString2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
-		case "modifiedById":
-			ec.marshalNString2string(ctx, f.Selections, obj.ModifiedByID).MarshalGQL(w)
 		case "dateCreated":
 			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "dateUpdated":
 			ec.marshalODateTime2string(ctx, f.Selections, obj.DateUpdated).MarshalGQL(w)
+		case "name":
+			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
+		case "createdById":
+			ec.marshalNString2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
+		case "modifiedById":
+			ec.marshalNString2string(ctx, f.Selections, obj.ModifiedByID).MarshalGQL(w)
 		}
 	case "KpiGroupConnection":
 		obj := obj.(*model.KpiGroupConnection)
@@ -1156,6 +1156,10 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
+		case "dateUpdated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateUpdated).MarshalGQL(w)
 		case "title":
 			ec.marshalNString2string(ctx, f.Selections, obj.Title).MarshalGQL(w)
 		case "listType":
@@ -1166,10 +1170,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.Fields).MarshalGQL(w)
 		case "createdById":
 			ec.marshalNString2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
-		case "dateUpdated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateUpdated).MarshalGQL(w)
 		}
 	case "ListColumn":
 		obj := obj.(*upstream.ListColumn)
@@ -1216,6 +1216,24 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "dueDate":
+			ec.marshalODate2string(ctx, f.Selections, obj.DueDate).MarshalGQL(w)
+		case "softDueDate":
+			ec.marshalODate2string(ctx, f.Selections, obj.SoftDueDate).MarshalGQL(w)
+		case "goalId":
+			ec.marshalNID2string(ctx, f.Selections, obj.GoalID).MarshalGQL(w)
+		case "goalOwnerId":
+			ec.marshalNID2string(ctx, f.Selections, obj.GoalOwnerID).MarshalGQL(w)
+		case "goalOwnerIds":
+			ec.marshalNID2ᚕstringᚄ(ctx, f.Selections, obj.GoalOwnerIDs).MarshalGQL(w)
+		case "ownerId":
+			ec.marshalNID2string(ctx, f.Selections, obj.OwnerID).MarshalGQL(w)
+		case "ownerIds":
+			ec.marshalNID2ᚕstringᚄ(ctx, f.Selections, obj.OwnerIDs).MarshalGQL(w)
+		case "sessionId":
+			ec.marshalNID2string(ctx, f.Selections, obj.SessionID).MarshalGQL(w)
+		case "lastCheckInDate":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.LastCheckInDate).MarshalGQL(w)
 		case "name":
 			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
 		case "description":
@@ -1242,28 +1260,12 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.FieldName).MarshalGQL(w)
 		case "insightName":
 			ec.marshalNString2string(ctx, f.Selections, obj.InsightName).MarshalGQL(w)
-		case "dueDate":
-			ec.marshalODate2string(ctx, f.Selections, obj.DueDate).MarshalGQL(w)
-		case "softDueDate":
-			ec.marshalODate2string(ctx, f.Selections, obj.SoftDueDate).MarshalGQL(w)
-		case "goalId":
-			ec.marshalNID2string(ctx, f.Selections, obj.GoalID).MarshalGQL(w)
 		case "goalName":
 			ec.marshalNString2string(ctx, f.Selections, obj.GoalName).MarshalGQL(w)
 		case "goalDescription":
 			ec.marshalNString2string(ctx, f.Selections, obj.GoalDescription).MarshalGQL(w)
-		case "goalOwnerId":
-			ec.marshalNID2string(ctx, f.Selections, obj.GoalOwnerID).MarshalGQL(w)
-		case "goalOwnerIds":
-			ec.marshalNID2ᚕstringᚄ(ctx, f.Selections, obj.GoalOwnerIDs).MarshalGQL(w)
-		case "ownerId":
-			ec.marshalNID2string(ctx, f.Selections, obj.OwnerID).MarshalGQL(w)
-		case "ownerIds":
-			ec.marshalNID2ᚕstringᚄ(ctx, f.Selections, obj.OwnerIDs).MarshalGQL(w)
 		case "numberOfOwners":
 			ec.marshalNInt2int(ctx, f.Selections, obj.NumberOfOwners).MarshalGQL(w)
-		case "sessionId":
-			ec.marshalNID2string(ctx, f.Selections, obj.SessionID).MarshalGQL(w)
 		case "sourceMetricId":
 			ec.marshalNString2string(ctx, f.Selections, obj.SourceMetricID).MarshalGQL(w)
 		case "tasksCount":
@@ -1276,14 +1278,12 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.CurrentUserAllowedActions).MarshalGQL(w)
 		case "url":
 			ec.marshalNString2string(ctx, f.Selections, obj.URL).MarshalGQL(w)
+		case "externalId":
+			ec.marshalNString2string(ctx, f.Selections, obj.ExternalID).MarshalGQL(w)
 		case "attainment":
 			ec.marshalNFloat2float64(ctx, f.Selections, obj.Attainment).MarshalGQL(w)
 		case "confidence":
 			ec.marshalOFloat2ᚖfloat64(ctx, f.Selections, obj.Confidence).MarshalGQL(w)
-		case "lastCheckInDate":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.LastCheckInDate).MarshalGQL(w)
-		case "externalId":
-			ec.marshalNString2string(ctx, f.Selections, obj.ExternalID).MarshalGQL(w)
 		}
 	case "MetricConnection":
 		obj := obj.(*model.MetricConnection)
@@ -1478,14 +1478,14 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
-		case "title":
-			ec.marshalNString2string(ctx, f.Selections, obj.Title).MarshalGQL(w)
-		case "status":
-			ec.marshalNString2string(ctx, f.Selections, obj.Status).MarshalGQL(w)
 		case "start":
 			ec.marshalODateTime2string(ctx, f.Selections, obj.Start).MarshalGQL(w)
 		case "end":
 			ec.marshalODateTime2string(ctx, f.Selections, obj.End).MarshalGQL(w)
+		case "title":
+			ec.marshalNString2string(ctx, f.Selections, obj.Title).MarshalGQL(w)
+		case "status":
+			ec.marshalNString2string(ctx, f.Selections, obj.Status).MarshalGQL(w)
 		case "color":
 			ec.marshalNString2string(ctx, f.Selections, obj.Color).MarshalGQL(w)
 		case "demo":
@@ -1600,6 +1600,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 	case "TagDetail":
 		obj := obj.(*upstream.TagDetail)
 		switch f.Name {
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "name":
 			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
 		case "title":
@@ -1608,8 +1610,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNBoolean2bool(ctx, f.Selections, obj.IsActive).MarshalGQL(w)
 		case "createdBy":
 			ec.marshalNString2string(ctx, f.Selections, obj.CreatedBy).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "dashboardsTaggedCount":
 			ec.marshalNInt2int(ctx, f.Selections, obj.DashboardsTaggedCount).MarshalGQL(w)
 		case "goalsTaggedCount":
@@ -1648,6 +1648,18 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "dueDate":
+			ec.marshalODate2string(ctx, f.Selections, obj.DueDate).MarshalGQL(w)
+		case "ownerId":
+			ec.marshalNID2string(ctx, f.Selections, obj.OwnerID).MarshalGQL(w)
+		case "createdById":
+			ec.marshalNID2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
+		case "modifiedById":
+			ec.marshalNID2string(ctx, f.Selections, obj.ModifiedByID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
+		case "dateModified":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateModified).MarshalGQL(w)
 		case "name":
 			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
 		case "description":
@@ -1662,10 +1674,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNInt2int(ctx, f.Selections, obj.Priority).MarshalGQL(w)
 		case "archived":
 			ec.marshalNBoolean2bool(ctx, f.Selections, obj.Archived).MarshalGQL(w)
-		case "dueDate":
-			ec.marshalODate2string(ctx, f.Selections, obj.DueDate).MarshalGQL(w)
-		case "ownerId":
-			ec.marshalNID2string(ctx, f.Selections, obj.OwnerID).MarshalGQL(w)
 		case "parentId":
 			ec.marshalNString2string(ctx, f.Selections, obj.ParentID).MarshalGQL(w)
 		case "parentName":
@@ -1678,14 +1686,6 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.ExternalID).MarshalGQL(w)
 		case "externalSystem":
 			ec.marshalNString2string(ctx, f.Selections, obj.ExternalSystem).MarshalGQL(w)
-		case "createdById":
-			ec.marshalNID2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
-		case "modifiedById":
-			ec.marshalNID2string(ctx, f.Selections, obj.ModifiedByID).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
-		case "dateModified":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateModified).MarshalGQL(w)
 		}
 	case "TaskComment":
 		obj := obj.(*upstream.TaskComment)
@@ -1730,6 +1730,8 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "name":
 			ec.marshalNString2string(ctx, f.Selections, obj.Name).MarshalGQL(w)
 		case "description":
@@ -1744,14 +1746,14 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNString2string(ctx, f.Selections, obj.Picture).MarshalGQL(w)
 		case "parentId":
 			ec.marshalNString2string(ctx, f.Selections, obj.ParentID).MarshalGQL(w)
+		case "movedExternalMembers":
+			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.MovedExternalMembers).MarshalGQL(w)
 		case "dynamicValueType":
 			ec.marshalNString2string(ctx, f.Selections, obj.DynamicValueType).MarshalGQL(w)
 		case "createdById":
 			ec.marshalNString2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
 		case "modifiedById":
 			ec.marshalNString2string(ctx, f.Selections, obj.ModifiedByID).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		}
 	case "TeamConnection":
 		obj := obj.(*model.TeamConnection)
@@ -1782,10 +1784,20 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNID2string(ctx, f.Selections, obj.ID).MarshalGQL(w)
 		case "accountId":
 			ec.marshalNID2string(ctx, f.Selections, obj.AccountID).MarshalGQL(w)
+		case "dateCreated":
+			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		case "accountDomain":
 			ec.marshalNString2string(ctx, f.Selections, obj.AccountDomain).MarshalGQL(w)
 		case "accountName":
 			ec.marshalNString2string(ctx, f.Selections, obj.AccountName).MarshalGQL(w)
+		case "clientId":
+			ec.marshalNString2string(ctx, f.Selections, obj.ClientID).MarshalGQL(w)
+		case "createdById":
+			ec.marshalNString2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
+		case "dateInvited":
+			ec.marshalNString2string(ctx, f.Selections, obj.DateInvited).MarshalGQL(w)
+		case "invitedBy":
+			ec.marshalNString2string(ctx, f.Selections, obj.InvitedBy).MarshalGQL(w)
 		case "email":
 			ec.marshalNString2string(ctx, f.Selections, obj.Email).MarshalGQL(w)
 		case "firstName":
@@ -1802,14 +1814,18 @@ func (x *Execution) WritePlain(ctx context.Context, w io.Writer, typ string, f g
 			ec.marshalNBoolean2bool(ctx, f.Selections, obj.IsActive).MarshalGQL(w)
 		case "isPrimary":
 			ec.marshalNBoolean2bool(ctx, f.Selections, obj.IsPrimary).MarshalGQL(w)
+		case "isSSOBased":
+			ec.marshalNBoolean2bool(ctx, f.Selections, obj.IsSSOBased).MarshalGQL(w)
+		case "isSwitched":
+			ec.marshalNBoolean2bool(ctx, f.Selections, obj.IsSwitched).MarshalGQL(w)
 		case "permissions":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.Permissions).MarshalGQL(w)
+		case "settings":
+			ec.marshalNString2string(ctx, f.Selections, obj.Settings).MarshalGQL(w)
+		case "subscriptionType":
+			ec.marshalNString2string(ctx, f.Selections, obj.SubscriptionType).MarshalGQL(w)
 		case "teamIds":
 			ec.marshalNString2ᚕstringᚄ(ctx, f.Selections, obj.TeamIDs).MarshalGQL(w)
-		case "createdById":
-			ec.marshalNString2string(ctx, f.Selections, obj.CreatedByID).MarshalGQL(w)
-		case "dateCreated":
-			ec.marshalODateTime2string(ctx, f.Selections, obj.DateCreated).MarshalGQL(w)
 		}
 	case "UserConnection":
 		obj := obj.(*model.UserConnection)

@@ -1267,28 +1267,29 @@ type ComplexityRoot struct {
 	}
 
 	Team struct {
-		AccountID           func(childComplexity int) int
-		Avatar              func(childComplexity int) int
-		Badges              func(childComplexity int) int
-		Children            func(childComplexity int) int
-		Color               func(childComplexity int) int
-		CreatedByID         func(childComplexity int) int
-		DateCreated         func(childComplexity int) int
-		Description         func(childComplexity int) int
-		DynamicValueType    func(childComplexity int) int
-		ID                  func(childComplexity int) int
-		Manager             func(childComplexity int) int
-		ManagerID           func(childComplexity int) int
-		MemberIds           func(childComplexity int) int
-		Members             func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
-		MembersConnection   func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
-		ModifiedByID        func(childComplexity int) int
-		Name                func(childComplexity int) int
-		Parent              func(childComplexity int) int
-		ParentID            func(childComplexity int) int
-		Picture             func(childComplexity int) int
-		RichTextDescription func(childComplexity int) int
-		Roles               func(childComplexity int) int
+		AccountID            func(childComplexity int) int
+		Avatar               func(childComplexity int) int
+		Badges               func(childComplexity int) int
+		Children             func(childComplexity int) int
+		Color                func(childComplexity int) int
+		CreatedByID          func(childComplexity int) int
+		DateCreated          func(childComplexity int) int
+		Description          func(childComplexity int) int
+		DynamicValueType     func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		Manager              func(childComplexity int) int
+		ManagerID            func(childComplexity int) int
+		MemberIds            func(childComplexity int) int
+		Members              func(childComplexity int, filter map[string]any, orderBy []model.Order, first *int) int
+		MembersConnection    func(childComplexity int, first *int, after *string, filter map[string]any, orderBy []model.Order) int
+		ModifiedByID         func(childComplexity int) int
+		MovedExternalMembers func(childComplexity int) int
+		Name                 func(childComplexity int) int
+		Parent               func(childComplexity int) int
+		ParentID             func(childComplexity int) int
+		Picture              func(childComplexity int) int
+		RichTextDescription  func(childComplexity int) int
+		Roles                func(childComplexity int) int
 	}
 
 	TeamConnection struct {
@@ -1310,27 +1311,34 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		AccountDomain func(childComplexity int) int
-		AccountID     func(childComplexity int) int
-		AccountName   func(childComplexity int) int
-		Badges        func(childComplexity int) int
-		CreatedByID   func(childComplexity int) int
-		DateCreated   func(childComplexity int) int
-		Email         func(childComplexity int) int
-		Employee      func(childComplexity int) int
-		FirstName     func(childComplexity int) int
-		Goals         func(childComplexity int) int
-		ID            func(childComplexity int) int
-		IsActive      func(childComplexity int) int
-		IsPrimary     func(childComplexity int) int
-		Language      func(childComplexity int) int
-		LastName      func(childComplexity int) int
-		Name          func(childComplexity int) int
-		Permissions   func(childComplexity int) int
-		Picture       func(childComplexity int) int
-		Roles         func(childComplexity int, includeTeamRoles *bool) int
-		TeamIDs       func(childComplexity int) int
-		Teams         func(childComplexity int) int
+		AccountDomain    func(childComplexity int) int
+		AccountID        func(childComplexity int) int
+		AccountName      func(childComplexity int) int
+		Badges           func(childComplexity int) int
+		ClientID         func(childComplexity int) int
+		CreatedByID      func(childComplexity int) int
+		DateCreated      func(childComplexity int) int
+		DateInvited      func(childComplexity int) int
+		Email            func(childComplexity int) int
+		Employee         func(childComplexity int) int
+		FirstName        func(childComplexity int) int
+		Goals            func(childComplexity int) int
+		ID               func(childComplexity int) int
+		InvitedBy        func(childComplexity int) int
+		IsActive         func(childComplexity int) int
+		IsPrimary        func(childComplexity int) int
+		IsSSOBased       func(childComplexity int) int
+		IsSwitched       func(childComplexity int) int
+		Language         func(childComplexity int) int
+		LastName         func(childComplexity int) int
+		Name             func(childComplexity int) int
+		Permissions      func(childComplexity int) int
+		Picture          func(childComplexity int) int
+		Roles            func(childComplexity int, includeTeamRoles *bool) int
+		Settings         func(childComplexity int) int
+		SubscriptionType func(childComplexity int) int
+		TeamIDs          func(childComplexity int) int
+		Teams            func(childComplexity int) int
 	}
 
 	UserConnection struct {
@@ -1400,7 +1408,6 @@ type BadgeHoldersResolver interface {
 }
 type DashboardResolver interface {
 	SectionHeaders(ctx context.Context, obj *upstream.Dashboard) (any, error)
-
 	Settings(ctx context.Context, obj *upstream.Dashboard) (any, error)
 
 	Tags(ctx context.Context, obj *upstream.Dashboard) ([]upstream.Tag, error)
@@ -7826,6 +7833,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Team.ModifiedByID(childComplexity), true
+	case "Team.movedExternalMembers":
+		if e.ComplexityRoot.Team.MovedExternalMembers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.MovedExternalMembers(childComplexity), true
 	case "Team.name":
 		if e.ComplexityRoot.Team.Name == nil {
 			break
@@ -7944,6 +7957,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Badges(childComplexity), true
+	case "User.clientId":
+		if e.ComplexityRoot.User.ClientID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.ClientID(childComplexity), true
 	case "User.createdById":
 		if e.ComplexityRoot.User.CreatedByID == nil {
 			break
@@ -7956,6 +7975,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.DateCreated(childComplexity), true
+	case "User.dateInvited":
+		if e.ComplexityRoot.User.DateInvited == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.DateInvited(childComplexity), true
 	case "User.email":
 		if e.ComplexityRoot.User.Email == nil {
 			break
@@ -7986,6 +8011,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.ID(childComplexity), true
+	case "User.invitedBy":
+		if e.ComplexityRoot.User.InvitedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.InvitedBy(childComplexity), true
 	case "User.isActive":
 		if e.ComplexityRoot.User.IsActive == nil {
 			break
@@ -7998,6 +8029,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.IsPrimary(childComplexity), true
+	case "User.isSSOBased":
+		if e.ComplexityRoot.User.IsSSOBased == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.IsSSOBased(childComplexity), true
+	case "User.isSwitched":
+		if e.ComplexityRoot.User.IsSwitched == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.IsSwitched(childComplexity), true
 	case "User.language":
 		if e.ComplexityRoot.User.Language == nil {
 			break
@@ -8039,6 +8082,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Roles(childComplexity, args["includeTeamRoles"].(*bool)), true
+	case "User.settings":
+		if e.ComplexityRoot.User.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Settings(childComplexity), true
+	case "User.subscriptionType":
+		if e.ComplexityRoot.User.SubscriptionType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.SubscriptionType(childComplexity), true
 	case "User.teamIds":
 		if e.ComplexityRoot.User.TeamIDs == nil {
 			break
@@ -8709,6 +8764,12 @@ func (ec *executionContext) childFields_Announcement(ctx context.Context, field 
 		return ec.fieldContext_Announcement_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Announcement_accountId(ctx, field)
+	case "dateCreated":
+		return ec.fieldContext_Announcement_dateCreated(ctx, field)
+	case "reactions":
+		return ec.fieldContext_Announcement_reactions(ctx, field)
+	case "author":
+		return ec.fieldContext_Announcement_author(ctx, field)
 	case "announcementTargetId":
 		return ec.fieldContext_Announcement_announcementTargetId(ctx, field)
 	case "announcementType":
@@ -8717,16 +8778,10 @@ func (ec *executionContext) childFields_Announcement(ctx context.Context, field 
 		return ec.fieldContext_Announcement_authorId(ctx, field)
 	case "comment":
 		return ec.fieldContext_Announcement_comment(ctx, field)
-	case "dateCreated":
-		return ec.fieldContext_Announcement_dateCreated(ctx, field)
 	case "notificationStrategy":
 		return ec.fieldContext_Announcement_notificationStrategy(ctx, field)
 	case "notify":
 		return ec.fieldContext_Announcement_notify(ctx, field)
-	case "reactions":
-		return ec.fieldContext_Announcement_reactions(ctx, field)
-	case "author":
-		return ec.fieldContext_Announcement_author(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Announcement", field.Name)
 }
@@ -8793,12 +8848,20 @@ func (ec *executionContext) childFields_AssignedBadge(ctx context.Context, field
 		return ec.fieldContext_AssignedBadge_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_AssignedBadge_accountId(ctx, field)
+	case "assignedOn":
+		return ec.fieldContext_AssignedBadge_assignedOn(ctx, field)
+	case "status":
+		return ec.fieldContext_AssignedBadge_status(ctx, field)
+	case "badge":
+		return ec.fieldContext_AssignedBadge_badge(ctx, field)
+	case "assignees":
+		return ec.fieldContext_AssignedBadge_assignees(ctx, field)
+	case "assignedBy":
+		return ec.fieldContext_AssignedBadge_assignedBy(ctx, field)
 	case "badgeId":
 		return ec.fieldContext_AssignedBadge_badgeId(ctx, field)
 	case "assignedById":
 		return ec.fieldContext_AssignedBadge_assignedById(ctx, field)
-	case "assignedOn":
-		return ec.fieldContext_AssignedBadge_assignedOn(ctx, field)
 	case "assigneeIds":
 		return ec.fieldContext_AssignedBadge_assigneeIds(ctx, field)
 	case "approvedBy":
@@ -8811,14 +8874,6 @@ func (ec *executionContext) childFields_AssignedBadge(ctx context.Context, field
 		return ec.fieldContext_AssignedBadge_notificationStrategy(ctx, field)
 	case "notify":
 		return ec.fieldContext_AssignedBadge_notify(ctx, field)
-	case "status":
-		return ec.fieldContext_AssignedBadge_status(ctx, field)
-	case "badge":
-		return ec.fieldContext_AssignedBadge_badge(ctx, field)
-	case "assignees":
-		return ec.fieldContext_AssignedBadge_assignees(ctx, field)
-	case "assignedBy":
-		return ec.fieldContext_AssignedBadge_assignedBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AssignedBadge", field.Name)
 }
@@ -8877,6 +8932,8 @@ func (ec *executionContext) childFields_Badge(ctx context.Context, field graphql
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Badge_id(ctx, field)
+	case "holders":
+		return ec.fieldContext_Badge_holders(ctx, field)
 	case "name":
 		return ec.fieldContext_Badge_name(ctx, field)
 	case "summary":
@@ -8887,8 +8944,6 @@ func (ec *executionContext) childFields_Badge(ctx context.Context, field graphql
 		return ec.fieldContext_Badge_background(ctx, field)
 	case "pattern":
 		return ec.fieldContext_Badge_pattern(ctx, field)
-	case "holders":
-		return ec.fieldContext_Badge_holders(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Badge", field.Name)
 }
@@ -8973,22 +9028,22 @@ func (ec *executionContext) childFields_CheckIn(ctx context.Context, field graph
 		return ec.fieldContext_CheckIn_metricId(ctx, field)
 	case "goalId":
 		return ec.fieldContext_CheckIn_goalId(ctx, field)
+	case "checkInDate":
+		return ec.fieldContext_CheckIn_checkInDate(ctx, field)
+	case "createdById":
+		return ec.fieldContext_CheckIn_createdById(ctx, field)
+	case "dateCreated":
+		return ec.fieldContext_CheckIn_dateCreated(ctx, field)
 	case "actual":
 		return ec.fieldContext_CheckIn_actual(ctx, field)
 	case "previousActual":
 		return ec.fieldContext_CheckIn_previousActual(ctx, field)
 	case "attainment":
 		return ec.fieldContext_CheckIn_attainment(ctx, field)
-	case "checkInDate":
-		return ec.fieldContext_CheckIn_checkInDate(ctx, field)
 	case "comment":
 		return ec.fieldContext_CheckIn_comment(ctx, field)
 	case "confidence":
 		return ec.fieldContext_CheckIn_confidence(ctx, field)
-	case "createdById":
-		return ec.fieldContext_CheckIn_createdById(ctx, field)
-	case "dateCreated":
-		return ec.fieldContext_CheckIn_dateCreated(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CheckIn", field.Name)
 }
@@ -9043,16 +9098,16 @@ func (ec *executionContext) childFields_Comment(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Comment_id(ctx, field)
-	case "targetType":
-		return ec.fieldContext_Comment_targetType(ctx, field)
 	case "targetId":
 		return ec.fieldContext_Comment_targetId(ctx, field)
-	case "text":
-		return ec.fieldContext_Comment_text(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_Comment_createdBy(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Comment_createdAt(ctx, field)
+	case "targetType":
+		return ec.fieldContext_Comment_targetType(ctx, field)
+	case "text":
+		return ec.fieldContext_Comment_text(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
 }
@@ -9129,16 +9184,26 @@ func (ec *executionContext) childFields_Dashboard(ctx context.Context, field gra
 		return ec.fieldContext_Dashboard_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Dashboard_accountId(ctx, field)
-	case "name":
-		return ec.fieldContext_Dashboard_name(ctx, field)
 	case "access":
 		return ec.fieldContext_Dashboard_access(ctx, field)
+	case "insights":
+		return ec.fieldContext_Dashboard_insights(ctx, field)
+	case "parameters":
+		return ec.fieldContext_Dashboard_parameters(ctx, field)
+	case "sectionHeaders":
+		return ec.fieldContext_Dashboard_sectionHeaders(ctx, field)
+	case "settings":
+		return ec.fieldContext_Dashboard_settings(ctx, field)
+	case "source":
+		return ec.fieldContext_Dashboard_source(ctx, field)
+	case "tags":
+		return ec.fieldContext_Dashboard_tags(ctx, field)
+	case "name":
+		return ec.fieldContext_Dashboard_name(ctx, field)
 	case "appsCount":
 		return ec.fieldContext_Dashboard_appsCount(ctx, field)
 	case "currentUserAllowedActions":
 		return ec.fieldContext_Dashboard_currentUserAllowedActions(ctx, field)
-	case "insights":
-		return ec.fieldContext_Dashboard_insights(ctx, field)
 	case "insightsCount":
 		return ec.fieldContext_Dashboard_insightsCount(ctx, field)
 	case "isReport":
@@ -9147,22 +9212,12 @@ func (ec *executionContext) childFields_Dashboard(ctx context.Context, field gra
 		return ec.fieldContext_Dashboard_layout(ctx, field)
 	case "notificationsCount":
 		return ec.fieldContext_Dashboard_notificationsCount(ctx, field)
-	case "parameters":
-		return ec.fieldContext_Dashboard_parameters(ctx, field)
 	case "readOnly":
 		return ec.fieldContext_Dashboard_readOnly(ctx, field)
-	case "sectionHeaders":
-		return ec.fieldContext_Dashboard_sectionHeaders(ctx, field)
 	case "sectionHeadersCount":
 		return ec.fieldContext_Dashboard_sectionHeadersCount(ctx, field)
-	case "settings":
-		return ec.fieldContext_Dashboard_settings(ctx, field)
-	case "source":
-		return ec.fieldContext_Dashboard_source(ctx, field)
 	case "tag":
 		return ec.fieldContext_Dashboard_tag(ctx, field)
-	case "tags":
-		return ec.fieldContext_Dashboard_tags(ctx, field)
 	case "usersCount":
 		return ec.fieldContext_Dashboard_usersCount(ctx, field)
 	}
@@ -9197,6 +9252,8 @@ func (ec *executionContext) childFields_DashboardParameter(ctx context.Context, 
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_DashboardParameter_id(ctx, field)
+	case "selectorType":
+		return ec.fieldContext_DashboardParameter_selectorType(ctx, field)
 	case "key":
 		return ec.fieldContext_DashboardParameter_key(ctx, field)
 	case "title":
@@ -9211,8 +9268,6 @@ func (ec *executionContext) childFields_DashboardParameter(ctx context.Context, 
 		return ec.fieldContext_DashboardParameter_entityValueField(ctx, field)
 	case "predefinedValues":
 		return ec.fieldContext_DashboardParameter_predefinedValues(ctx, field)
-	case "selectorType":
-		return ec.fieldContext_DashboardParameter_selectorType(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DashboardParameter", field.Name)
 }
@@ -9363,24 +9418,8 @@ func (ec *executionContext) childFields_Employee(ctx context.Context, field grap
 		return ec.fieldContext_Employee_id(ctx, field)
 	case "userId":
 		return ec.fieldContext_Employee_userId(ctx, field)
-	case "firstName":
-		return ec.fieldContext_Employee_firstName(ctx, field)
-	case "lastName":
-		return ec.fieldContext_Employee_lastName(ctx, field)
-	case "email":
-		return ec.fieldContext_Employee_email(ctx, field)
-	case "picture":
-		return ec.fieldContext_Employee_picture(ctx, field)
 	case "dateCreated":
 		return ec.fieldContext_Employee_dateCreated(ctx, field)
-	case "isActive":
-		return ec.fieldContext_Employee_isActive(ctx, field)
-	case "isManager":
-		return ec.fieldContext_Employee_isManager(ctx, field)
-	case "managedTeamIds":
-		return ec.fieldContext_Employee_managedTeamIds(ctx, field)
-	case "teamIds":
-		return ec.fieldContext_Employee_teamIds(ctx, field)
 	case "roles":
 		return ec.fieldContext_Employee_roles(ctx, field)
 	case "user":
@@ -9391,6 +9430,22 @@ func (ec *executionContext) childFields_Employee(ctx context.Context, field grap
 		return ec.fieldContext_Employee_managedTeams(ctx, field)
 	case "badges":
 		return ec.fieldContext_Employee_badges(ctx, field)
+	case "firstName":
+		return ec.fieldContext_Employee_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_Employee_lastName(ctx, field)
+	case "email":
+		return ec.fieldContext_Employee_email(ctx, field)
+	case "picture":
+		return ec.fieldContext_Employee_picture(ctx, field)
+	case "isActive":
+		return ec.fieldContext_Employee_isActive(ctx, field)
+	case "isManager":
+		return ec.fieldContext_Employee_isManager(ctx, field)
+	case "managedTeamIds":
+		return ec.fieldContext_Employee_managedTeamIds(ctx, field)
+	case "teamIds":
+		return ec.fieldContext_Employee_teamIds(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Employee", field.Name)
 }
@@ -9455,30 +9510,8 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 		return ec.fieldContext_Goal_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Goal_accountId(ctx, field)
-	case "name":
-		return ec.fieldContext_Goal_name(ctx, field)
-	case "description":
-		return ec.fieldContext_Goal_description(ctx, field)
-	case "richTextDescription":
-		return ec.fieldContext_Goal_richTextDescription(ctx, field)
 	case "access":
 		return ec.fieldContext_Goal_access(ctx, field)
-	case "aggregatedAttainment":
-		return ec.fieldContext_Goal_aggregatedAttainment(ctx, field)
-	case "childrenAggregatedAttainment":
-		return ec.fieldContext_Goal_childrenAggregatedAttainment(ctx, field)
-	case "fullAggregatedAttainment":
-		return ec.fieldContext_Goal_fullAggregatedAttainment(ctx, field)
-	case "attainment":
-		return ec.fieldContext_Goal_attainment(ctx, field)
-	case "attainmentTypeString":
-		return ec.fieldContext_Goal_attainmentTypeString(ctx, field)
-	case "childrenCount":
-		return ec.fieldContext_Goal_childrenCount(ctx, field)
-	case "subTreeCount":
-		return ec.fieldContext_Goal_subTreeCount(ctx, field)
-	case "fullSubTreeCount":
-		return ec.fieldContext_Goal_fullSubTreeCount(ctx, field)
 	case "closedStatus":
 		return ec.fieldContext_Goal_closedStatus(ctx, field)
 	case "createdById":
@@ -9491,8 +9524,6 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 		return ec.fieldContext_Goal_dateFrom(ctx, field)
 	case "dateTo":
 		return ec.fieldContext_Goal_dateTo(ctx, field)
-	case "duration":
-		return ec.fieldContext_Goal_duration(ctx, field)
 	case "designScore":
 		return ec.fieldContext_Goal_designScore(ctx, field)
 	case "assignee":
@@ -9503,42 +9534,14 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 		return ec.fieldContext_Goal_ownerId(ctx, field)
 	case "ownerIds":
 		return ec.fieldContext_Goal_ownerIds(ctx, field)
-	case "numberOfOwners":
-		return ec.fieldContext_Goal_numberOfOwners(ctx, field)
-	case "locked":
-		return ec.fieldContext_Goal_locked(ctx, field)
-	case "obfuscated":
-		return ec.fieldContext_Goal_obfuscated(ctx, field)
-	case "private":
-		return ec.fieldContext_Goal_private(ctx, field)
-	case "orderId":
-		return ec.fieldContext_Goal_orderId(ctx, field)
-	case "parentId":
-		return ec.fieldContext_Goal_parentId(ctx, field)
-	case "parentType":
-		return ec.fieldContext_Goal_parentType(ctx, field)
-	case "parentGoalSessionId":
-		return ec.fieldContext_Goal_parentGoalSessionId(ctx, field)
 	case "sessionId":
 		return ec.fieldContext_Goal_sessionId(ctx, field)
-	case "metricsCount":
-		return ec.fieldContext_Goal_metricsCount(ctx, field)
-	case "nonArchivedTasksCount":
-		return ec.fieldContext_Goal_nonArchivedTasksCount(ctx, field)
-	case "tasksCount":
-		return ec.fieldContext_Goal_tasksCount(ctx, field)
-	case "externalId":
-		return ec.fieldContext_Goal_externalId(ctx, field)
 	case "currentUserAllowedActions":
 		return ec.fieldContext_Goal_currentUserAllowedActions(ctx, field)
 	case "tags":
 		return ec.fieldContext_Goal_tags(ctx, field)
-	case "watchers":
-		return ec.fieldContext_Goal_watchers(ctx, field)
 	case "links":
 		return ec.fieldContext_Goal_links(ctx, field)
-	case "url":
-		return ec.fieldContext_Goal_url(ctx, field)
 	case "workflow":
 		return ec.fieldContext_Goal_workflow(ctx, field)
 	case "parent":
@@ -9561,6 +9564,58 @@ func (ec *executionContext) childFields_Goal(ctx context.Context, field graphql.
 		return ec.fieldContext_Goal_owners(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_Goal_createdBy(ctx, field)
+	case "name":
+		return ec.fieldContext_Goal_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Goal_description(ctx, field)
+	case "richTextDescription":
+		return ec.fieldContext_Goal_richTextDescription(ctx, field)
+	case "aggregatedAttainment":
+		return ec.fieldContext_Goal_aggregatedAttainment(ctx, field)
+	case "childrenAggregatedAttainment":
+		return ec.fieldContext_Goal_childrenAggregatedAttainment(ctx, field)
+	case "fullAggregatedAttainment":
+		return ec.fieldContext_Goal_fullAggregatedAttainment(ctx, field)
+	case "attainment":
+		return ec.fieldContext_Goal_attainment(ctx, field)
+	case "attainmentTypeString":
+		return ec.fieldContext_Goal_attainmentTypeString(ctx, field)
+	case "childrenCount":
+		return ec.fieldContext_Goal_childrenCount(ctx, field)
+	case "subTreeCount":
+		return ec.fieldContext_Goal_subTreeCount(ctx, field)
+	case "fullSubTreeCount":
+		return ec.fieldContext_Goal_fullSubTreeCount(ctx, field)
+	case "duration":
+		return ec.fieldContext_Goal_duration(ctx, field)
+	case "numberOfOwners":
+		return ec.fieldContext_Goal_numberOfOwners(ctx, field)
+	case "locked":
+		return ec.fieldContext_Goal_locked(ctx, field)
+	case "obfuscated":
+		return ec.fieldContext_Goal_obfuscated(ctx, field)
+	case "private":
+		return ec.fieldContext_Goal_private(ctx, field)
+	case "orderId":
+		return ec.fieldContext_Goal_orderId(ctx, field)
+	case "parentId":
+		return ec.fieldContext_Goal_parentId(ctx, field)
+	case "parentType":
+		return ec.fieldContext_Goal_parentType(ctx, field)
+	case "parentGoalSessionId":
+		return ec.fieldContext_Goal_parentGoalSessionId(ctx, field)
+	case "metricsCount":
+		return ec.fieldContext_Goal_metricsCount(ctx, field)
+	case "nonArchivedTasksCount":
+		return ec.fieldContext_Goal_nonArchivedTasksCount(ctx, field)
+	case "tasksCount":
+		return ec.fieldContext_Goal_tasksCount(ctx, field)
+	case "watchers":
+		return ec.fieldContext_Goal_watchers(ctx, field)
+	case "url":
+		return ec.fieldContext_Goal_url(ctx, field)
+	case "externalId":
+		return ec.fieldContext_Goal_externalId(ctx, field)
 	case "externalSystem":
 		return ec.fieldContext_Goal_externalSystem(ctx, field)
 	}
@@ -9701,6 +9756,14 @@ func (ec *executionContext) childFields_Kpi(ctx context.Context, field graphql.C
 		return ec.fieldContext_Kpi_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Kpi_accountId(ctx, field)
+	case "dateCreated":
+		return ec.fieldContext_Kpi_dateCreated(ctx, field)
+	case "dateUpdated":
+		return ec.fieldContext_Kpi_dateUpdated(ctx, field)
+	case "groups":
+		return ec.fieldContext_Kpi_groups(ctx, field)
+	case "owner":
+		return ec.fieldContext_Kpi_owner(ctx, field)
 	case "name":
 		return ec.fieldContext_Kpi_name(ctx, field)
 	case "description":
@@ -9711,14 +9774,6 @@ func (ec *executionContext) childFields_Kpi(ctx context.Context, field graphql.C
 		return ec.fieldContext_Kpi_ownerId(ctx, field)
 	case "groupIds":
 		return ec.fieldContext_Kpi_groupIds(ctx, field)
-	case "dateCreated":
-		return ec.fieldContext_Kpi_dateCreated(ctx, field)
-	case "dateUpdated":
-		return ec.fieldContext_Kpi_dateUpdated(ctx, field)
-	case "groups":
-		return ec.fieldContext_Kpi_groups(ctx, field)
-	case "owner":
-		return ec.fieldContext_Kpi_owner(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Kpi", field.Name)
 }
@@ -9753,14 +9808,8 @@ func (ec *executionContext) childFields_KpiGroup(ctx context.Context, field grap
 		return ec.fieldContext_KpiGroup_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_KpiGroup_accountId(ctx, field)
-	case "name":
-		return ec.fieldContext_KpiGroup_name(ctx, field)
 	case "favorite":
 		return ec.fieldContext_KpiGroup_favorite(ctx, field)
-	case "createdById":
-		return ec.fieldContext_KpiGroup_createdById(ctx, field)
-	case "modifiedById":
-		return ec.fieldContext_KpiGroup_modifiedById(ctx, field)
 	case "dateCreated":
 		return ec.fieldContext_KpiGroup_dateCreated(ctx, field)
 	case "dateUpdated":
@@ -9769,6 +9818,12 @@ func (ec *executionContext) childFields_KpiGroup(ctx context.Context, field grap
 		return ec.fieldContext_KpiGroup_kpis(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_KpiGroup_createdBy(ctx, field)
+	case "name":
+		return ec.fieldContext_KpiGroup_name(ctx, field)
+	case "createdById":
+		return ec.fieldContext_KpiGroup_createdById(ctx, field)
+	case "modifiedById":
+		return ec.fieldContext_KpiGroup_modifiedById(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type KpiGroup", field.Name)
 }
@@ -9823,26 +9878,26 @@ func (ec *executionContext) childFields_List(ctx context.Context, field graphql.
 		return ec.fieldContext_List_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_List_accountId(ctx, field)
-	case "title":
-		return ec.fieldContext_List_title(ctx, field)
-	case "listType":
-		return ec.fieldContext_List_listType(ctx, field)
 	case "columns":
 		return ec.fieldContext_List_columns(ctx, field)
 	case "filter":
 		return ec.fieldContext_List_filter(ctx, field)
-	case "sort":
-		return ec.fieldContext_List_sort(ctx, field)
-	case "fields":
-		return ec.fieldContext_List_fields(ctx, field)
-	case "createdById":
-		return ec.fieldContext_List_createdById(ctx, field)
 	case "dateCreated":
 		return ec.fieldContext_List_dateCreated(ctx, field)
 	case "dateUpdated":
 		return ec.fieldContext_List_dateUpdated(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_List_createdBy(ctx, field)
+	case "title":
+		return ec.fieldContext_List_title(ctx, field)
+	case "listType":
+		return ec.fieldContext_List_listType(ctx, field)
+	case "sort":
+		return ec.fieldContext_List_sort(ctx, field)
+	case "fields":
+		return ec.fieldContext_List_fields(ctx, field)
+	case "createdById":
+		return ec.fieldContext_List_createdById(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type List", field.Name)
 }
@@ -9919,6 +9974,50 @@ func (ec *executionContext) childFields_Metric(ctx context.Context, field graphq
 		return ec.fieldContext_Metric_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Metric_accountId(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_Metric_dueDate(ctx, field)
+	case "softDueDate":
+		return ec.fieldContext_Metric_softDueDate(ctx, field)
+	case "format":
+		return ec.fieldContext_Metric_format(ctx, field)
+	case "goalId":
+		return ec.fieldContext_Metric_goalId(ctx, field)
+	case "goalOwnerId":
+		return ec.fieldContext_Metric_goalOwnerId(ctx, field)
+	case "goalOwnerIds":
+		return ec.fieldContext_Metric_goalOwnerIds(ctx, field)
+	case "goalClosedStatus":
+		return ec.fieldContext_Metric_goalClosedStatus(ctx, field)
+	case "ownerId":
+		return ec.fieldContext_Metric_ownerId(ctx, field)
+	case "ownerIds":
+		return ec.fieldContext_Metric_ownerIds(ctx, field)
+	case "assignee":
+		return ec.fieldContext_Metric_assignee(ctx, field)
+	case "assignees":
+		return ec.fieldContext_Metric_assignees(ctx, field)
+	case "sessionId":
+		return ec.fieldContext_Metric_sessionId(ctx, field)
+	case "targetMetrics":
+		return ec.fieldContext_Metric_targetMetrics(ctx, field)
+	case "settings":
+		return ec.fieldContext_Metric_settings(ctx, field)
+	case "links":
+		return ec.fieldContext_Metric_links(ctx, field)
+	case "lastCheckInDate":
+		return ec.fieldContext_Metric_lastCheckInDate(ctx, field)
+	case "goal":
+		return ec.fieldContext_Metric_goal(ctx, field)
+	case "checkins":
+		return ec.fieldContext_Metric_checkins(ctx, field)
+	case "checkinsConnection":
+		return ec.fieldContext_Metric_checkinsConnection(ctx, field)
+	case "tasks":
+		return ec.fieldContext_Metric_tasks(ctx, field)
+	case "tasksConnection":
+		return ec.fieldContext_Metric_tasksConnection(ctx, field)
+	case "owners":
+		return ec.fieldContext_Metric_owners(ctx, field)
 	case "name":
 		return ec.fieldContext_Metric_name(ctx, field)
 	case "description":
@@ -9945,40 +10044,14 @@ func (ec *executionContext) childFields_Metric(ctx context.Context, field graphq
 		return ec.fieldContext_Metric_fieldName(ctx, field)
 	case "insightName":
 		return ec.fieldContext_Metric_insightName(ctx, field)
-	case "dueDate":
-		return ec.fieldContext_Metric_dueDate(ctx, field)
-	case "softDueDate":
-		return ec.fieldContext_Metric_softDueDate(ctx, field)
-	case "format":
-		return ec.fieldContext_Metric_format(ctx, field)
-	case "goalId":
-		return ec.fieldContext_Metric_goalId(ctx, field)
 	case "goalName":
 		return ec.fieldContext_Metric_goalName(ctx, field)
 	case "goalDescription":
 		return ec.fieldContext_Metric_goalDescription(ctx, field)
-	case "goalOwnerId":
-		return ec.fieldContext_Metric_goalOwnerId(ctx, field)
-	case "goalOwnerIds":
-		return ec.fieldContext_Metric_goalOwnerIds(ctx, field)
-	case "goalClosedStatus":
-		return ec.fieldContext_Metric_goalClosedStatus(ctx, field)
-	case "ownerId":
-		return ec.fieldContext_Metric_ownerId(ctx, field)
-	case "ownerIds":
-		return ec.fieldContext_Metric_ownerIds(ctx, field)
 	case "numberOfOwners":
 		return ec.fieldContext_Metric_numberOfOwners(ctx, field)
-	case "assignee":
-		return ec.fieldContext_Metric_assignee(ctx, field)
-	case "assignees":
-		return ec.fieldContext_Metric_assignees(ctx, field)
-	case "sessionId":
-		return ec.fieldContext_Metric_sessionId(ctx, field)
 	case "sourceMetricId":
 		return ec.fieldContext_Metric_sourceMetricId(ctx, field)
-	case "targetMetrics":
-		return ec.fieldContext_Metric_targetMetrics(ctx, field)
 	case "tasksCount":
 		return ec.fieldContext_Metric_tasksCount(ctx, field)
 	case "obfuscated":
@@ -9987,32 +10060,14 @@ func (ec *executionContext) childFields_Metric(ctx context.Context, field graphq
 		return ec.fieldContext_Metric_private(ctx, field)
 	case "currentUserAllowedActions":
 		return ec.fieldContext_Metric_currentUserAllowedActions(ctx, field)
-	case "settings":
-		return ec.fieldContext_Metric_settings(ctx, field)
-	case "links":
-		return ec.fieldContext_Metric_links(ctx, field)
 	case "url":
 		return ec.fieldContext_Metric_url(ctx, field)
+	case "externalId":
+		return ec.fieldContext_Metric_externalId(ctx, field)
 	case "attainment":
 		return ec.fieldContext_Metric_attainment(ctx, field)
 	case "confidence":
 		return ec.fieldContext_Metric_confidence(ctx, field)
-	case "lastCheckInDate":
-		return ec.fieldContext_Metric_lastCheckInDate(ctx, field)
-	case "goal":
-		return ec.fieldContext_Metric_goal(ctx, field)
-	case "checkins":
-		return ec.fieldContext_Metric_checkins(ctx, field)
-	case "checkinsConnection":
-		return ec.fieldContext_Metric_checkinsConnection(ctx, field)
-	case "tasks":
-		return ec.fieldContext_Metric_tasks(ctx, field)
-	case "tasksConnection":
-		return ec.fieldContext_Metric_tasksConnection(ctx, field)
-	case "owners":
-		return ec.fieldContext_Metric_owners(ctx, field)
-	case "externalId":
-		return ec.fieldContext_Metric_externalId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Metric", field.Name)
 }
@@ -10295,14 +10350,36 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Session_accountId(ctx, field)
-	case "title":
-		return ec.fieldContext_Session_title(ctx, field)
-	case "status":
-		return ec.fieldContext_Session_status(ctx, field)
 	case "start":
 		return ec.fieldContext_Session_start(ctx, field)
 	case "end":
 		return ec.fieldContext_Session_end(ctx, field)
+	case "ownerPermissions":
+		return ec.fieldContext_Session_ownerPermissions(ctx, field)
+	case "permissions":
+		return ec.fieldContext_Session_permissions(ctx, field)
+	case "tags":
+		return ec.fieldContext_Session_tags(ctx, field)
+	case "cadence":
+		return ec.fieldContext_Session_cadence(ctx, field)
+	case "cadenceStart":
+		return ec.fieldContext_Session_cadenceStart(ctx, field)
+	case "settings":
+		return ec.fieldContext_Session_settings(ctx, field)
+	case "workflow":
+		return ec.fieldContext_Session_workflow(ctx, field)
+	case "parent":
+		return ec.fieldContext_Session_parent(ctx, field)
+	case "children":
+		return ec.fieldContext_Session_children(ctx, field)
+	case "goals":
+		return ec.fieldContext_Session_goals(ctx, field)
+	case "goalsConnection":
+		return ec.fieldContext_Session_goalsConnection(ctx, field)
+	case "title":
+		return ec.fieldContext_Session_title(ctx, field)
+	case "status":
+		return ec.fieldContext_Session_status(ctx, field)
 	case "color":
 		return ec.fieldContext_Session_color(ctx, field)
 	case "demo":
@@ -10317,30 +10394,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_isSelfApproveAllowed(ctx, field)
 	case "currentUserAllowedActions":
 		return ec.fieldContext_Session_currentUserAllowedActions(ctx, field)
-	case "ownerPermissions":
-		return ec.fieldContext_Session_ownerPermissions(ctx, field)
-	case "permissions":
-		return ec.fieldContext_Session_permissions(ctx, field)
-	case "tags":
-		return ec.fieldContext_Session_tags(ctx, field)
-	case "cadence":
-		return ec.fieldContext_Session_cadence(ctx, field)
-	case "cadenceStart":
-		return ec.fieldContext_Session_cadenceStart(ctx, field)
 	case "cadenceTimeZone":
 		return ec.fieldContext_Session_cadenceTimeZone(ctx, field)
-	case "settings":
-		return ec.fieldContext_Session_settings(ctx, field)
-	case "workflow":
-		return ec.fieldContext_Session_workflow(ctx, field)
-	case "parent":
-		return ec.fieldContext_Session_parent(ctx, field)
-	case "children":
-		return ec.fieldContext_Session_children(ctx, field)
-	case "goals":
-		return ec.fieldContext_Session_goals(ctx, field)
-	case "goalsConnection":
-		return ec.fieldContext_Session_goalsConnection(ctx, field)
 	case "cadenceType":
 		return ec.fieldContext_Session_cadenceType(ctx, field)
 	}
@@ -10485,6 +10540,12 @@ func (ec *executionContext) childFields_TagDetail(ctx context.Context, field gra
 		return ec.fieldContext_TagDetail_id(ctx, field)
 	case "tagId":
 		return ec.fieldContext_TagDetail_tagId(ctx, field)
+	case "dateCreated":
+		return ec.fieldContext_TagDetail_dateCreated(ctx, field)
+	case "goals":
+		return ec.fieldContext_TagDetail_goals(ctx, field)
+	case "dashboards":
+		return ec.fieldContext_TagDetail_dashboards(ctx, field)
 	case "name":
 		return ec.fieldContext_TagDetail_name(ctx, field)
 	case "title":
@@ -10493,18 +10554,12 @@ func (ec *executionContext) childFields_TagDetail(ctx context.Context, field gra
 		return ec.fieldContext_TagDetail_isActive(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_TagDetail_createdBy(ctx, field)
-	case "dateCreated":
-		return ec.fieldContext_TagDetail_dateCreated(ctx, field)
 	case "dashboardsTaggedCount":
 		return ec.fieldContext_TagDetail_dashboardsTaggedCount(ctx, field)
 	case "goalsTaggedCount":
 		return ec.fieldContext_TagDetail_goalsTaggedCount(ctx, field)
 	case "itemsTaggedCount":
 		return ec.fieldContext_TagDetail_itemsTaggedCount(ctx, field)
-	case "goals":
-		return ec.fieldContext_TagDetail_goals(ctx, field)
-	case "dashboards":
-		return ec.fieldContext_TagDetail_dashboards(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TagDetail", field.Name)
 }
@@ -10563,38 +10618,12 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_etag(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Task_accountId(ctx, field)
-	case "name":
-		return ec.fieldContext_Task_name(ctx, field)
-	case "description":
-		return ec.fieldContext_Task_description(ctx, field)
-	case "richTextDescription":
-		return ec.fieldContext_Task_richTextDescription(ctx, field)
-	case "status":
-		return ec.fieldContext_Task_status(ctx, field)
-	case "taskType":
-		return ec.fieldContext_Task_taskType(ctx, field)
-	case "priority":
-		return ec.fieldContext_Task_priority(ctx, field)
-	case "archived":
-		return ec.fieldContext_Task_archived(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_Task_dueDate(ctx, field)
 	case "ownerId":
 		return ec.fieldContext_Task_ownerId(ctx, field)
 	case "assignee":
 		return ec.fieldContext_Task_assignee(ctx, field)
-	case "parentId":
-		return ec.fieldContext_Task_parentId(ctx, field)
-	case "parentName":
-		return ec.fieldContext_Task_parentName(ctx, field)
-	case "parentType":
-		return ec.fieldContext_Task_parentType(ctx, field)
-	case "sessionId":
-		return ec.fieldContext_Task_sessionId(ctx, field)
-	case "externalId":
-		return ec.fieldContext_Task_externalId(ctx, field)
-	case "externalSystem":
-		return ec.fieldContext_Task_externalSystem(ctx, field)
 	case "createdById":
 		return ec.fieldContext_Task_createdById(ctx, field)
 	case "modifiedById":
@@ -10613,6 +10642,32 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_parent(ctx, field)
 	case "owner":
 		return ec.fieldContext_Task_owner(ctx, field)
+	case "name":
+		return ec.fieldContext_Task_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Task_description(ctx, field)
+	case "richTextDescription":
+		return ec.fieldContext_Task_richTextDescription(ctx, field)
+	case "status":
+		return ec.fieldContext_Task_status(ctx, field)
+	case "taskType":
+		return ec.fieldContext_Task_taskType(ctx, field)
+	case "priority":
+		return ec.fieldContext_Task_priority(ctx, field)
+	case "archived":
+		return ec.fieldContext_Task_archived(ctx, field)
+	case "parentId":
+		return ec.fieldContext_Task_parentId(ctx, field)
+	case "parentName":
+		return ec.fieldContext_Task_parentName(ctx, field)
+	case "parentType":
+		return ec.fieldContext_Task_parentType(ctx, field)
+	case "sessionId":
+		return ec.fieldContext_Task_sessionId(ctx, field)
+	case "externalId":
+		return ec.fieldContext_Task_externalId(ctx, field)
+	case "externalSystem":
+		return ec.fieldContext_Task_externalSystem(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
 }
@@ -10675,30 +10730,10 @@ func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.
 		return ec.fieldContext_Team_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_Team_accountId(ctx, field)
-	case "name":
-		return ec.fieldContext_Team_name(ctx, field)
-	case "description":
-		return ec.fieldContext_Team_description(ctx, field)
-	case "richTextDescription":
-		return ec.fieldContext_Team_richTextDescription(ctx, field)
-	case "avatar":
-		return ec.fieldContext_Team_avatar(ctx, field)
-	case "color":
-		return ec.fieldContext_Team_color(ctx, field)
-	case "picture":
-		return ec.fieldContext_Team_picture(ctx, field)
-	case "parentId":
-		return ec.fieldContext_Team_parentId(ctx, field)
 	case "managerId":
 		return ec.fieldContext_Team_managerId(ctx, field)
 	case "memberIds":
 		return ec.fieldContext_Team_memberIds(ctx, field)
-	case "dynamicValueType":
-		return ec.fieldContext_Team_dynamicValueType(ctx, field)
-	case "createdById":
-		return ec.fieldContext_Team_createdById(ctx, field)
-	case "modifiedById":
-		return ec.fieldContext_Team_modifiedById(ctx, field)
 	case "dateCreated":
 		return ec.fieldContext_Team_dateCreated(ctx, field)
 	case "parent":
@@ -10715,6 +10750,28 @@ func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.
 		return ec.fieldContext_Team_badges(ctx, field)
 	case "roles":
 		return ec.fieldContext_Team_roles(ctx, field)
+	case "name":
+		return ec.fieldContext_Team_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Team_description(ctx, field)
+	case "richTextDescription":
+		return ec.fieldContext_Team_richTextDescription(ctx, field)
+	case "avatar":
+		return ec.fieldContext_Team_avatar(ctx, field)
+	case "color":
+		return ec.fieldContext_Team_color(ctx, field)
+	case "picture":
+		return ec.fieldContext_Team_picture(ctx, field)
+	case "parentId":
+		return ec.fieldContext_Team_parentId(ctx, field)
+	case "movedExternalMembers":
+		return ec.fieldContext_Team_movedExternalMembers(ctx, field)
+	case "dynamicValueType":
+		return ec.fieldContext_Team_dynamicValueType(ctx, field)
+	case "createdById":
+		return ec.fieldContext_Team_createdById(ctx, field)
+	case "modifiedById":
+		return ec.fieldContext_Team_modifiedById(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Team", field.Name)
 }
@@ -10761,10 +10818,30 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_id(ctx, field)
 	case "accountId":
 		return ec.fieldContext_User_accountId(ctx, field)
+	case "dateCreated":
+		return ec.fieldContext_User_dateCreated(ctx, field)
+	case "teams":
+		return ec.fieldContext_User_teams(ctx, field)
+	case "goals":
+		return ec.fieldContext_User_goals(ctx, field)
+	case "roles":
+		return ec.fieldContext_User_roles(ctx, field)
+	case "badges":
+		return ec.fieldContext_User_badges(ctx, field)
+	case "employee":
+		return ec.fieldContext_User_employee(ctx, field)
 	case "accountDomain":
 		return ec.fieldContext_User_accountDomain(ctx, field)
 	case "accountName":
 		return ec.fieldContext_User_accountName(ctx, field)
+	case "clientId":
+		return ec.fieldContext_User_clientId(ctx, field)
+	case "createdById":
+		return ec.fieldContext_User_createdById(ctx, field)
+	case "dateInvited":
+		return ec.fieldContext_User_dateInvited(ctx, field)
+	case "invitedBy":
+		return ec.fieldContext_User_invitedBy(ctx, field)
 	case "email":
 		return ec.fieldContext_User_email(ctx, field)
 	case "firstName":
@@ -10781,24 +10858,18 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_isActive(ctx, field)
 	case "isPrimary":
 		return ec.fieldContext_User_isPrimary(ctx, field)
+	case "isSSOBased":
+		return ec.fieldContext_User_isSSOBased(ctx, field)
+	case "isSwitched":
+		return ec.fieldContext_User_isSwitched(ctx, field)
 	case "permissions":
 		return ec.fieldContext_User_permissions(ctx, field)
+	case "settings":
+		return ec.fieldContext_User_settings(ctx, field)
+	case "subscriptionType":
+		return ec.fieldContext_User_subscriptionType(ctx, field)
 	case "teamIds":
 		return ec.fieldContext_User_teamIds(ctx, field)
-	case "createdById":
-		return ec.fieldContext_User_createdById(ctx, field)
-	case "dateCreated":
-		return ec.fieldContext_User_dateCreated(ctx, field)
-	case "teams":
-		return ec.fieldContext_User_teams(ctx, field)
-	case "goals":
-		return ec.fieldContext_User_goals(ctx, field)
-	case "roles":
-		return ec.fieldContext_User_roles(ctx, field)
-	case "badges":
-		return ec.fieldContext_User_badges(ctx, field)
-	case "employee":
-		return ec.fieldContext_User_employee(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -15303,6 +15374,93 @@ func (ec *executionContext) fieldContext_Announcement_accountId(_ context.Contex
 	return graphql.NewScalarFieldContext("Announcement", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Announcement_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Announcement_dateCreated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateCreated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Announcement_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Announcement", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Announcement_reactions(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Announcement_reactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reactions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Reaction) graphql.Marshaler {
+			return ec.marshalNReaction2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReactionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Announcement_reactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Announcement",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Announcement_author(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Announcement_author(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Announcement().Author(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Announcement_author(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Announcement",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Announcement_announcementTargetId(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15395,29 +15553,6 @@ func (ec *executionContext) fieldContext_Announcement_comment(_ context.Context,
 	return graphql.NewScalarFieldContext("Announcement", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Announcement_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Announcement_dateCreated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DateCreated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Announcement_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Announcement", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
 func (ec *executionContext) _Announcement_notificationStrategy(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15462,70 +15597,6 @@ func (ec *executionContext) _Announcement_notify(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Announcement_notify(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Announcement", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Announcement_reactions(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Announcement_reactions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Reactions, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Reaction) graphql.Marshaler {
-			return ec.marshalNReaction2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐReactionᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Announcement_reactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Announcement",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Reaction(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Announcement_author(ctx context.Context, field graphql.CollectedField, obj *upstream.Announcement) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Announcement_author(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Announcement().Author(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.User) graphql.Marshaler {
-			return ec.marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Announcement_author(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Announcement",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_User(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _AnnouncementConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AnnouncementConnection) (ret graphql.Marshaler) {
@@ -15978,6 +16049,148 @@ func (ec *executionContext) fieldContext_AssignedBadge_accountId(_ context.Conte
 	return graphql.NewScalarFieldContext("AssignedBadge", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _AssignedBadge_assignedOn(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignedBadge_assignedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AssignedBadge_assignedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssignedBadge", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _AssignedBadge_status(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignedBadge_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignedBadge_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssignedBadge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AssignedBadge_badge(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignedBadge_badge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AssignedBadge().Badge(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Badge) graphql.Marshaler {
+			return ec.marshalOBadge2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AssignedBadge_badge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignedBadge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Badge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssignedBadge_assignees(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignedBadge_assignees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AssignedBadge().Assignees(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Owner) graphql.Marshaler {
+			return ec.marshalNOwner2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOwnerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignedBadge_assignees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignedBadge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssignedBadge_assignedBy(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignedBadge_assignedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AssignedBadge().AssignedBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AssignedBadge_assignedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignedBadge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AssignedBadge_badgeId(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16022,29 +16235,6 @@ func (ec *executionContext) _AssignedBadge_assignedById(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_AssignedBadge_assignedById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AssignedBadge", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _AssignedBadge_assignedOn(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssignedBadge_assignedOn(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssignedOn, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_AssignedBadge_assignedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AssignedBadge", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _AssignedBadge_assigneeIds(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
@@ -16183,125 +16373,6 @@ func (ec *executionContext) _AssignedBadge_notify(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_AssignedBadge_notify(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AssignedBadge", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _AssignedBadge_status(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssignedBadge_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_AssignedBadge_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AssignedBadge", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _AssignedBadge_badge(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssignedBadge_badge(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.AssignedBadge().Badge(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Badge) graphql.Marshaler {
-			return ec.marshalOBadge2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐBadge(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_AssignedBadge_badge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "AssignedBadge",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Badge(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _AssignedBadge_assignees(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssignedBadge_assignees(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.AssignedBadge().Assignees(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.Owner) graphql.Marshaler {
-			return ec.marshalNOwner2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOwnerᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_AssignedBadge_assignees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "AssignedBadge",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _AssignedBadge_assignedBy(ctx context.Context, field graphql.CollectedField, obj *upstream.AssignedBadge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssignedBadge_assignedBy(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.AssignedBadge().AssignedBy(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.User) graphql.Marshaler {
-			return ec.marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_AssignedBadge_assignedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "AssignedBadge",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_User(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _AssignedBadgeConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AssignedBadgeConnection) (ret graphql.Marshaler) {
@@ -16731,6 +16802,38 @@ func (ec *executionContext) fieldContext_Badge_id(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Badge", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Badge_holders(ctx context.Context, field graphql.CollectedField, obj *upstream.Badge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Badge_holders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Badge().Holders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BadgeHolders) graphql.Marshaler {
+			return ec.marshalNBadgeHolders2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeHolders(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Badge_holders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Badge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BadgeHolders(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Badge_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Badge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16844,38 +16947,6 @@ func (ec *executionContext) _Badge_pattern(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Badge_pattern(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Badge", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Badge_holders(ctx context.Context, field graphql.CollectedField, obj *upstream.Badge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Badge_holders(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Badge().Holders(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BadgeHolders) graphql.Marshaler {
-			return ec.marshalNBadgeHolders2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐBadgeHolders(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Badge_holders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Badge",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BadgeHolders(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _BadgeConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.BadgeConnection) (ret graphql.Marshaler) {
@@ -17424,6 +17495,75 @@ func (ec *executionContext) fieldContext_CheckIn_goalId(_ context.Context, field
 	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _CheckIn_checkInDate(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckIn_checkInDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckInDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckIn_checkInDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _CheckIn_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckIn_createdById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckIn_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CheckIn_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckIn_dateCreated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateCreated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckIn_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _CheckIn_actual(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17493,29 +17633,6 @@ func (ec *executionContext) fieldContext_CheckIn_attainment(_ context.Context, f
 	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
-func (ec *executionContext) _CheckIn_checkInDate(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CheckIn_checkInDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CheckInDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CheckIn_checkInDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
 func (ec *executionContext) _CheckIn_comment(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17560,52 +17677,6 @@ func (ec *executionContext) _CheckIn_confidence(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_CheckIn_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type Float does not have child fields"))
-}
-
-func (ec *executionContext) _CheckIn_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CheckIn_createdById(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedByID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_CheckIn_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _CheckIn_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.CheckIn) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CheckIn_dateCreated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DateCreated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_CheckIn_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CheckIn", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _CheckInConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CheckInConnection) (ret graphql.Marshaler) {
@@ -17947,29 +18018,6 @@ func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Comment_targetType(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_targetType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TargetType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Comment_targetType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Comment_targetId(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17991,29 +18039,6 @@ func (ec *executionContext) _Comment_targetId(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Comment_targetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _Comment_text(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Comment_text(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Text, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Comment_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Comment_createdBy(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
@@ -18060,6 +18085,52 @@ func (ec *executionContext) _Comment_createdAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Comment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_targetType(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_targetType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_targetType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_text(ctx context.Context, field graphql.CollectedField, obj *upstream.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CommentConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
@@ -18516,29 +18587,6 @@ func (ec *executionContext) fieldContext_Dashboard_accountId(_ context.Context, 
 	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Dashboard_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dashboard_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Dashboard_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Dashboard_access(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18569,6 +18617,203 @@ func (ec *executionContext) fieldContext_Dashboard_access(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Dashboard_insights(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_insights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Insights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.InsightItem) graphql.Marshaler {
+			return ec.marshalNInsightItem2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐInsightItemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_insights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Dashboard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InsightItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Dashboard_parameters(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_parameters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parameters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.DashboardParameter) graphql.Marshaler {
+			return ec.marshalNDashboardParameter2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameterᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_parameters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Dashboard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardParameter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Dashboard_sectionHeaders(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_sectionHeaders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Dashboard().SectionHeaders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_sectionHeaders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dashboard", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Dashboard_settings(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Dashboard().Settings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dashboard", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Dashboard_source(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v upstream.DashboardSource) graphql.Marshaler {
+			return ec.marshalNDashboardSource2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Dashboard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DashboardSource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Dashboard_tags(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Dashboard().Tags(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Tag) graphql.Marshaler {
+			return ec.marshalNTag2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Dashboard",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Tag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Dashboard_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Dashboard_appsCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
@@ -18615,38 +18860,6 @@ func (ec *executionContext) _Dashboard_currentUserAllowedActions(ctx context.Con
 }
 func (ec *executionContext) fieldContext_Dashboard_currentUserAllowedActions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Dashboard_insights(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dashboard_insights(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Insights, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.InsightItem) graphql.Marshaler {
-			return ec.marshalNInsightItem2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐInsightItemᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Dashboard_insights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Dashboard",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_InsightItem(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _Dashboard_insightsCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
@@ -18741,38 +18954,6 @@ func (ec *executionContext) fieldContext_Dashboard_notificationsCount(_ context.
 	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Dashboard_parameters(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dashboard_parameters(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Parameters, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.DashboardParameter) graphql.Marshaler {
-			return ec.marshalNDashboardParameter2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardParameterᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Dashboard_parameters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Dashboard",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DashboardParameter(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Dashboard_readOnly(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18794,29 +18975,6 @@ func (ec *executionContext) _Dashboard_readOnly(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Dashboard_readOnly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Dashboard_sectionHeaders(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dashboard_sectionHeaders(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Dashboard().SectionHeaders(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Dashboard_sectionHeaders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Dashboard", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _Dashboard_sectionHeadersCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
@@ -18842,61 +19000,6 @@ func (ec *executionContext) fieldContext_Dashboard_sectionHeadersCount(_ context
 	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Dashboard_settings(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dashboard_settings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Dashboard().Settings(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Dashboard_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Dashboard", field, true, true, errors.New("field of type JSON does not have child fields"))
-}
-
-func (ec *executionContext) _Dashboard_source(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dashboard_source(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Source, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v upstream.DashboardSource) graphql.Marshaler {
-			return ec.marshalNDashboardSource2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardSource(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Dashboard_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Dashboard",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DashboardSource(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Dashboard_tag(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18918,38 +19021,6 @@ func (ec *executionContext) _Dashboard_tag(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Dashboard_tag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Dashboard_tags(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Dashboard_tags(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Dashboard().Tags(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Tag) graphql.Marshaler {
-			return ec.marshalNTag2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Dashboard_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Dashboard",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Tag(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _Dashboard_usersCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Dashboard) (ret graphql.Marshaler) {
@@ -19172,6 +19243,29 @@ func (ec *executionContext) fieldContext_DashboardParameter_id(_ context.Context
 	return graphql.NewScalarFieldContext("DashboardParameter", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _DashboardParameter_selectorType(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardParameter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DashboardParameter_selectorType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SelectorType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DashboardParameter_selectorType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DashboardParameter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _DashboardParameter_key(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardParameter) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19330,29 +19424,6 @@ func (ec *executionContext) _DashboardParameter_predefinedValues(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_DashboardParameter_predefinedValues(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DashboardParameter", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _DashboardParameter_selectorType(ctx context.Context, field graphql.CollectedField, obj *upstream.DashboardParameter) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DashboardParameter_selectorType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SelectorType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_DashboardParameter_selectorType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DashboardParameter", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -20325,98 +20396,6 @@ func (ec *executionContext) fieldContext_Employee_userId(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Employee", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Employee_firstName(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_firstName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FirstName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Employee_lastName(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_lastName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LastName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Employee_email(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_email(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Email, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Employee_picture(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_picture(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Picture, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_picture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Employee_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20438,98 +20417,6 @@ func (ec *executionContext) _Employee_dateCreated(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Employee_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
-func (ec *executionContext) _Employee_isActive(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_isActive(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsActive, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Employee_isManager(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_isManager(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsManager, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_isManager(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Employee_managedTeamIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_managedTeamIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ManagedTeamIDs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_managedTeamIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Employee_teamIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Employee_teamIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TeamIDs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Employee_teamIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Employee_roles(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
@@ -20690,6 +20577,190 @@ func (ec *executionContext) fieldContext_Employee_badges(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Employee_firstName(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_lastName(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_email(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_picture(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_picture(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Picture, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_picture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_isActive(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_isManager(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_isManager(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsManager, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_isManager(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_managedTeamIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_managedTeamIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManagedTeamIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_managedTeamIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Employee_teamIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Employee) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Employee_teamIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Employee_teamIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Employee", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EmployeeConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.EmployeeConnection) (ret graphql.Marshaler) {
@@ -22288,75 +22359,6 @@ func (ec *executionContext) fieldContext_Goal_accountId(_ context.Context, field
 	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Goal_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_description(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_richTextDescription(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_richTextDescription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RichTextDescription, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_richTextDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Goal_access(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22387,190 +22389,6 @@ func (ec *executionContext) fieldContext_Goal_access(_ context.Context, field gr
 		},
 	}
 	return fc, nil
-}
-
-func (ec *executionContext) _Goal_aggregatedAttainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_aggregatedAttainment(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AggregatedAttainment, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
-			return ec.marshalNFloat2float64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_aggregatedAttainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_childrenAggregatedAttainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_childrenAggregatedAttainment(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChildrenAggregatedAttainment, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
-			return ec.marshalNFloat2float64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_childrenAggregatedAttainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_fullAggregatedAttainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_fullAggregatedAttainment(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FullAggregatedAttainment, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
-			return ec.marshalNFloat2float64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_fullAggregatedAttainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_attainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_attainment(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Attainment, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
-			return ec.marshalNFloat2float64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_attainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_attainmentTypeString(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_attainmentTypeString(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AttainmentTypeString, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_attainmentTypeString(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_childrenCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_childrenCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChildrenCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_childrenCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_subTreeCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_subTreeCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SubTreeCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_subTreeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_fullSubTreeCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_fullSubTreeCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FullSubTreeCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_fullSubTreeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Goal_closedStatus(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -22720,29 +22538,6 @@ func (ec *executionContext) fieldContext_Goal_dateTo(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Goal_duration(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_duration(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Duration, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
 func (ec *executionContext) _Goal_designScore(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22885,190 +22680,6 @@ func (ec *executionContext) fieldContext_Goal_ownerIds(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Goal_numberOfOwners(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_numberOfOwners(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.NumberOfOwners, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_numberOfOwners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_locked(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_locked(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Locked, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_obfuscated(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_obfuscated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Obfuscated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_obfuscated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_private(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_private(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Private, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_private(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_orderId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_orderId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OrderID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_orderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_parentId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_parentType(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_parentType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_parentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_parentGoalSessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_parentGoalSessionId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentGoalSessionID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_parentGoalSessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Goal_sessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23090,98 +22701,6 @@ func (ec *executionContext) _Goal_sessionId(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Goal_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_metricsCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_metricsCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MetricsCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_metricsCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_nonArchivedTasksCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_nonArchivedTasksCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.NonArchivedTasksCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_nonArchivedTasksCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_tasksCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_tasksCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TasksCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_tasksCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Goal_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_externalId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ExternalID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Goal_currentUserAllowedActions(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -23239,29 +22758,6 @@ func (ec *executionContext) fieldContext_Goal_tags(_ context.Context, field grap
 	return fc, nil
 }
 
-func (ec *executionContext) _Goal_watchers(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_watchers(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Watchers, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_watchers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Goal_links(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23292,29 +22788,6 @@ func (ec *executionContext) fieldContext_Goal_links(_ context.Context, field gra
 		},
 	}
 	return fc, nil
-}
-
-func (ec *executionContext) _Goal_url(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Goal_url(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.URL, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Goal_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Goal_workflow(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -23739,6 +23212,604 @@ func (ec *executionContext) fieldContext_Goal_createdBy(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Goal_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_description(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_richTextDescription(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_richTextDescription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RichTextDescription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_richTextDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_aggregatedAttainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_aggregatedAttainment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AggregatedAttainment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_aggregatedAttainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_childrenAggregatedAttainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_childrenAggregatedAttainment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChildrenAggregatedAttainment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_childrenAggregatedAttainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_fullAggregatedAttainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_fullAggregatedAttainment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullAggregatedAttainment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_fullAggregatedAttainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_attainment(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_attainment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attainment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_attainment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_attainmentTypeString(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_attainmentTypeString(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttainmentTypeString, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_attainmentTypeString(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_childrenCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_childrenCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChildrenCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_childrenCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_subTreeCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_subTreeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubTreeCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_subTreeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_fullSubTreeCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_fullSubTreeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullSubTreeCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_fullSubTreeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_duration(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_duration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Duration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_numberOfOwners(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_numberOfOwners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NumberOfOwners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_numberOfOwners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_locked(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_locked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Locked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_obfuscated(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_obfuscated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Obfuscated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_obfuscated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_private(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_private(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Private, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_private(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_orderId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_orderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_orderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_parentType(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_parentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_parentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_parentGoalSessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_parentGoalSessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentGoalSessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_parentGoalSessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_metricsCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_metricsCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MetricsCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_metricsCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_nonArchivedTasksCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_nonArchivedTasksCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NonArchivedTasksCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_nonArchivedTasksCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_tasksCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_tasksCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TasksCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_tasksCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_watchers(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_watchers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Watchers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_watchers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_url(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Goal_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Goal_externalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Goal_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Goal", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Goal_externalSystem(ctx context.Context, field graphql.CollectedField, obj *upstream.Goal) (ret graphql.Marshaler) {
@@ -25009,6 +25080,116 @@ func (ec *executionContext) fieldContext_Kpi_accountId(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Kpi", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Kpi_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kpi_dateCreated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateCreated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Kpi_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Kpi", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Kpi_dateUpdated(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kpi_dateUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateUpdated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Kpi_dateUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Kpi", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Kpi_groups(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kpi_groups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Kpi().Groups(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.KPIGroup) graphql.Marshaler {
+			return ec.marshalNKpiGroup2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Kpi_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Kpi",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KpiGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Kpi_owner(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kpi_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Kpi().Owner(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Kpi_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Kpi",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Kpi_name(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25122,116 +25303,6 @@ func (ec *executionContext) _Kpi_groupIds(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Kpi_groupIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Kpi", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Kpi_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Kpi_dateCreated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DateCreated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Kpi_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Kpi", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
-func (ec *executionContext) _Kpi_dateUpdated(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Kpi_dateUpdated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DateUpdated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Kpi_dateUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Kpi", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
-func (ec *executionContext) _Kpi_groups(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Kpi_groups(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Kpi().Groups(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.KPIGroup) graphql.Marshaler {
-			return ec.marshalNKpiGroup2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐKPIGroupᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Kpi_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Kpi",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_KpiGroup(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Kpi_owner(ctx context.Context, field graphql.CollectedField, obj *upstream.KPI) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Kpi_owner(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Kpi().Owner(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.User) graphql.Marshaler {
-			return ec.marshalOUser2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐUser(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Kpi_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Kpi",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_User(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _KpiConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.KpiConnection) (ret graphql.Marshaler) {
@@ -25454,29 +25525,6 @@ func (ec *executionContext) fieldContext_KpiGroup_accountId(_ context.Context, f
 	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _KpiGroup_name(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KpiGroup_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_KpiGroup_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _KpiGroup_favorite(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25498,52 +25546,6 @@ func (ec *executionContext) _KpiGroup_favorite(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_KpiGroup_favorite(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _KpiGroup_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KpiGroup_createdById(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedByID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_KpiGroup_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _KpiGroup_modifiedById(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_KpiGroup_modifiedById(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ModifiedByID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_KpiGroup_modifiedById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _KpiGroup_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
@@ -25654,6 +25656,75 @@ func (ec *executionContext) fieldContext_KpiGroup_createdBy(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _KpiGroup_name(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KpiGroup_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KpiGroup_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _KpiGroup_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KpiGroup_createdById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KpiGroup_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _KpiGroup_modifiedById(ctx context.Context, field graphql.CollectedField, obj *upstream.KPIGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KpiGroup_modifiedById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KpiGroup_modifiedById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KpiGroup", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _KpiGroupConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.KpiGroupConnection) (ret graphql.Marshaler) {
@@ -26004,52 +26075,6 @@ func (ec *executionContext) fieldContext_List_accountId(_ context.Context, field
 	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _List_title(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_List_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_List_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _List_listType(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_List_listType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ListType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_List_listType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _List_columns(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26103,75 +26128,6 @@ func (ec *executionContext) _List_filter(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_List_filter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("List", field, true, true, errors.New("field of type JSON does not have child fields"))
-}
-
-func (ec *executionContext) _List_sort(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_List_sort(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Sort, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_List_sort(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _List_fields(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_List_fields(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Fields, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_List_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _List_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_List_createdById(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedByID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_List_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _List_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
@@ -26250,6 +26206,121 @@ func (ec *executionContext) fieldContext_List_createdBy(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _List_title(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_List_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_List_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _List_listType(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_List_listType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_List_listType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _List_sort(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_List_sort(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sort, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_List_sort(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _List_fields(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_List_fields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_List_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _List_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.List) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_List_createdById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_List_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("List", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ListColumn_fieldName(ctx context.Context, field graphql.CollectedField, obj *upstream.ListColumn) (ret graphql.Marshaler) {
@@ -26775,6 +26846,668 @@ func (ec *executionContext) fieldContext_Metric_accountId(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Metric_dueDate(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODate2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_softDueDate(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_softDueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SoftDueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODate2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_softDueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_format(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_format(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Format, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v upstream.MetricFormat) graphql.Marshaler {
+			return ec.marshalNMetricFormat2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricFormat(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_format(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetricFormat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_goalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_goalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GoalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_goalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_goalOwnerId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_goalOwnerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GoalOwnerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_goalOwnerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_goalOwnerIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_goalOwnerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GoalOwnerIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_goalOwnerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_goalClosedStatus(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_goalClosedStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GoalClosedStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v upstream.ClosedStatus) graphql.Marshaler {
+			return ec.marshalNClosedStatus2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐClosedStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_goalClosedStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClosedStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_ownerId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_ownerId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_ownerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_ownerIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_ownerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OwnerIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_ownerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_assignee(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_assignee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Assignee) graphql.Marshaler {
+			return ec.marshalOAssignee2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignee(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_assignee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Assignee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_assignees(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_assignees(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignees, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Assignee) graphql.Marshaler {
+			return ec.marshalNAssignee2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssigneeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_assignees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Assignee(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_sessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_targetMetrics(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_targetMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Metric().TargetMetrics(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_targetMetrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_settings(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Setting) graphql.Marshaler {
+			return ec.marshalNSetting2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSettingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Setting(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_links(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_links(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Links, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Links) graphql.Marshaler {
+			return ec.marshalOLinks2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐLinks(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_links(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Links(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_lastCheckInDate(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_lastCheckInDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastCheckInDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_lastCheckInDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_goal(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_goal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Metric().Goal(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Goal) graphql.Marshaler {
+			return ec.marshalOGoal2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_goal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Goal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_checkins(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_checkins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().Checkins(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.CheckIn) graphql.Marshaler {
+			return ec.marshalNCheckIn2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckInᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_checkins(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckIn(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_checkins_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_checkinsConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_checkinsConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().CheckinsConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CheckInConnection) graphql.Marshaler {
+			return ec.marshalNCheckInConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_checkinsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckInConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_checkinsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_tasks(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().Tasks(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_tasksConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_tasksConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Metric().TasksConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
+			return ec.marshalNTaskConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_tasksConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Metric_tasksConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Metric_owners(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_owners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Metric().Owners(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Owner) graphql.Marshaler {
+			return ec.marshalNOwner2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOwnerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_owners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metric",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Metric_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27074,107 +27807,6 @@ func (ec *executionContext) fieldContext_Metric_insightName(_ context.Context, f
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Metric_dueDate(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_dueDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DueDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODate2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type Date does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_softDueDate(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_softDueDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SoftDueDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODate2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_softDueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type Date does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_format(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_format(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Format, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v upstream.MetricFormat) graphql.Marshaler {
-			return ec.marshalNMetricFormat2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricFormat(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_format(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_MetricFormat(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_goalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_goalId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.GoalID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_goalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
 func (ec *executionContext) _Metric_goalName(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27221,130 +27853,6 @@ func (ec *executionContext) fieldContext_Metric_goalDescription(_ context.Contex
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Metric_goalOwnerId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_goalOwnerId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.GoalOwnerID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_goalOwnerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_goalOwnerIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_goalOwnerIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.GoalOwnerIDs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_goalOwnerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_goalClosedStatus(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_goalClosedStatus(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.GoalClosedStatus, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v upstream.ClosedStatus) graphql.Marshaler {
-			return ec.marshalNClosedStatus2githubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐClosedStatus(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_goalClosedStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ClosedStatus(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_ownerId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_ownerId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OwnerID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_ownerId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_ownerIds(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_ownerIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.OwnerIDs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_ownerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
 func (ec *executionContext) _Metric_numberOfOwners(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27368,93 +27876,6 @@ func (ec *executionContext) fieldContext_Metric_numberOfOwners(_ context.Context
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Metric_assignee(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_assignee(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Assignee, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Assignee) graphql.Marshaler {
-			return ec.marshalOAssignee2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssignee(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_assignee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Assignee(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_assignees(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_assignees(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Assignees, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Assignee) graphql.Marshaler {
-			return ec.marshalNAssignee2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐAssigneeᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_assignees(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Assignee(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_sessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_sessionId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SessionID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type ID does not have child fields"))
-}
-
 func (ec *executionContext) _Metric_sourceMetricId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27476,29 +27897,6 @@ func (ec *executionContext) _Metric_sourceMetricId(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Metric_sourceMetricId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_targetMetrics(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_targetMetrics(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Metric().TargetMetrics(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
-			return ec.marshalOJSON2interface(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_targetMetrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _Metric_tasksCount(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
@@ -27593,70 +27991,6 @@ func (ec *executionContext) fieldContext_Metric_currentUserAllowedActions(_ cont
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Metric_settings(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_settings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Settings, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Setting) graphql.Marshaler {
-			return ec.marshalNSetting2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSettingᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Setting(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_links(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_links(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Links, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Links) graphql.Marshaler {
-			return ec.marshalOLinks2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐLinks(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_links(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Links(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Metric_url(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27677,6 +28011,29 @@ func (ec *executionContext) _Metric_url(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Metric_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Metric_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metric_externalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metric_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -27724,292 +28081,6 @@ func (ec *executionContext) _Metric_confidence(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Metric_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type Float does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_lastCheckInDate(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_lastCheckInDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LastCheckInDate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_lastCheckInDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
-func (ec *executionContext) _Metric_goal(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_goal(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Metric().Goal(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *upstream.Goal) graphql.Marshaler {
-			return ec.marshalOGoal2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoal(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_goal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Goal(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_checkins(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_checkins(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Metric().Checkins(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.CheckIn) graphql.Marshaler {
-			return ec.marshalNCheckIn2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐCheckInᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_checkins(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CheckIn(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Metric_checkins_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_checkinsConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_checkinsConnection(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Metric().CheckinsConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CheckInConnection) graphql.Marshaler {
-			return ec.marshalNCheckInConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐCheckInConnection(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_checkinsConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CheckInConnection(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Metric_checkinsConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_tasks(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_tasks(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Metric().Tasks(ctx, obj, fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order), fc.Args["first"].(*int))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Task) graphql.Marshaler {
-			return ec.marshalNTask2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTaskᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Task(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Metric_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_tasksConnection(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_tasksConnection(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Metric().TasksConnection(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(map[string]any), fc.Args["orderBy"].([]model.Order))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
-			return ec.marshalNTaskConnection2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐTaskConnection(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_tasksConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TaskConnection(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Metric_tasksConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_owners(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_owners(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Metric().Owners(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.Owner) graphql.Marshaler {
-			return ec.marshalNOwner2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋgraphᚋmodelᚐOwnerᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_owners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Metric",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Metric_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Metric) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Metric_externalId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ExternalID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Metric_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _MetricConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MetricConnection) (ret graphql.Marshaler) {
@@ -35423,52 +35494,6 @@ func (ec *executionContext) fieldContext_Session_accountId(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Session_title(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_title(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Title, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Session_status(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Session_start(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -35513,167 +35538,6 @@ func (ec *executionContext) _Session_end(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Session_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
-func (ec *executionContext) _Session_color(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_color(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Color, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Session_demo(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_demo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Demo, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_demo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Session_dynamicValueType(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_dynamicValueType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DynamicValueType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_dynamicValueType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Session_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_parentId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Session_inherits(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_inherits(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Inherits, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_inherits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Session_isSelfApproveAllowed(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_isSelfApproveAllowed(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsSelfApproveAllowed, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_isSelfApproveAllowed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _Session_currentUserAllowedActions(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_currentUserAllowedActions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CurrentUserAllowedActions, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_currentUserAllowedActions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Session_ownerPermissions(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -35834,29 +35698,6 @@ func (ec *executionContext) fieldContext_Session_cadenceStart(_ context.Context,
 		},
 	}
 	return fc, nil
-}
-
-func (ec *executionContext) _Session_cadenceTimeZone(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Session_cadenceTimeZone(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CadenceTimeZone, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Session_cadenceTimeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Session_settings(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -36073,6 +35914,236 @@ func (ec *executionContext) fieldContext_Session_goalsConnection(ctx context.Con
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Session_title(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Session_status(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Session_color(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Session_demo(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_demo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Demo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_demo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Session_dynamicValueType(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_dynamicValueType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DynamicValueType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_dynamicValueType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Session_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Session_inherits(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_inherits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Inherits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_inherits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Session_isSelfApproveAllowed(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_isSelfApproveAllowed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsSelfApproveAllowed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_isSelfApproveAllowed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Session_currentUserAllowedActions(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_currentUserAllowedActions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentUserAllowedActions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_currentUserAllowedActions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Session_cadenceTimeZone(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_cadenceTimeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CadenceTimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_cadenceTimeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Session_cadenceType(ctx context.Context, field graphql.CollectedField, obj *upstream.Session) (ret graphql.Marshaler) {
@@ -37350,6 +37421,93 @@ func (ec *executionContext) fieldContext_TagDetail_tagId(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("TagDetail", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _TagDetail_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TagDetail_dateCreated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateCreated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalODateTime2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TagDetail_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TagDetail", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _TagDetail_goals(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TagDetail_goals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TagDetail().Goals(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Goal) graphql.Marshaler {
+			return ec.marshalNGoal2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TagDetail_goals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TagDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Goal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TagDetail_dashboards(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TagDetail_dashboards(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TagDetail().Dashboards(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Dashboard) graphql.Marshaler {
+			return ec.marshalNDashboard2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TagDetail_dashboards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TagDetail",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dashboard(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TagDetail_name(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -37442,29 +37600,6 @@ func (ec *executionContext) fieldContext_TagDetail_createdBy(_ context.Context, 
 	return graphql.NewScalarFieldContext("TagDetail", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TagDetail_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TagDetail_dateCreated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DateCreated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalODateTime2string(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_TagDetail_dateCreated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TagDetail", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
 func (ec *executionContext) _TagDetail_dashboardsTaggedCount(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -37532,70 +37667,6 @@ func (ec *executionContext) _TagDetail_itemsTaggedCount(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_TagDetail_itemsTaggedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TagDetail", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _TagDetail_goals(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TagDetail_goals(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.TagDetail().Goals(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Goal) graphql.Marshaler {
-			return ec.marshalNGoal2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐGoalᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_TagDetail_goals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "TagDetail",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Goal(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _TagDetail_dashboards(ctx context.Context, field graphql.CollectedField, obj *upstream.TagDetail) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TagDetail_dashboards(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.TagDetail().Dashboards(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []upstream.Dashboard) graphql.Marshaler {
-			return ec.marshalNDashboard2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_TagDetail_dashboards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "TagDetail",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Dashboard(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _TagDetailConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TagDetailConnection) (ret graphql.Marshaler) {
@@ -37983,167 +38054,6 @@ func (ec *executionContext) fieldContext_Task_accountId(_ context.Context, field
 	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Task_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_description(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_richTextDescription(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_richTextDescription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RichTextDescription, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_richTextDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_status(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_taskType(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_taskType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TaskType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_taskType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_priority(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_priority(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Priority, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
-func (ec *executionContext) _Task_archived(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_archived(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Archived, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_archived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
 func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -38220,144 +38130,6 @@ func (ec *executionContext) fieldContext_Task_assignee(_ context.Context, field 
 		},
 	}
 	return fc, nil
-}
-
-func (ec *executionContext) _Task_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_parentId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_parentName(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_parentName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_parentName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_parentType(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_parentType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_parentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_sessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_sessionId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SessionID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_externalId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ExternalID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Task_externalSystem(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Task_externalSystem(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ExternalSystem, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Task_externalSystem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Task_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
@@ -38601,6 +38373,305 @@ func (ec *executionContext) fieldContext_Task_owner(_ context.Context, field gra
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Task_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_description(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_richTextDescription(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_richTextDescription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RichTextDescription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_richTextDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_status(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_taskType(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_taskType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_taskType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_priority(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_priority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Priority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Task_archived(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_archived(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Archived, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_archived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Task_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_parentName(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_parentName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_parentName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_parentType(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_parentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_parentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_sessionId(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SessionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_externalId(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_externalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Task_externalSystem(ctx context.Context, field graphql.CollectedField, obj *upstream.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_externalSystem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalSystem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_externalSystem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TaskComment_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.TaskComment) (ret graphql.Marshaler) {
@@ -39007,167 +39078,6 @@ func (ec *executionContext) fieldContext_Team_accountId(_ context.Context, field
 	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Team_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_description(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_richTextDescription(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_richTextDescription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RichTextDescription, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_richTextDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_avatar(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_avatar(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Avatar, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_avatar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_color(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_color(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Color, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_picture(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_picture(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Picture, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_picture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_parentId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _Team_managerId(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -39212,75 +39122,6 @@ func (ec *executionContext) _Team_memberIds(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Team_memberIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Team", field, true, true, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_dynamicValueType(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_dynamicValueType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DynamicValueType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_dynamicValueType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_createdById(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedByID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _Team_modifiedById(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Team_modifiedById(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ModifiedByID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Team_modifiedById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Team_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
@@ -39552,6 +39393,259 @@ func (ec *executionContext) fieldContext_Team_roles(_ context.Context, field gra
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Team_name(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_description(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_richTextDescription(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_richTextDescription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RichTextDescription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_richTextDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_avatar(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_avatar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Avatar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_avatar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_color(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_picture(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_picture(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Picture, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_picture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_parentId(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_movedExternalMembers(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_movedExternalMembers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MovedExternalMembers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_movedExternalMembers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_dynamicValueType(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_dynamicValueType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DynamicValueType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_dynamicValueType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_createdById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Team_modifiedById(ctx context.Context, field graphql.CollectedField, obj *upstream.Team) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_modifiedById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_modifiedById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Team", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TeamConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TeamConnection) (ret graphql.Marshaler) {
@@ -39843,305 +39937,6 @@ func (ec *executionContext) fieldContext_User_accountId(_ context.Context, field
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _User_accountDomain(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_accountDomain(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AccountDomain, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_accountDomain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_accountName(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_accountName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AccountName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_accountName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_email(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Email, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_firstName(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_firstName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FirstName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_lastName(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_lastName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LastName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_language(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_language(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Language, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_picture(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_picture(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Picture, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_picture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_isActive(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_isActive(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsActive, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _User_isPrimary(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_isPrimary(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsPrimary, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_isPrimary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
-}
-
-func (ec *executionContext) _User_permissions(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_permissions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Permissions, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_permissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_teamIds(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_teamIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TeamIDs, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_teamIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _User_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_createdById(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CreatedByID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_User_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
 func (ec *executionContext) _User_dateCreated(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -40335,6 +40130,466 @@ func (ec *executionContext) fieldContext_User_employee(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _User_accountDomain(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_accountDomain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccountDomain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_accountDomain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_accountName(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_accountName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccountName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_accountName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_clientId(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_clientId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_clientId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_createdById(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_createdById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_createdById(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_dateInvited(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_dateInvited(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateInvited, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_dateInvited(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_invitedBy(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_invitedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InvitedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_invitedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_firstName(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_lastName(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_language(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_picture(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_picture(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Picture, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_picture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_isActive(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _User_isPrimary(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_isPrimary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsPrimary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_isPrimary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _User_isSSOBased(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_isSSOBased(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsSSOBased, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_isSSOBased(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _User_isSwitched(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_isSwitched(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsSwitched, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_isSwitched(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _User_permissions(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_permissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Permissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_permissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_settings(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_subscriptionType(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_subscriptionType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubscriptionType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_subscriptionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_teamIds(ctx context.Context, field graphql.CollectedField, obj *upstream.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_teamIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_teamIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.UserConnection) (ret graphql.Marshaler) {
@@ -43162,7 +43417,7 @@ func (ec *executionContext) unmarshalInputCreateAnnouncementInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"comment", "announcementTargetId", "announcementType", "authorId", "notificationStrategy", "notify"}
+	fieldsInOrder := [...]string{"comment", "authorId", "announcementTargetId", "announcementType", "notificationStrategy", "notify"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43176,6 +43431,13 @@ func (ec *executionContext) unmarshalInputCreateAnnouncementInput(ctx context.Co
 				return it, err
 			}
 			it.Comment = data
+		case "authorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorId"))
+			data, err := ec.unmarshalOID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorID = data
 		case "announcementTargetId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("announcementTargetId"))
 			data, err := ec.unmarshalOString2string(ctx, v)
@@ -43190,13 +43452,6 @@ func (ec *executionContext) unmarshalInputCreateAnnouncementInput(ctx context.Co
 				return it, err
 			}
 			it.AnnouncementType = data
-		case "authorId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorId"))
-			data, err := ec.unmarshalOID2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.AuthorID = data
 		case "notificationStrategy":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notificationStrategy"))
 			data, err := ec.unmarshalOString2string(ctx, v)
@@ -43329,7 +43584,7 @@ func (ec *executionContext) unmarshalInputCreateDashboardInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "layout", "isReport", "readOnly", "access", "settings", "source", "tag", "tags", "parameterIds", "insights", "sectionHeaders"}
+	fieldsInOrder := [...]string{"name", "access", "settings", "source", "tags", "parameterIds", "insights", "sectionHeaders", "layout", "isReport", "readOnly", "tag"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43343,27 +43598,6 @@ func (ec *executionContext) unmarshalInputCreateDashboardInput(ctx context.Conte
 				return it, err
 			}
 			it.Name = data
-		case "layout":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("layout"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Layout = data
-		case "isReport":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isReport"))
-			data, err := ec.unmarshalOBoolean2bool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.IsReport = data
-		case "readOnly":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readOnly"))
-			data, err := ec.unmarshalOBoolean2bool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ReadOnly = data
 		case "access":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("access"))
 			data, err := ec.unmarshalOJSON2interface(ctx, v)
@@ -43389,13 +43623,6 @@ func (ec *executionContext) unmarshalInputCreateDashboardInput(ctx context.Conte
 				return it, err
 			}
 			it.Source = data
-		case "tag":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Tag = data
 		case "tags":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
 			data, err := ec.unmarshalOTagInput2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagInputᚄ(ctx, v)
@@ -43428,6 +43655,34 @@ func (ec *executionContext) unmarshalInputCreateDashboardInput(ctx context.Conte
 			if err = ec.Resolvers.CreateDashboardInput().SectionHeaders(ctx, &it, data); err != nil {
 				return it, err
 			}
+		case "layout":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("layout"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Layout = data
+		case "isReport":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isReport"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsReport = data
+		case "readOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readOnly"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadOnly = data
+		case "tag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tag = data
 		}
 	}
 	return it, nil
@@ -43444,7 +43699,7 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "sessionId", "description", "richTextDescription", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "tags", "externalId", "externalSystem"}
+	fieldsInOrder := [...]string{"name", "sessionId", "parentId", "ownerId", "ownerIds", "dateFrom", "closedStatus", "tags", "description", "richTextDescription", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "externalId", "externalSystem"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43465,20 +43720,6 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.SessionID = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = data
-		case "richTextDescription":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RichTextDescription = data
 		case "parentId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
 			data, err := ec.unmarshalOID2string(ctx, v)
@@ -43507,6 +43748,34 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.DateFrom = data
+		case "closedStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus"))
+			data, err := ec.unmarshalOClosedStatusInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐClosedStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClosedStatus = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOTagInput2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "richTextDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RichTextDescription = data
 		case "dateTo":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dateTo"))
 			data, err := ec.unmarshalOString2string(ctx, v)
@@ -43542,20 +43811,6 @@ func (ec *executionContext) unmarshalInputCreateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.Watchers = data
-		case "closedStatus":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus"))
-			data, err := ec.unmarshalOClosedStatusInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐClosedStatus(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ClosedStatus = data
-		case "tags":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
-			data, err := ec.unmarshalOTagInput2ᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐTagInputᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Tags = data
 		case "externalId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
 			data, err := ec.unmarshalOString2string(ctx, v)
@@ -43586,7 +43841,7 @@ func (ec *executionContext) unmarshalInputCreateKpiInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "value", "ownerId", "groupIds"}
+	fieldsInOrder := [...]string{"name", "ownerId", "groupIds", "description", "value"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43600,20 +43855,6 @@ func (ec *executionContext) unmarshalInputCreateKpiInput(ctx context.Context, ob
 				return it, err
 			}
 			it.Name = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = data
-		case "value":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
-			data, err := ec.unmarshalOFloat2float64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Value = data
 		case "ownerId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
 			data, err := ec.unmarshalOID2string(ctx, v)
@@ -43628,6 +43869,20 @@ func (ec *executionContext) unmarshalInputCreateKpiInput(ctx context.Context, ob
 				return it, err
 			}
 			it.GroupIDs = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalOFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
 		}
 	}
 	return it, nil
@@ -43711,7 +43966,7 @@ func (ec *executionContext) unmarshalInputCreateMetricInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "goalId", "description", "richTextDescription", "ownerId", "ownerIds", "initialValue", "target", "actual", "critical", "targetOperator", "manualType", "dueDate", "softDueDate", "format", "private", "externalId"}
+	fieldsInOrder := [...]string{"name", "goalId", "ownerId", "ownerIds", "dueDate", "softDueDate", "format", "description", "richTextDescription", "initialValue", "target", "actual", "critical", "targetOperator", "manualType", "private", "externalId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43732,20 +43987,6 @@ func (ec *executionContext) unmarshalInputCreateMetricInput(ctx context.Context,
 				return it, err
 			}
 			it.GoalID = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = data
-		case "richTextDescription":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RichTextDescription = data
 		case "ownerId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
 			data, err := ec.unmarshalOID2string(ctx, v)
@@ -43760,6 +44001,41 @@ func (ec *executionContext) unmarshalInputCreateMetricInput(ctx context.Context,
 				return it, err
 			}
 			it.OwnerIDs = data
+		case "dueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
+			data, err := ec.unmarshalODate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueDate = data
+		case "softDueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("softDueDate"))
+			data, err := ec.unmarshalODate2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SoftDueDate = data
+		case "format":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("format"))
+			data, err := ec.unmarshalOMetricFormatInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricFormat(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Format = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "richTextDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RichTextDescription = data
 		case "initialValue":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("initialValue"))
 			data, err := ec.unmarshalOFloat2float64(ctx, v)
@@ -43802,27 +44078,6 @@ func (ec *executionContext) unmarshalInputCreateMetricInput(ctx context.Context,
 				return it, err
 			}
 			it.ManualType = data
-		case "dueDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
-			data, err := ec.unmarshalODate2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DueDate = data
-		case "softDueDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("softDueDate"))
-			data, err := ec.unmarshalODate2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SoftDueDate = data
-		case "format":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("format"))
-			data, err := ec.unmarshalOMetricFormatInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricFormat(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Format = data
 		case "private":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("private"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
@@ -43890,7 +44145,7 @@ func (ec *executionContext) unmarshalInputCreateSessionInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "start", "end", "status", "color", "parentId", "isSelfApproveAllowed", "cadenceTimeZone", "settings", "cadenceType"}
+	fieldsInOrder := [...]string{"title", "start", "end", "status", "parentId", "settings", "color", "isSelfApproveAllowed", "cadenceTimeZone", "cadenceType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43925,13 +44180,6 @@ func (ec *executionContext) unmarshalInputCreateSessionInput(ctx context.Context
 				return it, err
 			}
 			it.Status = data
-		case "color":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Color = data
 		case "parentId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
 			data, err := ec.unmarshalOID2string(ctx, v)
@@ -43939,6 +44187,20 @@ func (ec *executionContext) unmarshalInputCreateSessionInput(ctx context.Context
 				return it, err
 			}
 			it.ParentID = data
+		case "settings":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
+			data, err := ec.unmarshalOSessionSettingsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSettings(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Settings = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = data
 		case "isSelfApproveAllowed":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isSelfApproveAllowed"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
@@ -43953,13 +44215,6 @@ func (ec *executionContext) unmarshalInputCreateSessionInput(ctx context.Context
 				return it, err
 			}
 			it.CadenceTimeZone = data
-		case "settings":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
-			data, err := ec.unmarshalOSessionSettingsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSettings(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Settings = data
 		case "cadenceType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cadenceType"))
 			data, err := ec.unmarshalOString2string(ctx, v)
@@ -43983,7 +44238,7 @@ func (ec *executionContext) unmarshalInputCreateTaskInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "dueDate", "ownerId", "parentId", "parentType", "status", "priority", "taskType", "externalId", "externalSystem"}
+	fieldsInOrder := [...]string{"name", "dueDate", "ownerId", "parentId", "parentType", "status", "description", "richTextDescription", "priority", "taskType", "externalId", "externalSystem"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -43997,20 +44252,6 @@ func (ec *executionContext) unmarshalInputCreateTaskInput(ctx context.Context, o
 				return it, err
 			}
 			it.Name = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = data
-		case "richTextDescription":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RichTextDescription = data
 		case "dueDate":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
 			data, err := ec.unmarshalODate2string(ctx, v)
@@ -44046,6 +44287,20 @@ func (ec *executionContext) unmarshalInputCreateTaskInput(ctx context.Context, o
 				return it, err
 			}
 			it.Status = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "richTextDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RichTextDescription = data
 		case "priority":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
 			data, err := ec.unmarshalOInt2int(ctx, v)
@@ -44090,7 +44345,7 @@ func (ec *executionContext) unmarshalInputCreateTeamInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "color", "avatar", "parentId", "manager", "members"}
+	fieldsInOrder := [...]string{"name", "parentId", "manager", "members", "description", "color", "avatar"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -44104,27 +44359,6 @@ func (ec *executionContext) unmarshalInputCreateTeamInput(ctx context.Context, o
 				return it, err
 			}
 			it.Name = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = data
-		case "color":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Color = data
-		case "avatar":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("avatar"))
-			data, err := ec.unmarshalOString2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Avatar = data
 		case "parentId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
 			data, err := ec.unmarshalOID2string(ctx, v)
@@ -44146,6 +44380,27 @@ func (ec *executionContext) unmarshalInputCreateTeamInput(ctx context.Context, o
 				return it, err
 			}
 			it.Members = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = data
+		case "avatar":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("avatar"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Avatar = data
 		}
 	}
 	return it, nil
@@ -44220,7 +44475,7 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"email", "firstName", "lastName", "roleIds"}
+	fieldsInOrder := [...]string{"email", "roleIds", "firstName", "lastName", "language"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -44234,6 +44489,13 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 				return it, err
 			}
 			it.Email = data
+		case "roleIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoleIDs = data
 		case "firstName":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
 			data, err := ec.unmarshalOString2string(ctx, v)
@@ -44248,13 +44510,13 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 				return it, err
 			}
 			it.LastName = data
-		case "roleIds":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleIds"))
-			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.RoleIDs = data
+			it.Language = data
 		}
 	}
 	return it, nil
@@ -48663,13 +48925,63 @@ func (ec *executionContext) unmarshalInputUpdateDashboardInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "layout", "isReport", "readOnly", "access", "settings", "source", "tag", "parameterIds", "insights", "sectionHeaders"}
+	fieldsInOrder := [...]string{"access", "settings", "source", "parameterIds", "insights", "sectionHeaders", "name", "layout", "isReport", "readOnly", "tag"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "access":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("access"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.UpdateDashboardInput().Access(ctx, &it, data); err != nil {
+				return it, err
+			}
+		case "settings":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.UpdateDashboardInput().Settings(ctx, &it, data); err != nil {
+				return it, err
+			}
+		case "source":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
+			data, err := ec.unmarshalODashboardSourceInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardSource(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Source = data
+		case "parameterIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parameterIds"))
+			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParameterIDs = data
+		case "insights":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("insights"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.UpdateDashboardInput().Insights(ctx, &it, data); err != nil {
+				return it, err
+			}
+		case "sectionHeaders":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sectionHeaders"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			if err = ec.Resolvers.UpdateDashboardInput().SectionHeaders(ctx, &it, data); err != nil {
+				return it, err
+			}
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -48698,31 +49010,6 @@ func (ec *executionContext) unmarshalInputUpdateDashboardInput(ctx context.Conte
 				return it, err
 			}
 			it.ReadOnly = data
-		case "access":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("access"))
-			data, err := ec.unmarshalOJSON2interface(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			if err = ec.Resolvers.UpdateDashboardInput().Access(ctx, &it, data); err != nil {
-				return it, err
-			}
-		case "settings":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
-			data, err := ec.unmarshalOJSON2interface(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			if err = ec.Resolvers.UpdateDashboardInput().Settings(ctx, &it, data); err != nil {
-				return it, err
-			}
-		case "source":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
-			data, err := ec.unmarshalODashboardSourceInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐDashboardSource(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Source = data
 		case "tag":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tag"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -48730,31 +49017,6 @@ func (ec *executionContext) unmarshalInputUpdateDashboardInput(ctx context.Conte
 				return it, err
 			}
 			it.Tag = data
-		case "parameterIds":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parameterIds"))
-			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ParameterIDs = data
-		case "insights":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("insights"))
-			data, err := ec.unmarshalOJSON2interface(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			if err = ec.Resolvers.UpdateDashboardInput().Insights(ctx, &it, data); err != nil {
-				return it, err
-			}
-		case "sectionHeaders":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sectionHeaders"))
-			data, err := ec.unmarshalOJSON2interface(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			if err = ec.Resolvers.UpdateDashboardInput().SectionHeaders(ctx, &it, data); err != nil {
-				return it, err
-			}
 		}
 	}
 	return it, nil
@@ -48771,13 +49033,41 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "sessionId", "parentId", "ownerId", "ownerIds", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "closedStatus", "externalId", "externalSystem"}
+	fieldsInOrder := [...]string{"sessionId", "ownerId", "ownerIds", "closedStatus", "name", "description", "richTextDescription", "parentId", "dateFrom", "dateTo", "attainmentTypeString", "private", "orderId", "watchers", "externalId", "externalSystem"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		case "ownerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerID = data
+		case "ownerIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerIds"))
+			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerIDs = data
+		case "closedStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus"))
+			data, err := ec.unmarshalOClosedStatusInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐClosedStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClosedStatus = data
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -48799,13 +49089,6 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.RichTextDescription = data
-		case "sessionId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SessionID = data
 		case "parentId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -48813,20 +49096,6 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.ParentID = data
-		case "ownerId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
-			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.OwnerID = data
-		case "ownerIds":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerIds"))
-			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.OwnerIDs = data
 		case "dateFrom":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dateFrom"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -48869,13 +49138,6 @@ func (ec *executionContext) unmarshalInputUpdateGoalInput(ctx context.Context, o
 				return it, err
 			}
 			it.Watchers = data
-		case "closedStatus":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("closedStatus"))
-			data, err := ec.unmarshalOClosedStatusInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐClosedStatus(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ClosedStatus = data
 		case "externalId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -48906,13 +49168,20 @@ func (ec *executionContext) unmarshalInputUpdateKpiInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "value", "ownerId"}
+	fieldsInOrder := [...]string{"ownerId", "name", "description", "value"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "ownerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerID = data
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -48934,13 +49203,6 @@ func (ec *executionContext) unmarshalInputUpdateKpiInput(ctx context.Context, ob
 				return it, err
 			}
 			it.Value = data
-		case "ownerId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
-			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.OwnerID = data
 		}
 	}
 	return it, nil
@@ -48957,20 +49219,13 @@ func (ec *executionContext) unmarshalInputUpdateListInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "columns", "filter", "sort", "fields"}
+	fieldsInOrder := [...]string{"columns", "filter", "title", "sort", "fields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "title":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Title = data
 		case "columns":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("columns"))
 			data, err := ec.unmarshalOListColumnInput2ᚖᚕgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐListColumnᚄ(ctx, v)
@@ -48987,6 +49242,13 @@ func (ec *executionContext) unmarshalInputUpdateListInput(ctx context.Context, o
 			if err = ec.Resolvers.UpdateListInput().Filter(ctx, &it, data); err != nil {
 				return it, err
 			}
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
 		case "sort":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sort"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49017,34 +49279,13 @@ func (ec *executionContext) unmarshalInputUpdateMetricInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "goalId", "ownerId", "ownerIds", "initialValue", "target", "critical", "targetOperator", "manualType", "dueDate", "softDueDate", "format", "private", "externalId"}
+	fieldsInOrder := [...]string{"goalId", "ownerId", "ownerIds", "dueDate", "softDueDate", "format", "name", "description", "richTextDescription", "initialValue", "target", "critical", "targetOperator", "manualType", "private", "externalId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "name":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Name = data
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = data
-		case "richTextDescription":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RichTextDescription = data
 		case "goalId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("goalId"))
 			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
@@ -49066,6 +49307,48 @@ func (ec *executionContext) unmarshalInputUpdateMetricInput(ctx context.Context,
 				return it, err
 			}
 			it.OwnerIDs = data
+		case "dueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueDate = data
+		case "softDueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("softDueDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SoftDueDate = data
+		case "format":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("format"))
+			data, err := ec.unmarshalOMetricFormatInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricFormat(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Format = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "richTextDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("richTextDescription"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RichTextDescription = data
 		case "initialValue":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("initialValue"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
@@ -49101,27 +49384,6 @@ func (ec *executionContext) unmarshalInputUpdateMetricInput(ctx context.Context,
 				return it, err
 			}
 			it.ManualType = data
-		case "dueDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
-			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DueDate = data
-		case "softDueDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("softDueDate"))
-			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.SoftDueDate = data
-		case "format":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("format"))
-			data, err := ec.unmarshalOMetricFormatInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐMetricFormat(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Format = data
 		case "private":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("private"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -49189,20 +49451,13 @@ func (ec *executionContext) unmarshalInputUpdateSessionInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "status", "start", "end", "color", "parentId", "isSelfApproveAllowed", "cadenceTimeZone", "settings", "cadenceType"}
+	fieldsInOrder := [...]string{"status", "settings", "title", "start", "end", "color", "parentId", "isSelfApproveAllowed", "cadenceTimeZone", "cadenceType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "title":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Title = data
 		case "status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49210,6 +49465,20 @@ func (ec *executionContext) unmarshalInputUpdateSessionInput(ctx context.Context
 				return it, err
 			}
 			it.Status = data
+		case "settings":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
+			data, err := ec.unmarshalOSessionSettingsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSettings(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Settings = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
 		case "start":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49252,13 +49521,6 @@ func (ec *executionContext) unmarshalInputUpdateSessionInput(ctx context.Context
 				return it, err
 			}
 			it.CadenceTimeZone = data
-		case "settings":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
-			data, err := ec.unmarshalOSessionSettingsInput2ᚖgithubᚗcomᚋokrgateᚋokrgateᚋupstreamᚐSessionSettings(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Settings = data
 		case "cadenceType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cadenceType"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49282,13 +49544,27 @@ func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "richTextDescription", "dueDate", "ownerId", "parentId", "parentType", "status", "priority", "taskType", "archived", "externalId", "externalSystem", "comment"}
+	fieldsInOrder := [...]string{"dueDate", "ownerId", "name", "description", "richTextDescription", "parentId", "parentType", "status", "priority", "taskType", "archived", "externalId", "externalSystem", "comment"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "dueDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueDate = data
+		case "ownerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerID = data
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49310,20 +49586,6 @@ func (ec *executionContext) unmarshalInputUpdateTaskInput(ctx context.Context, o
 				return it, err
 			}
 			it.RichTextDescription = data
-		case "dueDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueDate"))
-			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.DueDate = data
-		case "ownerId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerId"))
-			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.OwnerID = data
 		case "parentId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49403,13 +49665,20 @@ func (ec *executionContext) unmarshalInputUpdateTeamInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "color", "avatar", "parentId", "manager", "members"}
+	fieldsInOrder := [...]string{"members", "name", "description", "color", "avatar", "parentId", "manager"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "members":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("members"))
+			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Members = data
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49452,13 +49721,6 @@ func (ec *executionContext) unmarshalInputUpdateTeamInput(ctx context.Context, o
 				return it, err
 			}
 			it.Manager = data
-		case "members":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("members"))
-			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Members = data
 		}
 	}
 	return it, nil
@@ -49475,13 +49737,20 @@ func (ec *executionContext) unmarshalInputUpdateUserInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"firstName", "lastName", "language", "picture", "isActive", "roleIds"}
+	fieldsInOrder := [...]string{"roleIds", "firstName", "lastName", "language", "picture", "isActive"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "roleIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleIds"))
+			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoleIDs = data
 		case "firstName":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstName"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -49517,13 +49786,6 @@ func (ec *executionContext) unmarshalInputUpdateUserInput(ctx context.Context, o
 				return it, err
 			}
 			it.IsActive = data
-		case "roleIds":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleIds"))
-			data, err := ec.unmarshalOID2ᚖᚕstringᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RoleIDs = data
 		}
 	}
 	return it, nil
@@ -50614,39 +50876,9 @@ func (ec *executionContext) _Announcement(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "announcementTargetId":
-			out.Values[i] = ec._Announcement_announcementTargetId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "announcementType":
-			out.Values[i] = ec._Announcement_announcementType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "authorId":
-			out.Values[i] = ec._Announcement_authorId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "comment":
-			out.Values[i] = ec._Announcement_comment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dateCreated":
 			out.Values[i] = ec._Announcement_dateCreated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "notificationStrategy":
-			out.Values[i] = ec._Announcement_notificationStrategy(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "notify":
-			out.Values[i] = ec._Announcement_notify(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reactions":
@@ -50692,6 +50924,36 @@ func (ec *executionContext) _Announcement(ctx context.Context, sel ast.Selection
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "announcementTargetId":
+			out.Values[i] = ec._Announcement_announcementTargetId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "announcementType":
+			out.Values[i] = ec._Announcement_announcementType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "authorId":
+			out.Values[i] = ec._Announcement_authorId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "comment":
+			out.Values[i] = ec._Announcement_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "notificationStrategy":
+			out.Values[i] = ec._Announcement_notificationStrategy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "notify":
+			out.Values[i] = ec._Announcement_notify(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -50980,49 +51242,9 @@ func (ec *executionContext) _AssignedBadge(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "badgeId":
-			out.Values[i] = ec._AssignedBadge_badgeId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "assignedById":
-			out.Values[i] = ec._AssignedBadge_assignedById(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "assignedOn":
 			out.Values[i] = ec._AssignedBadge_assignedOn(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "assigneeIds":
-			out.Values[i] = ec._AssignedBadge_assigneeIds(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "approvedBy":
-			out.Values[i] = ec._AssignedBadge_approvedBy(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "comment":
-			out.Values[i] = ec._AssignedBadge_comment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "richTextComment":
-			out.Values[i] = ec._AssignedBadge_richTextComment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "notificationStrategy":
-			out.Values[i] = ec._AssignedBadge_notificationStrategy(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "notify":
-			out.Values[i] = ec._AssignedBadge_notify(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
@@ -51144,6 +51366,46 @@ func (ec *executionContext) _AssignedBadge(ctx context.Context, sel ast.Selectio
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "badgeId":
+			out.Values[i] = ec._AssignedBadge_badgeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "assignedById":
+			out.Values[i] = ec._AssignedBadge_assignedById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "assigneeIds":
+			out.Values[i] = ec._AssignedBadge_assigneeIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "approvedBy":
+			out.Values[i] = ec._AssignedBadge_approvedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "comment":
+			out.Values[i] = ec._AssignedBadge_comment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "richTextComment":
+			out.Values[i] = ec._AssignedBadge_richTextComment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "notificationStrategy":
+			out.Values[i] = ec._AssignedBadge_notificationStrategy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "notify":
+			out.Values[i] = ec._AssignedBadge_notify(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -51361,31 +51623,6 @@ func (ec *executionContext) _Badge(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._Badge_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "summary":
-			out.Values[i] = ec._Badge_summary(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "icon":
-			out.Values[i] = ec._Badge_icon(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "background":
-			out.Values[i] = ec._Badge_background(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "pattern":
-			out.Values[i] = ec._Badge_pattern(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "holders":
 			field := field
 
@@ -51424,6 +51661,31 @@ func (ec *executionContext) _Badge(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Badge_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "summary":
+			out.Values[i] = ec._Badge_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "icon":
+			out.Values[i] = ec._Badge_icon(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "background":
+			out.Values[i] = ec._Badge_background(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pattern":
+			out.Values[i] = ec._Badge_pattern(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -51826,6 +52088,21 @@ func (ec *executionContext) _CheckIn(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "checkInDate":
+			out.Values[i] = ec._CheckIn_checkInDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdById":
+			out.Values[i] = ec._CheckIn_createdById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dateCreated":
+			out.Values[i] = ec._CheckIn_dateCreated(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "actual":
 			out.Values[i] = ec._CheckIn_actual(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -51841,11 +52118,6 @@ func (ec *executionContext) _CheckIn(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "checkInDate":
-			out.Values[i] = ec._CheckIn_checkInDate(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
 		case "comment":
 			out.Values[i] = ec._CheckIn_comment(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -51853,16 +52125,6 @@ func (ec *executionContext) _CheckIn(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "confidence":
 			out.Values[i] = ec._CheckIn_confidence(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		case "createdById":
-			out.Values[i] = ec._CheckIn_createdById(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "dateCreated":
-			out.Values[i] = ec._CheckIn_dateCreated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -52091,18 +52353,8 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "targetType":
-			out.Values[i] = ec._Comment_targetType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		case "targetId":
 			out.Values[i] = ec._Comment_targetId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "text":
-			out.Values[i] = ec._Comment_text(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -52114,6 +52366,16 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 		case "createdAt":
 			out.Values[i] = ec._Comment_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "targetType":
+			out.Values[i] = ec._Comment_targetType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Comment_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -52432,24 +52694,9 @@ func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._Dashboard_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "access":
 			out.Values[i] = ec._Dashboard_access(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "appsCount":
-			out.Values[i] = ec._Dashboard_appsCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "currentUserAllowedActions":
-			out.Values[i] = ec._Dashboard_currentUserAllowedActions(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "insights":
@@ -52457,33 +52704,8 @@ func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "insightsCount":
-			out.Values[i] = ec._Dashboard_insightsCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "isReport":
-			out.Values[i] = ec._Dashboard_isReport(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "layout":
-			out.Values[i] = ec._Dashboard_layout(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "notificationsCount":
-			out.Values[i] = ec._Dashboard_notificationsCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "parameters":
 			out.Values[i] = ec._Dashboard_parameters(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "readOnly":
-			out.Values[i] = ec._Dashboard_readOnly(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -52525,11 +52747,6 @@ func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "sectionHeadersCount":
-			out.Values[i] = ec._Dashboard_sectionHeadersCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "settings":
 			field := field
 
@@ -52573,11 +52790,6 @@ func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "tag":
-			out.Values[i] = ec._Dashboard_tag(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "tags":
 			field := field
 
@@ -52616,6 +52828,56 @@ func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Dashboard_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "appsCount":
+			out.Values[i] = ec._Dashboard_appsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "currentUserAllowedActions":
+			out.Values[i] = ec._Dashboard_currentUserAllowedActions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "insightsCount":
+			out.Values[i] = ec._Dashboard_insightsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isReport":
+			out.Values[i] = ec._Dashboard_isReport(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "layout":
+			out.Values[i] = ec._Dashboard_layout(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "notificationsCount":
+			out.Values[i] = ec._Dashboard_notificationsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "readOnly":
+			out.Values[i] = ec._Dashboard_readOnly(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sectionHeadersCount":
+			out.Values[i] = ec._Dashboard_sectionHeadersCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tag":
+			out.Values[i] = ec._Dashboard_tag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "usersCount":
 			out.Values[i] = ec._Dashboard_usersCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -52755,6 +53017,11 @@ func (ec *executionContext) _DashboardParameter(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "selectorType":
+			out.Values[i] = ec._DashboardParameter_selectorType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "key":
 			out.Values[i] = ec._DashboardParameter_key(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -52787,11 +53054,6 @@ func (ec *executionContext) _DashboardParameter(ctx context.Context, sel ast.Sel
 			}
 		case "predefinedValues":
 			out.Values[i] = ec._DashboardParameter_predefinedValues(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "selectorType":
-			out.Values[i] = ec._DashboardParameter_selectorType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -53485,49 +53747,9 @@ func (ec *executionContext) _Employee(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "firstName":
-			out.Values[i] = ec._Employee_firstName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "lastName":
-			out.Values[i] = ec._Employee_lastName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "email":
-			out.Values[i] = ec._Employee_email(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "picture":
-			out.Values[i] = ec._Employee_picture(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dateCreated":
 			out.Values[i] = ec._Employee_dateCreated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "isActive":
-			out.Values[i] = ec._Employee_isActive(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "isManager":
-			out.Values[i] = ec._Employee_isManager(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "managedTeamIds":
-			out.Values[i] = ec._Employee_managedTeamIds(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "teamIds":
-			out.Values[i] = ec._Employee_teamIds(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "roles":
@@ -53687,6 +53909,46 @@ func (ec *executionContext) _Employee(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "firstName":
+			out.Values[i] = ec._Employee_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastName":
+			out.Values[i] = ec._Employee_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "email":
+			out.Values[i] = ec._Employee_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "picture":
+			out.Values[i] = ec._Employee_picture(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isActive":
+			out.Values[i] = ec._Employee_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isManager":
+			out.Values[i] = ec._Employee_isManager(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "managedTeamIds":
+			out.Values[i] = ec._Employee_managedTeamIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "teamIds":
+			out.Values[i] = ec._Employee_teamIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -54543,64 +54805,9 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._Goal_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "description":
-			out.Values[i] = ec._Goal_description(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "richTextDescription":
-			out.Values[i] = ec._Goal_richTextDescription(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "access":
 			out.Values[i] = ec._Goal_access(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "aggregatedAttainment":
-			out.Values[i] = ec._Goal_aggregatedAttainment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "childrenAggregatedAttainment":
-			out.Values[i] = ec._Goal_childrenAggregatedAttainment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "fullAggregatedAttainment":
-			out.Values[i] = ec._Goal_fullAggregatedAttainment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "attainment":
-			out.Values[i] = ec._Goal_attainment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "attainmentTypeString":
-			out.Values[i] = ec._Goal_attainmentTypeString(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "childrenCount":
-			out.Values[i] = ec._Goal_childrenCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "subTreeCount":
-			out.Values[i] = ec._Goal_subTreeCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "fullSubTreeCount":
-			out.Values[i] = ec._Goal_fullSubTreeCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "closedStatus":
@@ -54633,11 +54840,6 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "duration":
-			out.Values[i] = ec._Goal_duration(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "designScore":
 			out.Values[i] = ec._Goal_designScore(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -54663,68 +54865,8 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "numberOfOwners":
-			out.Values[i] = ec._Goal_numberOfOwners(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "locked":
-			out.Values[i] = ec._Goal_locked(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "obfuscated":
-			out.Values[i] = ec._Goal_obfuscated(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "private":
-			out.Values[i] = ec._Goal_private(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "orderId":
-			out.Values[i] = ec._Goal_orderId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentId":
-			out.Values[i] = ec._Goal_parentId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentType":
-			out.Values[i] = ec._Goal_parentType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentGoalSessionId":
-			out.Values[i] = ec._Goal_parentGoalSessionId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "sessionId":
 			out.Values[i] = ec._Goal_sessionId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "metricsCount":
-			out.Values[i] = ec._Goal_metricsCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "nonArchivedTasksCount":
-			out.Values[i] = ec._Goal_nonArchivedTasksCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "tasksCount":
-			out.Values[i] = ec._Goal_tasksCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "externalId":
-			out.Values[i] = ec._Goal_externalId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -54771,19 +54913,9 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "watchers":
-			out.Values[i] = ec._Goal_watchers(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "links":
 			out.Values[i] = ec._Goal_links(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "url":
-			out.Values[i] = ec._Goal_url(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "workflow":
@@ -55171,6 +55303,136 @@ func (ec *executionContext) _Goal(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Goal_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Goal_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "richTextDescription":
+			out.Values[i] = ec._Goal_richTextDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "aggregatedAttainment":
+			out.Values[i] = ec._Goal_aggregatedAttainment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "childrenAggregatedAttainment":
+			out.Values[i] = ec._Goal_childrenAggregatedAttainment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullAggregatedAttainment":
+			out.Values[i] = ec._Goal_fullAggregatedAttainment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attainment":
+			out.Values[i] = ec._Goal_attainment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attainmentTypeString":
+			out.Values[i] = ec._Goal_attainmentTypeString(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "childrenCount":
+			out.Values[i] = ec._Goal_childrenCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "subTreeCount":
+			out.Values[i] = ec._Goal_subTreeCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullSubTreeCount":
+			out.Values[i] = ec._Goal_fullSubTreeCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "duration":
+			out.Values[i] = ec._Goal_duration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "numberOfOwners":
+			out.Values[i] = ec._Goal_numberOfOwners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "locked":
+			out.Values[i] = ec._Goal_locked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "obfuscated":
+			out.Values[i] = ec._Goal_obfuscated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "private":
+			out.Values[i] = ec._Goal_private(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "orderId":
+			out.Values[i] = ec._Goal_orderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentId":
+			out.Values[i] = ec._Goal_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentType":
+			out.Values[i] = ec._Goal_parentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentGoalSessionId":
+			out.Values[i] = ec._Goal_parentGoalSessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metricsCount":
+			out.Values[i] = ec._Goal_metricsCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nonArchivedTasksCount":
+			out.Values[i] = ec._Goal_nonArchivedTasksCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tasksCount":
+			out.Values[i] = ec._Goal_tasksCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "watchers":
+			out.Values[i] = ec._Goal_watchers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.Values[i] = ec._Goal_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "externalId":
+			out.Values[i] = ec._Goal_externalId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "externalSystem":
 			out.Values[i] = ec._Goal_externalSystem(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -55761,31 +56023,6 @@ func (ec *executionContext) _Kpi(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._Kpi_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "description":
-			out.Values[i] = ec._Kpi_description(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "value":
-			out.Values[i] = ec._Kpi_value(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "ownerId":
-			out.Values[i] = ec._Kpi_ownerId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "groupIds":
-			out.Values[i] = ec._Kpi_groupIds(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dateCreated":
 			out.Values[i] = ec._Kpi_dateCreated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -55872,6 +56109,31 @@ func (ec *executionContext) _Kpi(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Kpi_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Kpi_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "value":
+			out.Values[i] = ec._Kpi_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ownerId":
+			out.Values[i] = ec._Kpi_ownerId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "groupIds":
+			out.Values[i] = ec._Kpi_groupIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -56011,23 +56273,8 @@ func (ec *executionContext) _KpiGroup(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._KpiGroup_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "favorite":
 			out.Values[i] = ec._KpiGroup_favorite(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "createdById":
-			out.Values[i] = ec._KpiGroup_createdById(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "modifiedById":
-			out.Values[i] = ec._KpiGroup_modifiedById(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -56117,6 +56364,21 @@ func (ec *executionContext) _KpiGroup(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._KpiGroup_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdById":
+			out.Values[i] = ec._KpiGroup_createdById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modifiedById":
+			out.Values[i] = ec._KpiGroup_modifiedById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -56342,16 +56604,6 @@ func (ec *executionContext) _List(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "title":
-			out.Values[i] = ec._List_title(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "listType":
-			out.Values[i] = ec._List_listType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "columns":
 			out.Values[i] = ec._List_columns(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -56395,21 +56647,6 @@ func (ec *executionContext) _List(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "sort":
-			out.Values[i] = ec._List_sort(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "fields":
-			out.Values[i] = ec._List_fields(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "createdById":
-			out.Values[i] = ec._List_createdById(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dateCreated":
 			out.Values[i] = ec._List_dateCreated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -56458,6 +56695,31 @@ func (ec *executionContext) _List(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "title":
+			out.Values[i] = ec._List_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "listType":
+			out.Values[i] = ec._List_listType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sort":
+			out.Values[i] = ec._List_sort(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fields":
+			out.Values[i] = ec._List_fields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdById":
+			out.Values[i] = ec._List_createdById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -56855,71 +57117,6 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._Metric_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "description":
-			out.Values[i] = ec._Metric_description(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "richTextDescription":
-			out.Values[i] = ec._Metric_richTextDescription(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "actual":
-			out.Values[i] = ec._Metric_actual(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "initialValue":
-			out.Values[i] = ec._Metric_initialValue(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "target":
-			out.Values[i] = ec._Metric_target(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "critical":
-			out.Values[i] = ec._Metric_critical(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "targetOperator":
-			out.Values[i] = ec._Metric_targetOperator(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "cascadeType":
-			out.Values[i] = ec._Metric_cascadeType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "manualType":
-			out.Values[i] = ec._Metric_manualType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "dynamic":
-			out.Values[i] = ec._Metric_dynamic(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "fieldName":
-			out.Values[i] = ec._Metric_fieldName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "insightName":
-			out.Values[i] = ec._Metric_insightName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dueDate":
 			out.Values[i] = ec._Metric_dueDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -56937,16 +57134,6 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "goalId":
 			out.Values[i] = ec._Metric_goalId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "goalName":
-			out.Values[i] = ec._Metric_goalName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "goalDescription":
-			out.Values[i] = ec._Metric_goalDescription(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -56975,11 +57162,6 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "numberOfOwners":
-			out.Values[i] = ec._Metric_numberOfOwners(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "assignee":
 			out.Values[i] = ec._Metric_assignee(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -56992,11 +57174,6 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "sessionId":
 			out.Values[i] = ec._Metric_sessionId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "sourceMetricId":
-			out.Values[i] = ec._Metric_sourceMetricId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -57038,26 +57215,6 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "tasksCount":
-			out.Values[i] = ec._Metric_tasksCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "obfuscated":
-			out.Values[i] = ec._Metric_obfuscated(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "private":
-			out.Values[i] = ec._Metric_private(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "currentUserAllowedActions":
-			out.Values[i] = ec._Metric_currentUserAllowedActions(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "settings":
 			out.Values[i] = ec._Metric_settings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -57065,21 +57222,6 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "links":
 			out.Values[i] = ec._Metric_links(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "url":
-			out.Values[i] = ec._Metric_url(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "attainment":
-			out.Values[i] = ec._Metric_attainment(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "confidence":
-			out.Values[i] = ec._Metric_confidence(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -57316,9 +57458,129 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Metric_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Metric_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "richTextDescription":
+			out.Values[i] = ec._Metric_richTextDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "actual":
+			out.Values[i] = ec._Metric_actual(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "initialValue":
+			out.Values[i] = ec._Metric_initialValue(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "target":
+			out.Values[i] = ec._Metric_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "critical":
+			out.Values[i] = ec._Metric_critical(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "targetOperator":
+			out.Values[i] = ec._Metric_targetOperator(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cascadeType":
+			out.Values[i] = ec._Metric_cascadeType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "manualType":
+			out.Values[i] = ec._Metric_manualType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dynamic":
+			out.Values[i] = ec._Metric_dynamic(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fieldName":
+			out.Values[i] = ec._Metric_fieldName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "insightName":
+			out.Values[i] = ec._Metric_insightName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "goalName":
+			out.Values[i] = ec._Metric_goalName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "goalDescription":
+			out.Values[i] = ec._Metric_goalDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "numberOfOwners":
+			out.Values[i] = ec._Metric_numberOfOwners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sourceMetricId":
+			out.Values[i] = ec._Metric_sourceMetricId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tasksCount":
+			out.Values[i] = ec._Metric_tasksCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "obfuscated":
+			out.Values[i] = ec._Metric_obfuscated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "private":
+			out.Values[i] = ec._Metric_private(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "currentUserAllowedActions":
+			out.Values[i] = ec._Metric_currentUserAllowedActions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.Values[i] = ec._Metric_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "externalId":
 			out.Values[i] = ec._Metric_externalId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attainment":
+			out.Values[i] = ec._Metric_attainment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "confidence":
+			out.Values[i] = ec._Metric_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -60534,16 +60796,6 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "title":
-			out.Values[i] = ec._Session_title(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "status":
-			out.Values[i] = ec._Session_status(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "start":
 			out.Values[i] = ec._Session_start(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -60552,41 +60804,6 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 		case "end":
 			out.Values[i] = ec._Session_end(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "color":
-			out.Values[i] = ec._Session_color(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "demo":
-			out.Values[i] = ec._Session_demo(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "dynamicValueType":
-			out.Values[i] = ec._Session_dynamicValueType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentId":
-			out.Values[i] = ec._Session_parentId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "inherits":
-			out.Values[i] = ec._Session_inherits(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "isSelfApproveAllowed":
-			out.Values[i] = ec._Session_isSelfApproveAllowed(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "currentUserAllowedActions":
-			out.Values[i] = ec._Session_currentUserAllowedActions(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ownerPermissions":
@@ -60645,11 +60862,6 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 		case "cadenceStart":
 			out.Values[i] = ec._Session_cadenceStart(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "cadenceTimeZone":
-			out.Values[i] = ec._Session_cadenceTimeZone(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "settings":
@@ -60814,6 +61026,56 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "title":
+			out.Values[i] = ec._Session_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Session_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "color":
+			out.Values[i] = ec._Session_color(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "demo":
+			out.Values[i] = ec._Session_demo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dynamicValueType":
+			out.Values[i] = ec._Session_dynamicValueType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentId":
+			out.Values[i] = ec._Session_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "inherits":
+			out.Values[i] = ec._Session_inherits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isSelfApproveAllowed":
+			out.Values[i] = ec._Session_isSelfApproveAllowed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "currentUserAllowedActions":
+			out.Values[i] = ec._Session_currentUserAllowedActions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cadenceTimeZone":
+			out.Values[i] = ec._Session_cadenceTimeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "cadenceType":
 			out.Values[i] = ec._Session_cadenceType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -61492,44 +61754,9 @@ func (ec *executionContext) _TagDetail(ctx context.Context, sel ast.SelectionSet
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "name":
-			out.Values[i] = ec._TagDetail_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "title":
-			out.Values[i] = ec._TagDetail_title(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "isActive":
-			out.Values[i] = ec._TagDetail_isActive(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "createdBy":
-			out.Values[i] = ec._TagDetail_createdBy(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dateCreated":
 			out.Values[i] = ec._TagDetail_dateCreated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "dashboardsTaggedCount":
-			out.Values[i] = ec._TagDetail_dashboardsTaggedCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "goalsTaggedCount":
-			out.Values[i] = ec._TagDetail_goalsTaggedCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "itemsTaggedCount":
-			out.Values[i] = ec._TagDetail_itemsTaggedCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "goals":
@@ -61608,6 +61835,41 @@ func (ec *executionContext) _TagDetail(ctx context.Context, sel ast.SelectionSet
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._TagDetail_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._TagDetail_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isActive":
+			out.Values[i] = ec._TagDetail_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._TagDetail_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dashboardsTaggedCount":
+			out.Values[i] = ec._TagDetail_dashboardsTaggedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "goalsTaggedCount":
+			out.Values[i] = ec._TagDetail_goalsTaggedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "itemsTaggedCount":
+			out.Values[i] = ec._TagDetail_itemsTaggedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -61876,41 +62138,6 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._Task_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "description":
-			out.Values[i] = ec._Task_description(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "richTextDescription":
-			out.Values[i] = ec._Task_richTextDescription(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "status":
-			out.Values[i] = ec._Task_status(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "taskType":
-			out.Values[i] = ec._Task_taskType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "priority":
-			out.Values[i] = ec._Task_priority(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "archived":
-			out.Values[i] = ec._Task_archived(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dueDate":
 			out.Values[i] = ec._Task_dueDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -61924,36 +62151,6 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 		case "assignee":
 			out.Values[i] = ec._Task_assignee(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentId":
-			out.Values[i] = ec._Task_parentId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentName":
-			out.Values[i] = ec._Task_parentName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentType":
-			out.Values[i] = ec._Task_parentType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "sessionId":
-			out.Values[i] = ec._Task_sessionId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "externalId":
-			out.Values[i] = ec._Task_externalId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "externalSystem":
-			out.Values[i] = ec._Task_externalSystem(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdById":
@@ -62067,6 +62264,71 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Task_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Task_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "richTextDescription":
+			out.Values[i] = ec._Task_richTextDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Task_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "taskType":
+			out.Values[i] = ec._Task_taskType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "priority":
+			out.Values[i] = ec._Task_priority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "archived":
+			out.Values[i] = ec._Task_archived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentId":
+			out.Values[i] = ec._Task_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentName":
+			out.Values[i] = ec._Task_parentName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentType":
+			out.Values[i] = ec._Task_parentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sessionId":
+			out.Values[i] = ec._Task_sessionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "externalId":
+			out.Values[i] = ec._Task_externalId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "externalSystem":
+			out.Values[i] = ec._Task_externalSystem(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -62312,41 +62574,6 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "name":
-			out.Values[i] = ec._Team_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "description":
-			out.Values[i] = ec._Team_description(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "richTextDescription":
-			out.Values[i] = ec._Team_richTextDescription(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "avatar":
-			out.Values[i] = ec._Team_avatar(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "color":
-			out.Values[i] = ec._Team_color(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "picture":
-			out.Values[i] = ec._Team_picture(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "parentId":
-			out.Values[i] = ec._Team_parentId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "managerId":
 			field := field
 
@@ -62423,21 +62650,6 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "dynamicValueType":
-			out.Values[i] = ec._Team_dynamicValueType(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "createdById":
-			out.Values[i] = ec._Team_createdById(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "modifiedById":
-			out.Values[i] = ec._Team_modifiedById(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "dateCreated":
 			out.Values[i] = ec._Team_dateCreated(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -62709,6 +62921,61 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._Team_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Team_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "richTextDescription":
+			out.Values[i] = ec._Team_richTextDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "avatar":
+			out.Values[i] = ec._Team_avatar(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "color":
+			out.Values[i] = ec._Team_color(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "picture":
+			out.Values[i] = ec._Team_picture(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentId":
+			out.Values[i] = ec._Team_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "movedExternalMembers":
+			out.Values[i] = ec._Team_movedExternalMembers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dynamicValueType":
+			out.Values[i] = ec._Team_dynamicValueType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdById":
+			out.Values[i] = ec._Team_createdById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modifiedById":
+			out.Values[i] = ec._Team_modifiedById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -62893,71 +63160,6 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "accountId":
 			out.Values[i] = ec._User_accountId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "accountDomain":
-			out.Values[i] = ec._User_accountDomain(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "accountName":
-			out.Values[i] = ec._User_accountName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "email":
-			out.Values[i] = ec._User_email(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "firstName":
-			out.Values[i] = ec._User_firstName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "lastName":
-			out.Values[i] = ec._User_lastName(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "name":
-			out.Values[i] = ec._User_name(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "language":
-			out.Values[i] = ec._User_language(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "picture":
-			out.Values[i] = ec._User_picture(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "isActive":
-			out.Values[i] = ec._User_isActive(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "isPrimary":
-			out.Values[i] = ec._User_isPrimary(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "permissions":
-			out.Values[i] = ec._User_permissions(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "teamIds":
-			out.Values[i] = ec._User_teamIds(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "createdById":
-			out.Values[i] = ec._User_createdById(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -63156,6 +63358,106 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "accountDomain":
+			out.Values[i] = ec._User_accountDomain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "accountName":
+			out.Values[i] = ec._User_accountName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "clientId":
+			out.Values[i] = ec._User_clientId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdById":
+			out.Values[i] = ec._User_createdById(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dateInvited":
+			out.Values[i] = ec._User_dateInvited(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "invitedBy":
+			out.Values[i] = ec._User_invitedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "email":
+			out.Values[i] = ec._User_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "firstName":
+			out.Values[i] = ec._User_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastName":
+			out.Values[i] = ec._User_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._User_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "language":
+			out.Values[i] = ec._User_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "picture":
+			out.Values[i] = ec._User_picture(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isActive":
+			out.Values[i] = ec._User_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isPrimary":
+			out.Values[i] = ec._User_isPrimary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isSSOBased":
+			out.Values[i] = ec._User_isSSOBased(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isSwitched":
+			out.Values[i] = ec._User_isSwitched(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "permissions":
+			out.Values[i] = ec._User_permissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "settings":
+			out.Values[i] = ec._User_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "subscriptionType":
+			out.Values[i] = ec._User_subscriptionType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "teamIds":
+			out.Values[i] = ec._User_teamIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

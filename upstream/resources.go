@@ -47,6 +47,11 @@ type Resource struct {
 	EventItem EventItemKind
 	// Actions are the actions of the catalogue that protect the resource.
 	Actions []Action
+	// Input and Patch are the types that create and change an item, nil
+	// where GraphQL does neither: the GraphQL inputs Create<GraphQL>Input
+	// and Update<GraphQL>Input are bound to them, and their scalar fields,
+	// like the object type's from Item, are derived (graph/schemagen).
+	Input, Patch reflect.Type
 }
 
 // Table is an SQL table of a resource. Users names where its rows name the
@@ -68,49 +73,49 @@ const UsersInDoc = "doc"
 var Resources = []Resource{
 	{Item: reflect.TypeFor[Goal](), Fields: GoalFields, GraphQL: "Goal", Tables: []Table{{"goals", UsersInDoc}, {"goal_subtrees", ""}},
 		Kind: KindGoal, Events: []EventType{EventGoalCreated, EventGoalUpdated, EventGoalRecomputed}, Deleted: EventGoalDeleted,
-		EventItem: EventItemGoal, Actions: []Action{GoalsRead, GoalsCreate, GoalsUpdate, GoalsDelete}},
+		EventItem: EventItemGoal, Actions: []Action{GoalsRead, GoalsCreate, GoalsUpdate, GoalsDelete}, Input: reflect.TypeFor[GoalInput](), Patch: reflect.TypeFor[GoalPatch]()},
 	{Item: reflect.TypeFor[Metric](), Fields: MetricFields, GraphQL: "Metric", Tables: []Table{{"metrics", UsersInDoc}},
 		Kind: KindMetric, Events: []EventType{EventMetricCreated, EventMetricUpdated}, Deleted: EventMetricDeleted,
-		EventItem: EventItemMetric, Actions: []Action{MetricsRead, MetricsCreate, MetricsUpdate, MetricsDelete, MetricsCheckIn}},
+		EventItem: EventItemMetric, Actions: []Action{MetricsRead, MetricsCreate, MetricsUpdate, MetricsDelete, MetricsCheckIn}, Input: reflect.TypeFor[MetricInput](), Patch: reflect.TypeFor[MetricPatch]()},
 	{Item: reflect.TypeFor[CheckIn](), Fields: CheckInFields, GraphQL: "CheckIn", Tables: []Table{{"checkins", ""}},
 		Events: []EventType{EventCheckInCreated}, EventItem: EventItemCheckIn, Actions: []Action{MetricsRead, MetricsCheckIn}},
 	{Item: reflect.TypeFor[Task](), Fields: TaskFields, GraphQL: "Task", Tables: []Table{{"tasks", UsersInDoc}},
 		Kind: KindTask, Events: []EventType{EventTaskCreated, EventTaskUpdated}, Deleted: EventTaskDeleted,
-		EventItem: EventItemTask, Actions: []Action{TasksRead, TasksCreate, TasksUpdate, TasksDelete}},
+		EventItem: EventItemTask, Actions: []Action{TasksRead, TasksCreate, TasksUpdate, TasksDelete}, Input: reflect.TypeFor[TaskInput](), Patch: reflect.TypeFor[TaskPatch]()},
 	{Item: reflect.TypeFor[Session](), Fields: SessionFields, GraphQL: "Session", Tables: []Table{{"sessions", UsersInDoc}},
 		Kind: KindSession, Events: []EventType{EventSessionCreated, EventSessionUpdated}, Deleted: EventSessionDeleted,
-		EventItem: EventItemSession, Actions: []Action{SessionsRead, SessionsManage}},
+		EventItem: EventItemSession, Actions: []Action{SessionsRead, SessionsManage}, Input: reflect.TypeFor[SessionInput](), Patch: reflect.TypeFor[SessionPatch]()},
 	{Item: reflect.TypeFor[User](), Fields: UserFields, GraphQL: "User", Tables: []Table{{"users", ""}},
-		Actions: []Action{UsersRead, UsersManage}},
+		Actions: []Action{UsersRead, UsersManage}, Input: reflect.TypeFor[UserInput](), Patch: reflect.TypeFor[UserPatch]()},
 	{Item: reflect.TypeFor[Team](), Fields: TeamFields, GraphQL: "Team", Tables: []Table{{"teams", ""}},
-		Actions: []Action{TeamsRead, TeamsManage}},
+		Actions: []Action{TeamsRead, TeamsManage}, Input: reflect.TypeFor[TeamInput](), Patch: reflect.TypeFor[TeamPatch]()},
 	{Item: reflect.TypeFor[Employee](), Fields: EmployeeFields, GraphQL: "Employee", Actions: []Action{UsersRead}},
 	{Item: reflect.TypeFor[Role](), Fields: RoleFields, GraphQL: "Role", Tables: []Table{{"roles", ""}, {"role_mappings", ""}},
-		Actions: []Action{RolesRead, RolesManage}},
+		Actions: []Action{RolesRead, RolesManage}, Input: reflect.TypeFor[RoleInput](), Patch: reflect.TypeFor[RolePatch]()},
 	{Item: reflect.TypeFor[Permission](), Fields: PermissionFields, Tables: []Table{{"permissions", ""}},
 		Actions: []Action{PermsManage}},
 	{Item: reflect.TypeFor[TagDetail](), Fields: TagFields, GraphQL: "Tag", Forms: []string{"TagDetail"}, Tables: []Table{{"tags", ""}},
 		Actions: []Action{TagsRead, TagsManage}},
 	{Item: reflect.TypeFor[Tagging](), Fields: TaggingFields, Tables: []Table{{"item_tags", ""}}, Actions: []Action{TagsRead}},
 	{Item: reflect.TypeFor[Dashboard](), Fields: DashboardFields, GraphQL: "Dashboard", Tables: []Table{{"dashboards", UsersInDoc}},
-		Actions: []Action{DashboardsRead, DashboardsEdit, DashboardsAdmin}},
+		Actions: []Action{DashboardsRead, DashboardsEdit, DashboardsAdmin}, Input: reflect.TypeFor[DashboardInput](), Patch: reflect.TypeFor[DashboardPatch]()},
 	{Item: reflect.TypeFor[DashboardParameter](), Fields: DashboardParameterFields, GraphQL: "DashboardParameter",
 		Tables: []Table{{"dashboard_parameters", ""}}, Actions: []Action{DashboardsRead, DashboardsAdmin}},
 	{Item: reflect.TypeFor[DashboardTagUsage](), Fields: DashboardTagUsageFields, Actions: []Action{DashboardsRead, TagsRead}},
 	{Item: reflect.TypeFor[Badge](), Fields: BadgeFields, GraphQL: "Badge", Tables: []Table{{"badges", UsersInDoc}},
-		Actions: []Action{BadgesRead, BadgesManage}},
+		Actions: []Action{BadgesRead, BadgesManage}, Input: reflect.TypeFor[BadgeInput](), Patch: reflect.TypeFor[BadgePatch]()},
 	{Item: reflect.TypeFor[AssignedBadge](), Fields: AssignedBadgeFields, GraphQL: "AssignedBadge",
 		Tables: []Table{{"badge_assignments", UsersInDoc}}, Actions: []Action{BadgesRead, BadgesAssign, BadgesApprove}},
 	{Item: reflect.TypeFor[KPIGroup](), Fields: KPIGroupFields, GraphQL: "KpiGroup",
 		Tables: []Table{{"kpi_groups", UsersInDoc}, {"kpi_favorites", "user_id"}}, Actions: []Action{KPIsRead, KPIsManage}},
 	{Item: reflect.TypeFor[KPI](), Fields: KPIFields, GraphQL: "Kpi", Tables: []Table{{"kpis", UsersInDoc}},
-		Actions: []Action{KPIsRead, KPIsManage}},
+		Actions: []Action{KPIsRead, KPIsManage}, Input: reflect.TypeFor[KPIInput](), Patch: reflect.TypeFor[KPIPatch]()},
 	{Item: reflect.TypeFor[List](), Fields: ListFields, GraphQL: "List", Tables: []Table{{"lists", UsersInDoc}},
-		Actions: []Action{ListsRead, ListsManage}},
+		Actions: []Action{ListsRead, ListsManage}, Input: reflect.TypeFor[ListInput](), Patch: reflect.TypeFor[ListPatch]()},
 	{Item: reflect.TypeFor[Announcement](), Fields: AnnouncementFields, GraphQL: "Announcement",
-		Tables: []Table{{"announcements", UsersInDoc}}, Actions: []Action{AnnounceRead, AnnounceManage}},
+		Tables: []Table{{"announcements", UsersInDoc}}, Actions: []Action{AnnounceRead, AnnounceManage}, Input: reflect.TypeFor[AnnouncementInput]()},
 	{Item: reflect.TypeFor[Comment](), Fields: CommentFields, GraphQL: "Comment", Tables: []Table{{"comments", ""}},
-		Actions: []Action{MetricsRead, CommentsCreate}},
+		Actions: []Action{MetricsRead, CommentsCreate}, Input: reflect.TypeFor[CommentInput]()},
 }
 
 // ResourceOfKind returns the resource whose versions are of kind (Kind),
@@ -124,6 +129,18 @@ func ResourceOfKind(kind string) (Resource, bool) {
 		return Resource{}, false
 	}
 	return Resources[i], true
+}
+
+// FieldsOf returns the field registry of the resource whose Item is item,
+// nil when no resource's is: how a listing's registry is found from the
+// type it lists (the HTTP client's generated listings).
+func FieldsOf(item reflect.Type) *query.Registry {
+	for _, r := range Resources {
+		if r.Item == item {
+			return r.Fields
+		}
+	}
+	return nil
 }
 
 // VersionedKinds returns the kinds of the resources that carry versions,

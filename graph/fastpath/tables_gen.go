@@ -41,7 +41,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Announcement":
 		switch field {
-		case "id", "accountId", "announcementTargetId", "announcementType", "authorId", "comment", "dateCreated", "notificationStrategy", "notify":
+		case "id", "accountId", "dateCreated", "announcementTargetId", "announcementType", "authorId", "comment", "notificationStrategy", "notify":
 			return fastPlain
 		case "reactions", "author":
 			return fastObjectField
@@ -74,7 +74,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "AssignedBadge":
 		switch field {
-		case "id", "accountId", "badgeId", "assignedById", "assignedOn", "assigneeIds", "approvedBy", "comment", "richTextComment", "notificationStrategy", "notify", "status":
+		case "id", "accountId", "assignedOn", "status", "badgeId", "assignedById", "assigneeIds", "approvedBy", "comment", "richTextComment", "notificationStrategy", "notify":
 			return fastPlain
 		case "badge", "assignees", "assignedBy":
 			return fastObjectField
@@ -143,7 +143,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "CheckIn":
 		switch field {
-		case "id", "accountId", "metricId", "goalId", "actual", "previousActual", "attainment", "checkInDate", "comment", "confidence", "createdById", "dateCreated":
+		case "id", "accountId", "metricId", "goalId", "checkInDate", "createdById", "dateCreated", "actual", "previousActual", "attainment", "comment", "confidence":
 			return fastPlain
 		}
 	case "CheckInConnection":
@@ -172,7 +172,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Comment":
 		switch field {
-		case "id", "targetType", "targetId", "text", "createdBy", "createdAt":
+		case "id", "targetId", "createdBy", "createdAt", "targetType", "text":
 			return fastPlain
 		}
 	case "CommentConnection":
@@ -240,7 +240,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "DashboardParameter":
 		switch field {
-		case "id", "key", "title", "defaultValue", "entityName", "entityTitleField", "entityValueField", "predefinedValues", "selectorType":
+		case "id", "selectorType", "key", "title", "defaultValue", "entityName", "entityTitleField", "entityValueField", "predefinedValues":
 			return fastPlain
 		}
 	case "DashboardParameterConnection":
@@ -310,7 +310,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Employee":
 		switch field {
-		case "firstName", "lastName", "email", "picture", "dateCreated", "isActive", "isManager", "managedTeamIds", "teamIds":
+		case "dateCreated", "firstName", "lastName", "email", "picture", "isActive", "isManager", "managedTeamIds", "teamIds":
 			return fastPlain
 		case "id", "userId":
 			return fastLeaf
@@ -338,7 +338,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Goal":
 		switch field {
-		case "id", "accountId", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "duration", "ownerId", "ownerIds", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "sessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "externalId", "currentUserAllowedActions", "watchers", "url", "externalSystem":
+		case "id", "accountId", "createdById", "modifiedById", "dateCreated", "dateFrom", "dateTo", "ownerId", "ownerIds", "sessionId", "currentUserAllowedActions", "name", "description", "richTextDescription", "aggregatedAttainment", "childrenAggregatedAttainment", "fullAggregatedAttainment", "attainment", "attainmentTypeString", "childrenCount", "subTreeCount", "fullSubTreeCount", "duration", "numberOfOwners", "locked", "obfuscated", "private", "orderId", "parentId", "parentType", "parentGoalSessionId", "metricsCount", "nonArchivedTasksCount", "tasksCount", "watchers", "url", "externalId", "externalSystem":
 			return fastPlain
 		case "etag":
 			return fastLeaf
@@ -382,7 +382,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Kpi":
 		switch field {
-		case "id", "accountId", "name", "description", "value", "ownerId", "groupIds", "dateCreated", "dateUpdated":
+		case "id", "accountId", "dateCreated", "dateUpdated", "name", "description", "value", "ownerId", "groupIds":
 			return fastPlain
 		case "groups", "owner":
 			return fastObjectField
@@ -403,7 +403,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "KpiGroup":
 		switch field {
-		case "id", "accountId", "name", "favorite", "createdById", "modifiedById", "dateCreated", "dateUpdated":
+		case "id", "accountId", "favorite", "dateCreated", "dateUpdated", "name", "createdById", "modifiedById":
 			return fastPlain
 		case "kpis", "createdBy":
 			return fastObjectField
@@ -434,7 +434,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "List":
 		switch field {
-		case "id", "accountId", "title", "listType", "sort", "fields", "createdById", "dateCreated", "dateUpdated":
+		case "id", "accountId", "dateCreated", "dateUpdated", "title", "listType", "sort", "fields", "createdById":
 			return fastPlain
 		case "filter":
 			return fastLeaf
@@ -478,7 +478,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Metric":
 		switch field {
-		case "id", "accountId", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "dueDate", "softDueDate", "goalId", "goalName", "goalDescription", "goalOwnerId", "goalOwnerIds", "ownerId", "ownerIds", "numberOfOwners", "sessionId", "sourceMetricId", "tasksCount", "obfuscated", "private", "currentUserAllowedActions", "url", "attainment", "confidence", "lastCheckInDate", "externalId":
+		case "id", "accountId", "dueDate", "softDueDate", "goalId", "goalOwnerId", "goalOwnerIds", "ownerId", "ownerIds", "sessionId", "lastCheckInDate", "name", "description", "richTextDescription", "actual", "initialValue", "target", "critical", "targetOperator", "cascadeType", "manualType", "dynamic", "fieldName", "insightName", "goalName", "goalDescription", "numberOfOwners", "sourceMetricId", "tasksCount", "obfuscated", "private", "currentUserAllowedActions", "url", "externalId", "attainment", "confidence":
 			return fastPlain
 		case "etag", "targetMetrics":
 			return fastLeaf
@@ -603,7 +603,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Session":
 		switch field {
-		case "id", "accountId", "title", "status", "start", "end", "color", "demo", "dynamicValueType", "parentId", "inherits", "isSelfApproveAllowed", "currentUserAllowedActions", "cadenceTimeZone", "cadenceType":
+		case "id", "accountId", "start", "end", "title", "status", "color", "demo", "dynamicValueType", "parentId", "inherits", "isSelfApproveAllowed", "currentUserAllowedActions", "cadenceTimeZone", "cadenceType":
 			return fastPlain
 		case "etag":
 			return fastLeaf
@@ -668,7 +668,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "TagDetail":
 		switch field {
-		case "name", "title", "isActive", "createdBy", "dateCreated", "dashboardsTaggedCount", "goalsTaggedCount", "itemsTaggedCount":
+		case "dateCreated", "name", "title", "isActive", "createdBy", "dashboardsTaggedCount", "goalsTaggedCount", "itemsTaggedCount":
 			return fastPlain
 		case "id", "tagId":
 			return fastLeaf
@@ -705,7 +705,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Task":
 		switch field {
-		case "id", "accountId", "name", "description", "richTextDescription", "status", "taskType", "priority", "archived", "dueDate", "ownerId", "parentId", "parentName", "parentType", "sessionId", "externalId", "externalSystem", "createdById", "modifiedById", "dateCreated", "dateModified":
+		case "id", "accountId", "dueDate", "ownerId", "createdById", "modifiedById", "dateCreated", "dateModified", "name", "description", "richTextDescription", "status", "taskType", "priority", "archived", "parentId", "parentName", "parentType", "sessionId", "externalId", "externalSystem":
 			return fastPlain
 		case "etag":
 			return fastLeaf
@@ -738,7 +738,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "Team":
 		switch field {
-		case "id", "accountId", "name", "description", "richTextDescription", "avatar", "color", "picture", "parentId", "dynamicValueType", "createdById", "modifiedById", "dateCreated":
+		case "id", "accountId", "dateCreated", "name", "description", "richTextDescription", "avatar", "color", "picture", "parentId", "movedExternalMembers", "dynamicValueType", "createdById", "modifiedById":
 			return fastPlain
 		case "managerId", "memberIds":
 			return fastLeaf
@@ -766,7 +766,7 @@ func fastKindOf(typ, field string) fastKind {
 		}
 	case "User":
 		switch field {
-		case "id", "accountId", "accountDomain", "accountName", "email", "firstName", "lastName", "name", "language", "picture", "isActive", "isPrimary", "permissions", "teamIds", "createdById", "dateCreated":
+		case "id", "accountId", "dateCreated", "accountDomain", "accountName", "clientId", "createdById", "dateInvited", "invitedBy", "email", "firstName", "lastName", "name", "language", "picture", "isActive", "isPrimary", "isSSOBased", "isSwitched", "permissions", "settings", "subscriptionType", "teamIds":
 			return fastPlain
 		case "teams", "goals", "roles", "badges", "employee":
 			return fastObjectField

@@ -39,29 +39,90 @@ type Derived struct {
 	Omit map[string]string
 }
 
-// DerivedTypes are the types whose scalar fields are derived: the
-// resources docs/howto/add-field.md covers, and their inputs.
-var DerivedTypes = []Derived{
-	{Type: "Goal", Go: reflect.TypeFor[upstream.Goal]()},
-	{Type: "CreateGoalInput", Go: reflect.TypeFor[upstream.GoalInput](), Input: true},
-	{Type: "UpdateGoalInput", Go: reflect.TypeFor[upstream.GoalPatch](), Input: true},
-	{Type: "Metric", Go: reflect.TypeFor[upstream.Metric]()},
-	{Type: "CreateMetricInput", Go: reflect.TypeFor[upstream.MetricInput](), Input: true, Omit: restOnly("settings")},
-	{Type: "UpdateMetricInput", Go: reflect.TypeFor[upstream.MetricPatch](), Input: true, Omit: restOnly("settings")},
-	{Type: "Task", Go: reflect.TypeFor[upstream.Task]()},
-	{Type: "CreateTaskInput", Go: reflect.TypeFor[upstream.TaskInput](), Input: true},
-	{Type: "UpdateTaskInput", Go: reflect.TypeFor[upstream.TaskPatch](), Input: true},
-	{Type: "Session", Go: reflect.TypeFor[upstream.Session]()},
-	{Type: "CreateSessionInput", Go: reflect.TypeFor[upstream.SessionInput](), Input: true, Omit: map[string]string{
+// omits are, per GraphQL type, the JSON names of scalar or structured
+// fields of its Go type deliberately not in it, each with why.
+var omits = map[string]map[string]string{
+	"CreateMetricInput": restOnly("settings"),
+	"UpdateMetricInput": restOnly("settings"),
+	"CreateSessionInput": {
 		"demo":   "demo sessions hold the sample data an account starts with; REST's import creates them, GraphQL clients do not",
 		"access": restOnlyWhy, "cadence": restOnlyWhy, "cadenceStart": restOnlyWhy, "workflow": restOnlyWhy,
-	}},
-	{Type: "UpdateSessionInput", Go: reflect.TypeFor[upstream.SessionPatch](), Input: true, Omit: restOnly("access", "cadence", "cadenceStart", "workflow")},
+	},
+	"UpdateSessionInput": restOnly("access", "cadence", "cadenceStart", "workflow"),
+	"Role": {
+		"teamId":    "set only on the answers of the role mappings (GET /api/v1/roles/account/mapping/), which GraphQL does not serve",
+		"mappingId": "set only on the answers of the role mappings (GET /api/v1/roles/account/mapping/), which GraphQL does not serve",
+	},
+	"Team": {
+		"managerInfo":         "the REST view's embedded manager; GraphQL resolves manager as a User",
+		"membersInfo":         "the REST view's embedded members; GraphQL resolves members as Users",
+		"ExternalTeamMapping": restViewWhy, "mentions": restViewWhy, "tags": restViewWhy,
+	},
+	"User": {
+		"identities": restViewWhy, "notificationSettings": restViewWhy, "pictureInfo": restViewWhy,
+		"userSettings": "free-form JSON the web app keeps per user; GraphQL has no JSON scalar",
+	},
+	"CreateAnnouncementInput": {
+		"authorID": "GraphQL writes an announcement as the caller; only the contract's REST body names another author (spelled authorID)",
+	},
+}
+
+// notDerived are the GraphQL types of upstream.Resources whose fields are
+// not derived from the resource's Go types, each with why:
+// TestEveryResourceDerived fails on a resource type in neither.
+var notDerived = map[string]string{
+	"Tag": "the tag as embedded in items (upstream.Tag); the listing's TagDetail, a form of the resource, is derived",
+}
+
+// DerivedTypes returns the types whose scalar fields are derived, from the
+// one description of the resources (upstream.Resources): each resource's
+// GraphQL object type and forms bound in gqlgen.yml (bound: GraphQL type to
+// Go type path) to its Item, and the inputs Create<GraphQL>Input and
+// Update<GraphQL>Input of its Input and Patch. A resource type bound to
+// another Go type is derived from none and listed in notDerived.
+func DerivedTypes(bound map[string]string) ([]Derived, error) {
+	var out []Derived
+	add := func(typ string, t reflect.Type, input bool) error {
+		want := t.PkgPath() + "." + t.Name()
+		if got := bound[typ]; got != want {
+			return fmt.Errorf("%s: gqlgen.yml binds %q, upstream.Resources says %q", typ, got, want)
+		}
+		out = append(out, Derived{Type: typ, Go: t, Input: input, Omit: omits[typ]})
+		return nil
+	}
+	for _, r := range upstream.Resources {
+		if r.GraphQL == "" {
+			continue
+		}
+		for _, typ := range append([]string{r.GraphQL}, r.Forms...) {
+			if _, no := notDerived[typ]; no {
+				continue
+			}
+			if err := add(typ, r.Item, false); err != nil {
+				return nil, err
+			}
+		}
+		if r.Input != nil {
+			if err := add("Create"+r.GraphQL+"Input", r.Input, true); err != nil {
+				return nil, err
+			}
+		}
+		if r.Patch != nil {
+			if err := add("Update"+r.GraphQL+"Input", r.Patch, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // restOnlyWhy is why a structured input field is left out of GraphQL: it
 // has no GraphQL input type yet, so only REST writes it.
 const restOnlyWhy = "structured; no GraphQL input type yet, so only REST writes it"
+
+// restViewWhy is why a structured field of an item is left out of its
+// GraphQL type: only REST serves it.
+const restViewWhy = "structured; no GraphQL type for it yet, so only REST serves it"
 
 // restOnly returns an Omit of the structured fields names, each with
 // restOnlyWhy.
@@ -217,14 +278,14 @@ func RenderFields(root string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	derived, err := DerivedTypes(bound)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	b.WriteString("# Code generated by go run ./graph/schemagen from the Go types of upstream (graph/schemagen/fields.go). DO NOT EDIT.\n")
 	b.WriteString("# The scalar fields of these types that the hand-written schema does not declare.\n")
-	for _, d := range DerivedTypes {
-		want := d.Go.PkgPath() + "." + d.Go.Name()
-		if got := bound[d.Type]; got != want {
-			return nil, fmt.Errorf("%s: gqlgen.yml binds %q, the generator derives from %q", d.Type, got, want)
-		}
+	for _, d := range derived {
 		have, ok := declared(doc, d.Type)
 		if !ok {
 			return nil, fmt.Errorf("%s: not declared in the hand-written schema", d.Type)
@@ -268,8 +329,16 @@ func Unexposed(root string) (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	bound, err := bindings(root)
+	if err != nil {
+		return nil, err
+	}
+	derived, err := DerivedTypes(bound)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string][]string{}
-	for _, d := range DerivedTypes {
+	for _, d := range derived {
 		have, _ := declared(doc, d.Type)
 		for f := range d.Go.Fields() {
 			name := jsonName(f)
@@ -283,6 +352,57 @@ func Unexposed(root string) (map[string][]string, error) {
 				continue
 			}
 			out[d.Type] = append(out[d.Type], name)
+		}
+		slices.Sort(out[d.Type])
+	}
+	return out, nil
+}
+
+// Redundant returns, per derived type, the fields the hand-written schema
+// declares exactly as the generator would derive them: a JSON field of the
+// Go type declared with the derived GraphQL type and nothing more (no
+// description, arguments or directives). Such a declaration is a second
+// copy of the Go type to keep in step, so TestNoHandWrittenDerivedFields
+// fails on one: delete it and let the generator write it.
+func Redundant(root string) (map[string][]string, error) {
+	doc, err := handWritten(root)
+	if err != nil {
+		return nil, err
+	}
+	bound, err := bindings(root)
+	if err != nil {
+		return nil, err
+	}
+	derived, err := DerivedTypes(bound)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, d := range derived {
+		goTypes := map[string]reflect.Type{}
+		for f := range d.Go.Fields() {
+			if name := jsonName(f); name != "" {
+				goTypes[name] = f.Type
+			}
+		}
+		for _, list := range []ast.DefinitionList{doc.Definitions, doc.Extensions} {
+			for _, def := range list {
+				if def.Name != d.Type {
+					continue
+				}
+				for _, f := range def.Fields {
+					t, ok := goTypes[f.Name]
+					if !ok || f.Description != "" || len(f.Arguments) > 0 || len(f.Directives) > 0 || f.DefaultValue != nil {
+						continue
+					}
+					if _, omit := d.Omit[f.Name]; omit {
+						continue
+					}
+					if gql, ok := scalarType(t, d.Input); ok && gql == f.Type.String() {
+						out[d.Type] = append(out[d.Type], f.Name)
+					}
+				}
+			}
 		}
 		slices.Sort(out[d.Type])
 	}

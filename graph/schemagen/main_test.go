@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/okrgate/okrgate/upstream"
 )
 
 // TestCommittedSchemaIsFresh fails when graph/schema/zz_filters.graphqls does
@@ -54,6 +57,93 @@ func TestDerivedTypesCoverTheGoTypes(t *testing.T) {
 	for typ, names := range missing {
 		for _, n := range names {
 			t.Errorf("%s.%s: a field of its Go type that is not scalar and not in the schema; declare it by hand in graph/schema or add it to Omit with why (graph/schemagen/fields.go)", typ, n)
+		}
+	}
+}
+
+// TestNoHandWrittenDerivedFields: no resource's GraphQL type declares by
+// hand a field exactly as the generator derives it from the resource's Go
+// type (a second copy to keep in step); the field is left to
+// zz_fields.graphqls, and a hand-written declaration is kept only where it
+// adds something (a description, ID!, a non-null input, arguments).
+func TestNoHandWrittenDerivedFields(t *testing.T) {
+	got, err := Redundant(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for typ, names := range got {
+		for _, n := range names {
+			t.Errorf("%s.%s is written by hand in graph/schema exactly as it is derived from its Go type: delete it and run go run ./graph/schemagen", typ, n)
+		}
+	}
+}
+
+// TestRedundantFindsPlanted: a planted hand-written copy of a derived field
+// (Goal.externalSystem, as the generator writes it) is found.
+func TestRedundantFindsPlanted(t *testing.T) {
+	root := filepath.Join("..", "..")
+	tmp := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tmp, "graph", "schema"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join(root, "graph", "schema", "*.graphqls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(paths, filepath.Join(root, "gqlgen.yml")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		if err := os.WriteFile(filepath.Join(tmp, rel), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	planted := "extend type Goal {\n  externalSystem: String!\n}\n"
+	if err := os.WriteFile(filepath.Join(tmp, "graph", "schema", "planted.graphqls"), []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Redundant(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got["Goal"], "externalSystem") {
+		t.Fatalf("Redundant = %v, want Goal.externalSystem found", got)
+	}
+}
+
+// TestEveryResourceDerived: the GraphQL type of every resource
+// (upstream.Resources) has its fields derived, or is in notDerived with
+// why; and notDerived names only resource types.
+func TestEveryResourceDerived(t *testing.T) {
+	bound, err := bindings(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived, err := DerivedTypes(bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, d := range derived {
+		have[d.Type] = true
+	}
+	resourceTypes := map[string]bool{}
+	for _, r := range upstream.Resources {
+		if r.GraphQL == "" {
+			continue
+		}
+		for _, typ := range append([]string{r.GraphQL}, r.Forms...) {
+			resourceTypes[typ] = true
+			if _, no := notDerived[typ]; !have[typ] && !no {
+				t.Errorf("%s: a resource's GraphQL type whose fields are not derived; bind it to the resource's Item or list it in notDerived with why", typ)
+			}
+		}
+	}
+	for typ := range notDerived {
+		if !resourceTypes[typ] {
+			t.Errorf("notDerived names %s, which is no resource's GraphQL type", typ)
 		}
 	}
 }
