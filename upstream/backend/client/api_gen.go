@@ -9,6 +9,11 @@ import (
 	"github.com/okrgate/okrgate/upstream"
 )
 
+// ListGoals is GET /api/v2/integrations/goals, a listing of upstream.Goal.
+func (c *Client) ListGoals(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
+	return list[upstream.Goal](ctx, c, listing{route: "/api/v2/integrations/goals", reg: fieldsOf[upstream.Goal](), enriched: true}, q)
+}
+
 // CreateGoal is POST /api/v1/goals.
 func (c *Client) CreateGoal(ctx context.Context, in upstream.GoalInput) (upstream.Goal, error) {
 	return write[upstream.Goal](ctx, c, http.MethodPost, "/api/v1/goals", in)
@@ -27,6 +32,11 @@ func (c *Client) UpdateGoal(ctx context.Context, id string, in upstream.GoalPatc
 // DeleteGoal is DELETE /api/v1/goals/{id}.
 func (c *Client) DeleteGoal(ctx context.Context, id string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/goals/{id}", nil, id)
+}
+
+// ListMetrics is GET /api/v2/metrics, a listing of upstream.Metric.
+func (c *Client) ListMetrics(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
+	return list[upstream.Metric](ctx, c, listing{route: "/api/v2/metrics", reg: fieldsOf[upstream.Metric](), enriched: true}, q)
 }
 
 // GetCheckInSnapshot is GET /api/v1/metrics/checkin/{checkinId}.
@@ -57,6 +67,11 @@ func (c *Client) DeleteMetric(ctx context.Context, id string) error {
 // CheckIn is POST /api/v1/metrics/{id}/checkin.
 func (c *Client) CheckIn(ctx context.Context, metricID string, in upstream.CheckInInput) (upstream.CheckIn, error) {
 	return write[upstream.CheckIn](ctx, c, http.MethodPost, "/api/v1/metrics/{id}/checkin", in, metricID)
+}
+
+// ListTasks is GET /api/v2/integrations/tasks, a listing of upstream.Task.
+func (c *Client) ListTasks(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Task], error) {
+	return list[upstream.Task](ctx, c, listing{route: "/api/v2/integrations/tasks", reg: fieldsOf[upstream.Task](), enriched: true}, q)
 }
 
 // GetTask is GET /api/v2/integrations/tasks/{taskId}.
@@ -124,6 +139,11 @@ func (c *Client) SetNotificationSettings(ctx context.Context, id string, in upst
 	return write[upstream.NotificationSettings](ctx, c, http.MethodPut, "/api/v1/accounts/{id}/notifications", in, id)
 }
 
+// ListUsers is GET /api/v2/users, a listing of upstream.User.
+func (c *Client) ListUsers(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.User], error) {
+	return list[upstream.User](ctx, c, listing{route: "/api/v2/users", reg: fieldsOf[upstream.User]()}, q)
+}
+
 // GetUser is GET /api/v2/users/{id}.
 func (c *Client) GetUser(ctx context.Context, id string) (upstream.User, error) {
 	return get[upstream.User](ctx, c, "/api/v2/users/{id}", id)
@@ -134,9 +154,14 @@ func (c *Client) UpdateUser(ctx context.Context, id string, in upstream.UserPatc
 	return write[upstream.User](ctx, c, http.MethodPatch, "/api/v2/users/{id}", in, id)
 }
 
-// CreateUserToken is POST /api/v2/users/{id}/tokens.
-func (c *Client) CreateUserToken(ctx context.Context, id string) (upstream.UserToken, error) {
-	return write[upstream.UserToken](ctx, c, http.MethodPost, "/api/v2/users/{id}/tokens", nil, id)
+// ListEmployees is GET /api/v2/employees, a listing of upstream.Employee.
+func (c *Client) ListEmployees(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Employee], error) {
+	return list[upstream.Employee](ctx, c, listing{route: "/api/v2/employees", reg: fieldsOf[upstream.Employee](), limit: "take"}, q)
+}
+
+// ListTeams is GET /api/v2/teams, a listing of upstream.Team.
+func (c *Client) ListTeams(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Team], error) {
+	return list[upstream.Team](ctx, c, listing{route: "/api/v2/teams", reg: fieldsOf[upstream.Team]()}, q)
 }
 
 // GetTeam is GET /api/v1/teams/{teamId}.
@@ -167,6 +192,11 @@ func (c *Client) AddTeamMember(ctx context.Context, teamID string, userID string
 // RemoveTeamMember is DELETE /api/v1/teams/{teamId}/members/{userId}.
 func (c *Client) RemoveTeamMember(ctx context.Context, teamID string, userID string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/teams/{teamId}/members/{userId}", nil, teamID, userID)
+}
+
+// ListRoles is GET /api/v2/roles, a listing of upstream.Role.
+func (c *Client) ListRoles(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Role], error) {
+	return list[upstream.Role](ctx, c, listing{route: "/api/v2/roles", reg: fieldsOf[upstream.Role]()}, q)
 }
 
 // GetRole is GET /api/v1/roles/{id}.
@@ -264,6 +294,11 @@ func (c *Client) DeleteAnnouncement(ctx context.Context, id string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/announcements/{id}", nil, id)
 }
 
+// ListKPIGroups is GET /api/v1/kpis/groups, a listing of upstream.KPIGroup.
+func (c *Client) ListKPIGroups(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.KPIGroup], error) {
+	return list[upstream.KPIGroup](ctx, c, listing{route: "/api/v1/kpis/groups", reg: fieldsOf[upstream.KPIGroup]()}, q)
+}
+
 // GetKPIGroup is GET /api/v1/kpis/groups/{groupId}.
 func (c *Client) GetKPIGroup(ctx context.Context, id string) (upstream.KPIGroup, error) {
 	return get[upstream.KPIGroup](ctx, c, "/api/v1/kpis/groups/{groupId}", id)
@@ -284,6 +319,11 @@ func (c *Client) DeleteKPIGroup(ctx context.Context, id string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/kpis/groups/{groupId}", nil, id)
 }
 
+// ListKPIs is GET /api/v1/kpis, a listing of upstream.KPI.
+func (c *Client) ListKPIs(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.KPI], error) {
+	return list[upstream.KPI](ctx, c, listing{route: "/api/v1/kpis", reg: fieldsOf[upstream.KPI]()}, q)
+}
+
 // CreateKPI is POST /api/v1/kpis.
 func (c *Client) CreateKPI(ctx context.Context, in upstream.KPIInput) (upstream.KPI, error) {
 	return write[upstream.KPI](ctx, c, http.MethodPost, "/api/v1/kpis", in)
@@ -302,6 +342,11 @@ func (c *Client) UpdateKPI(ctx context.Context, id string, in upstream.KPIPatch)
 // DeleteKPI is DELETE /api/v1/kpis/{kpiId}.
 func (c *Client) DeleteKPI(ctx context.Context, id string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/kpis/{kpiId}", nil, id)
+}
+
+// ListLists is GET /api/v1/lists, a listing of upstream.List.
+func (c *Client) ListLists(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.List], error) {
+	return list[upstream.List](ctx, c, listing{route: "/api/v1/lists", reg: fieldsOf[upstream.List]()}, q)
 }
 
 // GetList is GET /api/v1/lists/{listId}.
@@ -359,6 +404,11 @@ func (c *Client) DeleteDashboardParameter(ctx context.Context, id string) error 
 	return c.exec(ctx, http.MethodDelete, "/api/v1/dashboards/parameters/{parameterId}", nil, id)
 }
 
+// ListDashboards is GET /api/v2/dashboards, a listing of upstream.Dashboard.
+func (c *Client) ListDashboards(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Dashboard], error) {
+	return list[upstream.Dashboard](ctx, c, listing{route: "/api/v2/dashboards", reg: fieldsOf[upstream.Dashboard]()}, q)
+}
+
 // DashboardReports is GET /api/v1/dashboards/reports.
 func (c *Client) DashboardReports(ctx context.Context) ([]upstream.ReportSummary, error) {
 	return get[[]upstream.ReportSummary](ctx, c, "/api/v1/dashboards/reports")
@@ -389,9 +439,19 @@ func (c *Client) DeleteDashboard(ctx context.Context, id string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/dashboards/{dashboardId}", nil, id)
 }
 
+// ListBadges is GET /api/v1/badges, a listing of upstream.Badge.
+func (c *Client) ListBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Badge], error) {
+	return list[upstream.Badge](ctx, c, listing{route: "/api/v1/badges", reg: fieldsOf[upstream.Badge]()}, q)
+}
+
 // BadgeAssignees is GET /api/v1/badges/assign/{id}.
 func (c *Client) BadgeAssignees(ctx context.Context, badgeID string) (upstream.BadgeAssignees, error) {
 	return get[upstream.BadgeAssignees](ctx, c, "/api/v1/badges/assign/{id}", badgeID)
+}
+
+// CurrentUserBadges is GET /api/v1/badges/current, a listing of upstream.AssignedBadge.
+func (c *Client) CurrentUserBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
+	return list[upstream.AssignedBadge](ctx, c, listing{route: "/api/v1/badges/current", reg: fieldsOf[upstream.AssignedBadge]()}, q)
 }
 
 // GetBadge is GET /api/v1/badges/{id}.
@@ -412,6 +472,11 @@ func (c *Client) AssignBadge(ctx context.Context, in upstream.AssignBadgeInput) 
 // DeleteBadge is DELETE /api/v1/badges/{id}.
 func (c *Client) DeleteBadge(ctx context.Context, id string) error {
 	return c.exec(ctx, http.MethodDelete, "/api/v1/badges/{id}", nil, id)
+}
+
+// ListComments is GET /api/v1/comments, a listing of upstream.Comment.
+func (c *Client) ListComments(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Comment], error) {
+	return list[upstream.Comment](ctx, c, listing{route: "/api/v1/comments", reg: fieldsOf[upstream.Comment]()}, q)
 }
 
 // CreateComment is POST /api/v1/comments.

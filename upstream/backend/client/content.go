@@ -84,10 +84,6 @@ func (c *Client) ListTaggings(ctx context.Context, q upstream.ListQuery) (upstre
 	return list[upstream.Tagging](ctx, c, listing{route: "/api/v2/integrations/taggings", reg: upstream.TaggingFields}, q)
 }
 
-func (c *Client) ListBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Badge], error) {
-	return list[upstream.Badge](ctx, c, listing{route: "/api/v1/badges", reg: upstream.BadgeFields}, q)
-}
-
 // UpdateBadge asks for the badge in the answer (Prefer:
 // return=representation); an upstream that answers 204 regardless costs a
 // read after.
@@ -105,10 +101,6 @@ func (c *Client) ListAssignedBadges(ctx context.Context, q upstream.ListQuery) (
 		return c.assignmentsFallback(ctx, q)
 	}
 	return list[upstream.AssignedBadge](ctx, c, listing{route: "/api/v2/badges/assignments", reg: upstream.AssignedBadgeFields}, q)
-}
-
-func (c *Client) CurrentUserBadges(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.AssignedBadge], error) {
-	return list[upstream.AssignedBadge](ctx, c, listing{route: "/api/v1/badges/current", reg: upstream.AssignedBadgeFields}, q)
 }
 
 // DecideBadge: approval answers the assignment (304 when already
@@ -143,10 +135,6 @@ func (c *Client) DecideBadge(ctx context.Context, assignmentID string, approve b
 	return p.Items[0], nil
 }
 
-func (c *Client) ListDashboards(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Dashboard], error) {
-	return list[upstream.Dashboard](ctx, c, listing{route: "/api/v2/dashboards", reg: upstream.DashboardFields}, q)
-}
-
 func (c *Client) DashboardTagUsages(ctx context.Context) ([]upstream.DashboardTagUsage, error) {
 	p, err := get[struct {
 		Items []upstream.DashboardTagUsage `json:"items"`
@@ -161,10 +149,6 @@ func (c *Client) ListDashboardParameters(ctx context.Context, q upstream.ListQue
 		return inMemory[upstream.DashboardParameter](ctx, c, "ListDashboardParameters", listing{route: "/api/v1/dashboards/parameters"})(q)
 	}
 	return list[upstream.DashboardParameter](ctx, c, listing{route: "/api/v2/dashboards/parameters", reg: upstream.DashboardParameterFields}, q)
-}
-
-func (c *Client) ListKPIGroups(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.KPIGroup], error) {
-	return list[upstream.KPIGroup](ctx, c, listing{route: "/api/v1/kpis/groups", reg: upstream.KPIGroupFields}, q)
 }
 
 func (c *Client) SetKPIGroupFavorite(ctx context.Context, groupID string, favorite bool) error {
@@ -182,17 +166,9 @@ func putOrDelete(put bool) string {
 	return http.MethodDelete
 }
 
-func (c *Client) ListKPIs(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.KPI], error) {
-	return list[upstream.KPI](ctx, c, listing{route: "/api/v1/kpis", reg: upstream.KPIFields}, q)
-}
-
 func (c *Client) ListTargetTypes(ctx context.Context) ([]string, error) {
 	s, err := get[upstream.SupportedTypes](ctx, c, "/api/v1/lists/supported-types")
 	return s.SupportedTypes, err
-}
-
-func (c *Client) ListLists(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.List], error) {
-	return list[upstream.List](ctx, c, listing{route: "/api/v1/lists", reg: upstream.ListFields}, q)
 }
 
 // ListAnnouncements uses the designed filtered listing, or filters the

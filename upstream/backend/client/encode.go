@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -49,6 +50,11 @@ type listing struct {
 	// projection passed through (Capabilities.Include); include: send it.
 	enriched, include bool
 }
+
+// fieldsOf is the field registry of the resource whose items are T
+// (upstream.FieldsOf): the registry of the generated listings (api_gen.go),
+// whose generator checks that upstream.Resources has the item.
+func fieldsOf[T any]() *query.Registry { return upstream.FieldsOf(reflect.TypeFor[T]()) }
 
 // values encodes q exactly as the facade parses it (rest.parseList):
 // filter in its canonical JSON form, sort as "-field,field", the projection

@@ -92,8 +92,8 @@ func (c *Client) Discover(ctx context.Context) (*Capabilities, error) {
 			Announcements:       has("/api/v2/announcements"),
 			Permissions:         has("/api/v2/permissions"),
 			Events:              has("/api/v2/events"),
-			Include: takes(goalsListing.route, "include") && takes(metricsListing.route, "include") &&
-				takes(tasksListing.route, "include"),
+			Include: takes("/api/v2/integrations/goals", "include") && takes("/api/v2/metrics", "include") &&
+				takes("/api/v2/integrations/tasks", "include"),
 		}
 	} else if resp.StatusCode >= 500 {
 		return nil, upstream.Errorf(upstream.CodeUnavailable, "GET %s: the upstream answered %d", openAPIPath, resp.StatusCode)

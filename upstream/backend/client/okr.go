@@ -15,12 +15,7 @@ import (
 // those the route table maps one to one are generated (api_gen.go), these
 // are the rest (upstream/backend/client/gen lists each with why).
 
-var (
-	goalsListing    = listing{route: "/api/v2/integrations/goals", reg: upstream.GoalFields, enriched: true}
-	metricsListing  = listing{route: "/api/v2/metrics", reg: upstream.MetricFields, enriched: true}
-	checkInsListing = listing{route: "/api/v2/checkins", reg: upstream.CheckInFields}
-	tasksListing    = listing{route: "/api/v2/integrations/tasks", reg: upstream.TaskFields, enriched: true}
-)
+var checkInsListing = listing{route: "/api/v2/checkins", reg: upstream.CheckInFields}
 
 const (
 	routeGoal    = "/api/v1/goals/{id}"
@@ -28,10 +23,6 @@ const (
 	routeTask    = "/api/v2/integrations/tasks/{taskId}"
 	routeSession = "/api/v1/sessions/{id}"
 )
-
-func (c *Client) ListGoals(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Goal], error) {
-	return list[upstream.Goal](ctx, c, goalsListing, q)
-}
 
 // GoalsGroupedByOwners encodes q as the operation's own query parameters
 // (rest.ParseGroupByOwners reads them back).
@@ -122,10 +113,6 @@ func (c *Client) GoalsMet(ctx context.Context, sessionID string, tags []string) 
 	return out.Items, err
 }
 
-func (c *Client) ListMetrics(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Metric], error) {
-	return list[upstream.Metric](ctx, c, metricsListing, q)
-}
-
 // ListCheckIns uses the designed listing GET /api/v2/checkins, or one call
 // per key result of the filter where the upstream lacks it.
 func (c *Client) ListCheckIns(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.CheckIn], error) {
@@ -156,10 +143,6 @@ func (c *Client) ListCheckInSnapshots(ctx context.Context, q upstream.ListQuery)
 		out.Items = append(out.Items, upstream.CheckInSnapshot{CheckIn: ci, KeyResult: m})
 	}
 	return out, nil
-}
-
-func (c *Client) ListTasks(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Task], error) {
-	return list[upstream.Task](ctx, c, tasksListing, q)
 }
 
 func (c *Client) ListSessions(ctx context.Context, q upstream.ListQuery, includeDemo bool) (upstream.Page[upstream.Session], error) {

@@ -14,10 +14,6 @@ import (
 // permissions; the operations the route table maps one to one are
 // generated (api_gen.go).
 
-func (c *Client) ListUsers(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.User], error) {
-	return list[upstream.User](ctx, c, listing{route: "/api/v2/users", reg: upstream.UserFields}, q)
-}
-
 // ListUsersLegacy writes q back as the deprecated listing's
 // property:value filter (upstream.ParseLegacyUserFilter reads it).
 func (c *Client) ListUsersLegacy(ctx context.Context, q upstream.LegacyUserQuery) (upstream.Page[upstream.User], error) {
@@ -57,21 +53,9 @@ func (c *Client) CreateUser(ctx context.Context, in upstream.UserInput) (upstrea
 	return write[upstream.User](ctx, c, http.MethodPost, "/api/v2/users", in)
 }
 
-func (c *Client) ListTeams(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Team], error) {
-	return list[upstream.Team](ctx, c, listing{route: "/api/v2/teams", reg: upstream.TeamFields}, q)
-}
-
-func (c *Client) ListEmployees(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Employee], error) {
-	return list[upstream.Employee](ctx, c, listing{route: "/api/v2/employees", reg: upstream.EmployeeFields, limit: "take"}, q)
-}
-
 func (c *Client) GetEmployee(ctx context.Context, id string) (upstream.Employee, error) {
 	e, err := get[upstream.EmployeeInfo](ctx, c, "/api/v1/employees/{employeeId}", id)
 	return e.Info, err
-}
-
-func (c *Client) ListRoles(ctx context.Context, q upstream.ListQuery) (upstream.Page[upstream.Role], error) {
-	return list[upstream.Role](ctx, c, listing{route: "/api/v2/roles", reg: upstream.RoleFields}, q)
 }
 
 func (c *Client) ListRoleMappings(ctx context.Context) ([]upstream.Role, error) {
@@ -110,6 +94,14 @@ func (c *Client) IssueToken(ctx context.Context, userID string, in upstream.Toke
 		return write[upstream.NewToken](ctx, c, http.MethodPost, "/api/v2/users/me/tokens", in)
 	}
 	return write[upstream.NewToken](ctx, c, http.MethodPost, "/api/v2/users/{id}/tokens", in, userID)
+}
+
+// CreateUserToken is IssueToken for the user with the defaults: the
+// route POST /api/v2/users/{id}/tokens serves IssueToken, and its answer's
+// token is the secret.
+func (c *Client) CreateUserToken(ctx context.Context, id string) (upstream.UserToken, error) {
+	t, err := c.IssueToken(ctx, id, upstream.TokenInput{})
+	return upstream.UserToken{Token: t.Secret}, err
 }
 
 func (c *Client) ListTokens(ctx context.Context) ([]upstream.Token, error) {

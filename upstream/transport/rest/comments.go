@@ -10,7 +10,7 @@ import (
 // path the real platform lists them at.
 func commentTable() []entry {
 	return []entry{
-		{Route{Method: http.MethodGet, Pattern: "/api/v1/comments", Account: true, Params: filteredParams, Success: http.StatusOK, Designed: true}, (*server).listComments},
+		{Route{Method: http.MethodGet, Pattern: "/api/v1/comments", Operation: "ListComments", Account: true, Params: filteredParams, Success: http.StatusOK, Designed: true}, (*server).listComments},
 		{Route{Method: http.MethodPost, Pattern: "/api/v1/comments", Operation: "CreateComment", Account: true, Success: http.StatusCreated, Designed: true}, (*server).createComment},
 		{Route{Method: http.MethodDelete, Pattern: "/api/v1/comments/{id}", Operation: "DeleteComment", Account: true, Success: http.StatusNoContent, Designed: true}, (*server).deleteComment},
 	}

@@ -36,7 +36,7 @@ func contentTable() []entry {
 		{Route{Method: del, Pattern: "/api/v1/announcements/{id}", Operation: "DeleteAnnouncement", Account: true, Deprecated: true, Successor: retired, Success: noContent}, (*server).deleteAnnouncement},
 
 		// KPI groups, and the KPIs they hold (designed).
-		{Route{Method: get, Pattern: "/api/v1/kpis/groups", Account: true, Params: filteredParams, Success: ok}, (*server).listKPIGroups},
+		{Route{Method: get, Pattern: "/api/v1/kpis/groups", Operation: "ListKPIGroups", Account: true, Params: filteredParams, Success: ok}, (*server).listKPIGroups},
 		{Route{Method: get, Pattern: "/api/v1/kpis/groups/{groupId}", Operation: "GetKPIGroup", Account: true, Success: ok}, (*server).getKPIGroup},
 		{Route{Method: post, Pattern: "/api/v1/kpis/groups", Operation: "CreateKPIGroup", Account: true, Success: created}, (*server).createKPIGroup},
 		{Route{Method: patch, Pattern: "/api/v1/kpis/groups/{groupId}", Operation: "UpdateKPIGroup", Account: true, Success: ok}, (*server).updateKPIGroup},
@@ -45,14 +45,14 @@ func contentTable() []entry {
 		{Route{Method: del, Pattern: "/api/v1/kpis/groups/{groupId}/favorite", Success: noContent}, (*server).unfavoriteKPIGroup},
 		{Route{Method: put, Pattern: "/api/v1/kpis/{kpiId}/groups/{groupId}", Account: true, Success: noContent}, (*server).addKPIToGroup},
 		{Route{Method: del, Pattern: "/api/v1/kpis/{kpiId}/groups/{groupId}", Account: true, Success: noContent}, (*server).removeKPIFromGroup},
-		{Route{Method: get, Pattern: "/api/v1/kpis", Account: true, Params: listParams, Success: ok, Designed: true}, (*server).listKPIs},
+		{Route{Method: get, Pattern: "/api/v1/kpis", Operation: "ListKPIs", Account: true, Params: listParams, Success: ok, Designed: true}, (*server).listKPIs},
 		{Route{Method: post, Pattern: "/api/v1/kpis", Operation: "CreateKPI", Account: true, Success: created, Designed: true}, (*server).createKPI},
 		{Route{Method: get, Pattern: "/api/v1/kpis/{kpiId}", Operation: "GetKPI", Account: true, Params: viewParams, Success: ok, Designed: true}, (*server).getKPI},
 		{Route{Method: patch, Pattern: "/api/v1/kpis/{kpiId}", Operation: "UpdateKPI", Account: true, Success: ok, Designed: true}, (*server).updateKPI},
 		{Route{Method: del, Pattern: "/api/v1/kpis/{kpiId}", Operation: "DeleteKPI", Account: true, Success: noContent, Designed: true}, (*server).deleteKPI},
 
 		// Lists.
-		{Route{Method: get, Pattern: "/api/v1/lists", Account: true, Params: filteredParams, Success: ok}, (*server).listLists},
+		{Route{Method: get, Pattern: "/api/v1/lists", Operation: "ListLists", Account: true, Params: filteredParams, Success: ok}, (*server).listLists},
 		{Route{Method: get, Pattern: "/api/v1/lists/supported-types", Account: true, Success: ok}, (*server).listSupportedTypes},
 		{Route{Method: get, Pattern: "/api/v1/lists/{listId}", Operation: "GetList", Account: true, Success: ok}, (*server).getList},
 		{Route{Method: get, Pattern: "/api/v1/lists/{targetType}/schema", Operation: "ListTargetSchema", Account: true, Success: ok}, (*server).listSchema},
@@ -78,7 +78,7 @@ func contentTable() []entry {
 		{Route{Method: del, Pattern: "/api/v1/dashboards/parameters/{parameterId}", Operation: "DeleteDashboardParameter", Account: true, Success: noContent}, (*server).deleteDashboardParameter},
 
 		// Dashboards.
-		{Route{Method: get, Pattern: "/api/v2/dashboards", Params: filteredParams, Success: ok}, (*server).listDashboards},
+		{Route{Method: get, Pattern: "/api/v2/dashboards", Operation: "ListDashboards", Params: filteredParams, Success: ok}, (*server).listDashboards},
 		{Route{Method: get, Pattern: "/api/v1/dashboards/reports", Operation: "DashboardReports", Account: true, Success: ok}, (*server).dashboardReports},
 		{Route{Method: get, Pattern: "/api/v1/dashboards/tag/{tag}", Operation: "DashboardsByTag", Account: true, Success: ok}, (*server).dashboardsByTag},
 		{Route{Method: get, Pattern: "/api/v1/dashboards/tags/usages", Account: true, Params: []string{"fields"}, Success: ok}, (*server).dashboardTagUsages},
@@ -88,11 +88,11 @@ func contentTable() []entry {
 		{Route{Method: del, Pattern: "/api/v1/dashboards/{dashboardId}", Operation: "DeleteDashboard", Account: true, Success: noContent, Designed: true}, (*server).deleteDashboard},
 
 		// Badges.
-		{Route{Method: get, Pattern: "/api/v1/badges", Account: true, Params: filteredParams, Success: ok}, (*server).listBadges},
+		{Route{Method: get, Pattern: "/api/v1/badges", Operation: "ListBadges", Account: true, Params: filteredParams, Success: ok}, (*server).listBadges},
 		{Route{Method: get, Pattern: "/api/v1/badges/approve", Account: true, Params: filteredParams, Success: ok}, (*server).listBadgeApprovals},
 		{Route{Method: get, Pattern: "/api/v1/badges/assign", Account: true, Params: filteredParams, Success: ok}, (*server).currentUserBadges},
 		{Route{Method: get, Pattern: "/api/v1/badges/assign/{id}", Operation: "BadgeAssignees", Account: true, Success: ok}, (*server).badgeAssignees},
-		{Route{Method: get, Pattern: "/api/v1/badges/current", Account: true, Params: filteredParams, Success: ok}, (*server).currentUserBadges},
+		{Route{Method: get, Pattern: "/api/v1/badges/current", Operation: "CurrentUserBadges", Account: true, Params: filteredParams, Success: ok}, (*server).currentUserBadges},
 		{Route{Method: get, Pattern: "/api/v1/badges/{id}", Operation: "GetBadge", Account: true, Success: ok}, (*server).getBadge},
 		{Route{Method: post, Pattern: "/api/v1/badges", Operation: "CreateBadge", Account: true, Success: created}, (*server).createBadge},
 		{Route{Method: post, Pattern: "/api/v1/badges/approve/{id}", Account: true, Success: ok}, (*server).approveBadge},

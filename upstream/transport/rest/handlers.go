@@ -26,7 +26,7 @@ func coreTable() []entry {
 	)
 	return []entry{
 		// Objectives (goals).
-		{Route{Method: get, Pattern: "/api/v2/integrations/goals", Account: true, Params: listParams, Success: ok}, (*server).listGoals},
+		{Route{Method: get, Pattern: "/api/v2/integrations/goals", Operation: "ListGoals", Account: true, Params: listParams, Success: ok, Enriched: true}, (*server).listGoals},
 		{Route{Method: get, Pattern: "/api/v2/integrations/goals/groupBy/owners", Account: true, Params: groupByParams, Success: ok}, (*server).goalsGroupedByOwners},
 		{Route{Method: post, Pattern: "/api/v2/integrations/goals/{id}/tags", Success: created}, (*server).addGoalTag},
 		{Route{Method: post, Pattern: "/api/v1/goals", Operation: "CreateGoal", Success: created, Designed: true}, (*server).createGoal},
@@ -35,7 +35,7 @@ func coreTable() []entry {
 		{Route{Method: del, Pattern: "/api/v1/goals/{id}", Operation: "DeleteGoal", Success: noContent, Designed: true, Versioned: upstream.KindGoal}, (*server).deleteGoal},
 
 		// Key results (metrics).
-		{Route{Method: get, Pattern: "/api/v2/metrics", Account: true, Params: listParams, Success: ok}, (*server).listMetrics},
+		{Route{Method: get, Pattern: "/api/v2/metrics", Operation: "ListMetrics", Account: true, Params: listParams, Success: ok, Enriched: true}, (*server).listMetrics},
 		{Route{Method: get, Pattern: "/api/v1/metrics/checkin/{checkinId}", Operation: "GetCheckInSnapshot", Account: true, Success: ok}, (*server).getCheckInSnapshot},
 		{Route{Method: get, Pattern: "/api/v1/metrics/owner/{ownerId}", Account: true, Deprecated: true, Successor: "/api/v2/metrics", Params: []string{"formatting"}, Success: ok}, (*server).metricsByOwner},
 		{Route{Method: post, Pattern: "/api/v1/metrics", Operation: "CreateMetric", Success: created, Designed: true}, (*server).createMetric},
@@ -46,7 +46,7 @@ func coreTable() []entry {
 		{Route{Method: get, Pattern: "/api/v1/metrics/{id}/checkins", Params: []string{"skip", "limit", "sort"}, Success: ok, Designed: true}, (*server).listCheckIns},
 
 		// Tasks.
-		{Route{Method: get, Pattern: "/api/v2/integrations/tasks", Account: true, Params: listParams, Success: ok}, (*server).listTasks},
+		{Route{Method: get, Pattern: "/api/v2/integrations/tasks", Operation: "ListTasks", Account: true, Params: listParams, Success: ok, Enriched: true}, (*server).listTasks},
 		{Route{Method: get, Pattern: "/api/v2/integrations/tasks/{taskId}", Operation: "GetTask", Account: true, Params: []string{"formatting"}, Success: ok, Versioned: upstream.KindTask}, (*server).getTask},
 		{Route{Method: post, Pattern: "/api/v2/integrations/tasks", Operation: "CreateTask", Account: true, Success: created}, (*server).createTask},
 		{Route{Method: patch, Pattern: "/api/v2/integrations/tasks/{taskId}", Operation: "UpdateTask", Success: ok, Designed: true, Versioned: upstream.KindTask}, (*server).updateTask},

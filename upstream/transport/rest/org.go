@@ -24,18 +24,18 @@ func orgTable() []entry {
 		// Users.
 		{Route{Method: get, Pattern: "/api/v1/accounts/users", Account: true, Deprecated: true, Successor: "/api/v2/users",
 			Params: []string{"filter", "skip", "take", "includeShadowedRoles"}, Success: ok}, (*server).listUsersLegacy},
-		{Route{Method: get, Pattern: "/api/v2/users", Params: []string{"fields", "sort", "filter", "skip", "limit", "take"}, Success: ok, Designed: true}, (*server).listUsers},
+		{Route{Method: get, Pattern: "/api/v2/users", Operation: "ListUsers", Params: []string{"fields", "sort", "filter", "skip", "limit", "take"}, Success: ok, Designed: true}, (*server).listUsers},
 		{Route{Method: get, Pattern: "/api/v2/users/{id}", Operation: "GetUser", Params: viewParams, Success: ok, Designed: true}, (*server).getUser},
 		{Route{Method: post, Pattern: "/api/v2/users", Success: created, Designed: true}, (*server).createUser},
 		{Route{Method: patch, Pattern: "/api/v2/users/{id}", Operation: "UpdateUser", Success: ok, Designed: true}, (*server).updateUser},
-		{Route{Method: post, Pattern: "/api/v2/users/{id}/tokens", Operation: "CreateUserToken", Success: created, Designed: true, Secret: true}, (*server).createUserToken},
+		{Route{Method: post, Pattern: "/api/v2/users/{id}/tokens", Success: created, Designed: true, Secret: true}, (*server).createUserToken},
 
 		// Employees.
-		{Route{Method: get, Pattern: "/api/v2/employees", Account: true, Params: []string{"filter", "sort", "fields", "skip", "take"}, Success: ok}, (*server).listEmployees},
+		{Route{Method: get, Pattern: "/api/v2/employees", Operation: "ListEmployees", Account: true, Params: []string{"filter", "sort", "fields", "skip", "take"}, Success: ok}, (*server).listEmployees},
 		{Route{Method: get, Pattern: "/api/v1/employees/{employeeId}", Account: true, Success: ok}, (*server).getEmployee},
 
 		// Teams.
-		{Route{Method: get, Pattern: "/api/v2/teams", Params: listParams, Success: ok}, (*server).listTeams},
+		{Route{Method: get, Pattern: "/api/v2/teams", Operation: "ListTeams", Params: listParams, Success: ok}, (*server).listTeams},
 		{Route{Method: get, Pattern: "/api/v1/teams/{teamId}", Operation: "GetTeam", Account: true, Params: []string{"formatting"}, Success: ok}, (*server).getTeam},
 		{Route{Method: post, Pattern: "/api/v1/teams", Operation: "CreateTeam", Success: created, Designed: true}, (*server).createTeam},
 		{Route{Method: patch, Pattern: "/api/v1/teams/{teamId}", Operation: "UpdateTeam", Success: ok, Designed: true}, (*server).updateTeam},
@@ -44,7 +44,7 @@ func orgTable() []entry {
 		{Route{Method: del, Pattern: "/api/v1/teams/{teamId}/members/{userId}", Operation: "RemoveTeamMember", Success: noContent, Designed: true}, (*server).removeTeamMember},
 
 		// Roles.
-		{Route{Method: get, Pattern: "/api/v2/roles", Account: true, Params: listParams, Success: ok}, (*server).listRoles},
+		{Route{Method: get, Pattern: "/api/v2/roles", Operation: "ListRoles", Account: true, Params: listParams, Success: ok}, (*server).listRoles},
 		{Route{Method: get, Pattern: "/api/v1/roles/account/mapping/", Account: true, Success: ok}, (*server).listRoleMappings},
 		{Route{Method: get, Pattern: "/api/v1/roles/{id}", Operation: "GetRole", Account: true, Success: ok}, (*server).getRole},
 		{Route{Method: post, Pattern: "/api/v1/roles/account", Operation: "CreateRole", Account: true, Success: created}, (*server).createRole},

@@ -152,6 +152,11 @@ type Route struct {
 	// Gateway is true for the designed operations a GraphQL gateway needs
 	// to load the graph one call per level (gateway.go).
 	Gateway bool
+	// Enriched is true for the listings that compute enrichments
+	// (assignee, tags, the caller's allowed actions, embedded key results
+	// and tasks) which include= selects: the HTTP client sends include for
+	// a projection where the upstream takes it (Capabilities.Include).
+	Enriched bool
 }
 
 // deprecatedAt is the date of the contract's deprecations: the announcements

@@ -31,6 +31,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/okrgate/okrgate/upstream"
 	"github.com/okrgate/okrgate/upstream/transport/rest"
 )
 
@@ -38,7 +39,7 @@ const upstreamPath = "github.com/okrgate/okrgate/upstream"
 
 // Why methods are written by hand, by kind.
 const (
-	whyListing  = "a listing: its field registry, page-size parameter and projection are the listing's (listing in encode.go), not the route's"
+	whyListing  = "a listing with arguments of its own beside the list query (includeDemo; a tag name), encoded as query parameters"
 	whyFallback = "a listing the client answers with per-parent reads when the upstream lacks it (fallback.go, Capabilities)"
 	whyShape    = "the answer or the request is not the method's own shape (a page, a wrapper, a query encoded as parameters, a 304 to tell apart)"
 	whyTwo      = "one method, two routes (PUT to set, DELETE to unset)"
@@ -53,28 +54,22 @@ var handwritten = map[string]string{
 	"Authenticate":     whyAuth,
 	"AuthenticateMany": whyAuth,
 
-	"ListGoals":            whyListing,
 	"GoalsGroupedByOwners": whyShape,
 	"AddGoalTag":           whyShape,
 	"GoalsMet":             whyShape,
-	"ListMetrics":          whyListing,
 	"ListCheckIns":         whyFallback,
 	"ListCheckInSnapshots": whyFallback,
-	"ListTasks":            whyListing,
 	"ListSessions":         whyListing,
 
-	"IssueToken": whyShape,
-	"ListTokens": whyShape,
+	"IssueToken":      whyShape,
+	"CreateUserToken": "served by the route of IssueToken (POST /api/v2/users/{id}/tokens), with its defaults",
+	"ListTokens":      whyShape,
 
-	"ListUsers":          whyListing,
 	"ListUsersLegacy":    whyShape,
 	"CreateUser":         whyShape,
 	"SetAvatar":          whyAvatar,
 	"GetAvatar":          whyAvatar,
-	"ListTeams":          whyListing,
-	"ListEmployees":      whyListing,
 	"GetEmployee":        whyShape,
-	"ListRoles":          whyListing,
 	"ListRoleMappings":   whyShape,
 	"ListActions":        whyShape,
 	"AllowedActions":     whyShape,
@@ -85,23 +80,16 @@ var handwritten = map[string]string{
 	"AddDashboardTag":    whyShape,
 	"AddInsightTag":      whyShape,
 	"ListTaggings":       whyFallback,
-	"ListBadges":         whyListing,
 	"UpdateBadge":        whyShape,
 	"ListAssignedBadges": whyFallback,
-	"CurrentUserBadges":  whyListing,
 	"DecideBadge":        whyShape,
 
-	"ListDashboards":          whyListing,
 	"DashboardTagUsages":      whyShape,
 	"ListDashboardParameters": whyFallback,
-	"ListKPIGroups":           whyListing,
 	"SetKPIGroupFavorite":     whyTwo,
 	"SetKPIInGroup":           whyTwo,
-	"ListKPIs":                whyListing,
 	"ListTargetTypes":         whyShape,
-	"ListLists":               whyListing,
 	"ListAnnouncements":       whyFallback,
-	"ListComments":            whyListing,
 	"ReactToAnnouncement":     whyShape,
 
 	"Version":                whyVersions,
@@ -157,6 +145,12 @@ func generate() ([]byte, error) {
 		m := lookup(api, r.Operation)
 		if m == nil {
 			return nil, fmt.Errorf("%s %s: upstream.API has no method %s", r.Method, r.Pattern, r.Operation)
+		}
+		if ok, err := listingMethod(&body, m, r, qual); ok || err != nil {
+			if err != nil {
+				return nil, fmt.Errorf("%s %s (%s): %w", r.Method, r.Pattern, r.Operation, err)
+			}
+			continue
 		}
 		if err := method(&body, m, r, qual); err != nil {
 			return nil, fmt.Errorf("%s %s (%s): %w", r.Method, r.Pattern, r.Operation, err)
@@ -266,4 +260,53 @@ func method(w *bytes.Buffer, m *types.Func, r rest.Route, qual types.Qualifier) 
 	fmt.Fprintf(w, "\n// %s is %s %s.\n", m.Name(), r.Method, r.Pattern)
 	fmt.Fprintf(w, "func (c *Client) %s(%s) %s {\n\treturn %s\n}\n", m.Name(), strings.Join(decl, ", "), ret, call)
 	return nil
+}
+
+// listingMethod writes the client's method m of route r when m is a
+// listing, func(ctx, upstream.ListQuery) (upstream.Page[T], error): a list
+// of the route with T's field registry (the resource whose Item is T,
+// upstream.FieldsOf), the page size in limit, or in take where the route
+// takes no limit, and include for a projection when the route is Enriched.
+// It reports false for a method of another shape.
+func listingMethod(w *bytes.Buffer, m *types.Func, r rest.Route, qual types.Qualifier) (bool, error) {
+	sig := m.Type().(*types.Signature)
+	params, results := sig.Params(), sig.Results()
+	if params.Len() != 2 || types.TypeString(params.At(1).Type(), nil) != upstreamPath+".ListQuery" || results.Len() != 2 {
+		return false, nil
+	}
+	page, ok := results.At(0).Type().(*types.Named)
+	if !ok || page.Obj().Pkg() == nil || page.Obj().Pkg().Path() != upstreamPath || page.Obj().Name() != "Page" || page.TypeArgs().Len() != 1 {
+		return false, nil
+	}
+	item, ok := page.TypeArgs().At(0).(*types.Named)
+	if !ok || item.Obj().Pkg() == nil || item.Obj().Pkg().Path() != upstreamPath {
+		return true, fmt.Errorf("a page of %s, not of an upstream item", page.TypeArgs().At(0))
+	}
+	if !slices.ContainsFunc(upstream.Resources, func(res upstream.Resource) bool {
+		return res.Item.PkgPath() == upstreamPath && res.Item.Name() == item.Obj().Name()
+	}) {
+		return true, fmt.Errorf("a listing of %s, which no entry of upstream.Resources has as its Item (its field registry is the resource's)", item.Obj().Name())
+	}
+	if r.Method != http.MethodGet || strings.Contains(r.Pattern, "{") {
+		return true, fmt.Errorf("a listing is a GET without path parameters")
+	}
+	fields := []string{fmt.Sprintf("route: %q", r.Pattern), fmt.Sprintf("reg: fieldsOf[%s]()", types.TypeString(item, qual))}
+	switch {
+	case slices.Contains(r.Params, "limit"):
+	case slices.Contains(r.Params, "take"):
+		fields = append(fields, `limit: "take"`)
+	default:
+		return true, fmt.Errorf("a listing that takes neither limit nor take")
+	}
+	if r.Enriched {
+		if !slices.Contains(r.Params, "include") {
+			return true, fmt.Errorf("the route is Enriched but takes no include")
+		}
+		fields = append(fields, "enriched: true")
+	}
+	t := types.TypeString(item, qual)
+	fmt.Fprintf(w, "\n// %s is %s %s, a listing of %s.\n", m.Name(), r.Method, r.Pattern, t)
+	fmt.Fprintf(w, "func (c *Client) %s(ctx context.Context, q upstream.ListQuery) (upstream.Page[%s], error) {\n", m.Name(), t)
+	fmt.Fprintf(w, "\treturn list[%s](ctx, c, listing{%s}, q)\n}\n", t, strings.Join(fields, ", "))
+	return true, nil
 }
