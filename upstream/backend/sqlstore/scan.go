@@ -46,15 +46,20 @@ type member struct {
 //
 // Without an estimate (n <= 0) the rows are first read into one buffer
 // of their bytes, then decoded into a slice of their exact length: a level
-// of narrowed documents (a few keys each, ~200 bytes) costs its items and
-// that buffer at once, not the items twice — decoding into chunks and
+// of narrowed documents (a few keys each, ~200–400 bytes) costs its items
+// and that buffer at once, not the items twice — decoding into chunks and
 // copying them into one slice held both, 4 MB each for the 6,000 key
 // results of a tree's last level (docs/decisions/tree-memory.md, "The tree's
-// memory"). Rows larger than half an item (whole documents) would make
-// the buffer the larger: from the first row that tips it over, the items
-// are decoded into chunks copied once into a slice of their exact length
-// (appending to one slice doubles it, and a level of 20,000 key results of
-// ~1 KB each then held a 32,768-item array and the halves it grew from).
+// memory"). The buffer's blocks are let go as their rows are decoded, so
+// the buffer shrinks while the items fill. Rows larger than an item (whole
+// documents) would make the buffer the larger: from the first row that
+// tips it over, the items are decoded into chunks copied once into a slice
+// of their exact length (appending to one slice doubles it, and a level of
+// 20,000 key results of ~1 KB each then held a 32,768-item array and the
+// halves it grew from). The bound was half an item until a goal's own keys
+// (~330 bytes narrowed, against a 624-byte upstream.Goal) sent every level
+// of goals to the chunks (docs/benchmarks/tree-memory.md, "Rows buffered up
+// to an item").
 func scanDocsN[T any](rows *sql.Rows, n int, rd rowDoc) ([]T, error) {
 	defer rows.Close()
 	// scan reads the next row and returns its document: raw, or the
@@ -133,12 +138,12 @@ func scanDocsN[T any](rows *sql.Rows, n int, rd rowDoc) ([]T, error) {
 			continue
 		}
 		read.add(row)
-		if 2*read.size <= len(read.ends)*itemSize {
+		if read.size <= len(read.ends)*itemSize {
 			continue
 		}
-		// The rows are larger than half an item: the ones read so far go
-		// into chunks, and the next ones too.
-		if err := read.each(func(_ int, doc []byte) error { return add(doc) }); err != nil {
+		// The rows are larger than an item: the ones read so far go into
+		// chunks, and the next ones too.
+		if err := read.drain(func(_ int, doc []byte) error { return add(doc) }); err != nil {
 			return nil, err
 		}
 		read, buffering = rowBuffer{}, false
@@ -148,7 +153,7 @@ func scanDocsN[T any](rows *sql.Rows, n int, rd rowDoc) ([]T, error) {
 	}
 	if buffering {
 		items := make([]T, len(read.ends))
-		if err := read.each(func(i int, doc []byte) error { return decode(doc, &items[i]) }); err != nil {
+		if err := read.drain(func(i int, doc []byte) error { return decode(doc, &items[i]) }); err != nil {
 			return nil, err
 		}
 		return items, nil
@@ -201,12 +206,17 @@ func (b *rowBuffer) add(row []byte) {
 	b.size += len(row)
 }
 
-// each calls fn with each row and its index, in order, and stops at the
-// first error.
-func (b *rowBuffer) each(fn func(i int, row []byte) error) error {
+// drain calls fn with each row and its index, in order, and stops at the
+// first error. It lets go of each block once its rows were passed to fn,
+// so that the blocks are garbage as they are read rather than when the
+// last row is; the buffer is empty afterwards.
+func (b *rowBuffer) drain(fn func(i int, row []byte) error) error {
 	block, start := -1, 0
 	for i, e := range b.ends {
 		if block+1 < len(b.firsts) && b.firsts[block+1] == i {
+			if block >= 0 {
+				b.blocks[block] = nil
+			}
 			block, start = block+1, 0
 		}
 		if err := fn(i, b.blocks[block][start:e]); err != nil {
@@ -214,6 +224,7 @@ func (b *rowBuffer) each(fn func(i int, row []byte) error) error {
 		}
 		start = e
 	}
+	*b = rowBuffer{}
 	return nil
 }
 

@@ -116,8 +116,16 @@ func TestRowBufferKeepsRows(t *testing.T) {
 	if len(b.blocks) < 3 {
 		t.Fatalf("%d blocks; the rows should fill several", len(b.blocks))
 	}
+	size := 0
+	for _, r := range want {
+		size += len(r)
+	}
+	if b.size != size {
+		t.Errorf("size %d, want %d", b.size, size)
+	}
+	blocks := b.blocks
 	var got []string
-	if err := b.each(func(i int, row []byte) error {
+	if err := b.drain(func(i int, row []byte) error {
 		if i != len(got) {
 			t.Fatalf("row %d given as %d", len(got), i)
 		}
@@ -129,12 +137,15 @@ func TestRowBufferKeepsRows(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%d rows back, not the %d added", len(got), len(want))
 	}
-	size := 0
-	for _, r := range want {
-		size += len(r)
+	// drain let go of every block but the last as it went, and of the
+	// buffer's own references at the end.
+	for k, blk := range blocks[:len(blocks)-1] {
+		if blk != nil {
+			t.Errorf("block %d of %d still held after draining", k, len(blocks))
+		}
 	}
-	if b.size != size {
-		t.Errorf("size %d, want %d", b.size, size)
+	if b.blocks != nil || b.ends != nil || b.size != 0 {
+		t.Errorf("buffer not empty after draining: %d blocks, %d rows, %d bytes", len(b.blocks), len(b.ends), b.size)
 	}
 }
 
