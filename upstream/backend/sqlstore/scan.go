@@ -90,11 +90,13 @@ func scanDocsN[T any](rows *sql.Rows, n int, rd rowDoc) ([]T, error) {
 		return made, nil
 	}
 	sf := stringFieldsOf(reflect.TypeFor[T]()) // the decoder's strings point into its copy of the row
+	var prev unsafe.Pointer                    // the item decoded last, whose strings an item may share (detach)
 	decode := func(doc []byte, item *T) error {
 		if err := fastjson.Unmarshal(doc, item); err != nil {
 			return err
 		}
-		sf.detach(unsafe.Pointer(item))
+		sf.detach(unsafe.Pointer(item), prev)
+		prev = unsafe.Pointer(item)
 		return nil
 	}
 	if n > 0 {
