@@ -229,7 +229,7 @@ func (x *Executor) Marshal(ctx context.Context, v any, cache *Cache, defers *Def
 	if r.release != nil {
 		p := fastPieces{r: r, ctx: rctx, typ: fc.Field.Definition.Type, root: root, span: span, size: count.n}
 		if reusing {
-			reuse.Reuse.keepRun(fc.Field.Alias, p, false, 0)
+			reuse.Reuse.keepRun(fc.Field.Alias, p, false)
 		}
 		return p, Served, nil
 	}

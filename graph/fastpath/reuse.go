@@ -90,8 +90,7 @@ func (k *Kept) Size() int64 {
 
 // keptRun is one top-level field's answer as written from its pieces.
 type keptRun struct {
-	p       fastPieces
-	garbage int // bytes of the pieces no longer written (replaced)
+	p fastPieces
 }
 
 // NewReuse returns the reuse of an execution: prev is what the previous
@@ -171,9 +170,11 @@ func levelSize(lv *fastLevel) int64 {
 }
 
 // keepRun keeps p, the answer of the top-level field key, for the next
-// execution, unless more than half its pieces are no longer written (then
-// the next execution runs in full and writes them afresh).
-func (u *Reuse) keepRun(key string, p fastPieces, derived bool, garbage int) {
+// execution, unless its pieces, which grow with every derivation (the
+// pieces written anew are added, those they replace stay), are more than
+// twice the answer: then the next execution runs in full and writes them
+// afresh.
+func (u *Reuse) keepRun(key string, p fastPieces, derived bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if derived {
@@ -181,10 +182,10 @@ func (u *Reuse) keepRun(key string, p fastPieces, derived bool, garbage int) {
 	} else {
 		u.full++
 	}
-	if 2*garbage > p.r.pieces.Len() {
+	if p.r.pieces.Len() > 2*p.size {
 		return
 	}
-	u.next[key] = &keptRun{p: p, garbage: garbage}
+	u.next[key] = &keptRun{p: p}
 }
 
 // take returns the kept run of the top-level field key, once.
@@ -233,7 +234,6 @@ type deriving struct {
 	sels    map[string][]ast.SelectionSet // by type: the selections on them
 	dirty   map[*fastLevel]bool           // levels with changed objects at or below them
 	fresh   map[string]map[string]any     // by type and id: the models read again
-	garbage int
 }
 
 // derive writes the answer of the field of fc, whose resolver returned v,
@@ -269,7 +269,7 @@ func (x *Executor) derive(ctx context.Context, fc *graphql.FieldContext, v any, 
 	}
 	r.pieces, r.keep = k.p.r.pieces, true
 	d := &deriving{r: r, reuse: reuse, changed: reuse.Reuse.changed, want: map[string][]string{},
-		sels: map[string][]ast.SelectionSet{}, dirty: map[*fastLevel]bool{}, garbage: k.garbage}
+		sels: map[string][]ast.SelectionSet{}, dirty: map[*fastLevel]bool{}}
 	if !d.scan(root, fc.Field.Selections, true) {
 		return nil, false
 	}
@@ -295,7 +295,7 @@ func (x *Executor) derive(ctx context.Context, fc *graphql.FieldContext, v any, 
 		return nil, false
 	}
 	p := fastPieces{r: r, ctx: rctx, typ: fc.Field.Definition.Type, root: root, span: span, size: count.n}
-	reuse.Reuse.keepRun(fc.Field.Alias, p, true, d.garbage)
+	reuse.Reuse.keepRun(fc.Field.Alias, p, true)
 	return p, true
 }
 
@@ -474,8 +474,7 @@ func (d *deriving) refresh(ctx context.Context, lv *fastLevel, sel ast.Selection
 				n++
 			}
 		}
-		from, at := int(mini.at[k]), int(lv.at[i])
-		d.garbage += int(lv.cuts[at+n-1] - lv.cuts[at])
+		from := int(mini.at[k])
 		lv.at[i] = int32(len(lv.cuts))
 		lv.cuts = append(lv.cuts, mini.cuts[from:from+n]...)
 	}

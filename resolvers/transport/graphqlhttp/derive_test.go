@@ -271,3 +271,26 @@ func TestDerivedAnswerFullAfterOtherWrites(t *testing.T) {
 		t.Fatalf("executions: %+v, want two full", s)
 	}
 }
+
+// TestDerivedAnswerPiecesBounded: every derivation adds the pieces it
+// writes anew (a key result's growing check-ins among them) to what its
+// lane keeps; once they are more than twice the answer the next
+// execution runs in full, and the answers stay a full execution's.
+func TestDerivedAnswerPiecesBounded(t *testing.T) {
+	st := sqlstoretest.Open(t)
+	e := newDeriveEnv(t, st)
+	derived, full, _, cache := deriveServers(t, st)
+	for i := range 30 {
+		actual := float64(i)
+		if _, err := st.CheckIn(e.admin, e.deep, upstream.CheckInInput{Actual: &actual}); err != nil {
+			t.Fatal(err)
+		}
+		got := postTree(t, derived.URL, e.out1, e.session)
+		if want := postTree(t, full.URL, e.out1, e.session); !bytes.Equal(got, want) {
+			t.Fatalf("after %d check-ins: derived answer differs from a full execution\n got: %s\nwant: %s", i+1, got, want)
+		}
+	}
+	if s := cache.Stats(); s.Full < 2 || s.Derived < 10 || s.Full+s.Derived != 30 {
+		t.Fatalf("executions %+v: want mostly derived, and the pieces started afresh at least once", s)
+	}
+}
