@@ -46,6 +46,7 @@ func graphqlLimitFlags(fs *flag.FlagSet) (apply func(*graphqlhttp.Config)) {
 func graphqlCacheFlags(fs *flag.FlagSet) (apply func(cfg *graphqlhttp.Config, store *sqlstore.Store, reg prometheus.Registerer) error) {
 	on := fs.Bool("graphql-cache", true, "GraphQL: share the answers of identical queries between callers of one visibility class, kept until the account's next write (--graphql-cache=false executes every query for its caller)")
 	size := fs.Int64("graphql-cache-bytes", respcache.DefaultMaxBytes, "GraphQL: `bytes` of shared answers kept (least recently used dropped first)")
+	derive := fs.Bool("graphql-derive", true, "GraphQL: after check-ins, derive a shared answer from the previous answer of its query and class, reading again only what they changed (docs/graphql-execution.md; --graphql-derive=false executes it in full)")
 	return func(cfg *graphqlhttp.Config, store *sqlstore.Store, reg prometheus.Registerer) error {
 		if !*on || store == nil {
 			return nil
@@ -54,7 +55,7 @@ func graphqlCacheFlags(fs *flag.FlagSet) (apply func(cfg *graphqlhttp.Config, st
 		if err != nil {
 			return fmt.Errorf("graphql cache: %w", err)
 		}
-		cfg.Shared = &graphqlhttp.Shared{Cache: cache, Scoper: respcache.NewScoper(store, store)}
+		cfg.Shared = &graphqlhttp.Shared{Cache: cache, Scoper: respcache.NewScoper(store, store), Full: !*derive}
 		return nil
 	}
 }
