@@ -267,18 +267,29 @@ func bindings(root string) (map[string]string, error) {
 	return out, nil
 }
 
-// RenderFields returns the generated file of derived fields, from the Go
-// types and the hand-written schema under root.
-func RenderFields(root string) ([]byte, error) {
+// schemaAndDerived reads the hand-written schema below root and the types
+// derived from the Go types gqlgen.yml binds: what RenderFields,
+// Unexposed and Redundant each compare.
+func schemaAndDerived(root string) (*ast.SchemaDocument, []Derived, error) {
 	doc, err := handWritten(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bound, err := bindings(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	derived, err := DerivedTypes(bound)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, derived, nil
+}
+
+// RenderFields returns the generated file of derived fields, from the Go
+// types and the hand-written schema under root.
+func RenderFields(root string) ([]byte, error) {
+	doc, derived, err := schemaAndDerived(root)
 	if err != nil {
 		return nil, err
 	}
@@ -325,15 +336,7 @@ func RenderFields(root string) ([]byte, error) {
 // Omit (the fields of a type the generator cannot derive, which must be
 // written by hand): the guard of TestDerivedTypesCoverTheGoTypes.
 func Unexposed(root string) (map[string][]string, error) {
-	doc, err := handWritten(root)
-	if err != nil {
-		return nil, err
-	}
-	bound, err := bindings(root)
-	if err != nil {
-		return nil, err
-	}
-	derived, err := DerivedTypes(bound)
+	doc, derived, err := schemaAndDerived(root)
 	if err != nil {
 		return nil, err
 	}
@@ -365,15 +368,7 @@ func Unexposed(root string) (map[string][]string, error) {
 // copy of the Go type to keep in step, so TestNoHandWrittenDerivedFields
 // fails on one: delete it and let the generator write it.
 func Redundant(root string) (map[string][]string, error) {
-	doc, err := handWritten(root)
-	if err != nil {
-		return nil, err
-	}
-	bound, err := bindings(root)
-	if err != nil {
-		return nil, err
-	}
-	derived, err := DerivedTypes(bound)
+	doc, derived, err := schemaAndDerived(root)
 	if err != nil {
 		return nil, err
 	}
